@@ -1,0 +1,6 @@
+// Ship the compiled check core beside the JS: dist/cli/*.js finds it at ../build/core.wasm,
+// the same relative path the sources use, so Node glue has one lookup.
+import { mkdirSync, copyFileSync, chmodSync, existsSync } from "node:fs";
+mkdirSync("dist/build", { recursive: true });
+copyFileSync("build/core.wasm", "dist/build/core.wasm");
+if (existsSync("dist/cli/main.js")) chmodSync("dist/cli/main.js", 0o755);
