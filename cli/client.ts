@@ -1,0 +1,117 @@
+/**
+ * The SDK's `Client` (interfaces.md, "SDK"). In-process it runs the WASM check core inside Node;
+ * with `{ url }` it speaks to a check worker with the same API (issue 4). Every method is async
+ * so the two modes are interchangeable.
+ */
+import { Engine } from "../worker/engine/engine.js";
+import { Session, type SavedSession } from "../worker/engine/session.js";
+import type { CompiledCatalogue, Language } from "../worker/engine/catalogue/types.js";
+import type { CallOptions, CheckResult } from "../worker/engine/check/types.js";
+import type { Entry, Outcome } from "../worker/engine/history/entry.js";
+import { InputError } from "../worker/engine/errors.js";
+import { loadCore } from "./wasm-node.js";
+import { installationKey, resolveHome } from "./home.js";
+import { catalogueFrom } from "./catalogue-input.js";
+import { ajvCompiler } from "../worker/engine/schema/ajv.js";
+
+export interface ClientOptions {
+  /** licence + state folder; default $STALWART_HOME or ~/.stalwart */
+  home?: string;
+  /** injectable clock */
+  now?: () => Date;
+  /** a check worker's base URL; absent = in-process */
+  url?: string;
+  key?: string;
+  /** fail closed past this many milliseconds (worker mode) */
+  timeoutMs?: number;
+}
+
+export interface SessionOptions {
+  /** path to agent.yaml, its YAML text, or the parsed object */
+  catalogue: string | object;
+  rulebook?: string | object;
+  language?: Language;
+  context?: Record<string, unknown>;
+  agent?: string;
+}
+
+export class Client {
+  readonly home: string;
+  private readonly options: ClientOptions;
+  private engineCache?: Engine;
+
+  constructor(options: ClientOptions = {}) {
+    if (typeof options !== "object" || options === null) throw new InputError("Client options must be an object");
+    this.options = options;
+    this.home = resolveHome(options.home);
+  }
+
+  /** A new conversation's session. */
+  session(name: string, options: SessionOptions): ClientSession {
+    const catalogue = this.catalogue(options.catalogue);
+    const s = new Session(this.engine(), name, catalogue, {
+      ...(options.language ? { language: options.language } : {}),
+      ...(options.context ? { context: options.context } : {}),
+      ...(options.agent ? { agent: options.agent } : {}),
+    });
+    return new ClientSession(s);
+  }
+
+  /** Continue a session saved with `toJSON()`, in this process or another. */
+  resume(saved: SavedSession | string, options: { catalogue: string | object }): ClientSession {
+    const data = typeof saved === "string" ? parseJson(saved) : saved;
+    return new ClientSession(Session.resume(this.engine(), this.catalogue(options.catalogue), data));
+  }
+
+  /** `with Client() as client` in the seed's Python; here a no-op kept for symmetry. */
+  close(): void {}
+
+  private catalogue(input: string | object): CompiledCatalogue {
+    const core = this.engine().core;
+    return catalogueFrom(input, { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });
+  }
+
+  private engine(): Engine {
+    if (!this.engineCache) {
+      this.engineCache = new Engine({
+        core: loadCore(),
+        key: installationKey(this.home),
+        schemaCompiler: ajvCompiler,
+        ...(this.options.now ? { now: this.options.now } : {}),
+      });
+    }
+    return this.engineCache;
+  }
+}
+
+/** The session API of interfaces.md, async so that it is the same against a worker. */
+export class ClientSession {
+  constructor(private readonly inner: Session) {}
+
+  get id(): string {
+    return this.inner.id;
+  }
+  get history(): { entries: Entry[] } {
+    return this.inner.history;
+  }
+  async read(text: string): Promise<{ step: number }> {
+    return this.inner.read(text);
+  }
+  async checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {
+    return this.inner.checkToolCall(tool, args, options);
+  }
+  async report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
+    return this.inner.report(step, outcome, result);
+  }
+  toJSON(): SavedSession {
+    return this.inner.toJSON();
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new InputError(`a saved session is not JSON: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Step 1 (checks.md): the tool is in the catalogue and this agent may reach it; with several
+ * agents the call names its agent; with a lapsed licence a write is refused (every call when
+ * `on_licence_lapse` is `refuse`). Reasons: `unknown_tool`, `agent_required`, `licence_lapsed`.
+ */
+import { PASS, type Call, type CheckContext, type StepResult } from "../types.js";
+import { isWrite } from "./classes.js";
+
+export function reach(call: Call, ctx: CheckContext): StepResult {
+  const { catalogue } = ctx;
+  const tool = catalogue.tools.get(call.tool);
+  if (!tool) return { kind: "refuse", reason: "unknown_tool", detail: { tool: call.tool } };
+
+  if (catalogue.agents.size > 0) {
+    if (call.agent === null) {
+      if (catalogue.agents.size > 1) return { kind: "refuse", reason: "agent_required", detail: { agents: [...catalogue.agents.keys()] } };
+    }
+    const agent = call.agent === null ? [...catalogue.agents.values()][0]! : catalogue.agents.get(call.agent);
+    if (!agent) return { kind: "refuse", reason: "agent_required", detail: { agent: call.agent, agents: [...catalogue.agents.keys()] } };
+    if (!agent.tools.has(tool.name)) return { kind: "refuse", reason: "unknown_tool", detail: { tool: call.tool, agent: agent.name } };
+  }
+
+  // The licence hook: lapse degrades by the stricter of the tenant's and the catalogue's setting.
+  const lic = ctx.licence;
+  if (lic && lic.stage === "lapsed") {
+    const refuseAll = lic.onLapse === "refuse" || catalogue.settings.onLicenceLapse === "refuse";
+    if (refuseAll || isWrite(tool)) {
+      return { kind: "refuse", reason: "licence_lapsed", detail: lic.lapsedAt ? { lapsed_at: lic.lapsedAt } : {} };
+    }
+  }
+  ctx.tool = tool;
+  return PASS;
+}

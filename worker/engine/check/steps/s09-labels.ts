@@ -1,0 +1,28 @@
+/**
+ * Step 9: labels less trusted than the tool requires, on a write. Refused here when the
+ * catalogue's `taint_policy` is `refuse`; otherwise held for step 11 as `tainted_call`, with the
+ * question saying where the label came from. Reads are never held by a label.
+ */
+import { PASS, type Call, type CheckContext, type StepResult } from "../types.js";
+import { isWrite } from "./classes.js";
+
+/** A label is trusted only when it says so; anything else (`untrusted:read_inbox`, unknown words) is not. */
+export function isUntrustedLabel(label: string): boolean {
+  return !(label === "trusted" || label.startsWith("trusted:"));
+}
+
+export function labels(call: Call, ctx: CheckContext): StepResult {
+  const tool = ctx.tool!;
+  if (!isWrite(tool) || tool.trust === "untrusted") return PASS;
+  const held = call.labels.filter(isUntrustedLabel);
+  if (held.length === 0) return PASS;
+  const sources = held.map((l) => (l.includes(":") ? l.slice(l.indexOf(":") + 1) : l));
+  const detail = { labels: held };
+  if (ctx.catalogue.settings.taintPolicy === "refuse") return { kind: "refuse", reason: "tainted_call", detail };
+  ctx.holds.push({
+    reason: "tainted_call",
+    detail,
+    wording: `This call carries values from outside (${sources.join(", ")}), which ${tool.name} does not trust.`,
+  });
+  return PASS;
+}

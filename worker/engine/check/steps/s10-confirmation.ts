@@ -1,0 +1,34 @@
+/**
+ * Step 10: a confirmation token that covers exactly this call — the tool, the agent, the digest
+ * of its arguments, the session, the history entry at which it was asked — unexpired and not used
+ * before. Reason `confirmed` (allow). A token that covers nothing is ignored: the call goes on to
+ * step 11 and is asked about again (checks.md, "Confirmation tokens").
+ */
+import { PASS, type Call, type CheckContext, type StepResult } from "../types.js";
+
+export type TokenProblem = "not_ours" | "expired" | "other_call" | "used" | "no_ask";
+
+export function tokenProblem(call: Call, ctx: CheckContext): TokenProblem | null {
+  const claims = ctx.openToken(call.confirmation!);
+  if (!claims || claims.session !== ctx.sessionId) return "not_ours";
+  if (claims.tool !== call.tool || claims.agent !== call.agent || claims.digest !== call.digest) return "other_call";
+  if (ctx.now >= claims.exp) return "expired";
+  const ask = ctx.history[claims.ask];
+  if (!ask || ask.kind !== "check" || ask.decision !== "confirm" || ask.tool !== call.tool || ask.args !== call.digest || ask.agent !== call.agent) return "no_ask";
+  for (let i = claims.ask + 1; i < ctx.history.length; i++) {
+    const e = ctx.history[i]!;
+    if (e.kind === "check" && e.confirmed === claims.ask) return "used";
+  }
+  return null;
+}
+
+export function confirmation(call: Call, ctx: CheckContext): StepResult {
+  if (call.confirmation === undefined) return PASS;
+  const problem = tokenProblem(call, ctx);
+  if (problem) {
+    ctx.tokenProblem = problem;
+    return PASS;
+  }
+  ctx.confirmedAsk = ctx.openToken(call.confirmation)!.ask;
+  return { kind: "allow", reason: "confirmed", detail: { asked_at: ctx.confirmedAsk } };
+}

@@ -1,0 +1,51 @@
+/**
+ * The engine: the check core bound to one installation key, a schema compiler and a clock.
+ * Runtime-agnostic; Node (cli/) and the worker differ only in how they build the Core and which
+ * SchemaCompiler they pass (compiled ajv in Node, an eval-free validator in workerd).
+ */
+import type { Core } from "./wasm/core.js";
+import type { SchemaCompiler } from "./catalogue/types.js";
+import type { ChainMac } from "./history/verify.js";
+import type { LicenceGate } from "./check/types.js";
+import { toHex, utf8 } from "./canonical/bytes.js";
+
+export interface EngineOptions {
+  core: Core;
+  /** the installation (or tenant) key the history and tokens are MAC'd with; ≥ 32 bytes */
+  key: Uint8Array;
+  schemaCompiler: SchemaCompiler;
+  now?: () => Date;
+  /** step 1's licence hook; undefined = no licence gating in this engine */
+  licence?: () => LicenceGate | undefined;
+}
+
+export class Engine {
+  readonly core: Core;
+  readonly schemaCompiler: SchemaCompiler;
+  readonly chain: ChainMac;
+  readonly now: () => Date;
+  readonly licence: () => LicenceGate | undefined;
+  private readonly slot: number;
+
+  constructor(opts: EngineOptions) {
+    if (opts.key.length < 32) throw new Error("the history key must be at least 32 bytes");
+    this.core = opts.core;
+    this.schemaCompiler = opts.schemaCompiler;
+    this.now = opts.now ?? (() => new Date());
+    this.licence = opts.licence ?? (() => undefined);
+    const slot = (this.slot = opts.core.loadKey(opts.key));
+    const core = opts.core;
+    this.chain = {
+      link: (sid, prev, entry) => core.link(slot, sid, prev, entry),
+      verifyRun: (sid, prev, entries, links) => core.verifyRun(slot, sid, prev, entries, links),
+    };
+  }
+
+  mac(data: Uint8Array): Uint8Array {
+    return this.core.hmac(this.slot, data);
+  }
+
+  sha256Hex(text: string): string {
+    return toHex(this.core.sha256(utf8(text)));
+  }
+}

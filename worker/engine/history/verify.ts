@@ -1,0 +1,61 @@
+/**
+ * Step 2's work: verify a run of history entries link by link (checks.md, "The session history").
+ * Pure: bytes in, verdict out. The MAC work is one call into the WASM core.
+ */
+import { utf8 } from "../canonical/bytes.js";
+import { fromHex } from "../canonical/bytes.js";
+import { entryCanonical, entryShapeError, type Entry } from "./entry.js";
+
+/** The keyed chain operations (the WASM core, bound to one installation key). */
+export interface ChainMac {
+  link(sessionId: Uint8Array, prev: Uint8Array, entry: Uint8Array): Uint8Array;
+  verifyRun(sessionId: Uint8Array, prev: Uint8Array, entries: readonly Uint8Array[], links: readonly Uint8Array[]): number;
+}
+
+export const GENESIS = new Uint8Array(32);
+
+export type ChainVerdict =
+  | { ok: true; entries: Entry[]; head: Uint8Array }
+  | { ok: false; index: number; why: string };
+
+/**
+ * Verify `entries` (untrusted, any shape) as the whole history of `sessionId`, starting from
+ * `from` already-verified entries whose last link is `prev`. `expectedCount`, when known, is
+ * how many entries the history had when last signed: fewer means entries were cut off the end.
+ */
+export function verifyChain(
+  mac: ChainMac,
+  sessionId: string,
+  entries: unknown,
+  opts: { from?: number; prev?: Uint8Array; expectedCount?: number; expectedHead?: string } = {},
+): ChainVerdict {
+  if (!Array.isArray(entries)) return { ok: false, index: 0, why: "the history is not a list" };
+  const from = opts.from ?? 0;
+  const bytes: Uint8Array[] = [];
+  const links: Uint8Array[] = [];
+  for (let i = from; i < entries.length; i++) {
+    const e = entries[i];
+    const shape = entryShapeError(e);
+    if (shape) return { ok: false, index: i, why: shape };
+    const entry = e as Entry;
+    if (entry.step !== i) return { ok: false, index: i, why: `entry ${i} says it is step ${entry.step}` };
+    let canonical: string;
+    try {
+      canonical = entryCanonical(entry);
+    } catch {
+      return { ok: false, index: i, why: `entry ${i} is not canonical JSON` };
+    }
+    bytes.push(utf8(canonical));
+    links.push(fromHex(entry.link)!);
+  }
+  const bad = mac.verifyRun(utf8(sessionId), opts.prev ?? GENESIS, bytes, links);
+  if (bad >= 0) return { ok: false, index: from + bad, why: `entry ${from + bad} does not verify` };
+  if (opts.expectedCount !== undefined && entries.length !== opts.expectedCount) {
+    return { ok: false, index: Math.min(entries.length, opts.expectedCount), why: `the history has ${entries.length} entries, it was signed with ${opts.expectedCount}` };
+  }
+  const head = links.length ? links[links.length - 1]! : (opts.prev ?? GENESIS);
+  if (opts.expectedHead !== undefined && entries.length > 0 && (entries[entries.length - 1] as Entry).link !== opts.expectedHead) {
+    return { ok: false, index: entries.length - 1, why: "the history does not end where it was signed" };
+  }
+  return { ok: true, entries: entries as Entry[], head };
+}

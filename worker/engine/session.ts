@@ -1,0 +1,295 @@
+/**
+ * A session: one conversation's history, turns and checks (interfaces.md, "SDK"). Runtime-
+ * agnostic: the Node SDK and the check worker both drive this class.
+ *
+ * The caller carries the history; this class signs each entry (history/) and verifies only what
+ * is new unless the caller touched the entries, when it verifies everything (history/watched.ts).
+ */
+import type { CompiledCatalogue, Language } from "./catalogue/types.js";
+import type { CallOptions, Call, CheckContext, CheckResult, Labels } from "./check/types.js";
+import type { Engine } from "./engine.js";
+import { runSteps, STEPS, type NumberedStep } from "./check/orchestrator.js";
+import { canonicalize } from "./canonical/jcs.js";
+import { equalBytes, fromBase64Url, toBase64Url, toHex, utf8 } from "./canonical/bytes.js";
+import { entryCanonical, OUTCOMES, type CheckEntry, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
+import { GENESIS, verifyChain } from "./history/verify.js";
+import { WatchedEntries } from "./history/watched.js";
+import { openToken, sealToken } from "./tokens/confirmation.js";
+import { TurnIndex } from "./origins/typed.js";
+import { InputError, StalwartError } from "./errors.js";
+
+export interface SessionOptions {
+  language?: Language;
+  context?: Record<string, unknown>;
+  agent?: string;
+  /** steps to run (issue 3 adds to the default list) */
+  steps?: readonly NumberedStep[];
+}
+
+/** What `toJSON()` gives and `resume()` takes. */
+export interface SavedSession {
+  v: 1;
+  id: string;
+  name: string;
+  language: Language;
+  agent: string | null;
+  context: Record<string, unknown>;
+  catalogue: string;
+  entries: Entry[];
+  /** MAC over everything above but `entries`, and the count and head of the entries */
+  seal: string;
+}
+
+const LANGUAGES: readonly Language[] = ["en", "pt-BR"];
+
+export class Session {
+  readonly id: string;
+  readonly name: string;
+  readonly language: Language;
+  readonly agent: string | null;
+  readonly context: Readonly<Record<string, unknown>>;
+  readonly catalogue: CompiledCatalogue;
+  private readonly engine: Engine;
+  private readonly steps: readonly NumberedStep[];
+  private readonly sidBytes: Uint8Array;
+  private readonly watched: WatchedEntries;
+  private head: Uint8Array = GENESIS;
+  private turns: TurnIndex;
+
+  constructor(engine: Engine, name: string, catalogue: CompiledCatalogue, opts: SessionOptions = {}, restored?: { id: string; entries: Entry[] }) {
+    if (typeof name !== "string" || name.length === 0 || name.length > 200) throw new InputError("a session needs a name of 1–200 characters");
+    const language = opts.language ?? catalogue.settings.language ?? "en";
+    if (!LANGUAGES.includes(language)) throw new InputError(`language \`${String(language)}\` is not one of ${LANGUAGES.join(", ")}`, "/language", "the language is chosen, never guessed: en or pt-BR");
+    if (opts.context !== undefined && (typeof opts.context !== "object" || opts.context === null || Array.isArray(opts.context))) {
+      throw new InputError("`context` must be an object of values", "/context");
+    }
+    this.engine = engine;
+    this.name = name;
+    this.catalogue = catalogue;
+    this.language = language;
+    this.agent = opts.agent ?? null;
+    this.context = Object.freeze(JSON.parse(canonicalize(opts.context ?? {})));
+    this.steps = opts.steps ?? STEPS;
+    this.id = restored?.id ?? randomId();
+    this.sidBytes = utf8(this.id);
+    this.turns = new TurnIndex(language);
+    this.watched = new WatchedEntries([]);
+    if (restored) {
+      this.watched.replace(restored.entries);
+    }
+  }
+
+  /** The history the caller carries: plain objects; editing one is detected at the next check. */
+  get history(): { entries: Entry[] } {
+    const watched = this.watched;
+    return {
+      get entries() {
+        return watched.view;
+      },
+      set entries(value: Entry[]) {
+        watched.replace(value);
+      },
+    };
+  }
+
+  /** A person's turn, recorded in the history. */
+  read(text: string): { step: number } {
+    if (typeof text !== "string") throw new InputError("a turn must be a string", "/text");
+    if (!this.ensureVerified().ok) this.restart();
+    const entry = this.append({ v: 1, step: 0, at: this.nowMs(), kind: "turn", text, link: "" } as TurnEntry);
+    this.turns.add(text);
+    return { step: entry.step };
+  }
+
+  /** Check a tool call before it runs. Never throws for a bad call: it refuses with a reason. */
+  checkToolCall(tool: string, args: unknown, options: CallOptions = {}): CheckResult {
+    const now = this.nowMs();
+    const verified = this.ensureVerified();
+    const ctx: CheckContext = {
+      catalogue: this.catalogue,
+      history: verified.ok ? this.watched.raw : [],
+      sessionId: this.id,
+      turns: this.turns,
+      context: this.context,
+      now,
+      licence: this.engine.licence(),
+      openToken: (t) => openToken((d) => this.engine.mac(d), t),
+      holds: [],
+    };
+    if (!verified.ok) ctx.historyInvalid = verified.why;
+
+    const call = normaliseCall(tool, args, options, this.agent, (s) => this.engine.sha256Hex(s));
+    const answer = runSteps(call, ctx, this.steps);
+    if (!verified.ok) this.restart();
+
+    const r = answer.result;
+    const decision = r.kind === "pass" ? "refuse" : r.kind;
+    const reasons = r.kind === "confirm" ? r.reasons : r.kind === "refuse" ? [r.reason] : r.kind === "allow" && r.reason ? [r.reason] : [];
+    const detail: Record<string, unknown> = r.kind === "pass" ? {} : { ...(r.detail ?? {}) };
+    if (ctx.tokenProblem) detail.confirmation = ctx.tokenProblem;
+
+    const entry = this.append({
+      v: 1, step: 0, at: now, kind: "check", tool: call.tool, agent: call.agent, args: call.digest,
+      origins: call.originsDigest, labels: [...call.labels], decision, reasons: [...reasons],
+      confirmed: decision === "allow" && ctx.confirmedAsk !== undefined ? ctx.confirmedAsk : null,
+      undo_of: call.undoOf ?? null, link: "",
+    } as CheckEntry);
+
+    const result: CheckResult = { decision, reasons, detail, step: entry.step };
+    if (decision === "confirm") {
+      result.confirmation = sealToken((d) => this.engine.mac(d), {
+        tool: call.tool, agent: call.agent, digest: call.digest, session: this.id, ask: entry.step,
+        exp: now + this.catalogue.settings.confirmationTtlMs,
+      });
+    }
+    return result;
+  }
+
+  /** The caller's report of what happened to a checked call. */
+  report(step: number, outcome: Outcome, result?: unknown): { step: number } {
+    if (!OUTCOMES.includes(outcome)) throw new InputError(`outcome \`${String(outcome)}\` is not one of ${OUTCOMES.join(", ")}`, "/outcome");
+    const verified = this.ensureVerified();
+    if (!verified.ok) throw new StalwartError("HistoryInvalid", `the history does not verify (${verified.why}); the next check starts a new one`);
+    const checked = this.watched.raw[step];
+    if (!Number.isSafeInteger(step) || !checked || checked.kind !== "check") throw new InputError(`step ${String(step)} is not a checked call in this history`, "/step");
+    const tool = this.catalogue.tools.get(checked.tool);
+    let kept: unknown = null;
+    if (result !== undefined && tool) {
+      canonicalize(result); // throws InputError naming the pointer when it is not JSON data
+      kept = tool.keepDeclared(result) ?? null;
+    }
+    const entry = this.append({ v: 1, step: 0, at: this.nowMs(), kind: "report", of: step, outcome, result: kept, link: "" } as ReportEntry);
+    return { step: entry.step };
+  }
+
+  toJSON(): SavedSession {
+    const body = { v: 1 as const, id: this.id, name: this.name, language: this.language, agent: this.agent, context: { ...this.context }, catalogue: this.catalogue.digest };
+    const entries = JSON.parse(JSON.stringify(this.watched.view)) as Entry[];
+    return { ...body, entries, seal: this.seal(body, entries) };
+  }
+
+  /** Continue a saved session. A tampered header is an error; tampered entries fail at the next check. */
+  static resume(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, steps?: readonly NumberedStep[]): Session {
+    const s = saved as SavedSession;
+    if (typeof s !== "object" || s === null || s.v !== 1 || typeof s.id !== "string" || typeof s.name !== "string" || !Array.isArray(s.entries) || typeof s.seal !== "string") {
+      throw new InputError("a saved session must be what `toJSON()` returned", "/");
+    }
+    const session = new Session(engine, s.name, catalogue, { language: s.language, context: s.context, ...(s.agent ? { agent: s.agent } : {}), ...(steps ? { steps } : {}) }, { id: s.id, entries: s.entries });
+    const body = { v: 1 as const, id: s.id, name: s.name, language: s.language, agent: s.agent, context: s.context, catalogue: s.catalogue };
+    const expected = fromBase64Url(s.seal);
+    if (!expected || !equalBytes(expected, fromBase64Url(session.seal(body, s.entries))!)) {
+      throw new StalwartError("SessionSealInvalid", "the saved session's header was changed (name, language, agent, context or its entry count)");
+    }
+    if (s.catalogue !== catalogue.digest) {
+      throw new StalwartError("CatalogueMismatch", `the saved session was checked against catalogue ${s.catalogue.slice(0, 12)}…, not this one (${catalogue.digest.slice(0, 12)}…)`);
+    }
+    session.expectedCount = s.entries.length;
+    return session;
+  }
+
+  // — internals —
+
+  private expectedCount?: number;
+
+  private seal(body: object, entries: readonly Entry[]): string {
+    const last = entries.length ? (entries[entries.length - 1] as Entry).link : "";
+    return toBase64Url(this.engine.mac(utf8(`stalwart-session-v1.${canonicalize(body)}.${entries.length}.${last}`)));
+  }
+
+  private nowMs(): number {
+    const t = this.engine.now().getTime();
+    if (!Number.isFinite(t)) throw new StalwartError("ClockUnreadable", "the clock gave an invalid date");
+    return t;
+  }
+
+  /** Verify what needs verifying; on success the engine's own copy is refreshed. */
+  private ensureVerified(): { ok: true } | { ok: false; why: string } {
+    if (!this.watched.dirty) return { ok: true };
+    let view: unknown;
+    try {
+      // A plain copy through the caller's objects: what they hold now is what is verified.
+      view = JSON.parse(JSON.stringify(this.watched.view));
+    } catch {
+      return { ok: false, why: "the history is not JSON data" };
+    }
+    const v = verifyChain(this.engine.chain, this.id, view, this.expectedCount === undefined ? {} : { expectedCount: this.expectedCount });
+    if (!v.ok) return { ok: false, why: v.why };
+    this.expectedCount = undefined;
+    this.watched.reset(v.entries);
+    this.head = v.head;
+    this.turns = new TurnIndex(this.language);
+    for (const e of v.entries) if (e.kind === "turn") this.turns.add(e.text);
+    return { ok: true };
+  }
+
+  /** history_invalid: a new history starts at step 0 (checks.md). */
+  private restart(): void {
+    this.expectedCount = undefined;
+    this.watched.reset([]);
+    this.head = GENESIS;
+    this.turns = new TurnIndex(this.language);
+  }
+
+  private append<E extends Entry>(entry: E): E {
+    entry.step = this.watched.raw.length;
+    const bytes = utf8(entryCanonical(entry));
+    const link = this.engine.chain.link(this.sidBytes, this.head, bytes);
+    entry.link = toHex(link);
+    this.head = link;
+    this.watched.push(entry);
+    return entry;
+  }
+}
+
+function randomId(): string {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return toHex(b);
+}
+
+/**
+ * Turn the caller's input into a Call. Arguments that are not JSON data refuse at step 3's place
+ * (`argument_schema`, rule `json`); options of the wrong shape are a typed error.
+ */
+function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgent: string | null, sha: (s: string) => string): Call {
+  if (typeof tool !== "string") throw new InputError("the tool name must be a string", "/tool");
+  if (typeof o !== "object" || o === null) throw new InputError("options must be an object", "/options");
+  const origins = o.origins ?? {};
+  if (typeof origins !== "object" || origins === null || Array.isArray(origins) || Object.values(origins).some((v) => typeof v !== "string")) {
+    throw new InputError("`origins` must map argument names to origin strings", "/options/origins");
+  }
+  const labelsByArg: Labels = o.labels ?? {};
+  if (typeof labelsByArg !== "object" || labelsByArg === null || Array.isArray(labelsByArg) || Object.values(labelsByArg).some((v) => !Array.isArray(v) || v.some((l) => typeof l !== "string"))) {
+    throw new InputError("`labels` must map `call` or argument names to lists of labels", "/options/labels");
+  }
+  if (o.confirmation !== undefined && typeof o.confirmation !== "string") throw new InputError("`confirmation` must be the token string a confirm returned", "/options/confirmation");
+  if (o.undoOf !== undefined && !Number.isSafeInteger(o.undoOf)) throw new InputError("`undoOf` must be a step number", "/options/undoOf");
+  if (o.agent !== undefined && typeof o.agent !== "string") throw new InputError("`agent` must be a string", "/options/agent");
+  const facts = o.facts ?? {};
+  if (typeof facts !== "object" || facts === null || Array.isArray(facts)) throw new InputError("`facts` must be an object", "/options/facts");
+
+  const labels = [...new Set(Object.values(labelsByArg).flat())].sort();
+  const originsCanonical = canonicalize(origins);
+  const call: Call = {
+    tool, args: {}, digest: "0".repeat(64), originsDigest: sha(originsCanonical), origins, labels, labelsByArg,
+    agent: o.agent ?? defaultAgent, facts,
+    ...(o.confirmation !== undefined ? { confirmation: o.confirmation } : {}),
+    ...(o.undoOf !== undefined ? { undoOf: o.undoOf } : {}),
+  };
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    call.argsError = { pointer: "", rule: "type", message: "arguments must be an object" };
+    return call;
+  }
+  let canonical: string;
+  try {
+    canonical = canonicalize(args);
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    call.argsError = { pointer: err.pointer ?? "", rule: "json", message: err.message };
+    return call;
+  }
+  call.args = args as Record<string, unknown>;
+  call.digest = sha(canonical);
+  return call;
+}
+
