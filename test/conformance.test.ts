@@ -1,0 +1,33 @@
+/**
+ * The conformance corpus against the in-process SDK. The same cases run over HTTP in
+ * test/conformance-http.test.ts (issue 4).
+ */
+import { describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "../cli/index.js";
+import { detailMismatches, loadCases, runCase, type Driver } from "./conformance/runner.js";
+
+const home = mkdtempSync(join(tmpdir(), "stalwart-conf-"));
+
+export const inProcess: Driver = {
+  name: "in-process",
+  session: (name, opts, now) => new Client({ home, now }).session(name, opts as never),
+  resume: (saved, opts, now) => new Client({ home, now }).resume(saved as never, opts),
+};
+
+describe("conformance (in-process)", () => {
+  for (const c of loadCases()) {
+    const skip = c.skip?.[inProcess.name];
+    it.skipIf(Boolean(skip))(`${c.file}: ${c.name}`, async () => {
+      const outcomes = await runCase(c, inProcess);
+      for (const o of outcomes) {
+        const where = `step ${o.index}${o.note ? ` (${o.note})` : ""}`;
+        expect({ decision: o.actual.decision, reasons: o.actual.reasons }, where).toEqual({ decision: o.expected.decision, reasons: o.expected.reasons });
+        expect(detailMismatches(o.expected.detail, o.actual.detail), where).toEqual([]);
+        for (const w of o.expected.wording_contains ?? []) expect(String(o.actual.detail.wording), where).toContain(w);
+      }
+    });
+  }
+});
