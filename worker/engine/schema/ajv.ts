@@ -1,0 +1,106 @@
+/**
+ * The Node schema adapter: ajv (draft-07) compiles each schema to a function once, at catalogue
+ * load. Not for workerd: ajv generates code from strings, which workerd forbids — the worker uses
+ * cfworker.ts, and the two return the same `{pointer, rule}` for every failure (verdict.ts).
+ *
+ * Hot path: one `allErrors: false` validator answers valid/invalid. Only on a failure is a second,
+ * `allErrors: true` validator (built lazily, once) asked for every error, so that the failure
+ * reported is picked by verdict.ts's rule rather than by ajv's evaluation order.
+ * Formats are @cfworker/json-schema's own functions, so both adapters judge `format` alike;
+ * `multipleOf` is exact decimal arithmetic (multiple-of.ts) for the same reason.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { format as cfFormats } from "@cfworker/json-schema";
+import type { SchemaCheck, SchemaCompiler } from "../catalogue/types.js";
+import { isMultipleOf } from "./multiple-of.js";
+import { joinPointer } from "./pointer.js";
+import { prepareSchema } from "./prepare.js";
+import { failure, jsonLeaf, pickLeaf, type Leaf } from "./verdict.js";
+
+function makeAjv(allErrors: boolean) {
+  const ajv = new Ajv({
+    allErrors,
+    // check-schema.ts is the strict judge of schemas; ajv's own strict mode would reject
+    // `x-` annotations and unknown formats that cfworker accepts
+    strict: false,
+    strictNumbers: true,
+    validateFormats: true,
+    logger: false,
+    inlineRefs: true,
+  });
+  for (const [name, fn] of Object.entries(cfFormats)) ajv.addFormat(name, fn as (s: string) => boolean);
+  ajv.removeKeyword("multipleOf");
+  ajv.addKeyword({
+    keyword: "multipleOf",
+    type: "number",
+    schemaType: "number",
+    errors: false,
+    validate: (divisor: number, data: number) => isMultipleOf(data, divisor),
+  });
+  return ajv;
+}
+
+let fast: Ajv | undefined;
+let full: Ajv | undefined;
+
+/** ajv's errors as leaves (verdict.ts conventions). */
+export function ajvLeaves(errors: readonly ErrorObject[]): Leaf[] {
+  const out: Leaf[] = [];
+  for (const e of errors) {
+    if ((e as { propertyName?: string }).propertyName !== undefined) continue; // inside propertyNames
+    const p = e.params as Record<string, unknown>;
+    switch (e.keyword) {
+      case "if":
+        break;
+      case "additionalProperties":
+        out.push({ pointer: joinPointer(e.instancePath, String(p.additionalProperty)), rule: "additionalProperties" });
+        break;
+      case "required":
+        out.push({ pointer: joinPointer(e.instancePath, String(p.missingProperty)), rule: "required" });
+        break;
+      case "dependencies":
+        out.push({ pointer: joinPointer(e.instancePath, String(p.missingProperty)), rule: "dependencies" });
+        break;
+      case "propertyNames":
+        out.push({ pointer: joinPointer(e.instancePath, String(p.propertyName)), rule: "propertyNames" });
+        break;
+      case "additionalItems":
+        out.push({ pointer: joinPointer(e.instancePath, Number(p.limit)), rule: "additionalItems" });
+        break;
+      case "false schema":
+        out.push({ pointer: e.instancePath, rule: "false" });
+        break;
+      default:
+        out.push({ pointer: e.instancePath, rule: e.keyword });
+    }
+  }
+  return out;
+}
+
+/** Compiles a draft-07 schema with ajv. Throws `InvalidSchema` for a schema check-schema.ts refuses. */
+export const ajvCompiler: SchemaCompiler = (schema: object): SchemaCheck => {
+  const prepared = prepareSchema(schema);
+  fast ??= makeAjv(false);
+  const quick: ValidateFunction = fast.compile(prepared);
+  fast.removeSchema(prepared); // the function stays usable; the instance keeps no reference
+  let explain: ValidateFunction | undefined;
+  return (value: unknown) => {
+    const bad = jsonLeaf(value);
+    if (bad) return failure(bad);
+    try {
+      if (quick(value)) return { ok: true };
+      full ??= makeAjv(true);
+      if (!explain) {
+        explain = full.compile(prepared);
+        full.removeSchema(prepared);
+      }
+      const all: ValidateFunction = explain;
+      all(value);
+      const leaf = pickLeaf(ajvLeaves(all.errors ?? []));
+      return failure(leaf ?? { pointer: "", rule: quick.errors?.[0]?.keyword ?? "invalid" });
+    } catch {
+      // fail closed: a validator that cannot answer is a failure, never a pass
+      return failure({ pointer: "", rule: "depth" });
+    }
+  };
+};

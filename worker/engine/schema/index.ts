@@ -1,0 +1,9 @@
+/**
+ * JSON Schema adapters. Runtime-neutral exports only: the ajv adapter (Node; generates code) is
+ * imported from `./ajv.js` by Node code, never from the engine.
+ */
+export { cfworkerCompiler } from "./cfworker.js";
+export { checkSchema, resolveLocalRef, DRAFT07_WORDS, MAX_SCHEMA_DEPTH, type SchemaProblem } from "./check-schema.js";
+export { InvalidSchema } from "./prepare.js";
+export { pickLeaf, jsonLeaf, MAX_VALUE_DEPTH, type Leaf } from "./verdict.js";
+export { joinPointer, splitPointer, escapeSegment, comparePointers, getAt } from "./pointer.js";
