@@ -9,7 +9,7 @@ import type { CompiledCatalogue, Language } from "../worker/engine/catalogue/typ
 import type { CallOptions, CheckResult } from "../worker/engine/check/types.js";
 import type { Entry, Outcome } from "../worker/engine/history/entry.js";
 import { InputError } from "../worker/engine/errors.js";
-import { loadCore } from "./wasm-node.js";
+import { nodeCore } from "./wasm-node.js";
 import { installationKey, resolveHome } from "./home.js";
 import { catalogueFrom } from "./catalogue-input.js";
 import { ajvCompiler } from "../worker/engine/schema/ajv.js";
@@ -74,7 +74,7 @@ export class Client {
   private engine(): Engine {
     if (!this.engineCache) {
       this.engineCache = new Engine({
-        core: loadCore(),
+        core: nodeCore(),
         key: installationKey(this.home),
         schemaCompiler: ajvCompiler,
         ...(this.options.now ? { now: this.options.now } : {}),

@@ -20,6 +20,10 @@ export function createJsCore(): Core {
   return {
     sha256: (data) => new Uint8Array(createHash("sha256").update(data).digest()),
     loadKey: (key) => keys.push(Buffer.from(key)) - 1,
+    setKey: (slot, key) => {
+      keys[slot] = Buffer.from(key);
+    },
+    slotCapacity: Number.MAX_SAFE_INTEGER,
     hmac: (slot, data) => new Uint8Array(createHmac("sha256", keys[slot]!).update(data).digest()),
     link,
     verifyRun(slot, sid, prev, entries, links) {
