@@ -1,0 +1,32 @@
+/**
+ * Licensing, runtime-agnostic (Web-standard APIs only: runs in Node and in workerd).
+ * The contract is ../../../shared/spec/licensing.md; README.md beside this file states the
+ * integration API the check core uses.
+ */
+export { licenceView, lapseAllows, type LicenceStage, type LicenceView, type LicenceState } from "./state.js";
+export type { LicencePayload, LeasePayload, BundleEnvelope, OnLapse } from "./documents.js";
+export { checkLicence, checkLease, isIsoDate } from "./documents.js";
+export { canonicalJson } from "./canonical.js";
+export { signDocument, verifyDocument, signingInput, type SignedDocument, type SignatureFailure } from "./signed.js";
+export { verifyLease, verifyLicence, type LeaseFailure, type LeaseExpectation, type LeaseCheck } from "./lease.js";
+export {
+  generateKeyPair,
+  publicKeyOf,
+  devSigningKey,
+  devSecretKey,
+  publicEntry,
+  parseSigningKeys,
+  isDevKeySet,
+  type KeySet,
+  type PublicKeyEntry,
+  type SigningKey,
+} from "./keys.js";
+export { TRUSTED_KEYS } from "./trusted-keys.js";
+export { signRequest, verifyRequest, requestSigningInput, HEADER, MAX_SKEW_MS, type RequestParts } from "./requests.js";
+export * as meters from "./meters.js";
+export type { Counters, CountersWitness, UsageReport, Anomaly } from "./meters.js";
+export { sealBundle, openBundle, bundleDigest, newBundleKey, containsOwnIdentifier } from "./bundles.js";
+export { PLANS, BUNDLE_KINDS, isPlanName, isBundleKind, DAY_MS, type Plan, type PlanName, type PlanLimits, type BundleKind } from "./plans.js";
+export { QuotaExhausted, LicenceInvalid, LicenceServiceError } from "./errors.js";
+export { toBase64Url, fromBase64Url, sha256Hex, randomId, randomBytes } from "./bytes.js";
+export { signOfflineRequest, verifyOfflineRequest, type OfflineRequest, type OfflineAnswer } from "./offline.js";

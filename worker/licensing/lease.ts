@@ -1,0 +1,70 @@
+/**
+ * Verifying a licence and a lease, in this order, stopping at the first failure:
+ *   1. the signature, under a key of the trusted set        (malformed | unknown_key | bad_signature)
+ *   2. the payload shape and type                           (wrong_type)
+ *   3. the lease is for this licence and this installation  (wrong_licence | wrong_installation)
+ *   4. the lease is bound to this installation's key        (wrong_installation_key)
+ *   5. the lease is from the current activation             (stale_activation)
+ *   6. the lease is not older than the last one accepted    (replayed_lease)
+ * Time is not looked at here: state.ts decides active / grace / lapsed with `now` passed in.
+ */
+import { checkLease, checkLicence, type LeasePayload, type LicencePayload } from "./documents.js";
+import type { KeySet } from "./keys.js";
+import { verifyDocument, type SignatureFailure } from "./signed.js";
+
+export type LeaseFailure =
+  | SignatureFailure
+  | "wrong_type"
+  | "wrong_licence"
+  | "wrong_installation"
+  | "wrong_installation_key"
+  | "stale_activation"
+  | "replayed_lease";
+
+export type LeaseCheck<P> = { ok: true; payload: P; kid: string } | { ok: false; reason: LeaseFailure; detail: string };
+
+export interface LeaseExpectation {
+  installationId: string;
+  /** base64url public key of the installation. */
+  installationKey: string;
+  licenceId?: string;
+  /** The activation the installation is on; a lease from another one is refused. */
+  activationId?: string;
+  /** The lowest `seq` acceptable (the last accepted lease's seq). */
+  minSeq?: number;
+}
+
+export async function verifyLicence(doc: unknown, keys: KeySet, licenceId?: string): Promise<LeaseCheck<LicencePayload>> {
+  const v = await verifyDocument<LicencePayload>(doc, keys);
+  if (!v.ok) return v;
+  const shape = checkLicence(v.payload);
+  if (!shape.ok) return { ok: false, reason: "wrong_type", detail: `licence payload${shape.pointer}: ${shape.message}` };
+  if (licenceId !== undefined && v.payload.licence_id !== licenceId) {
+    return { ok: false, reason: "wrong_licence", detail: `licence \`${v.payload.licence_id}\` is not \`${licenceId}\`` };
+  }
+  return v;
+}
+
+export async function verifyLease(doc: unknown, keys: KeySet, expect: LeaseExpectation): Promise<LeaseCheck<LeasePayload>> {
+  const v = await verifyDocument<LeasePayload>(doc, keys);
+  if (!v.ok) return v;
+  const lease = v.payload;
+  const shape = checkLease(lease);
+  if (!shape.ok) return { ok: false, reason: "wrong_type", detail: `lease payload${shape.pointer}: ${shape.message}` };
+  if (expect.licenceId !== undefined && lease.licence_id !== expect.licenceId) {
+    return { ok: false, reason: "wrong_licence", detail: `lease is for licence \`${lease.licence_id}\`, not \`${expect.licenceId}\`` };
+  }
+  if (lease.installation_id !== expect.installationId) {
+    return { ok: false, reason: "wrong_installation", detail: `lease is for installation \`${lease.installation_id}\`, not this one (\`${expect.installationId}\`)` };
+  }
+  if (lease.installation_key !== expect.installationKey) {
+    return { ok: false, reason: "wrong_installation_key", detail: "lease is bound to another installation key" };
+  }
+  if (expect.activationId !== undefined && lease.activation_id !== expect.activationId) {
+    return { ok: false, reason: "stale_activation", detail: `lease is from activation \`${lease.activation_id}\`, the installation is on \`${expect.activationId}\`` };
+  }
+  if (expect.minSeq !== undefined && lease.seq < expect.minSeq) {
+    return { ok: false, reason: "replayed_lease", detail: `lease #${lease.seq} is older than the last accepted (#${expect.minSeq})` };
+  }
+  return v;
+}
