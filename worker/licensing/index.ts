@@ -27,6 +27,6 @@ export * as meters from "./meters.js";
 export type { Counters, CountersWitness, UsageReport, Anomaly } from "./meters.js";
 export { sealBundle, openBundle, bundleDigest, newBundleKey, containsOwnIdentifier } from "./bundles.js";
 export { PLANS, BUNDLE_KINDS, isPlanName, isBundleKind, DAY_MS, type Plan, type PlanName, type PlanLimits, type BundleKind } from "./plans.js";
-export { QuotaExhausted, LicenceInvalid, LicenceServiceError } from "./errors.js";
+export { QuotaExhausted, LicenceInvalid, LicenceServiceError, LicenceRequired, StalwartError } from "./errors.js";
 export { toBase64Url, fromBase64Url, sha256Hex, randomId, randomBytes } from "./bytes.js";
 export { signOfflineRequest, verifyOfflineRequest, type OfflineRequest, type OfflineAnswer } from "./offline.js";

@@ -30,6 +30,8 @@ export interface LicenceState {
   lease: LeasePayload;
   /** Set when the service answered that the licence was revoked or the plan cancelled. */
   revokedAt?: string;
+  /** The bundles adopted at the last renewal (kind → digest); default: the lease's. */
+  bundles?: Record<string, string>;
 }
 
 export function licenceView(state: LicenceState, now: Date): LicenceView {
@@ -47,7 +49,7 @@ export function licenceView(state: LicenceState, now: Date): LicenceView {
     leaseEnds: new Date(leaseEnds).toISOString(),
     graceEnds: new Date(graceEnds).toISOString(),
     plan: licence.plan,
-    bundleDigests: { ...lease.bundles },
+    bundleDigests: { ...(state.bundles ?? lease.bundles) },
   };
   if (view.stage === "lapsed") view.lapsedAt = new Date(lapseStarts).toISOString();
   return view;

@@ -1,0 +1,153 @@
+/**
+ * `stalwart licence activate` and `release` (licensing.md, "Activation, lease, grace, release"):
+ * activation creates the installation — a random id and an Ed25519 key pair, never a hardware
+ * fingerprint — and exchanges the API key for the licence and a first lease.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import {
+  generateKeyPair,
+  randomBytes,
+  toBase64Url,
+  verifyLease,
+  verifyLicence,
+  LicenceInvalid,
+  StalwartError,
+  TRUSTED_KEYS,
+  type KeySet,
+  type LeasePayload,
+  type LicencePayload,
+  type SignedDocument,
+} from "../../worker/licensing/index.js";
+import { loadCounters } from "./counters.js";
+import { licencePaths, resolveHome } from "./files.js";
+import { loadInstallation, readInstallation, writeInstallation, type LoadedInstallation, type StoredInstallation } from "./installation.js";
+import { fetchBundles } from "./renew.js";
+import { DEFAULT_SERVICE_URL, ServiceClient } from "./service.js";
+
+export interface ServiceOptions {
+  home?: string;
+  serviceUrl?: string;
+  apiKey?: string;
+  fetch?: typeof fetch;
+  now?: () => Date;
+  trustedKeys?: KeySet;
+}
+
+export interface IssuedAnswer {
+  installation_id: string;
+  licence: SignedDocument<LicencePayload>;
+  lease: SignedDocument<LeasePayload>;
+  bundle_key: string;
+  bundle_digests: Record<string, string>;
+}
+
+export function serviceUrlOf(opts: ServiceOptions, stored?: StoredInstallation): string {
+  return opts.serviceUrl ?? process.env.STALWART_LICENCE_URL ?? stored?.service_url ?? DEFAULT_SERVICE_URL;
+}
+
+function isLoopback(url: string): boolean {
+  try {
+    const h = new URL(url).hostname;
+    return h === "127.0.0.1" || h === "localhost" || h === "[::1]";
+  } catch {
+    return false;
+  }
+}
+
+/** The API key: the option, else $QLS_API_KEY, else (local service only) the dev key file. */
+export function apiKeyOf(opts: ServiceOptions, serviceUrl: string): { key?: string; source?: "option" | "QLS_API_KEY" | "dev-api-key" } {
+  if (opts.apiKey) return { key: opts.apiKey, source: "option" };
+  if (process.env.QLS_API_KEY) return { key: process.env.QLS_API_KEY, source: "QLS_API_KEY" };
+  const dev = licencePaths(opts.home).devApiKey;
+  if (isLoopback(serviceUrl) && existsSync(dev)) return { key: readFileSync(dev, "utf8").trim(), source: "dev-api-key" };
+  return {};
+}
+
+export function requireApiKey(opts: ServiceOptions, serviceUrl: string): string {
+  const { key } = apiKeyOf(opts, serviceUrl);
+  if (!key) {
+    throw new StalwartError("ApiKeyRequired", "no API key is configured", {
+      hint: "export QLS_API_KEY=qls_live_… (a key of your organisation), or run `npm run dev:licence` for a local dev service and key",
+    });
+  }
+  return key;
+}
+
+export async function activate(opts: ServiceOptions = {}): Promise<LoadedInstallation> {
+  const home = resolveHome(opts.home);
+  const now = (opts.now ?? (() => new Date()))();
+  const previous = readInstallation(home);
+  const serviceUrl = serviceUrlOf(opts, previous);
+  const apiKey = requireApiKey(opts, serviceUrl);
+  const keys = opts.trustedKeys ?? TRUSTED_KEYS;
+
+  // Re-activating a machine keeps its installation (id and key) unless it released its seat.
+  let id: string;
+  let publicKey: string;
+  let secretKey: string;
+  if (previous && !previous.released_at && previous.service_url === serviceUrl) {
+    id = previous.installation_id;
+    publicKey = previous.public_key;
+    secretKey = previous.secret_key;
+  } else {
+    const pair = await generateKeyPair();
+    id = `inst_${toBase64Url(randomBytes(16))}`;
+    publicKey = toBase64Url(pair.publicKey);
+    secretKey = toBase64Url(pair.secretKey);
+  }
+  const client = new ServiceClient(serviceUrl, opts.fetch ?? fetch);
+  const answer = await client.withKey<IssuedAnswer>("POST", "/v1/licences/activate", apiKey, { installation_id: id, public_key: publicKey });
+  const inst = await adopt(home, answer, { id, publicKey, secretKey, serviceUrl, offline: false, now, keys });
+  loadCounters(home, id, now); // nothing to write yet; verifies a counters file left from before
+  await fetchBundles(home, inst, client, now).catch(() => []);
+  writeInstallation(home, inst.stored);
+  return inst;
+}
+
+/** Verify an issued licence + lease against the installation's key and store it. */
+export async function adopt(
+  home: string,
+  answer: IssuedAnswer,
+  who: { id: string; publicKey: string; secretKey: string; serviceUrl: string; offline: boolean; now: Date; keys: KeySet },
+): Promise<LoadedInstallation> {
+  if (answer.installation_id !== who.id) throw new LicenceInvalid("wrong_installation", `the answer is for installation \`${answer.installation_id}\`, not this one (\`${who.id}\`)`);
+  const licenceId = (answer.licence?.payload as LicencePayload | undefined)?.licence_id;
+  const lic = await verifyLicence(answer.licence, who.keys);
+  if (!lic.ok) throw new LicenceInvalid(lic.reason, lic.detail);
+  const lease = await verifyLease(answer.lease, who.keys, { installationId: who.id, installationKey: who.publicKey, licenceId });
+  if (!lease.ok) throw new LicenceInvalid(lease.reason, lease.detail);
+  const stored: StoredInstallation = {
+    v: 1,
+    installation_id: who.id,
+    licence_id: lic.payload.licence_id,
+    service_url: who.serviceUrl,
+    public_key: who.publicKey,
+    secret_key: who.secretKey,
+    activation_id: lease.payload.activation_id,
+    activated_at: who.now.toISOString(),
+    offline: who.offline,
+    licence: answer.licence,
+    lease: answer.lease,
+    bundle_key: answer.bundle_key,
+    bundles: {},
+  };
+  writeInstallation(home, stored);
+  return loadInstallation(home, who.keys);
+}
+
+/** Free this machine's seat (what a CI job does last). */
+export async function release(opts: ServiceOptions = {}): Promise<{ installation_id: string; already: boolean }> {
+  const home = resolveHome(opts.home);
+  const inst = await loadInstallation(home, opts.trustedKeys ?? TRUSTED_KEYS);
+  const now = (opts.now ?? (() => new Date()))();
+  const client = new ServiceClient(serviceUrlOf(opts, inst.stored), opts.fetch ?? fetch);
+  const r = await client.signed<{ released: boolean; already: boolean }>(
+    "POST",
+    "/v1/licences/release",
+    { licenceId: inst.stored.licence_id, installationId: inst.stored.installation_id, secretKey: inst.secretKey },
+    now,
+    {},
+  );
+  writeInstallation(home, { ...inst.stored, released_at: now.toISOString() });
+  return { installation_id: inst.stored.installation_id, already: r.already };
+}

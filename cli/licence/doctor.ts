@@ -1,0 +1,96 @@
+/**
+ * `stalwart doctor` (licensing.md, "`stalwart doctor`"): the service base URL, whether a key is
+ * configured (never the key), whether the local runtime answers checks, the licence state with its
+ * dates, the round trip to the service, the plan, its entitlements and this month's use of each
+ * meter. It works without a licence, to say what is missing.
+ */
+import { LicenceServiceError, StalwartError, TRUSTED_KEYS, isDevKeySet } from "../../worker/licensing/index.js";
+import { apiKeyOf, serviceUrlOf, type ServiceOptions } from "./activate.js";
+import { resolveHome } from "./files.js";
+import { openLicence, type LicenceStatus } from "./handle.js";
+import { readInstallation } from "./installation.js";
+import { ServiceClient } from "./service.js";
+
+export interface DoctorReport {
+  home: string;
+  service_url: string;
+  api_key: { configured: boolean; source: string | null };
+  trusted_keys: "dev" | "production";
+  runtime: { answers_checks: boolean; detail: string };
+  licence: { ok: true; status: LicenceStatus } | { ok: false; code: string; message: string; hint?: string };
+  round_trip: { ok: boolean; ms?: number; error?: string };
+  account: { ok: true; plan: string; permissions: string[]; limits: Record<string, unknown>; month: string; meters: Record<string, { limit: number; used: number }> } | { ok: false; error: string };
+  missing: string[];
+}
+
+export type RuntimeProbe = () => Promise<{ ok: boolean; detail: string }>;
+
+/** Default probe: the check core loads and computes (the WASM core's SHA-256 of nothing). */
+export const probeRuntime: RuntimeProbe = async () => {
+  try {
+    const { nodeCore } = await import("../wasm-node.js");
+    const digest = nodeCore().sha256(new Uint8Array());
+    const ok = digest.length === 32 && digest[0] === 0xe3;
+    return { ok, detail: ok ? "the in-process check core loaded and answered" : "the check core answered wrongly" };
+  } catch (err) {
+    return { ok: false, detail: `the check core did not load: ${(err as Error).message.split("\n")[0]}` };
+  }
+};
+
+export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {}): Promise<DoctorReport> {
+  const home = resolveHome(opts.home);
+  const stored = readInstallation(home);
+  const serviceUrl = serviceUrlOf(opts, stored);
+  const key = apiKeyOf(opts, serviceUrl);
+  const missing: string[] = [];
+  if (!key.key) missing.push("an API key: export QLS_API_KEY=qls_live_…");
+
+  const runtime = await (opts.probe ?? probeRuntime)();
+  if (!runtime.ok) missing.push("a working check core: run `npm run build`");
+
+  let licence: DoctorReport["licence"];
+  try {
+    const h = await openLicence({ home, renew: false, ...(opts.now ? { now: opts.now } : {}), ...(opts.trustedKeys ? { trustedKeys: opts.trustedKeys } : {}), serviceUrl });
+    licence = { ok: true, status: h.status() };
+    await h.close();
+    if (licence.status.stage === "lapsed") missing.push("a current lease: the licence lapsed; reach the service so the lease renews, or run `stalwart licence activate`");
+  } catch (err) {
+    const e = err as StalwartError;
+    licence = { ok: false, code: e.code ?? "error", message: e.message, ...(e.hint ? { hint: e.hint } : {}) };
+    missing.push("an activated licence: run `stalwart licence activate`");
+  }
+
+  const client = new ServiceClient(serviceUrl, opts.fetch ?? fetch);
+  let round_trip: DoctorReport["round_trip"];
+  const t0 = performance.now();
+  try {
+    await client.withKey("GET", "/v1/licences/keys", "");
+    round_trip = { ok: true, ms: Math.round(performance.now() - t0) };
+  } catch (err) {
+    round_trip = { ok: false, error: (err as Error).message };
+  }
+
+  let account: DoctorReport["account"];
+  if (!key.key) account = { ok: false, error: "no API key configured" };
+  else if (!round_trip.ok) account = { ok: false, error: "the service could not be reached" };
+  else {
+    try {
+      account = { ok: true, ...(await client.withKey<Omit<Extract<DoctorReport["account"], { ok: true }>, "ok">>("GET", "/v1/account", key.key)) };
+    } catch (err) {
+      const e = err as LicenceServiceError;
+      account = { ok: false, error: `${e.code}: ${e.message}` };
+    }
+  }
+
+  return {
+    home,
+    service_url: serviceUrl,
+    api_key: { configured: !!key.key, source: key.source ?? null },
+    trusted_keys: isDevKeySet(opts.trustedKeys ?? TRUSTED_KEYS) ? "dev" : "production",
+    runtime: { answers_checks: runtime.ok, detail: runtime.detail },
+    licence,
+    round_trip,
+    account,
+    missing,
+  };
+}

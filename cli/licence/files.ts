@@ -1,0 +1,59 @@
+/**
+ * Where the installation lives: `<home>/licence/` (home = the `home` option, else $STALWART_HOME,
+ * else ~/.stalwart). Files are written atomically (temp + rename) and readable by the owner only:
+ * installation.json holds the installation's private key.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { StalwartError } from "../../worker/engine/errors.js";
+
+export function resolveHome(home?: string): string {
+  return home ?? process.env.STALWART_HOME ?? join(homedir(), ".stalwart");
+}
+
+export interface LicencePaths {
+  home: string;
+  dir: string;
+  installation: string;
+  counters: string;
+  witness: string;
+  pending: string;
+  bundles: string;
+  devApiKey: string;
+}
+
+export function licencePaths(home?: string): LicencePaths {
+  const h = resolveHome(home);
+  const dir = join(h, "licence");
+  return {
+    home: h,
+    dir,
+    installation: join(dir, "installation.json"),
+    counters: join(dir, "counters.json"),
+    witness: join(dir, "counters.witness.json"),
+    pending: join(dir, "pending-activation.json"),
+    bundles: join(dir, "bundles"),
+    devApiKey: join(dir, "dev-api-key"),
+  };
+}
+
+export function readJson<T>(file: string): T | undefined {
+  if (!existsSync(file)) return undefined;
+  const text = readFileSync(file, "utf8");
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new StalwartError("LicenceFileUnreadable", `\`${file}\` is not JSON: ${(err as Error).message}`, {
+      hint: "restore it from a backup, or remove it and run `stalwart licence activate` again",
+    });
+  }
+}
+
+export function writeJsonAtomic(file: string, value: unknown): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  writeFileSync(tmp, JSON.stringify(value, null, 2) + "\n", { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, file);
+}

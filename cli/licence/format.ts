@@ -1,0 +1,53 @@
+/** Human output of `stalwart licence status` and `stalwart doctor` (JSON with `--json`). */
+import type { DoctorReport } from "./doctor.js";
+import type { LicenceStatus } from "./handle.js";
+
+const day = (iso: string) => iso.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, " UTC");
+
+export function formatStage(s: LicenceStatus): string[] {
+  const lines: string[] = [];
+  if (s.stage === "active") lines.push(`state        active — the lease ends ${day(s.leaseEnds)}; then the grace runs to ${day(s.graceEnds)}`);
+  if (s.stage === "grace") lines.push(`state        grace — the lease ended ${day(s.leaseEnds)}; the runtime answers until ${day(s.graceEnds)} unless the lease renews`);
+  if (s.stage === "lapsed") {
+    lines.push(`state        lapsed since ${day(s.lapsedAt!)} (lease ended ${day(s.leaseEnds)}, grace ended ${day(s.graceEnds)})`);
+    lines.push(
+      s.onLapse === "reads_only"
+        ? "             on_licence_lapse: reads_only — turns and reads are checked, every write is refused `licence_lapsed`"
+        : "             on_licence_lapse: refuse — every operation is refused `licence_lapsed`",
+    );
+  }
+  return lines;
+}
+
+export function formatStatus(s: LicenceStatus): string {
+  const lines = [
+    `licence      ${s.licenceId} (plan ${s.plan}, organisation ${s.orgId}, until ${day(s.licenceExpires)})`,
+    ...formatStage(s),
+    `installation ${s.installationId}${s.offline ? " (activated offline)" : ""}`,
+    `entitlements ${s.limits.installations} installation${s.limits.installations === 1 ? "" : "s"}, ${s.limits.lease_days}-day lease, ${s.limits.offline_grace_days}-day grace, offline activation ${s.limits.offline_activation ? "yes" : "no"}`,
+    `meters       ${s.month}:`,
+    ...Object.entries(s.meters).map(([m, v]) => `  ${m.padEnd(14)} ${String(v.used).padStart(10)} of ${v.limit} (${v.remaining} left)`),
+  ];
+  if (s.lastRenewal) lines.push(`last renewal ${day(s.lastRenewal.at)} ${s.lastRenewal.ok ? "ok" : `failed: ${s.lastRenewal.code}${s.lastRenewal.message ? ` — ${s.lastRenewal.message}` : ""}`}`);
+  for (const a of s.anomalies) lines.push(`warning      ${a === "clock_set_back" ? "the clock is behind the latest time this machine saw (clock set back); the licence keeps time from that latest time" : "the counters file is older than its witness (restored from a copy); the higher counts are kept and reported"}`);
+  if (s.trustedKeys === "dev") lines.push("keys         this build trusts the dev/test signing keys (not for production)");
+  return lines.join("\n");
+}
+
+export function formatDoctor(r: DoctorReport): string {
+  const ok = (b: boolean) => (b ? "ok  " : "no  ");
+  const lines = [
+    `service      ${r.service_url}`,
+    `api key      ${r.api_key.configured ? `configured (${r.api_key.source})` : "not configured — export QLS_API_KEY=qls_live_…"}`,
+    `runtime      ${ok(r.runtime.answers_checks)}${r.runtime.detail}`,
+  ];
+  if (r.licence.ok) lines.push(...formatStatus(r.licence.status).split("\n"));
+  else lines.push(`licence      none — ${r.licence.message}${r.licence.hint ? `\n             hint: ${r.licence.hint}` : ""}`);
+  lines.push(`round trip   ${r.round_trip.ok ? `ok   ${r.round_trip.ms} ms` : `failed — ${r.round_trip.error}`}`);
+  if (r.account.ok) {
+    lines.push(`account      plan ${r.account.plan}; permissions ${r.account.permissions.join(", ")}`);
+    lines.push(`             this month (${r.account.month}) as reported: ${Object.entries(r.account.meters).map(([m, v]) => `${m} ${v.used}/${v.limit}`).join(", ")}`);
+  } else lines.push(`account      unavailable — ${r.account.error}`);
+  lines.push(r.missing.length === 0 ? "missing      nothing" : `missing      ${r.missing.join("\n             ")}`);
+  return lines.join("\n");
+}

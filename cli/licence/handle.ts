@@ -1,0 +1,219 @@
+/**
+ * The runtime's licence in a process: `openLicence()` loads and verifies the installation, and the
+ * handle gives the check core what step 1 reads (`view()`), counts meters (`count()`), and renews
+ * the lease once per process on the first answer, in the background: a renewal failure never
+ * blocks or fails a check, and the last lease holds through its term and then the grace.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  isDevKeySet,
+  licenceView,
+  meters,
+  QuotaExhausted,
+  TRUSTED_KEYS,
+  type Anomaly,
+  type Counters,
+  type KeySet,
+  type LicenceView,
+} from "../../worker/licensing/index.js";
+import { flushCounters, loadCounters } from "./counters.js";
+import { licencePaths, resolveHome } from "./files.js";
+import { loadInstallation, stateOf, type LoadedInstallation } from "./installation.js";
+import { renewInstallation, type RenewOutcome } from "./renew.js";
+import { DEFAULT_SERVICE_URL, ServiceClient } from "./service.js";
+
+export interface OpenLicenceOptions {
+  /** Default $STALWART_HOME, else ~/.stalwart. */
+  home?: string;
+  /** Injectable clock. */
+  now?: Date | (() => Date);
+  /** Default: $STALWART_LICENCE_URL, else the URL the installation was activated against. */
+  serviceUrl?: string;
+  fetch?: typeof fetch;
+  /** Default: the key set compiled into this build. */
+  trustedKeys?: KeySet;
+  /** `false`: never contact the service from this handle (tests, air-gapped runs). */
+  renew?: boolean;
+}
+
+export interface LicenceStatus extends LicenceView {
+  installationId: string;
+  licenceId: string;
+  orgId: string;
+  serviceUrl: string;
+  offline: boolean;
+  licenceExpires: string;
+  limits: { installations: number; lease_days: number; offline_grace_days: number; offline_activation: boolean };
+  month: string;
+  meters: Record<string, { used: number; limit: number; remaining: number }>;
+  anomalies: Anomaly[];
+  lastRenewal?: { at: string; ok: boolean; code?: string; message?: string };
+  trustedKeys: "dev" | "production";
+}
+
+/** Homes whose lease this process has already renewed ("the first answer in a process"). */
+const renewedThisProcess = new Set<string>();
+const open = new Set<LicenceHandle>();
+let exitHook = false;
+
+export async function openLicence(opts: OpenLicenceOptions = {}): Promise<LicenceHandle> {
+  const home = resolveHome(opts.home);
+  const clock = typeof opts.now === "function" ? opts.now : opts.now instanceof Date ? ((d: Date) => () => d)(opts.now) : () => new Date();
+  const inst = await loadInstallation(home, opts.trustedKeys ?? TRUSTED_KEYS);
+  const { counters, anomalies } = loadCounters(home, inst.stored.installation_id, clock());
+  const serviceUrl = opts.serviceUrl ?? process.env.STALWART_LICENCE_URL ?? inst.stored.service_url ?? DEFAULT_SERVICE_URL;
+  return new LicenceHandle(home, inst, counters, anomalies, clock, serviceUrl, opts);
+}
+
+export class LicenceHandle {
+  private pending: meters.MonthCounts = {};
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly anomalySet: Set<Anomaly>;
+  /** The background renewal started by the first answer, if any (never rejects). */
+  renewal: Promise<RenewOutcome> | undefined;
+
+  constructor(
+    readonly home: string,
+    private inst: LoadedInstallation,
+    private counters: Counters,
+    anomalies: Anomaly[],
+    private readonly clock: () => Date,
+    readonly serviceUrl: string,
+    private readonly opts: OpenLicenceOptions,
+  ) {
+    this.anomalySet = new Set(anomalies);
+    open.add(this);
+    if (!exitHook) {
+      exitHook = true;
+      process.once("exit", () => {
+        for (const h of open) h.flush();
+      });
+    }
+    this.now(); // detect a clock set back at open
+  }
+
+  get installationId(): string {
+    return this.inst.stored.installation_id;
+  }
+
+  get licenceId(): string {
+    return this.inst.stored.licence_id;
+  }
+
+  get anomalies(): Anomaly[] {
+    return [...this.anomalySet];
+  }
+
+  /** The effective now: the injected clock, never behind the latest time this home has seen. */
+  now(): Date {
+    const r = meters.observeClock(this.counters, this.clock());
+    if (r.setBack) this.anomalySet.add("clock_set_back");
+    return r.now;
+  }
+
+  /** What step 1 of the check reads. */
+  view(): LicenceView {
+    return licenceView(stateOf(this.inst), this.now());
+  }
+
+  status(): LicenceStatus {
+    const now = this.now();
+    const lic = this.inst.licence;
+    const s: LicenceStatus = {
+      ...licenceView(stateOf(this.inst), now),
+      installationId: this.installationId,
+      licenceId: this.licenceId,
+      orgId: lic.org_id,
+      serviceUrl: this.serviceUrl,
+      offline: this.inst.stored.offline,
+      licenceExpires: lic.expires_at,
+      limits: lic.limits,
+      month: meters.monthOf(now),
+      meters: meters.remaining(this.counters, lic.meters, now),
+      anomalies: this.anomalies,
+      trustedKeys: isDevKeySet(this.inst.keys) ? "dev" : "production",
+    };
+    if (this.inst.stored.last_renewal) s.lastRenewal = this.inst.stored.last_renewal;
+    return s;
+  }
+
+  /**
+   * Count `n` of `meter`. Past the plan's monthly limit: throws `QuotaExhausted` (code
+   * `quota_exhausted`) naming the meter, and nothing is counted. The first count in a process is
+   * the first answer: it starts the background renewal.
+   */
+  count(meter: string, n = 1): void {
+    this.answered();
+    const now = this.now();
+    const r = meters.count(this.counters, meter, n, this.inst.licence.meters, now);
+    if (!r.ok) throw new QuotaExhausted(r.meter, r.limit, r.used, r.month);
+    const month = meters.monthOf(now);
+    const m = (this.pending[month] ??= {});
+    m[meter] = (m[meter] ?? 0) + n;
+    this.scheduleFlush();
+  }
+
+  /** The runtime gave an answer: the first one in this process renews the lease, in the background. */
+  answered(): void {
+    if (this.opts.renew === false || renewedThisProcess.has(this.home)) return;
+    renewedThisProcess.add(this.home);
+    this.renewal = this.renew().catch((err: unknown) => ({ ok: false, code: "renewal_failed", message: (err as Error)?.message ?? String(err), adopted: [] }));
+  }
+
+  /** Renew now (awaited): refresh the lease, report the counts, adopt changed bundles. */
+  async renew(): Promise<RenewOutcome> {
+    this.flush();
+    const now = this.now();
+    const report = meters.usageReport(this.counters, now, this.anomalies);
+    const client = new ServiceClient(this.serviceUrl, this.opts.fetch ?? fetch, this.ownIdentifiers());
+    const { outcome, inst } = await renewInstallation(this.home, this.inst, client, now, report);
+    this.inst = inst;
+    if (outcome.usage && (outcome.usage.counted || outcome.usage.duplicate)) {
+      this.counters.report_seq = Math.max(this.counters.report_seq, outcome.usage.report_seq);
+      this.counters.seq += 1;
+      this.flush(true);
+    }
+    return outcome;
+  }
+
+  /** Write this process's counts now (they are also written shortly after each count, and at exit). */
+  flush(force = false): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (!force && Object.keys(this.pending).length === 0) return;
+    const merged = flushCounters(this.home, this.counters, this.pending, this.now());
+    this.pending = {};
+    this.counters = merged;
+  }
+
+  /** Wait for the background renewal (if any) and write the counts. */
+  async close(): Promise<void> {
+    if (this.renewal) await this.renewal;
+    this.flush();
+    open.delete(this);
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => this.flush(), 200);
+    this.flushTimer.unref?.();
+  }
+
+  /** The organisation's own identifiers (own_identifiers bundle), never sent to the service. */
+  private ownIdentifiers(): string[] {
+    const digest = this.inst.stored.bundles.own_identifiers;
+    if (!digest) return [];
+    try {
+      const doc = JSON.parse(readFileSync(join(licencePaths(this.home).bundles, digest.replace(":", "-")), "utf8")) as { entries?: unknown };
+      return Array.isArray(doc.entries) ? doc.entries.filter((e): e is string => typeof e === "string") : [];
+    } catch {
+      return [];
+    }
+  }
+}
+
+/** For tests: forget which homes this process renewed. */
+export function resetRenewals(): void {
+  renewedThisProcess.clear();
+}

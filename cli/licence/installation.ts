@@ -1,0 +1,91 @@
+/**
+ * The installation on disk (`<home>/licence/installation.json`) and its verification on load:
+ * the licence and the lease must verify under the build's trusted keys and be bound to this
+ * installation (lease.ts, in order). A tampered, foreign or replayed lease is refused.
+ */
+import {
+  fromBase64Url,
+  verifyLease,
+  verifyLicence,
+  LicenceInvalid,
+  LicenceRequired,
+  TRUSTED_KEYS,
+  type KeySet,
+  type LeasePayload,
+  type LicencePayload,
+  type LicenceState,
+  type SignedDocument,
+} from "../../worker/licensing/index.js";
+import { licencePaths, readJson, writeJsonAtomic } from "./files.js";
+
+export interface StoredInstallation {
+  v: 1;
+  installation_id: string;
+  licence_id: string;
+  service_url: string;
+  public_key: string;
+  /** The installation's Ed25519 secret key (base64url). Never leaves this machine. */
+  secret_key: string;
+  activation_id: string;
+  activated_at: string;
+  offline: boolean;
+  licence: SignedDocument<LicencePayload>;
+  lease: SignedDocument<LeasePayload>;
+  /** AES-256 key bundles are encrypted to (base64url). */
+  bundle_key: string;
+  /** The bundles adopted at the last renewal, by kind → digest (content in bundles/<digest>). */
+  bundles: Record<string, string>;
+  /** The service said the licence was revoked or expired, or the plan cancelled. */
+  revoked_at?: string;
+  released_at?: string;
+  last_renewal?: { at: string; ok: boolean; code?: string; message?: string };
+}
+
+export interface LoadedInstallation {
+  stored: StoredInstallation;
+  licence: LicencePayload;
+  lease: LeasePayload;
+  secretKey: Uint8Array;
+  keys: KeySet;
+}
+
+export function readInstallation(home?: string): StoredInstallation | undefined {
+  return readJson<StoredInstallation>(licencePaths(home).installation);
+}
+
+export function writeInstallation(home: string | undefined, inst: StoredInstallation): void {
+  writeJsonAtomic(licencePaths(home).installation, inst);
+}
+
+/** Load and verify; `LicenceRequired` when there is none (or it was released). */
+export async function loadInstallation(home?: string, keys: KeySet = TRUSTED_KEYS): Promise<LoadedInstallation> {
+  const stored = readInstallation(home);
+  if (!stored || stored.released_at) {
+    throw new LicenceRequired(
+      stored?.released_at ? `this machine released its seat on ${stored.released_at}` : `no activated licence in \`${licencePaths(home).dir}\``,
+      "set QLS_API_KEY and run `stalwart licence activate` (or `stalwart licence install FILE` for an offline answer)",
+    );
+  }
+  return verifyStored(stored, keys);
+}
+
+export async function verifyStored(stored: StoredInstallation, keys: KeySet = TRUSTED_KEYS): Promise<LoadedInstallation> {
+  const secretKey = fromBase64Url(stored.secret_key);
+  if (!secretKey || secretKey.length !== 32) throw new LicenceInvalid("malformed", "the installation key is not 32 bytes of base64url");
+  const lic = await verifyLicence(stored.licence, keys, stored.licence_id);
+  if (!lic.ok) throw new LicenceInvalid(lic.reason, lic.detail);
+  const lease = await verifyLease(stored.lease, keys, {
+    installationId: stored.installation_id,
+    installationKey: stored.public_key,
+    licenceId: stored.licence_id,
+    activationId: stored.activation_id,
+  });
+  if (!lease.ok) throw new LicenceInvalid(lease.reason, lease.detail);
+  return { stored, licence: lic.payload, lease: lease.payload, secretKey, keys };
+}
+
+export function stateOf(inst: LoadedInstallation): LicenceState {
+  const state: LicenceState = { licence: inst.licence, lease: inst.lease, bundles: inst.stored.bundles };
+  if (inst.stored.revoked_at) state.revokedAt = inst.stored.revoked_at;
+  return state;
+}

@@ -1,0 +1,115 @@
+/**
+ * One renewal (licensing.md, "Activation, lease, grace, release"): refresh the lease, report the
+ * counts, fetch the bundles whose digest changed. Any failure leaves the last lease as it is (it
+ * holds through its term, then the grace), except an answer that the licence was revoked or
+ * expired, which stops the runtime at once.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  fromBase64Url,
+  openBundle,
+  verifyLease,
+  verifyLicence,
+  LicenceServiceError,
+  type LeasePayload,
+  type LicencePayload,
+  type SignedDocument,
+  type UsageReport,
+} from "../../worker/licensing/index.js";
+import { licencePaths } from "./files.js";
+import { writeInstallation, type LoadedInstallation } from "./installation.js";
+import type { ServiceClient } from "./service.js";
+
+export interface RenewOutcome {
+  ok: boolean;
+  code?: string;
+  message?: string;
+  /** Kinds whose new bundle was adopted. */
+  adopted: string[];
+  usage?: { counted: boolean; duplicate: boolean; rolled_back: boolean; report_seq: number } | null;
+}
+
+interface RefreshAnswer {
+  licence: SignedDocument<LicencePayload>;
+  lease: SignedDocument<LeasePayload>;
+  bundle_key: string;
+  usage: RenewOutcome["usage"];
+}
+
+/** The service's "stop now" answers. */
+const STOPPING = new Set(["licence_revoked", "licence_expired"]);
+/** Bundles read at a renewal (`bot` is read at its own pace, not here). */
+const RENEWAL_KINDS = new Set(["vocabulary", "prompt_pack", "reply_rules", "outcome_phrasings", "own_identifiers", "language"]);
+
+export async function renewInstallation(
+  home: string | undefined,
+  inst: LoadedInstallation,
+  client: ServiceClient,
+  now: Date,
+  report: UsageReport | undefined,
+): Promise<{ outcome: RenewOutcome; inst: LoadedInstallation }> {
+  const who = { licenceId: inst.stored.licence_id, installationId: inst.stored.installation_id, secretKey: inst.secretKey };
+  const stored = { ...inst.stored };
+  let answer: RefreshAnswer;
+  try {
+    answer = await client.signed<RefreshAnswer>("POST", "/v1/licences/refresh", who, now, report ? { usage: report } : {});
+  } catch (err) {
+    const e = err as LicenceServiceError;
+    const code = e.code ?? "renewal_failed";
+    if (STOPPING.has(code)) stored.revoked_at ??= now.toISOString();
+    if (code === "installation_released") stored.released_at ??= now.toISOString();
+    stored.last_renewal = { at: now.toISOString(), ok: false, code, message: e.message };
+    writeInstallation(home, stored);
+    return { outcome: { ok: false, code, message: e.message, adopted: [] }, inst: { ...inst, stored } };
+  }
+
+  const lic = await verifyLicence(answer.licence, inst.keys, stored.licence_id);
+  const lease = await verifyLease(answer.lease, inst.keys, {
+    installationId: stored.installation_id,
+    installationKey: stored.public_key,
+    licenceId: stored.licence_id,
+    activationId: stored.activation_id,
+    minSeq: inst.lease.seq + 1,
+  });
+  if (!lic.ok || !lease.ok) {
+    const failed = !lic.ok ? lic : (lease as { reason: string; detail: string });
+    stored.last_renewal = { at: now.toISOString(), ok: false, code: `lease_${failed.reason}`, message: failed.detail };
+    writeInstallation(home, stored);
+    return { outcome: { ok: false, code: `lease_${failed.reason}`, message: failed.detail, adopted: [], usage: answer.usage }, inst: { ...inst, stored } };
+  }
+
+  stored.licence = answer.licence;
+  stored.lease = answer.lease;
+  stored.bundle_key = answer.bundle_key;
+  const next: LoadedInstallation = { ...inst, stored, licence: lic.payload, lease: lease.payload };
+  const adopted = await fetchBundles(home, next, client, now);
+  stored.last_renewal = { at: now.toISOString(), ok: true };
+  writeInstallation(home, stored);
+  return { outcome: { ok: true, adopted, usage: answer.usage }, inst: next };
+}
+
+/** Fetch and adopt each bundle the lease names whose digest changed; a failed one keeps the old. */
+export async function fetchBundles(home: string | undefined, inst: LoadedInstallation, client: ServiceClient, now: Date): Promise<string[]> {
+  const adopted: string[] = [];
+  const key = fromBase64Url(inst.stored.bundle_key);
+  if (!key) return adopted;
+  const bundles = { ...inst.stored.bundles };
+  for (const [kind, digest] of Object.entries(inst.lease.bundles)) {
+    if (!RENEWAL_KINDS.has(kind) || bundles[kind] === digest) continue;
+    try {
+      const doc = await client.signed<unknown>("GET", `/v1/bundles/${kind}`, { licenceId: inst.stored.licence_id, installationId: inst.stored.installation_id, secretKey: inst.secretKey }, now);
+      const opened = await openBundle(doc, { keys: inst.keys, bundleKey: key, licenceId: inst.stored.licence_id, kind, expectedDigest: digest });
+      if (!opened.ok) continue;
+      const dir = licencePaths(home).bundles;
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writeFileSync(join(dir, `${digest.replace(":", "-")}`), opened.content, { mode: 0o600 });
+      bundles[kind] = digest;
+      adopted.push(kind);
+    } catch {
+      // keep the bundle adopted before; the next renewal tries again
+    }
+  }
+  inst.stored.bundles = bundles;
+  return adopted;
+}

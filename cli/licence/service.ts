@@ -1,0 +1,65 @@
+/**
+ * The licence service as the runtime sees it: API-key calls (activate, offline answer, licence,
+ * account) and installation-signed calls (refresh, release, bundles, usage reports). Every
+ * outgoing body is checked against the organisation's own identifiers first: nothing containing
+ * one is sent (licensing.md, bundles).
+ */
+import { containsOwnIdentifier, signRequest, LicenceServiceError } from "../../worker/licensing/index.js";
+
+export const DEFAULT_SERVICE_URL = "http://127.0.0.1:8788";
+const TIMEOUT_MS = 10_000;
+
+export interface SignedIdentity {
+  licenceId: string;
+  installationId: string;
+  secretKey: Uint8Array;
+}
+
+export class ServiceClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly fetchImpl: typeof fetch = fetch,
+    private readonly ownIdentifiers: readonly string[] = [],
+  ) {}
+
+  async withKey<T>(method: string, path: string, apiKey: string, body?: unknown): Promise<T> {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+    if (text !== undefined) headers["content-type"] = "application/json";
+    return this.send<T>(method, path, headers, text);
+  }
+
+  async signed<T>(method: string, path: string, who: SignedIdentity, now: Date, body?: unknown): Promise<T> {
+    const text = body === undefined ? "" : JSON.stringify(body);
+    const headers = await signRequest({ method, path, body: text, licenceId: who.licenceId, installationId: who.installationId, secretKey: who.secretKey, now });
+    if (text) headers["content-type"] = "application/json";
+    return this.send<T>(method, path, headers, text || undefined);
+  }
+
+  private async send<T>(method: string, path: string, headers: Record<string, string>, body: string | undefined): Promise<T> {
+    if (body !== undefined) {
+      const hit = containsOwnIdentifier(body, this.ownIdentifiers);
+      if (hit !== undefined) {
+        throw new LicenceServiceError(0, "own_identifier_withheld", "a request to the licence service contained one of the organisation's own identifiers and was not sent", "remove the identifier from what is being reported (own_identifiers bundle)");
+      }
+    }
+    const url = new URL(path, this.baseUrl).toString();
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, { method, headers, ...(body !== undefined ? { body } : {}), signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch (err) {
+      throw new LicenceServiceError(0, "service_unreachable", `the licence service at \`${this.baseUrl}\` could not be reached (${(err as Error).message})`, "check the network, or set STALWART_LICENCE_URL to the service's base URL");
+    }
+    let payload: unknown;
+    try {
+      payload = await res.json();
+    } catch {
+      throw new LicenceServiceError(res.status, "service_bad_answer", `the licence service answered ${res.status} with a body that is not JSON`, "check STALWART_LICENCE_URL points at a licence service");
+    }
+    if (!res.ok) {
+      const e = (payload as { error?: { code?: string; message?: string; hint?: string; pointer?: string } }).error ?? {};
+      throw new LicenceServiceError(res.status, e.code ?? `http_${res.status}`, e.message ?? `the licence service answered ${res.status}`, e.hint, e.pointer);
+    }
+    return payload as T;
+  }
+}
