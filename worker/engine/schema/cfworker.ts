@@ -82,13 +82,12 @@ export function cfworkerLeaves(errors: readonly OutputUnit[]): Leaf[] {
 export const cfworkerCompiler: SchemaCompiler = (schema: object): SchemaCheck => {
   const prepared = prepareSchema(schema);
   const quick = new Validator(prepared as object, "7", true);
-  let explain: Validator | undefined;
+  const explain = new Validator(prepared as object, "7", false);
   return (value: unknown) => {
     const bad = jsonLeaf(value);
     if (bad) return failure(bad);
     try {
       if (quick.validate(value).valid) return { ok: true };
-      explain ??= new Validator(prepared as object, "7", false);
       const leaf = pickLeaf(cfworkerLeaves(explain.validate(value).errors));
       return failure(leaf ?? { pointer: "", rule: "invalid" });
     } catch {

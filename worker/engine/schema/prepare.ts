@@ -19,6 +19,8 @@ export function prepareSchema(schema: object | boolean): object | boolean {
   const problems = checkSchema(schema);
   if (problems.length > 0) throw new InvalidSchema(problems);
   if (typeof schema === "boolean") return schema;
-  const { $id: _id, $schema: _s, ...rest } = schema as Record<string, unknown>;
+  // a private copy: validators may annotate their schema (cfworker adds `__absolute_uri__`), and
+  // the caller's object may be frozen or shared
+  const { $id: _id, $schema: _s, ...rest } = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
   return rest;
 }

@@ -1,0 +1,160 @@
+/**
+ * Step four of loading: a catalogue that linted clean becomes the immutable `CompiledCatalogue`
+ * (types.ts) every check reuses — validators built, rules indexed by tool, destinations parsed,
+ * conditions parsed, settings defaulted. Nothing here reports problems: lint already did.
+ */
+import type { SourcePosition } from "../errors.js";
+import { joinPointer } from "../schema/pointer.js";
+import { compileCondition } from "./conditions.js";
+import { parseDestination } from "./destinations.js";
+import { catalogueDigest } from "./digest.js";
+import { deepFreeze } from "./freeze.js";
+import { closeArgs, entriesOf, isObj, type Obj } from "./lint-meaning.js";
+import { declares, keepDeclaredBy } from "./paths.js";
+import type {
+  AfterRule, CompiledAgent, CompiledCatalogue, CompiledTask, CompiledTool, Condition, DestinationPattern, Filter,
+  Language, Outcome, Period, RateLimit, SchemaCheck, SchemaCompiler, Settings, SpendRule,
+} from "./types.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS };
+
+/** `30m`, `12h`, `1d`, `7d` → milliseconds (the pattern was checked by lint). */
+export function parseDuration(text: string): number {
+  const m = /^([1-9][0-9]{0,5})([smhdw])$/.exec(text);
+  return m ? Number(m[1]) * UNIT_MS[m[2]!]! : DAY_MS;
+}
+
+export const DEFAULT_SETTINGS: Settings = { language: "en", taintPolicy: "confirm", onLicenceLapse: "reads_only", confirmationTtlMs: DAY_MS };
+
+/** Does this (effective) args schema close the argument set at the top? */
+export function closesArguments(schema: Obj): boolean {
+  const ap = schema.additionalProperties;
+  if (ap === false) return true;
+  if (isObj(ap) && isObj(ap.not) && Object.keys(ap.not).length === 0 && Object.keys(ap).length === 1) return true;
+  if (schema.maxProperties === 0) return true;
+  const pn = schema.propertyNames;
+  if (pn === false || (isObj(pn) && (Array.isArray(pn.enum) || pn.const !== undefined))) return true;
+  return false;
+}
+
+export interface CompileInput {
+  data: Obj;
+  file: string;
+  position: (pointer: string) => SourcePosition;
+  validators: Map<string, SchemaCheck>;
+  schemaCompiler: SchemaCompiler;
+  sha256?: (b: Uint8Array) => Uint8Array;
+}
+
+export function compile(input: CompileInput): CompiledCatalogue {
+  const { data, position } = input;
+  let emptyArgs: SchemaCheck | undefined;
+  const tools = new Map<string, CompiledTool>();
+  for (const e of entriesOf(data)) {
+    const t = e.raw;
+    const at = (...segs: (string | number)[]) => joinPointer(e.pointer, ...segs);
+    const cond = (list: unknown, ...segs: (string | number)[]): Condition[] =>
+      Array.isArray(list) ? list.map((c, i) => compileCondition(c as Obj, at(...segs, i), position)) : [];
+
+    const args = isObj(t.args) ? t.args : undefined;
+    const effectiveArgs = args ? closeArgs(args) : undefined;
+    const validateArgs = args ? input.validators.get(e.pointer)! : (emptyArgs ??= input.schemaCompiler({ type: "object", additionalProperties: false }));
+    const returns = isObj(t.returns) ? t.returns : undefined;
+
+    const after: AfterRule[] = Array.isArray(t.after)
+      ? t.after.map((a) => (typeof a === "string" ? { tool: a } : { tool: String((a as Obj).tool), ...(isObj((a as Obj).bind) ? { bind: { ...((a as Obj).bind as Record<string, string>) } } : {}) }))
+      : [];
+    let atMostPerSession: number | undefined;
+    const rateLimits: RateLimit[] = [];
+    if (typeof t.at_most === "number") atMostPerSession = t.at_most;
+    else for (const r of Array.isArray(t.at_most) ? t.at_most : isObj(t.at_most) ? [t.at_most] : []) rateLimits.push({ count: Number((r as Obj).count), per: (r as Obj).per as Period });
+
+    let filter: Filter | undefined;
+    if (isObj(t.filter)) filter = { each: String(t.filter.each), keep: cond(t.filter.keep, "filter", "keep"), unknown: t.filter.unknown === "pass" ? "pass" : "drop" };
+    let outcome: Outcome | undefined;
+    if (isObj(t.outcome)) {
+      const o = t.outcome;
+      outcome = {
+        follow: String(o.follow),
+        same: String(o.same),
+        doneWhen: cond(o.done_when, "outcome", "done_when"),
+        failedWhen: cond(o.failed_when, "outcome", "failed_when"),
+        giveUpAfterMinutes: Number(o.give_up_after),
+      };
+    }
+    const spend: SpendRule[] = Array.isArray(t.spend)
+      ? t.spend.map((s) => {
+          const r = s as Obj;
+          return { field: String(r.field), atMost: Number(r.at_most), per: r.per as Period, ...(typeof r.pool === "string" ? { pool: r.pool } : {}) };
+        })
+      : [];
+    let sendsOut: DestinationPattern[] | undefined;
+    if (Array.isArray(t.sends_out)) {
+      sendsOut = [];
+      for (const d of t.sends_out) {
+        const r = parseDestination(String(d));
+        if (r.ok) sendsOut.push(r.pattern);
+      }
+    }
+
+    const tool: CompiledTool = {
+      name: e.name,
+      writes: e.writes,
+      irreversible: t.irreversible === true,
+      money: t.money === true,
+      ...(typeof t.undo === "string" ? { undo: t.undo } : {}),
+      ...(sendsOut ? { sendsOut } : {}),
+      lookupArgs: new Set(Array.isArray(t.lookup_args) ? t.lookup_args.map(String) : []),
+      readsOutside: t.reads_outside === true,
+      trust: typeof t.trust === "string" ? t.trust : "trusted",
+      confirm: t.confirm === "when_held" ? "when_held" : "always",
+      after,
+      notAfter: Array.isArray(t.not_after) ? t.not_after.map(String) : [],
+      ...(atMostPerSession !== undefined ? { atMostPerSession } : {}),
+      rateLimits,
+      checks: cond(t.checks, "checks"),
+      ...(filter ? { filter } : {}),
+      spend,
+      ...(typeof t.currency === "string" ? { currency: t.currency } : {}),
+      ...(outcome ? { outcome } : {}),
+      ...(args ? { argsSchema: args } : {}),
+      validateArgs,
+      argsClosed: effectiveArgs ? closesArguments(effectiveArgs) : true,
+      ...(returns ? { returnsSchema: returns } : {}),
+      returnsDeclares: (path: string) => declares(returns, path),
+      keepDeclared: (result: unknown) => (returns ? keepDeclaredBy(returns, returns, result) : undefined),
+      source: position(e.pointer),
+      ...(e.kind === "http" ? { http: { method: String(t.method), path: String(t.path) } } : {}),
+      ...(e.kind === "code" ? { code: { function: String(t.function) } } : {}),
+    };
+    tools.set(e.name, tool);
+  }
+
+  const agents = new Map<string, CompiledAgent>();
+  if (Array.isArray(data.agents)) {
+    for (const a of data.agents as Obj[]) {
+      agents.set(String(a.name), { name: String(a.name), tools: new Set((a.tools as unknown[]).map(String)), trust: typeof a.trust === "string" ? a.trust : "trusted" });
+    }
+  }
+  const tasks: CompiledTask[] = Array.isArray(data.tasks)
+    ? (data.tasks as Obj[]).map((t) => ({ name: String(t.name), steps: t.steps === "all_at_once" ? "all_at_once" : "in_order", tools: (t.tools as unknown[]).map(String) }))
+    : [];
+
+  const s = isObj(data.settings) ? data.settings : {};
+  const settings: Settings = {
+    language: (s.language as Language | undefined) ?? DEFAULT_SETTINGS.language,
+    taintPolicy: s.taint_policy === "refuse" ? "refuse" : "confirm",
+    onLicenceLapse: s.on_licence_lapse === "refuse" ? "refuse" : "reads_only",
+    confirmationTtlMs: typeof s.confirmation_ttl === "string" ? parseDuration(s.confirmation_ttl) : DEFAULT_SETTINGS.confirmationTtlMs,
+  };
+
+  return deepFreeze({
+    settings,
+    tools,
+    agents,
+    tasks,
+    digest: catalogueDigest(data, input.sha256),
+    file: input.file,
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * The catalogue (`agent.yaml`): parse → lint → compile, once; every check reuses the result.
+ *
+ *   1. source.ts       YAML text (or a plain object) → JSON data + a position for every node
+ *   2. lint-format.ts  the shape, against the catalogue's JSON Schema (ajv standalone, no eval)
+ *   3. lint-meaning.ts what it means: names that exist, words on the right kind of tool, schemas
+ *   4. compile.ts      the deep-frozen CompiledCatalogue (types.ts)
+ *
+ * Every problem of steps 1–3 is collected (not just the first) with file:line:column, a message
+ * naming the word in backticks, and a hint. Runtime-neutral: runs in Node and in workerd (pass
+ * `cfworkerCompiler` there, `ajvCompiler` in Node).
+ */
+import { CatalogueError, type CatalogueProblem } from "../errors.js";
+import { compile } from "./compile.js";
+import { contextOf } from "./describe.js";
+import { lintFormat } from "./lint-format.js";
+import { isObj, lintMeaning } from "./lint-meaning.js";
+import { OBJECT_FILE, positionOf, readObject, readYaml, type Source } from "./source.js";
+import type { CompiledCatalogue, SchemaCheck, SchemaCompiler } from "./types.js";
+
+export type * from "./types.js";
+export { canonicalJson, sha256, catalogueDigest } from "./digest.js";
+export { parseDestination, parseIPv4, parseIPv6 } from "./destinations.js";
+export { parsePath, declares, type PathSegment } from "./paths.js";
+export { parseDuration, DEFAULT_SETTINGS } from "./compile.js";
+
+export interface CatalogueOptions {
+  /** the file name used in messages; default `agent.yaml` for text, `<object>` for an object */
+  file?: string;
+  /** builds `args` validators: `ajvCompiler` (Node) or `cfworkerCompiler` (workerd) */
+  schemaCompiler: SchemaCompiler;
+  /** SHA-256 for the digest (e.g. the WASM core's); default: a small pure-TS implementation */
+  sha256?: (b: Uint8Array) => Uint8Array;
+}
+
+interface Analysis {
+  source: Source;
+  problems: CatalogueProblem[];
+  validators: Map<string, SchemaCheck>;
+}
+
+function analyse(input: unknown, options: CatalogueOptions): Analysis {
+  const file = options.file ?? (typeof input === "string" ? "agent.yaml" : OBJECT_FILE);
+  const validators = new Map<string, SchemaCheck>();
+  let source: Source = { file, data: undefined, positions: new Map(), problems: [], fromObject: typeof input !== "string" };
+  const problems: CatalogueProblem[] = [];
+  try {
+    if (typeof input === "string") source = readYaml(input, file);
+    else if (input !== null && typeof input === "object") {
+      source = readObject(input);
+      if (options.file) source.file = options.file;
+    } else {
+      problems.push({ file, line: 1, column: 1, pointer: "", message: `a catalogue is YAML text or an object, not ${input === null ? "null" : typeof input}`, hint: "pass the text of agent.yaml, or its parsed object" });
+      return { source, problems, validators };
+    }
+    problems.push(...source.problems);
+    if (source.problems.length === 0) {
+      if (!isObj(source.data)) {
+        problems.push({ ...positionOf(source, ""), pointer: "", message: "the catalogue must be a map of words (`tools:`, `settings:`, …)", hint: "start with `tools:` and a list of tools" });
+      } else {
+        problems.push(...lintFormat(source));
+        const report = (pointer: string, message: string, hint?: string, atKey = false) => {
+          const where = source.fromObject ? ` (at \`${pointer || "/"}\`)` : "";
+          problems.push({ ...positionOf(source, pointer, atKey), pointer, message: contextOf(source.data, pointer) + message + where, ...(hint ? { hint } : {}) });
+        };
+        lintMeaning(source.data, { report, position: (p, atKey) => positionOf(source, p, atKey), schemaCompiler: options.schemaCompiler, validators });
+      }
+    }
+  } catch (err) {
+    // fail closed with a typed error, never a crash: a catalogue that breaks the reader is refused
+    const deep = err instanceof RangeError;
+    problems.push({
+      file: source.file,
+      line: 1,
+      column: 1,
+      pointer: "",
+      message: deep ? "the catalogue is nested too deeply to read" : `internal error while reading the catalogue: ${String((err as Error)?.message ?? err).slice(0, 200)}`,
+      hint: deep ? "flatten it: no catalogue word needs this depth" : "please report this with the catalogue that caused it",
+    });
+  }
+  return { source, problems: sortProblems(problems), validators };
+}
+
+function sortProblems(problems: CatalogueProblem[]): CatalogueProblem[] {
+  const seen = new Set<string>();
+  return problems
+    .map((p, i) => ({ p, i }))
+    .filter(({ p }) => {
+      const key = `${p.line}:${p.column}:${p.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .sort((a, b) => a.p.line - b.p.line || a.p.column - b.p.column || a.i - b.i)
+    .map(({ p }) => p);
+}
+
+/** Every problem of a catalogue, in file order; [] when it is clean. Never throws. */
+export function lintCatalogue(input: string | object, options: CatalogueOptions): CatalogueProblem[] {
+  return analyse(input, options).problems;
+}
+
+/** Parses, lints and compiles a catalogue; throws `CatalogueError` (every problem) when it is not clean. */
+export function loadCatalogue(input: string | object, options: CatalogueOptions): CompiledCatalogue {
+  const { source, problems, validators } = analyse(input, options);
+  if (problems.length > 0) throw new CatalogueError(problems);
+  try {
+    return compile({
+      data: source.data as Record<string, unknown>,
+      file: source.file,
+      position: (p) => positionOf(source, p),
+      validators,
+      schemaCompiler: options.schemaCompiler,
+      ...(options.sha256 ? { sha256: options.sha256 } : {}),
+    });
+  } catch (err) {
+    if (err instanceof CatalogueError) throw err;
+    throw new CatalogueError([
+      { file: source.file, line: 1, column: 1, pointer: "", message: `internal error while compiling the catalogue: ${String((err as Error)?.message ?? err).slice(0, 200)}`, hint: "please report this with the catalogue that caused it" },
+    ]);
+  }
+}
