@@ -1,0 +1,53 @@
+/**
+ * `stalwart check [agent.yaml] [--json]` (interfaces.md CLI): lint a catalogue the way a compiler
+ * does — every problem as `file:line:column: error: message` with a `hint:` line, on stderr —
+ * and exit 1; exit 0 with `agent.yaml: ok (N tools)`. Works without a licence.
+ */
+import { CatalogueError, formatProblem, type CatalogueProblem } from "../../worker/engine/errors.js";
+import { loadCatalogue } from "../../worker/engine/catalogue/index.js";
+import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
+import { readCatalogueFile } from "../catalogue-node.js";
+
+export const summary = "lint a catalogue: every error with file:line:column; exit 1 on error";
+
+const USAGE = `usage: stalwart check [agent.yaml] [--json]
+
+  lint a catalogue (default: agent.yaml in the current folder); exit 1 on error
+  --json   print {ok, problems: [{file, line, column, message, hint, pointer}]}`;
+
+export async function run(argv: string[]): Promise<number> {
+  const json = argv.includes("--json");
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(USAGE + "\n");
+    return 0;
+  }
+  const unknown = argv.filter((a) => a.startsWith("-") && a !== "--json");
+  const files = argv.filter((a) => !a.startsWith("-"));
+  if (unknown.length > 0 || files.length > 1) {
+    process.stderr.write(`stalwart check: ${unknown.length ? `unknown option \`${unknown[0]}\`` : "one catalogue at a time"}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const file = files[0] ?? "agent.yaml";
+  let problems: readonly CatalogueProblem[] = [];
+  let tools = 0;
+  try {
+    // read the file here, so a path without a .yaml ending is still read as a path
+    const catalogue = loadCatalogue(readCatalogueFile(file), { file, schemaCompiler: ajvCompiler });
+    tools = catalogue.tools.size;
+  } catch (err) {
+    if (!(err instanceof CatalogueError)) throw err;
+    problems = err.problems;
+  }
+  if (json) {
+    const out = { ok: problems.length === 0, ...(problems.length === 0 ? { tools } : {}), problems: problems.map(({ file, line, column, message, hint, pointer }) => ({ file, line, column, message, hint: hint ?? null, pointer })) };
+    process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    return problems.length === 0 ? 0 : 1;
+  }
+  if (problems.length === 0) {
+    process.stdout.write(`${file}: ok (${tools} tool${tools === 1 ? "" : "s"})\n`);
+    return 0;
+  }
+  process.stderr.write(problems.map(formatProblem).join("\n") + "\n");
+  process.stderr.write(`${file}: ${problems.length} error${problems.length === 1 ? "" : "s"}\n`);
+  return 1;
+}
