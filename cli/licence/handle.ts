@@ -144,9 +144,9 @@ export class LicenceHandle {
    * the first answer: it starts the background renewal.
    */
   count(meter: string, n = 1): void {
-    this.answered();
     const now = this.now();
     const r = meters.count(this.counters, meter, n, this.inst.licence.meters, now);
+    this.answered();
     if (!r.ok) throw new QuotaExhausted(r.meter, r.limit, r.used, r.month);
     const month = meters.monthOf(now);
     const m = (this.pending[month] ??= {});
@@ -158,12 +158,15 @@ export class LicenceHandle {
   answered(): void {
     if (this.opts.renew === false || renewedThisProcess.has(this.home)) return;
     renewedThisProcess.add(this.home);
-    this.renewal = this.renew().catch((err: unknown) => ({ ok: false, code: "renewal_failed", message: (err as Error)?.message ?? String(err), adopted: [] }));
+    // Started after the current answer (a microtask later), so its counts are in the report.
+    this.renewal = Promise.resolve()
+      .then(() => this.renew())
+      .catch((err: unknown) => ({ ok: false, code: "renewal_failed", message: (err as Error)?.message ?? String(err), adopted: [] }));
   }
 
   /** Renew now (awaited): refresh the lease, report the counts, adopt changed bundles. */
   async renew(): Promise<RenewOutcome> {
-    this.flush();
+    this.flush(true); // merge with the file: other processes' counts are reported too
     const now = this.now();
     const report = meters.usageReport(this.counters, now, this.anomalies);
     const client = new ServiceClient(this.serviceUrl, this.opts.fetch ?? fetch, this.ownIdentifiers());
