@@ -1,0 +1,253 @@
+/**
+ * The `sends_out` allow-list (checks.md step 4): parsing its entries, and holding a destination
+ * the scanner found against them.
+ *
+ * Names are compared the way a tool's URL parser will resolve them: every host, in a destination
+ * and in a pattern, goes through WHATWG `new URL()` (lowercase, IDN to punycode, full-width and
+ * ideographic dots to `.`, IPv4 to dotted quad, IPv6 to RFC 5952), then loses one trailing dot.
+ * So `https://example.com@evil.com/` is `evil.com`, `BÜCHER.de.` is `xn--bcher-kva.de`. IPv6
+ * hosts are held without brackets (`2001:db8::1`), as the catalogue stores them.
+ */
+import type { DestinationPattern } from "../catalogue/types.js";
+import { isIPv4, isIPv6 } from "./ip.js";
+import { CUT } from "./scan.js";
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
+const TWO_SLASHES = /^[/\\]{2}/;
+const BARE_V6 = /^[0-9a-f:.]+(?:%[\w.~-]*)?$/i;
+const NOT_IN_HOST_PATTERN = /[\s/?#:@\\[\]%*]/;
+const LOCAL_PART = /^[^\s@*"(),:;<>[\]\\]+$/;
+
+/**
+ * Parses one `sends_out` entry: `"*"`, a host glob `*.example.com` (any host under it, not
+ * `example.com` itself), a host `api.example.com`, an IP (`10.0.0.1`, `::1`, `[2001:db8::1]`),
+ * an address `receipts@example.com`, or every address at a domain `*@example.com` /
+ * `*@*.example.com`. Hosts come back normalised (see above); null when the entry is none of these
+ * (a URL, a port, a path, a `*` elsewhere).
+ */
+export function parseDestinationPattern(text: string): DestinationPattern | null {
+  const t = text.trim();
+  if (t === "*") return { kind: "any" };
+  if (t === "") return null;
+  const at = t.lastIndexOf("@");
+  if (at >= 0) {
+    const local = t.slice(0, at);
+    const domain = t.slice(at + 1);
+    if (local === "*") {
+      const glob = hostGlob(domain);
+      return glob === null ? null : { kind: "address_domain", glob };
+    }
+    if (!LOCAL_PART.test(local) || local.startsWith(".") || local.endsWith(".") || local.includes("..")) return null;
+    const host = hostPattern(domain);
+    return host === null ? null : { kind: "address", address: `${local.toLowerCase()}@${host}` };
+  }
+  const glob = hostGlob(t);
+  return glob === null ? null : { kind: "host", glob };
+}
+
+/** `*.name` or a host pattern, normalised; null when neither. */
+function hostGlob(text: string): string | null {
+  if (text.startsWith("*.")) {
+    const rest = text.slice(2);
+    if (rest.includes(":") || /^[\d.]+$/.test(rest)) return null; // no globs over IP addresses
+    const host = hostPattern(rest);
+    return host === null ? null : `*.${host}`;
+  }
+  return hostPattern(text);
+}
+
+/** One host (a name, IPv4 or IPv6) as a pattern writes it, normalised; null when it is not one. */
+function hostPattern(text: string): string | null {
+  if (text.includes(":")) {
+    const inner = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
+    return isIPv6(inner, 0, inner.length) ? normaliseHost(`[${inner}]`) : null;
+  }
+  if (text === "" || NOT_IN_HOST_PATTERN.test(text) || text.includes("..") || text.startsWith(".")) return null;
+  const lastLabel = text.replace(/\.$/, "").split(".").pop()!;
+  if (/^\d+$/.test(lastLabel) && !isIPv4(text, 0, text.length)) return null; // `1.2.3`, `10.1`
+  return normaliseHost(text);
+}
+
+/** A host as a URL parser resolves it, lowercase punycode, no trailing dot or brackets; or null. */
+function normaliseHost(host: string): string | null {
+  try {
+    return tidy(new URL(`http://${host}/`).hostname);
+  } catch {
+    return null;
+  }
+}
+
+function tidy(hostname: string): string | null {
+  let h = hostname;
+  if (h.endsWith(".")) h = h.slice(0, -1);
+  if (h.startsWith("[") && h.endsWith("]")) h = h.slice(1, -1);
+  return h === "" ? null : h;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+
+type Compiled =
+  | { kind: "any" }
+  | { kind: "host" | "address_domain"; exact: string | null; suffix: string | null }
+  | { kind: "address"; address: string | null };
+
+/** Patterns compiled once each (they are frozen catalogue objects): the hot path only compares. */
+const compiledPatterns = new WeakMap<DestinationPattern, Compiled>();
+
+function compiled(p: DestinationPattern): Compiled {
+  let c = compiledPatterns.get(p);
+  if (c !== undefined) return c;
+  switch (p.kind) {
+    case "any":
+      c = { kind: "any" };
+      break;
+    case "host":
+    case "address_domain": {
+      const glob = p.glob.trim();
+      if (glob.startsWith("*.")) {
+        const host = hostPattern(glob.slice(2));
+        c = { kind: p.kind, exact: null, suffix: host === null ? null : `.${host}` };
+      } else {
+        c = { kind: p.kind, exact: hostPattern(glob), suffix: null };
+      }
+      break;
+    }
+    case "address": {
+      const at = p.address.lastIndexOf("@");
+      const host = at > 0 ? hostPattern(p.address.slice(at + 1)) : null;
+      c = { kind: "address", address: host === null ? null : `${p.address.slice(0, at).toLowerCase()}@${host}` };
+      break;
+    }
+  }
+  compiledPatterns.set(p, c);
+  return c;
+}
+
+function hostMatches(c: { exact: string | null; suffix: string | null }, host: string): boolean {
+  if (c.exact !== null) return host === c.exact;
+  return c.suffix !== null && host.length > c.suffix.length && host.endsWith(c.suffix);
+}
+
+interface Address {
+  local: string;
+  domain: string;
+}
+type Target = { host: string } | { addresses: Address[] };
+
+/**
+ * May a tool with this allow-list send to `dest` (one string `scanDestinations` reported)?
+ * `"*"` allows anything. A URL, a host or an IP is allowed when its host matches a host pattern;
+ * an address (or every address of a `mailto:`, `to`/`cc`/`bcc` included) when it equals an
+ * address pattern, ignoring case, or its domain matches an address-domain pattern. Hosts never
+ * allow addresses, nor addresses hosts. What cannot be read is not allowed.
+ */
+export function destinationAllowed(dest: string, patterns: readonly DestinationPattern[]): boolean {
+  for (const p of patterns) if (p.kind === "any") return true;
+  if (dest.endsWith(CUT)) return false; // cut short, or the mark that more were not listed
+  const target = readTarget(dest);
+  if (target === null) return false;
+  if ("host" in target) {
+    for (const p of patterns) {
+      const c = compiled(p);
+      if (c.kind === "host" && hostMatches(c, target.host)) return true;
+    }
+    return false;
+  }
+  return target.addresses.every((a) => addressAllowed(a, patterns));
+}
+
+function addressAllowed(a: Address, patterns: readonly DestinationPattern[]): boolean {
+  const whole = `${a.local}@${a.domain}`;
+  for (const p of patterns) {
+    const c = compiled(p);
+    if (c.kind === "address" && c.address === whole) return true;
+    if (c.kind === "address_domain" && hostMatches(c, a.domain)) return true;
+  }
+  return false;
+}
+
+/** What a reported destination names: a host, or the addresses it sends to; null if unreadable. */
+function readTarget(dest: string): Target | null {
+  const m = SCHEME.exec(dest);
+  if (m) {
+    const scheme = m[1]!.toLowerCase();
+    const rest = dest.slice(m[0].length);
+    if (scheme === "mailto") return mailtoAddresses(rest);
+    if (SPECIAL.has(scheme) || TWO_SLASHES.test(rest)) return urlHost(dest);
+    // otherwise `localhost:8080`, `example.com:8443/x`: a host and its port
+  }
+  if (TWO_SLASHES.test(dest)) return urlHost(`http:${dest}`);
+  if (dest.startsWith("[")) return urlHost(`http://${dest}`);
+  if (BARE_V6.test(dest) && dest.indexOf(":") !== dest.lastIndexOf(":")) {
+    const zone = dest.indexOf("%");
+    const v6 = zone >= 0 ? dest.slice(0, zone) : dest;
+    return isIPv6(v6, 0, v6.length) ? urlHost(`http://[${v6}]/`) : null;
+  }
+  if (dest.includes("@")) {
+    const a = address(dest);
+    return a === null ? null : { addresses: [a] };
+  }
+  return urlHost(`http://${dest}`);
+}
+
+function urlHost(url: string): Target | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  // A non-special scheme's host is opaque (percent-encoded, case kept): read it as http does.
+  const host = SPECIAL.has(u.protocol.slice(0, -1)) ? tidy(u.hostname) : normaliseHost(u.hostname);
+  return host === null ? null : { host };
+}
+
+/** `local@domain`, the domain possibly `[10.0.0.1]` or `[IPv6:…]`; the local part lowercased. */
+function address(text: string): Address | null {
+  const at = text.lastIndexOf("@");
+  if (at <= 0) return null;
+  let domain = text.slice(at + 1);
+  if (domain.startsWith("[") && domain.endsWith("]")) {
+    domain = domain.slice(1, -1);
+    if (/^ipv6:/i.test(domain)) domain = `[${domain.slice(5)}]`;
+  }
+  const host = normaliseHost(domain);
+  return host === null ? null : { local: text.slice(0, at).toLowerCase(), domain: host };
+}
+
+/** Every address a `mailto:` sends to: its path and its `to`, `cc` and `bcc` fields. */
+function mailtoAddresses(rest: string): Target | null {
+  const q = rest.indexOf("?");
+  const lists = [q >= 0 ? rest.slice(0, q) : rest];
+  if (q >= 0) {
+    for (const field of rest.slice(q + 1).split("&")) {
+      const eq = field.indexOf("=");
+      let name: string;
+      try {
+        name = decodeURIComponent(eq >= 0 ? field.slice(0, eq) : field).toLowerCase();
+      } catch {
+        return null;
+      }
+      if (name === "to" || name === "cc" || name === "bcc") lists.push(eq >= 0 ? field.slice(eq + 1) : "");
+    }
+  }
+  const addresses: Address[] = [];
+  for (const list of lists) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(list);
+    } catch {
+      return null;
+    }
+    for (const part of decoded.split(",")) {
+      const text = part.trim();
+      if (text === "") continue;
+      const a = address(text);
+      if (a === null) return null;
+      addresses.push(a);
+    }
+  }
+  return addresses.length === 0 ? null : { addresses };
+}

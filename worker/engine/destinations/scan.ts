@@ -1,0 +1,526 @@
+/**
+ * Step 4's scanner (checks.md, step 4): every destination inside the string values of a call's
+ * arguments. What counts as a destination:
+ *
+ * - a URL whose scheme names a host: `scheme://authority…` for any scheme of two letters or more
+ *   (one letter is a drive, `C:\\`), `http:evil.com` / `http:\\evil.com` for the special schemes
+ *   a URL parser reads that way, `mailto:a@b.com`, and `//host/path` when the host is a name or IP
+ *   as below. Reported whole, from the scheme to the end of the path, trailing punctuation and
+ *   unbalanced closing brackets left out. A URL inside a URL's path or query
+ *   (`?next=https://evil.example`) is reported too;
+ * - an e-mail address `local@domain`, the domain a name or IP as below (or `[10.0.0.1]`);
+ * - a bare host name: two labels or more whose last is an IANA top-level domain or a special-use
+ *   one (./tlds.ts), or `localhost`; with its `:port` and `/path` when they follow. So
+ *   `report.pdf`, `v1.2.3`, `40.00`, `e.g.` are not destinations; `notes.md`, `main.py`,
+ *   `archive.zip`, `hello.world` are (Moldova, Paraguay, and two gTLDs: fail closed);
+ * - an IPv4 dotted quad (optionally `:port`, `/path`), and an IPv6 address, bare (`2001:db8::1`,
+ *   `fe80::1%eth0`) or bracketed (`[::1]:8443/x`). Not times (`12:30`), not `a:b`.
+ *
+ * A host name is the longest run of labels joined by dots that the text holds, read the way a URL
+ * parser reads it: non-ASCII letters, symbols and format characters are part of a label, and the
+ * ideographic and full-width dots are dots (./chars.ts says why). A string holding compatibility
+ * characters is scanned a second time in its NFKC form (`evil⒈com` is `evil1.com` to a parser),
+ * and what that finds is reported in that form.
+ *
+ * Safe on hostile input: one left-to-right pass per string; every backward walk stops at the end
+ * of the previous destination or at a character the walk cannot cross, so each character is read
+ * a bounded number of times (no regex runs over the text but the one-shot prefilters). Arguments
+ * are walked with an explicit stack, so any depth is fine, and a value reached twice is read once.
+ */
+import { ALPHA, SCHEME, asciiFlags, isBreak, isDigit, isDot, isHex, isLabel } from "./chars.js";
+import { isIPv4, isIPv6 } from "./ip.js";
+import { isTld } from "./tlds.js";
+
+/** Schemes a URL parser reads a host from even without `//` (`http:evil.com`); not `file`. */
+const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
+/** Without one of these, or a non-ASCII character, a string cannot hold a destination. */
+const MAYBE = /[.:@\u3002\uff0e\uff61\u2024\ufe52]|localhost/i;
+const NON_ASCII = /[^\x00-\x7f]/;
+const LONGEST_IPV6 = 45; // 8 groups with an embedded dotted quad: 6*5 + 15
+const LONGEST_ZONE = 32;
+
+/**
+ * Bounds on what one call reports, so that a hostile argument cannot make the answer huge: a
+ * destination longer than `MAX_LENGTH` is cut there and ends with `…`, and after `MAX_FOUND`
+ * destinations (or ten times as many finds, repeats included: hashing them is the cost) the scan
+ * stops and reports `MORE_DESTINATIONS`. Nothing the scanner finds ends
+ * with `…` otherwise (trailing punctuation is never part of one), and `destinationAllowed` allows
+ * no such string but under `"*"`: a cut list still refuses where the whole one would.
+ */
+export const MAX_LENGTH = 4096;
+export const MAX_FOUND = 1000;
+export const MORE_DESTINATIONS = "(more destinations…)";
+export const CUT = "…";
+
+/** Found destinations, deduplicated, in order of appearance. */
+class Found {
+  readonly list: string[] = [];
+  full = false;
+  private finds = 0;
+  private readonly seen = new Set<string>();
+  add(found: string): void {
+    if (this.full) return;
+    if (++this.finds > 10 * MAX_FOUND) return this.stop();
+    const d = found.length > MAX_LENGTH ? found.slice(0, MAX_LENGTH) + CUT : found;
+    if (this.seen.has(d)) return;
+    if (this.list.length === MAX_FOUND) return this.stop();
+    this.seen.add(d);
+    this.list.push(d);
+  }
+  private stop(): void {
+    this.full = true;
+    this.list.push(MORE_DESTINATIONS);
+  }
+}
+
+class Scanner {
+  private s = "";
+  private n = 0;
+  /** End of the last destination reported: no backward walk goes before it. */
+  private floor = 0;
+  // the authority parsed last by `authority()`
+  private hostStart = 0;
+  private hostEnd = 0;
+  private authEnd = 0;
+  // the span `authority()` read last, and its last `@`
+  private memoStart = -1;
+  private memoEnd = -1;
+  private memoAt = -1;
+
+  constructor(private readonly found: Found) {}
+
+  scanString(s: string): void {
+    if (NON_ASCII.test(s)) {
+      this.scan(s);
+      const k = s.normalize("NFKC");
+      if (k !== s) this.scan(k);
+    } else if (MAYBE.test(s)) {
+      this.scan(s);
+    }
+  }
+
+  private scan(s: string): void {
+    this.s = s;
+    this.n = s.length;
+    this.floor = 0;
+    this.memoStart = this.memoEnd = this.memoAt = -1;
+    const n = this.n;
+    const found = this.found;
+    let i = 0;
+    while (i < n && !found.full) {
+      const c = s.charCodeAt(i);
+      let e = -1;
+      if (c === 0x3a /* : */) {
+        if (s.charCodeAt(i + 1) === 0x3a && this.v6Start(i)) e = this.atBareV6(i);
+      } else if (c === 0x5b /* [ */) {
+        e = this.atBracket(i);
+      } else if (c === 0x2f /* / */) {
+        if (s.charCodeAt(i + 1) === 0x2f) e = this.atSchemeRelative(i);
+      } else if (c === 0x40 /* @ */) {
+        // after a label, `atWord` has tried it already: here the local part ends in `. + %`
+        if (i > 0 && !isLabel(s.charCodeAt(i - 1))) e = this.atAddress(i, i);
+      } else if (isLabel(c) && (i === 0 || !isLabel(s.charCodeAt(i - 1)))) {
+        e = this.atWord(i);
+      }
+      i = e > i ? e : i + 1;
+    }
+  }
+
+  /** A word starts at `p`. Returns where scanning goes on: never inside the word's host run. */
+  private atWord(p: number): number {
+    const s = this.s;
+    if (this.looksV6(p)) {
+      const e = this.atBareV6(p);
+      if (e > 0) return e;
+    }
+    const he = this.hostRun(p);
+    const next = s.charCodeAt(he);
+    if (next === 0x3a /* : */) {
+      const e = this.atScheme(he, this.floor);
+      if (e > 0) return e;
+    } else if (next === 0x40 /* @ */) {
+      const e = this.atAddress(p, he);
+      if (e > 0) return e;
+    }
+    if (this.isHostName(p, he) || isIPv4(s, p, he)) return this.finishHost(p, he);
+    return he;
+  }
+
+  /** End of the longest run `label (dot label)*` from `p`; a dot must be followed by a label. */
+  private hostRun(p: number): number {
+    const s = this.s;
+    const n = this.n;
+    let i = p;
+    for (;;) {
+      while (i < n && isLabel(s.charCodeAt(i))) i++;
+      if (i + 1 < n && isDot(s.charCodeAt(i)) && isLabel(s.charCodeAt(i + 1))) i++;
+      else return i;
+    }
+  }
+
+  /** `s[p, e)` is a host run: is it a name (≥ 2 labels, a real or special-use TLD) or `localhost`? */
+  private isHostName(p: number, e: number): boolean {
+    const s = this.s;
+    let d = e - 1;
+    while (d >= p && !isDot(s.charCodeAt(d))) d--;
+    if (d < p) return e - p === 9 && s.slice(p, e).toLowerCase() === "localhost";
+    if (e - d > 64) return false; // no label is longer than 63
+    return isTld(s.slice(d + 1, e));
+  }
+
+  /** A host (or IP) ends at `e`: take `:port` and a path, query or fragment if they follow. */
+  private finishHost(start: number, e: number): number {
+    const s = this.s;
+    const n = this.n;
+    let end = e;
+    if (s.charCodeAt(end) === 0x3a) {
+      let j = end + 1;
+      while (j < n && j - end <= 6 && isDigit(s.charCodeAt(j))) j++;
+      const digits = j - end - 1;
+      if (digits >= 1 && digits <= 5 && !(j < n && isLabel(s.charCodeAt(j)))) end = j;
+    }
+    const c = s.charCodeAt(end);
+    if (c === 0x2f || c === 0x3f || c === 0x23 /* / ? # */) {
+      const pathStart = end;
+      end = this.urlEnd(start, end, e);
+      this.emit(start, end);
+      this.nested(pathStart, end);
+      return end;
+    }
+    this.emit(start, end);
+    return end;
+  }
+
+  /**
+   * A URL's scheme ends at the colon `k`; no backward walk passes `floor`. Reports the URL and
+   * returns its end, or -1 when there is none. `outerEnd` is given for a URL inside the path of
+   * another (`nested`): it ends where that one does, and is not searched again for more.
+   */
+  private atScheme(k: number, floor: number, outerEnd = -1): number {
+    const s = this.s;
+    const n = this.n;
+    let a = k;
+    while (a > floor && (asciiFlags(s.charCodeAt(a - 1)) & SCHEME) !== 0) a--;
+    while (a < k && (asciiFlags(s.charCodeAt(a)) & ALPHA) === 0) a++;
+    if (k - a < 2) return -1; // no scheme, or a drive letter
+    let j = k + 1;
+    while (j < n && (s.charCodeAt(j) === 0x2f || s.charCodeAt(j) === 0x5c)) j++;
+    const slashes = j - k - 1;
+    const scheme = s.slice(a, k).toLowerCase();
+    if (scheme === "mailto") return slashes === 0 ? this.atMailto(a, j) : -1;
+    // a special scheme skips any slashes; another names no host with fewer or more than two
+    if (!SPECIAL.has(scheme) && slashes !== 2) return -1;
+    this.authority(j);
+    if (!this.namesHost()) return -1;
+    const auth = this.authEnd;
+    if (outerEnd >= 0) {
+      if (outerEnd <= this.hostStart) return -1;
+      this.emit(a, outerEnd);
+      return outerEnd;
+    }
+    const end = this.urlEnd(a, auth, this.hostStart + 1);
+    this.emit(a, end);
+    this.nested(auth, end);
+    return end;
+  }
+
+  /** `//host/path`, when the host is a name, IPv4 or bracketed IPv6 by the bare rules. */
+  private atSchemeRelative(i: number): number {
+    const s = this.s;
+    if (i > 0) {
+      const prev = s.charCodeAt(i - 1);
+      if (isLabel(prev) || prev === 0x3a || prev === 0x2f || prev === 0x5c) return -1;
+    }
+    if (s.charCodeAt(i + 2) === 0x2f) return -1;
+    this.authority(i + 2);
+    const hs = this.hostStart;
+    if (s.charCodeAt(hs) === 0x5b) {
+      if (!this.namesHost()) return -1;
+    } else {
+      const he = this.hostRun(hs);
+      if (he === hs || !(this.isHostName(hs, he) || isIPv4(s, hs, he))) return -1;
+    }
+    const auth = this.authEnd;
+    const end = this.urlEnd(i, auth, hs + 1);
+    this.emit(i, end);
+    this.nested(auth, end);
+    return end;
+  }
+
+  /**
+   * Reads an authority from `j` (to the first `/ ? # \` or break): the host is what follows the
+   * last `@`, as a URL parser reads it (`https://example.com@evil.com/` names `evil.com`).
+   */
+  private authority(j: number): void {
+    const s = this.s;
+    const n = this.n;
+    let e: number;
+    let at: number;
+    if (j >= this.memoStart && j <= this.memoEnd) {
+      // A failed URL's authority runs on to where this one does: do not read it twice.
+      e = this.memoEnd;
+      at = this.memoAt >= j ? this.memoAt : -1;
+    } else {
+      at = -1;
+      for (e = j; e < n; e++) {
+        const c = s.charCodeAt(e);
+        if (c === 0x2f || c === 0x3f || c === 0x23 || c === 0x5c || isBreak(c)) break;
+        if (c === 0x40) at = e;
+      }
+      this.memoStart = j;
+      this.memoEnd = e;
+      this.memoAt = at;
+    }
+    const hs = at >= 0 ? at + 1 : j;
+    let he = hs;
+    if (s.charCodeAt(hs) === 0x5b) {
+      const last = Math.min(e, hs + LONGEST_IPV6 + LONGEST_ZONE + 3);
+      while (he < last && s.charCodeAt(he) !== 0x5d) he++;
+      if (he < last) he++;
+    } else {
+      while (he < e && s.charCodeAt(he) !== 0x3a) he++;
+    }
+    this.hostStart = hs;
+    this.hostEnd = he;
+    this.authEnd = e;
+  }
+
+  /** Does the authority read last name a host: a label character, or a bracketed literal? */
+  private namesHost(): boolean {
+    const s = this.s;
+    const hs = this.hostStart;
+    if (s.charCodeAt(hs) === 0x5b) {
+      const close = this.hostEnd - 1;
+      return close > hs + 1 && s.charCodeAt(close) === 0x5d;
+    }
+    for (let i = hs; i < this.hostEnd; i++) if (isLabel(s.charCodeAt(i))) return true;
+    return false;
+  }
+
+  /** `mailto:` at `a`, its address at `j`: reported whole with its query (`?cc=…`). */
+  private atMailto(a: number, j: number): number {
+    const s = this.s;
+    const n = this.n;
+    let at = j;
+    while (at < n && this.isLocalChar(s.charCodeAt(at))) at++;
+    if (at === j || s.charCodeAt(at) !== 0x40) return -1;
+    const de = this.domainEnd(at + 1);
+    if (de < 0) return -1;
+    const end = this.urlEnd(a, de, de);
+    this.emit(a, end);
+    return end;
+  }
+
+  /**
+   * An `@` at `he`, after a host run `s[p, he)` (or `p === he`): an e-mail address when the local
+   * part (walked back from `p`) and the domain hold up. Returns its end, or -1.
+   */
+  private atAddress(p: number, he: number): number {
+    const s = this.s;
+    let ls = p;
+    while (ls > this.floor && this.isLocalChar(s.charCodeAt(ls - 1))) ls--;
+    while (ls < he && s.charCodeAt(ls) === 0x2e) ls++;
+    if (ls === he) return -1;
+    const de = this.domainEnd(he + 1);
+    if (de < 0) return -1;
+    this.emit(ls, de);
+    return de;
+  }
+
+  /** The domain of an address from `d`: a name, an IPv4, or `[10.0.0.1]` / `[IPv6:…]`; or -1. */
+  private domainEnd(d: number): number {
+    const s = this.s;
+    if (s.charCodeAt(d) === 0x5b) {
+      let close = d + 1;
+      while (close < this.n && close - d <= LONGEST_IPV6 + 6 && s.charCodeAt(close) !== 0x5d) close++;
+      if (s.charCodeAt(close) !== 0x5d) return -1;
+      if (isIPv4(s, d + 1, close)) return close + 1;
+      if (s.slice(d + 1, d + 6).toLowerCase() === "ipv6:" && isIPv6(s, d + 6, close)) return close + 1;
+      return -1;
+    }
+    const de = this.hostRun(d);
+    if (de === d) return -1;
+    return this.isHostName(d, de) || isIPv4(s, d, de) ? de : -1;
+  }
+
+  /** Letters, digits and `. _ % + -`: the local parts people and tools write. */
+  private isLocalChar(c: number): boolean {
+    return isLabel(c) || c === 0x2e || c === 0x25 || c === 0x2b;
+  }
+
+  /** Could a bare IPv6 address start at `i`? Not inside a word, a number or another address. */
+  private v6Start(i: number): boolean {
+    if (i === 0) return true;
+    const prev = this.s.charCodeAt(i - 1);
+    return !(isLabel(prev) || prev === 0x3a || prev === 0x25 || isDot(prev));
+  }
+
+  /** A word at `p` that starts like an IPv6 address: up to four hex digits, then `:`. */
+  private looksV6(p: number): boolean {
+    const s = this.s;
+    let j = p;
+    while (j - p < 5 && isHex(s.charCodeAt(j))) j++;
+    return j > p && j - p <= 4 && s.charCodeAt(j) === 0x3a && this.v6Start(p);
+  }
+
+  /** End of the run of IPv6 characters from `p` (bounded), or -1 when it is too long. */
+  private v6RunEnd(p: number): number {
+    const s = this.s;
+    let e = p;
+    while (e < this.n && e - p <= LONGEST_IPV6) {
+      const c = s.charCodeAt(e);
+      if (isHex(c) || c === 0x3a || c === 0x2e) e++;
+      else break;
+    }
+    return e - p > LONGEST_IPV6 ? -1 : e;
+  }
+
+  /** A zone (`%eth0`) at `e`; returns its end (or `e` when there is none). */
+  private zoneEnd(e: number): number {
+    const s = this.s;
+    if (s.charCodeAt(e) !== 0x25) return e;
+    let z = e + 1;
+    while (z < this.n && z - e <= LONGEST_ZONE) {
+      const c = s.charCodeAt(z);
+      if (isLabel(c) && c < 128 || c === 0x2e || c === 0x7e) z++;
+      else break;
+    }
+    while (z > e + 1 && s.charCodeAt(z - 1) === 0x2e) z--;
+    return z > e + 1 ? z : e;
+  }
+
+  private atBareV6(p: number): number {
+    const s = this.s;
+    const e = this.v6RunEnd(p);
+    if (e < 0) return -1;
+    let ve = e;
+    while (ve > p && s.charCodeAt(ve - 1) === 0x2e) ve--;
+    if (ve - p >= 2 && s.charCodeAt(ve - 1) === 0x3a && s.charCodeAt(ve - 2) !== 0x3a) ve--;
+    const end = ve === e ? this.zoneEnd(e) : ve;
+    if (end < this.n && isLabel(s.charCodeAt(end))) return -1;
+    if (!isIPv6(s, p, ve)) return -1;
+    this.emit(p, end);
+    return end;
+  }
+
+  private atBracket(p: number): number {
+    const s = this.s;
+    const c = s.charCodeAt(p + 1);
+    if (!(isHex(c) || c === 0x3a)) return -1;
+    const e = this.v6RunEnd(p + 1);
+    if (e < 0) return -1;
+    const z = this.zoneEnd(e);
+    if (s.charCodeAt(z) !== 0x5d || !isIPv6(s, p + 1, e)) return -1;
+    return this.finishHost(p, z + 1);
+  }
+
+  /**
+   * End of a URL that starts at `start` and whose path (if any) starts at `from`: up to the next
+   * break, then without trailing `. , ; : ! ? ' *`, non-ASCII punctuation, or closing brackets
+   * that close nothing; never before `min`.
+   */
+  private urlEnd(start: number, from: number, min: number): number {
+    const s = this.s;
+    let e = from;
+    while (e < this.n && !isBreak(s.charCodeAt(e))) e++;
+    let parens = 0;
+    let squares = 0;
+    for (let i = start; i < e; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 0x28) parens++;
+      else if (c === 0x29) parens--;
+      else if (c === 0x5b) squares++;
+      else if (c === 0x5d) squares--;
+    }
+    while (e > min) {
+      const c = s.charCodeAt(e - 1);
+      if (c === 0x29 && parens < 0) parens++;
+      else if (c === 0x5d && squares < 0) squares++;
+      else if (!isTrailingPunctuation(c)) break;
+      e--;
+    }
+    return e;
+  }
+
+  /** Scheme URLs inside the path of a URL already reported (`/r?to=https://evil.example`). */
+  private nested(from: number, to: number): void {
+    const s = this.s;
+    for (let k = from; k + 2 < to && !this.found.full; k++) {
+      if (s.charCodeAt(k) !== 0x3a) continue;
+      const c1 = s.charCodeAt(k + 1);
+      const c2 = s.charCodeAt(k + 2);
+      if ((c1 !== 0x2f && c1 !== 0x5c) || (c2 !== 0x2f && c2 !== 0x5c)) continue;
+      if (this.atScheme(k, from, to) > 0) k = this.authEnd - 1;
+    }
+  }
+
+  private emit(start: number, end: number): void {
+    this.found.add(this.s.slice(start, end));
+    if (end > this.floor) this.floor = end;
+  }
+}
+
+function isTrailingPunctuation(c: number): boolean {
+  switch (c) {
+    case 0x2e: case 0x2c: case 0x3b: case 0x3a: case 0x21: case 0x3f: case 0x27: case 0x2a:
+      return true;
+    default:
+      return c >= 128 && !isLabel(c);
+  }
+}
+
+/**
+ * Every destination in `text`, deduplicated, in order of appearance, each as found in the text
+ * (the whole URL for a URL).
+ */
+export function findDestinations(text: string): string[] {
+  const found = new Found();
+  new Scanner(found).scanString(text);
+  return found.list;
+}
+
+/**
+ * Every destination inside the arguments of a call (checks.md step 4): in every string value at
+ * any depth, and in every object key (a free-form map's keys are as much data as its values),
+ * skipping the top-level arguments named in `skipArgs` (the tool's `lookup_args`), key and value.
+ * Numbers and booleans hold no destination. Deduplicated, in order of appearance (arguments in
+ * their key order, depth first).
+ */
+export function scanDestinations(args: unknown, skipArgs: ReadonlySet<string>): string[] {
+  const found = new Found();
+  const scanner = new Scanner(found);
+  const stack: unknown[] = [];
+  let seen: Set<object> | undefined;
+  if (args !== null && typeof args === "object" && !Array.isArray(args)) {
+    seen = new Set([args]);
+    pushEntries(stack, args as Record<string, unknown>, skipArgs);
+  } else {
+    stack.push(args);
+  }
+  while (stack.length > 0 && !found.full) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      scanner.scanString(v);
+    } else if (v !== null && typeof v === "object") {
+      seen ??= new Set();
+      if (seen.has(v)) continue;
+      seen.add(v);
+      if (Array.isArray(v)) {
+        for (let k = v.length - 1; k >= 0; k--) stack.push(v[k]);
+      } else {
+        pushEntries(stack, v as Record<string, unknown>, undefined);
+      }
+    }
+  }
+  return found.list;
+}
+
+/** Pushes an object's entries so that they pop in key order, each key before its value. */
+function pushEntries(stack: unknown[], o: Record<string, unknown>, skip: ReadonlySet<string> | undefined): void {
+  const keys = Object.keys(o);
+  for (let k = keys.length - 1; k >= 0; k--) {
+    const key = keys[k]!;
+    if (skip?.has(key)) continue;
+    stack.push(o[key], key);
+  }
+}
