@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { activate, installAnswer, licencePaths, openLicence, release, resetRenewals, writeAnswer, writeRequest } from "../../cli/licence/index.js";
 import { readInstallation } from "../../cli/licence/installation.js";
+import { ServiceClient } from "../../cli/licence/service.js";
 import { DAY_MS, lapseAllows, LicenceRequired, QuotaExhausted, type LicenceView } from "../../worker/licensing/index.js";
 import { startInProcessService, type InProcessService } from "../helpers/licence-miniflare.js";
 import { bootstrap, withKey } from "../helpers/licence-service-cases.js";
@@ -110,6 +111,35 @@ describe("activation and the first answer's renewal", () => {
     expect(v).toMatchObject({ stage: "lapsed", onLapse: "refuse" });
     expect(v.lapsedAt).toBeDefined();
     expect(["turn", "read", "write"].map((op) => lapseAllows(v, op as "turn"))).toEqual([false, false, false]);
+  });
+});
+
+describe("bundles at a renewal", () => {
+  test("a changed bundle is adopted at the next renewal; own identifiers are never sent to the service", async () => {
+    const home = tempHome();
+    const { api_key } = await bootstrap(target(), "paid");
+    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
+    const h = await openLicence({ home, fetch: svc.fetch, renew: false });
+    const before = h.view().bundleDigests.own_identifiers;
+    const put = await svc.request("/admin/bundles/own_identifiers", { method: "PUT", headers: { authorization: `Bearer ${svc.adminSecret}` }, body: JSON.stringify({ content: JSON.stringify({ v: 1, kind: "own_identifiers", entries: ["ACME-INTERNAL-7"] }) }) });
+    const { digest } = (await put.json()) as { digest: string };
+    expect(h.view().bundleDigests.own_identifiers).toBe(before); // not mid-session: only at a renewal
+    const r = await h.renew();
+    expect(r.adopted).toContain("own_identifiers");
+    expect(h.view().bundleDigests.own_identifiers).toBe(digest);
+    expect(readFileSync(join(licencePaths(home).bundles, digest.replace(":", "-")), "utf8")).toContain("ACME-INTERNAL-7");
+    const sent: string[] = [];
+    const spy: typeof fetch = async (input, init) => {
+      sent.push(String(init?.body ?? ""));
+      return svc.fetch(input, init);
+    };
+    const client = new ServiceClient(URL_, spy, ["acme-internal-7"]);
+    await expect(client.withKey("POST", "/v1/licences/activate", api_key, { note: "ticket ACME-INTERNAL-7" })).rejects.toMatchObject({ code: "own_identifier_withheld" });
+    expect(sent).toEqual([]);
+    // the handle's own renewals carry counts only, and go through the same guard
+    h.count("tool_checks", 2);
+    expect((await h.renew()).ok).toBe(true);
+    await h.close();
   });
 });
 
