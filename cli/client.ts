@@ -13,6 +13,7 @@ import { nodeCore } from "./wasm-node.js";
 import { installationKey, resolveHome } from "./home.js";
 import { catalogueFrom } from "./catalogue-input.js";
 import { ajvCompiler } from "../worker/engine/schema/ajv.js";
+import { Http, RemoteSession, ensureCatalogue } from "./remote.js";
 
 export interface ClientOptions {
   /** licence + state folder; default $STALWART_HOME or ~/.stalwart */
@@ -39,15 +40,30 @@ export class Client {
   readonly home: string;
   private readonly options: ClientOptions;
   private engineCache?: Engine;
+  private readonly http?: Http;
 
   constructor(options: ClientOptions = {}) {
     if (typeof options !== "object" || options === null) throw new InputError("Client options must be an object");
     this.options = options;
     this.home = resolveHome(options.home);
+    if (options.url !== undefined) this.http = new Http({ url: options.url, ...(options.key ? { key: options.key } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.now ? { now: options.now } : {}) });
   }
 
   /** A new conversation's session. */
   session(name: string, options: SessionOptions): ClientSession {
+    if (this.http) {
+      const http = this.http;
+      const created = ensureCatalogue(http, options.catalogue).then(async (catalogue) => {
+        const r = await http.send("POST", "/v1/sessions", {
+          catalogue, name,
+          ...(options.language ? { language: options.language } : {}),
+          ...(options.context ? { context: options.context } : {}),
+          ...(options.agent ? { agent: options.agent } : {}),
+        });
+        return r.session as SavedSession;
+      });
+      return new RemoteSession(http, created) as unknown as ClientSession;
+    }
     const catalogue = this.catalogue(options.catalogue);
     const s = new Session(this.engine(), name, catalogue, {
       ...(options.language ? { language: options.language } : {}),
@@ -59,6 +75,10 @@ export class Client {
 
   /** Continue a session saved with `toJSON()`, in this process or another. */
   resume(saved: SavedSession | string, options: { catalogue: string | object }): ClientSession {
+    if (this.http) {
+      const data = (typeof saved === "string" ? parseJson(saved) : saved) as SavedSession;
+      return new RemoteSession(this.http, ensureCatalogue(this.http, options.catalogue).then(() => data)) as unknown as ClientSession;
+    }
     const data = typeof saved === "string" ? parseJson(saved) : saved;
     return new ClientSession(Session.resume(this.engine(), this.catalogue(options.catalogue), data));
   }

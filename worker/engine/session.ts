@@ -10,7 +10,7 @@ import type { CallOptions, Call, CheckContext, CheckResult, Labels } from "./che
 import type { Engine } from "./engine.js";
 import { runSteps, STEPS, type NumberedStep } from "./check/orchestrator.js";
 import { canonicalize } from "./canonical/jcs.js";
-import { equalBytes, fromBase64Url, toBase64Url, toHex, utf8 } from "./canonical/bytes.js";
+import { equalBytes, fromBase64Url, fromHex, toBase64Url, toHex, utf8 } from "./canonical/bytes.js";
 import { entryCanonical, OUTCOMES, type CheckEntry, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 import { GENESIS, verifyChain } from "./history/verify.js";
 import { WatchedEntries } from "./history/watched.js";
@@ -36,8 +36,10 @@ export interface SavedSession {
   context: Record<string, unknown>;
   catalogue: string;
   entries: Entry[];
-  /** MAC over everything above but `entries`, and the count and head of the entries */
+  /** MAC over everything above but `entries` */
   seal: string;
+  /** MAC over the seal, the number of entries and the last link: cutting entries off shows */
+  head: string;
 }
 
 const LANGUAGES: readonly Language[] = ["en", "pt-BR"];
@@ -163,37 +165,65 @@ export class Session {
   }
 
   toJSON(): SavedSession {
-    const body = { v: 1 as const, id: this.id, name: this.name, language: this.language, agent: this.agent, context: { ...this.context }, catalogue: this.catalogue.digest };
+    const body = this.header();
     const entries = JSON.parse(JSON.stringify(this.watched.view)) as Entry[];
-    return { ...body, entries, seal: this.seal(body, entries) };
+    const seal = this.macText(`stalwart-session-v1.${canonicalize(body)}`);
+    return { ...body, entries, seal, head: this.headSeal(seal, entries) };
   }
 
-  /** Continue a saved session. A tampered header is an error; tampered entries fail at the next check. */
-  static resume(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, steps?: readonly NumberedStep[]): Session {
+  /**
+   * Continue a saved session. A changed header (name, language, agent, context, catalogue) is a
+   * typed error; changed entries, or entries cut off or added, fail step 2 at the next check.
+   */
+  static resume(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, steps?: readonly NumberedStep[], opts?: { adoptBrokenSeal?: boolean }): Session {
     const s = saved as SavedSession;
-    if (typeof s !== "object" || s === null || s.v !== 1 || typeof s.id !== "string" || typeof s.name !== "string" || !Array.isArray(s.entries) || typeof s.seal !== "string") {
+    if (typeof s !== "object" || s === null || s.v !== 1 || typeof s.id !== "string" || typeof s.name !== "string" || typeof s.seal !== "string" || typeof s.head !== "string" || typeof s.catalogue !== "string") {
       throw new InputError("a saved session must be what `toJSON()` returned", "/");
     }
-    const session = new Session(engine, s.name, catalogue, { language: s.language, context: s.context, ...(s.agent ? { agent: s.agent } : {}), ...(steps ? { steps } : {}) }, { id: s.id, entries: s.entries });
-    const body = { v: 1 as const, id: s.id, name: s.name, language: s.language, agent: s.agent, context: s.context, catalogue: s.catalogue };
-    const expected = fromBase64Url(s.seal);
-    if (!expected || !equalBytes(expected, fromBase64Url(session.seal(body, s.entries))!)) {
-      throw new StalwartError("SessionSealInvalid", "the saved session's header was changed (name, language, agent, context or its entry count)");
+    const session = new Session(engine, s.name, catalogue, { language: s.language, context: s.context, ...(s.agent ? { agent: s.agent } : {}), ...(steps ? { steps } : {}) }, { id: s.id, entries: Array.isArray(s.entries) ? s.entries : ([] as Entry[]) });
+    const body = { v: 1 as const, id: s.id, name: s.name, language: s.language, agent: s.agent ?? null, context: s.context ?? {}, catalogue: s.catalogue };
+    const seal = session.macText(`stalwart-session-v1.${canonicalize(body)}`);
+    if (!sameText(seal, s.seal)) {
+      if (opts?.adoptBrokenSeal && s.catalogue === catalogue.digest) {
+        session.brokenAtResume = "the session was not sealed with this key (another tenant's or installation's, or changed by hand)";
+        return session;
+      }
+      throw new StalwartError("SessionSealInvalid", "the saved session's header was changed (its name, language, agent, context or catalogue)");
     }
     if (s.catalogue !== catalogue.digest) {
       throw new StalwartError("CatalogueMismatch", `the saved session was checked against catalogue ${s.catalogue.slice(0, 12)}…, not this one (${catalogue.digest.slice(0, 12)}…)`);
     }
-    session.expectedCount = s.entries.length;
+    const entries = s.entries as unknown;
+    const last = Array.isArray(entries) && entries.length ? (entries[entries.length - 1] as { link?: unknown }).link : undefined;
+    const lastLink = typeof last === "string" ? fromHex(last) : GENESIS;
+    if (!Array.isArray(entries) || !sameText(session.headSeal(seal, entries as Entry[]), s.head) || !lastLink || lastLink.length !== 32) {
+      // Entries cut off, added or unreadable: the next check refuses `history_invalid`.
+      session.brokenAtResume = "the history is not the one this session signed (entries cut off, added or unreadable)";
+      return session;
+    }
+    // The head seal covers the count and the last link, so these are what we signed.
+    session.signedCount = entries.length;
+    session.head = lastLink;
     return session;
   }
 
   // — internals —
 
-  private expectedCount?: number;
+  /** how many entries we have signed in this history, and the last link: truncation shows */
+  private signedCount = 0;
+  private brokenAtResume?: string;
 
-  private seal(body: object, entries: readonly Entry[]): string {
-    const last = entries.length ? (entries[entries.length - 1] as Entry).link : "";
-    return toBase64Url(this.engine.mac(utf8(`stalwart-session-v1.${canonicalize(body)}.${entries.length}.${last}`)));
+  private header() {
+    return { v: 1 as const, id: this.id, name: this.name, language: this.language, agent: this.agent, context: { ...this.context }, catalogue: this.catalogue.digest };
+  }
+
+  private headSeal(seal: string, entries: readonly Entry[]): string {
+    const last = entries.length ? String((entries[entries.length - 1] as Entry)?.link) : "";
+    return this.macText(`stalwart-head-v1.${seal}.${entries.length}.${last}`);
+  }
+
+  private macText(text: string): string {
+    return toBase64Url(this.engine.mac(utf8(text)));
   }
 
   private nowMs(): number {
@@ -204,6 +234,7 @@ export class Session {
 
   /** Verify what needs verifying; on success the engine's own copy is refreshed. */
   private ensureVerified(): { ok: true } | { ok: false; why: string } {
+    if (this.brokenAtResume !== undefined) return { ok: false, why: this.brokenAtResume };
     if (!this.watched.dirty) return { ok: true };
     let view: unknown;
     try {
@@ -212,9 +243,12 @@ export class Session {
     } catch {
       return { ok: false, why: "the history is not JSON data" };
     }
-    const v = verifyChain(this.engine.chain, this.id, view, this.expectedCount === undefined ? {} : { expectedCount: this.expectedCount });
+    // The count and head we signed last: a valid prefix is still a cut history.
+    const v = verifyChain(this.engine.chain, this.id, view, {
+      expectedCount: this.signedCount,
+      ...(this.signedCount > 0 ? { expectedHead: toHex(this.head) } : {}),
+    });
     if (!v.ok) return { ok: false, why: v.why };
-    this.expectedCount = undefined;
     this.watched.reset(v.entries);
     this.head = v.head;
     this.turns = new TurnIndex(this.language);
@@ -224,7 +258,8 @@ export class Session {
 
   /** history_invalid: a new history starts at step 0 (checks.md). */
   private restart(): void {
-    this.expectedCount = undefined;
+    this.brokenAtResume = undefined;
+    this.signedCount = 0;
     this.watched.reset([]);
     this.head = GENESIS;
     this.turns = new TurnIndex(this.language);
@@ -236,9 +271,16 @@ export class Session {
     const link = this.engine.chain.link(this.sidBytes, this.head, bytes);
     entry.link = toHex(link);
     this.head = link;
+    this.signedCount++;
     this.watched.push(entry);
     return entry;
   }
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = fromBase64Url(a);
+  const y = fromBase64Url(b);
+  return x !== null && y !== null && equalBytes(x, y);
 }
 
 function randomId(): string {

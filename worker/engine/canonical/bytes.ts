@@ -1,6 +1,6 @@
 /** Byte helpers shared by the engine: UTF-8, hex, base64url. Web-standard APIs only. */
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 export function utf8(s: string): Uint8Array {
   return encoder.encode(s);

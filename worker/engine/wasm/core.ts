@@ -97,7 +97,9 @@ const EXPORTS: readonly (keyof Exports)[] = [
 ];
 
 export function createCore(source: BufferSource | WebAssembly.Module): Core {
-  const module = source instanceof WebAssembly.Module ? source : new WebAssembly.Module(source);
+  // Workers only instantiate pre-compiled modules (their types make Module abstract); Node compiles bytes.
+  const Compile = WebAssembly.Module as unknown as new (bytes: BufferSource) => WebAssembly.Module;
+  const module = source instanceof WebAssembly.Module ? source : new Compile(source);
   // The module imports nothing today; `env.abort` is there in case a future build adds assertions.
   const instance = new WebAssembly.Instance(module, {
     env: {

@@ -1,0 +1,141 @@
+/**
+ * `npm run bench`: checks per second in-process, side by side in one run with a Cedar decision
+ * and a pure-JS hot path (node:crypto instead of WASM). Reports medians and ratios measured in
+ * this run; targets are printed beside them, never asserted (speed lives here, not in tests).
+ *
+ *   (a) a read                      (b) a write with a 20-entry history
+ *   (c) the same with 200 / 2,000   (d) a full verification after `resume` (per entry)
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Engine } from "../worker/engine/engine.js";
+import { Session } from "../worker/engine/session.js";
+import { nodeCore } from "../cli/wasm-node.js";
+import { createJsCore } from "../cli/hotpath-js.js";
+import { installationKey } from "../cli/home.js";
+import { catalogueFrom } from "../cli/catalogue-input.js";
+import { ajvCompiler } from "../worker/engine/schema/ajv.js";
+import type { Core } from "../worker/engine/wasm/core.js";
+
+const catalogueFile = join(import.meta.dirname, "../examples/store/agent.yaml");
+const home = mkdtempSync(join(tmpdir(), "stalwart-bench-"));
+const key = installationKey(home);
+
+function engineWith(core: Core) {
+  const engine = new Engine({ core, key, schemaCompiler: ajvCompiler });
+  const catalogue = catalogueFrom(catalogueFile, { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });
+  return { engine, catalogue };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/** Median µs per op over `batches` batches of `per` ops each (after a warm-up batch). */
+function measure(per: number, batches: number, op: (i: number) => void): number {
+  for (let i = 0; i < per; i++) op(i);
+  const samples: number[] = [];
+  let n = 0;
+  for (let b = 0; b < batches; b++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < per; i++) op(n++);
+    samples.push(Number(process.hrtime.bigint() - t0) / 1000 / per);
+  }
+  return median(samples);
+}
+
+const refund = { order_id: "4411", amount: 40.0 };
+const refundOpts = { origins: { order_id: "typed", amount: "model" } };
+
+function sessionWith(env: ReturnType<typeof engineWith>, entries: number): Session {
+  const s = new Session(env.engine, "billing", env.catalogue);
+  s.read("estorne 40,00 do pedido 4411");
+  while (s.history.entries.length < entries) s.checkToolCall("refund_card", refund, refundOpts);
+  return s;
+}
+
+/** A write checked on `count` distinct sessions that each hold `entries` entries. */
+function writeAt(env: ReturnType<typeof engineWith>, entries: number, count: number): number {
+  const sessions = Array.from({ length: count }, () => sessionWith(env, entries));
+  const per = Math.max(1, Math.floor(count / 20));
+  return measure(per, Math.floor(count / per) - 1, (i) => sessions[i % count]!.checkToolCall("refund_card", refund, refundOpts));
+}
+
+function fullVerifyPerEntry(env: ReturnType<typeof engineWith>, entries: number): number {
+  const saved = JSON.stringify(sessionWith(env, entries).toJSON());
+  const samples: number[] = [];
+  for (let r = 0; r < 15; r++) {
+    const data = JSON.parse(saved);
+    const t0 = process.hrtime.bigint();
+    const s = Session.resume(env.engine, env.catalogue, data);
+    s.checkToolCall("get_order", { order_id: "4411" });
+    samples.push(Number(process.hrtime.bigint() - t0) / 1000 / entries);
+  }
+  return median(samples);
+}
+
+async function cedar(): Promise<number | null> {
+  try {
+    const cedarWasm = await import("@cedar-policy/cedar-wasm/nodejs");
+    const policies = {
+      staticPolicies: `
+        permit(principal == User::"billing", action == Action::"get_order", resource);
+        permit(principal == User::"billing", action == Action::"refund_card", resource) when { context.amount <= 100 };
+        forbid(principal, action == Action::"refund_card", resource) when { context.tainted };
+        permit(principal == User::"support", action == Action::"get_order", resource);
+        forbid(principal, action == Action::"delete_order", resource);`,
+    };
+    const parsed = cedarWasm.preparsePolicySet("store", policies);
+    if (parsed.type !== "success") throw new Error(JSON.stringify(parsed));
+    const call = {
+      principal: { type: "User", id: "billing" },
+      action: { type: "Action", id: "refund_card" },
+      resource: { type: "Order", id: "4411" },
+      context: { amount: 40, tainted: false },
+      preparsedPolicySetId: "store",
+      entities: [],
+    };
+    const answer = cedarWasm.statefulIsAuthorized(call as never);
+    if (answer.type !== "success" || answer.response.decision !== "allow") throw new Error(JSON.stringify(answer));
+    return measure(2000, 25, () => cedarWasm.statefulIsAuthorized(call as never));
+  } catch (err) {
+    console.error(`cedar: not measured (${(err as Error).message})`);
+    return null;
+  }
+}
+
+const fmt = (us: number | null) => (us === null ? "—" : `${us.toFixed(2)} µs`);
+const rate = (us: number | null) => (us === null ? "—" : `${Math.round(1e6 / us).toLocaleString("en")}/s`);
+
+async function main() {
+  const wasm = engineWith(nodeCore());
+  const js = engineWith(createJsCore());
+  const rows: [string, number | null, number | null, string][] = [];
+
+  const readOn = (env: ReturnType<typeof engineWith>) => {
+    const s = sessionWith(env, 20);
+    return measure(2000, 25, () => s.checkToolCall("get_order", { order_id: "4411" }));
+  };
+  rows.push(["(a) read", readOn(wasm), readOn(js), ""]);
+  rows.push(["(b) write, 20-entry history", writeAt(wasm, 20, 2000), writeAt(js, 20, 2000), "target ≤ 10 µs"]);
+  rows.push(["(c) write, 200-entry history", writeAt(wasm, 200, 400), writeAt(js, 200, 400), "must not grow with history"]);
+  rows.push(["(c) write, 2,000-entry history", writeAt(wasm, 2000, 60), writeAt(js, 2000, 60), "must not grow with history"]);
+  rows.push(["(d) full verification after resume, per entry", fullVerifyPerEntry(wasm, 2000), fullVerifyPerEntry(js, 2000), "target ≤ 3 µs/entry"]);
+  const cedarUs = await cedar();
+
+  console.log(`\nstalwart-agents bench — in-process, one run, medians (Node ${process.version})\n`);
+  console.log("| case | WASM core | checks/s | pure-JS (node:crypto) | ratio JS/WASM | target |");
+  console.log("|---|---|---|---|---|---|");
+  for (const [name, w, j, target] of rows) {
+    console.log(`| ${name} | ${fmt(w)} | ${rate(w)} | ${fmt(j)} | ${w && j ? (j / w).toFixed(2) : "—"} | ${target} |`);
+  }
+  console.log(`| Cedar decision (cedar-wasm, preparsed 5-policy set) | ${fmt(cedarUs)} | ${rate(cedarUs)} | | | |`);
+  const b = rows[1]![1]!;
+  console.log("");
+  console.log(`ratio write(2,000 entries) / write(20 entries): ${(rows[3]![1]! / b).toFixed(2)} (1.0 = flat)`);
+  if (cedarUs) console.log(`ratio stalwart write check / Cedar decision: ${(b / cedarUs).toFixed(2)}`);
+}
+
+await main();

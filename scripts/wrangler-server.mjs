@@ -1,0 +1,84 @@
+// Start `wrangler dev` for a worker config on 127.0.0.1, offline (no Request.cf fetch, no
+// metrics), wait until its health route answers, and hand back a stop function. Used by
+// scripts/dev.mjs and by the tests, which start and stop every server they need themselves.
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * @param {{config?: string, port?: number, vars?: Record<string,string>, envFile?: string, persistTo?: string, health?: string, log?: (s: string) => void, timeoutMs?: number}} o
+ */
+export async function startWrangler(o = {}) {
+  const port = o.port ?? (await freePort());
+  const inspector = await freePort();
+  const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false", "--log-level", "warn",
+    "--persist-to", o.persistTo ?? mkdtempSync(join(tmpdir(), "stalwart-wrangler-"))];
+  if (o.config) args.push("--config", o.config);
+  if (o.envFile) args.push("--env-file", o.envFile);
+  for (const [k, v] of Object.entries(o.vars ?? {})) args.push("--var", `${k}:${v}`);
+  const child = spawn("npx", args, {
+    cwd: repo,
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_UPDATE_NOTIFIER: "1", CI: process.env.CI ?? "" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  const collect = (d) => {
+    output += d.toString();
+    if (output.length > 20000) output = output.slice(-20000);
+    o.log?.(d.toString());
+  };
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (o.timeoutMs ?? 90_000);
+  let exited = false;
+  child.on("exit", () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`wrangler dev exited before answering:\n${output}`);
+    try {
+      const r = await fetch(url + (o.health ?? "/v1/health"), { signal: AbortSignal.timeout(1000) });
+      if (r.ok) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      stop();
+      throw new Error(`wrangler dev did not answer within the deadline:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  function stop() {
+    if (exited) return Promise.resolve();
+    return new Promise((resolve) => {
+      child.once("exit", resolve);
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        resolve();
+      }
+      setTimeout(() => {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {}
+        resolve();
+      }, 5000).unref();
+    });
+  }
+  return { url, port, stop, pid: child.pid, output: () => output };
+}

@@ -1,0 +1,44 @@
+/**
+ * The package as users get it: `npm pack`, install the tarball into a temporary project, and
+ * `import { Client } from "stalwart-agents"` from plain Node ESM — then check a call with it and
+ * lint a catalogue with the installed `stalwart` binary.
+ */
+import { describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const repo = resolve(import.meta.dirname, "..");
+
+describe("npm package", () => {
+  it("packs, installs and runs from plain Node ESM", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stalwart-pack-"));
+    const out = execFileSync("npm", ["pack", "--pack-destination", dir, "--json"], { cwd: repo, encoding: "utf8" });
+    const tarball = join(dir, JSON.parse(out)[0].filename);
+    const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path);
+    expect(files).toContain("dist/build/core.wasm");
+    expect(files).toContain("dist/cli/index.js");
+    expect(files).toContain("dist/cli/index.d.ts");
+    expect(files.some((f) => f.startsWith("test/"))).toBe(false);
+
+    const app = join(dir, "app");
+    cpSync(join(repo, "examples/store/agent.yaml"), join(app, "agent.yaml"), { recursive: true });
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], { cwd: app, encoding: "utf8", stdio: "pipe" });
+    writeFileSync(
+      join(app, "main.mjs"),
+      `import { Client } from "stalwart-agents";
+const client = new Client({ home: "./.stalwart" });
+const billing = client.session("billing", { catalogue: "agent.yaml" });
+await billing.read("estorne 40,00 do pedido 4411");
+const check = await billing.checkToolCall("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "typed", amount: "model" } });
+console.log(JSON.stringify({ decision: check.decision, reasons: check.reasons, arguments: check.detail.arguments }));
+`,
+    );
+    const printed = execFileSync("node", ["main.mjs"], { cwd: app, encoding: "utf8" });
+    expect(JSON.parse(printed)).toEqual({ decision: "confirm", reasons: ["argument_origin"], arguments: ["amount"] });
+    const lint = execFileSync(join(app, "node_modules/.bin/stalwart"), ["check", "agent.yaml"], { cwd: app, encoding: "utf8" });
+    expect(lint).toMatch(/ok/);
+  }, 180_000);
+});

@@ -1,0 +1,89 @@
+/** Check-worker routes through `app.request()`: auth, tenancy, bad input, the session cycle. */
+import { describe, expect, it } from "vitest";
+import { KEY_A, KEY_B, storeYaml, testApp } from "./app-env.js";
+
+async function json(r: Response) {
+  return { status: r.status, body: (await r.json()) as any };
+}
+
+describe("check worker routes", () => {
+  it("serves health and the OpenAPI document without a key", async () => {
+    const { call } = testApp();
+    const h = await json(await call("GET", "/v1/health", undefined, null));
+    expect(h).toMatchObject({ status: 200, body: { ok: true, wasm: "ok" } });
+    const o = await json(await call("GET", "/v1/openapi.json", undefined, null));
+    expect(o.status).toBe(200);
+    expect(o.body.openapi).toBe("3.1.0");
+    for (const p of ["/v1/health", "/v1/catalogues/{name}", "/v1/sessions", "/v1/sessions/read", "/v1/check", "/v1/report"]) expect(Object.keys(o.body.paths)).toContain(p);
+  });
+
+  it("needs a valid bearer key everywhere else", async () => {
+    const { call } = testApp();
+    expect((await json(await call("PUT", "/v1/catalogues/store", storeYaml, null, "application/yaml"))).body.error.code).toBe("unauthorized");
+    expect((await call("PUT", "/v1/catalogues/store", storeYaml, "wrong-key-0123456789", "application/yaml")).status).toBe(401);
+    expect((await call("POST", "/v1/check", {}, "Basic abc")).status).toBe(401);
+  });
+
+  it("registers a catalogue and reports lint errors with file:line:column", async () => {
+    const { call } = testApp();
+    const ok = await json(await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml"));
+    expect(ok.status).toBe(200);
+    expect(ok.body.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(ok.body.tools).toContain("refund_card");
+    const bad = await json(await call("PUT", "/v1/catalogues/bad", "tools:\n  - name: x\n    writez: true\n", KEY_A, "application/yaml"));
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe("catalogue_invalid");
+    expect(bad.body.error.problems[0]).toMatchObject({ file: "bad.yaml", line: 3, column: 5 });
+    expect((await call("PUT", "/v1/catalogues/bad name", storeYaml, KEY_A, "application/yaml")).status).toBe(400);
+  });
+
+  it("answers bad input with a coded 4xx, never a 500", async () => {
+    const { call, app, env } = testApp();
+    const cases: [Response, number, string][] = [
+      [await call("POST", "/v1/check", "{not json", KEY_A), 400, "malformed_json"],
+      [await call("POST", "/v1/check", "[]", KEY_A), 400, "invalid_request"],
+      [await call("POST", "/v1/check", { tool: "x" }, KEY_A, "text/plain"), 415, "unsupported_media_type"],
+      [await call("POST", "/v1/check", { tool: "x", args: {}, session: { v: 1 } }, KEY_A), 400, "session_invalid"],
+      [await call("POST", "/v1/check", { tool: 1, args: {} }, KEY_A), 400, "invalid_request"],
+      [await call("GET", "/v1/nothing-here", undefined, KEY_A), 404, "not_found"],
+      [await call("GET", "/elsewhere", undefined, null), 404, "not_found"],
+      [await app.request("/v1/check", { method: "POST", headers: { authorization: `Bearer ${KEY_A}`, "content-type": "application/json" }, body: JSON.stringify({ pad: "x".repeat((1 << 20) + 10) }) }, env), 413, "body_too_large"],
+    ];
+    for (const [r, status, code] of cases) {
+      const b = await json(r);
+      expect({ status: b.status, code: b.body.error?.code }).toEqual({ status, code });
+      expect(typeof b.body.error.message).toBe("string");
+    }
+  });
+
+  it("runs a session: read, check, confirm, approve, report", async () => {
+    const { call } = testApp();
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
+    let s = (await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "billing" }))).body.session;
+    s = (await json(await call("POST", "/v1/sessions/read", { session: s, text: "estorne 40,00 do pedido 4411" }))).body.session;
+    let r = (await json(await call("POST", "/v1/check", { session: s, tool: "refund_card", args: { order_id: "4411", amount: 40 }, options: { origins: { order_id: "typed", amount: "typed" } } }))).body;
+    expect(r.check).toMatchObject({ decision: "confirm", reasons: ["write"], step: 1 });
+    r = (await json(await call("POST", "/v1/check", { session: r.session, tool: "refund_card", args: { order_id: "4411", amount: 40 }, options: { origins: { order_id: "typed", amount: "typed" }, confirmation: r.check.confirmation } }))).body;
+    expect(r.check).toMatchObject({ decision: "allow", reasons: ["confirmed"], step: 2 });
+    const rep = await json(await call("POST", "/v1/report", { session: r.session, step: 2, outcome: "ran", result: { refund_id: "rf-1" } }));
+    expect(rep.body.step).toBe(3);
+    expect(rep.body.session.entries[3]).toMatchObject({ kind: "report", of: 2, outcome: "ran", result: { refund_id: "rf-1" } });
+    const badStep = await json(await call("POST", "/v1/report", { session: rep.body.session, step: 99, outcome: "ran" }));
+    expect(badStep.status).toBe(400);
+  });
+
+  it("keeps tenants apart: catalogues, and histories MAC'd for another tenant", async () => {
+    const { call } = testApp();
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
+    expect((await call("GET", "/v1/catalogues/store", undefined, KEY_B)).status).toBe(404);
+    expect((await call("POST", "/v1/sessions", { catalogue: "store", name: "x" }, KEY_B)).status).toBe(404);
+    let a = (await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "billing" }, KEY_A))).body.session;
+    a = (await json(await call("POST", "/v1/check", { session: a, tool: "get_order", args: { order_id: "1" } }, KEY_A))).body.session;
+    // B cannot even find A's catalogue by digest…
+    expect((await call("POST", "/v1/check", { session: a, tool: "get_order", args: { order_id: "1" } }, KEY_B)).status).toBe(404);
+    // …and with the same catalogue registered, A's history does not verify under B's key.
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_B, "application/yaml");
+    const r = await json(await call("POST", "/v1/check", { session: a, tool: "get_order", args: { order_id: "1" } }, KEY_B));
+    expect(r.body.check).toMatchObject({ decision: "refuse", reasons: ["history_invalid"], step: 0 });
+  });
+});

@@ -1,0 +1,199 @@
+/**
+ * The check worker's routes (Hono). Runtime-agnostic: the Workers entry (index.ts) passes the
+ * compiled WASM module and Durable Object stores; tests pass the Node core and memory stores and
+ * drive it with `app.request()`. History stays with the caller: every session route takes the
+ * saved session and answers with the next one, exactly as the SDK's `toJSON()` / `resume()`.
+ */
+import { Hono, type Context } from "hono";
+import { Engine } from "../engine/engine.js";
+import { Session, type SavedSession } from "../engine/session.js";
+import type { Core } from "../engine/wasm/core.js";
+import type { CompiledCatalogue } from "../engine/catalogue/types.js";
+import { loadCatalogue } from "../engine/catalogue/index.js";
+import { cfworkerCompiler } from "../engine/schema/cfworker.js";
+import { CatalogueError, InputError, StalwartError } from "../engine/errors.js";
+import { toHex, utf8 } from "../engine/canonical/bytes.js";
+import { OUTCOMES, type Outcome } from "../engine/history/entry.js";
+import { HttpError, errorBody, sendError } from "./http-errors.js";
+import { field, isInt, isObject, isString, jsonBody, yamlBody } from "./body.js";
+import { historySecret, parseKeys, tenantOf, type TenantConfig } from "./tenants.js";
+import type { Stores } from "./stores.js";
+import { openapi } from "./openapi.js";
+
+export interface AppOptions {
+  core: () => Core;
+  stores: (env: unknown) => Stores;
+  now?: () => Date;
+  version?: string;
+}
+
+type Env = { Bindings: TenantConfig & Record<string, unknown>; Variables: { tenant: string } };
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function createApp(opts: AppOptions) {
+  const app = new Hono<Env>();
+  const engines = new Map<string, Engine>();
+  const compiled = new Map<string, CompiledCatalogue>();
+  // The clock of the request being handled. Tests of a local worker may set it with the
+  // `x-stalwart-now` header, honoured only when the STALWART_TEST_CLOCK var is "1" (never in a
+  // deployment). Set right before the synchronous session work, so no request sees another's.
+  let requestNow: number | undefined;
+  const now = () => (requestNow !== undefined ? new Date(requestNow) : opts.now ? opts.now() : new Date());
+  function clockFor(c: Context<Env>): void {
+    const header = c.req.header("x-stalwart-now");
+    requestNow = undefined;
+    if (header !== undefined && c.env?.STALWART_TEST_CLOCK === "1") {
+      const t = Number(header);
+      if (!Number.isFinite(t)) throw new HttpError(400, "invalid_request", "`x-stalwart-now` must be milliseconds since the epoch");
+      requestNow = t;
+    }
+  }
+  let secretSlot: { hex: string; slot: number } | undefined;
+
+  /** The tenant's engine: its history key is HMAC(secret, tenant), loaded once per isolate. */
+  function engineFor(env: TenantConfig, tenant: string): Engine {
+    const core = opts.core();
+    const secret = historySecret(env);
+    const hex = toHex(secret);
+    if (!secretSlot || secretSlot.hex !== hex) {
+      secretSlot = { hex, slot: core.loadKey(secret) };
+      engines.clear();
+    }
+    let engine = engines.get(tenant);
+    if (!engine) {
+      const key = core.hmac(secretSlot.slot, utf8(`stalwart-tenant-v1.${tenant}`));
+      engine = new Engine({ core, key, schemaCompiler: cfworkerCompiler, now });
+      engines.set(tenant, engine);
+    }
+    return engine;
+  }
+
+  function compile(text: string, name: string): CompiledCatalogue {
+    const core = opts.core();
+    return loadCatalogue(text, { file: `${name}.yaml`, schemaCompiler: cfworkerCompiler, sha256: (b) => core.sha256(b) });
+  }
+
+  async function catalogueByDigest(c: Context<Env>, digest: string): Promise<CompiledCatalogue> {
+    const tenant = c.get("tenant");
+    const hit = compiled.get(`${tenant}\u0000${digest}`);
+    if (hit) return hit;
+    const stored = await opts.stores(c.env).catalogues(tenant).byDigest(digest);
+    if (!stored) throw new HttpError(404, "catalogue_not_found", `no catalogue with digest \`${digest.slice(0, 16)}…\` for this tenant`, "/session/catalogue");
+    const cat = compile(stored.yaml, stored.name);
+    compiled.set(`${tenant}\u0000${digest}`, cat);
+    return cat;
+  }
+
+  async function resume(c: Context<Env>, body: Record<string, unknown>, adoptHeader = false): Promise<Session> {
+    const saved = field(body, "session", isObject, "the session object a previous answer returned")! as unknown as SavedSession;
+    if (typeof saved.catalogue !== "string") throw new HttpError(400, "session_invalid", "`session.catalogue` must be the catalogue digest", "/session/catalogue");
+    if (!Array.isArray(saved.entries) || saved.entries.some((e) => typeof e !== "object" || e === null || Array.isArray(e))) {
+      throw new HttpError(400, "session_invalid", "`session.entries` must be a list of entry objects", "/session/entries");
+    }
+    const catalogue = await catalogueByDigest(c, saved.catalogue);
+    const engine = engineFor(c.env, c.get("tenant"));
+    clockFor(c);
+    return Session.resume(engine, catalogue, saved, undefined, adoptHeader ? { adoptBrokenSeal: true } : undefined);
+  }
+
+  app.onError((err, c) => {
+    if (err instanceof HttpError) return sendError(c, err);
+    if (err instanceof CatalogueError) {
+      return c.json(errorBody("catalogue_invalid", "the catalogue does not load", err.problems[0]?.pointer, { problems: err.problems }), 400);
+    }
+    if (err instanceof InputError) return c.json(errorBody("invalid_request", err.message, err.pointer ?? ""), 400);
+    if (err instanceof StalwartError) {
+      const status = err.code === "SessionSealInvalid" ? 400 : err.code === "CatalogueMismatch" ? 409 : err.code === "HistoryInvalid" ? 409 : 400;
+      const code = err.code === "SessionSealInvalid" ? "session_invalid" : err.code === "HistoryInvalid" ? "history_invalid" : err.code === "CatalogueMismatch" ? "catalogue_not_found" : err.code;
+      return c.json(errorBody(code, err.message), status);
+    }
+    return c.json(errorBody("internal_error", "the worker failed on this request; nothing was allowed"), 500);
+  });
+  app.notFound((c) => c.json(errorBody("not_found", `no route \`${c.req.method} ${new URL(c.req.url).pathname}\``), 404));
+
+  app.get("/v1/health", (c) => {
+    let wasm = "ok";
+    try {
+      opts.core().sha256(new Uint8Array(0));
+    } catch {
+      wasm = "unavailable";
+    }
+    return c.json({ ok: wasm === "ok", service: "stalwart-check", version: opts.version ?? "0.1.0", wasm });
+  });
+  app.get("/v1/openapi.json", (c) => c.json(openapi));
+
+  // Everything below needs a key.
+  app.use("/v1/*", async (c, next) => {
+    c.set("tenant", tenantOf(c.req.header("authorization"), parseKeys(c.env?.STALWART_API_KEYS)));
+    await next();
+  });
+
+  app.put("/v1/catalogues/:name", async (c) => {
+    const name = c.req.param("name");
+    if (!NAME.test(name)) throw new HttpError(400, "invalid_request", "a catalogue name is 1–64 letters, digits, `.`, `_` or `-`", "/name");
+    const yaml = await yamlBody(c);
+    const cat = compile(yaml, name);
+    const tenant = c.get("tenant");
+    await opts.stores(c.env).catalogues(tenant).put({ name, digest: cat.digest, yaml });
+    compiled.set(`${tenant}\u0000${cat.digest}`, cat);
+    return c.json({ name, digest: cat.digest, tools: [...cat.tools.keys()] });
+  });
+
+  app.get("/v1/catalogues/:name", async (c) => {
+    const stored = await opts.stores(c.env).catalogues(c.get("tenant")).byName(c.req.param("name"));
+    if (!stored) throw new HttpError(404, "catalogue_not_found", `no catalogue named \`${c.req.param("name")}\``);
+    return c.json(stored);
+  });
+
+  app.post("/v1/sessions", async (c) => {
+    const body = await jsonBody(c);
+    const catName = field(body, "catalogue", isString, "the name of a registered catalogue")!;
+    const name = field(body, "name", isString, "the session's name")!;
+    const language = field(body, "language", isString, "`en` or `pt-BR`", true);
+    const context = field(body, "context", isObject, "an object", true);
+    const agent = field(body, "agent", isString, "an agent name", true);
+    const stored = await opts.stores(c.env).catalogues(c.get("tenant")).byName(catName);
+    if (!stored) throw new HttpError(404, "catalogue_not_found", `no catalogue named \`${catName}\`; register it with PUT /v1/catalogues/${catName}`, "/catalogue");
+    const catalogue = await catalogueByDigest(c, stored.digest);
+    clockFor(c);
+    const session = new Session(engineFor(c.env, c.get("tenant")), name, catalogue, {
+      ...(language ? { language: language as never } : {}),
+      ...(context ? { context } : {}),
+      ...(agent ? { agent } : {}),
+    });
+    return c.json({ session: session.toJSON() }, 201);
+  });
+
+  app.post("/v1/sessions/read", async (c) => {
+    const body = await jsonBody(c);
+    const text = field(body, "text", isString, "the person's turn, a string")!;
+    const session = await resume(c, body);
+    const { step } = session.read(text);
+    return c.json({ step, session: session.toJSON() });
+  });
+
+  app.post("/v1/check", async (c) => {
+    const body = await jsonBody(c);
+    const tool = field(body, "tool", isString, "a tool name")!;
+    if (!("args" in body)) throw new HttpError(400, "invalid_request", "`args` is required (an object)", "/args");
+    const options = field(body, "options", isObject, "an object", true) ?? {};
+    // A session sealed by another key (another tenant's, or a forged one) is not an error here:
+    // the check refuses it `history_invalid` and starts a new history, as the SDK does.
+    const session = await resume(c, body, true);
+    const check = session.checkToolCall(tool, body.args, options);
+    return c.json({ check, session: session.toJSON() });
+  });
+
+  app.post("/v1/report", async (c) => {
+    const body = await jsonBody(c);
+    const step = field(body, "step", isInt, "the step number a check returned")!;
+    const outcome = field(body, "outcome", (v): v is Outcome => OUTCOMES.includes(v as Outcome), OUTCOMES.join(" | "))!;
+    const session = await resume(c, body);
+    const r = session.report(step, outcome, body.result);
+    return c.json({ step: r.step, session: session.toJSON() });
+  });
+
+  app.all("/v1/*", (c) => c.json(errorBody("not_found", `no route \`${c.req.method} ${new URL(c.req.url).pathname}\``), 404));
+  return app;
+}

@@ -1,0 +1,30 @@
+/** The Stores interface over Durable Object stubs: one catalogue object and one counter object per tenant. */
+import type { CatalogueObject } from "./catalogue-object.js";
+import type { CounterObject } from "./counter-object.js";
+import type { Stores } from "./stores.js";
+
+export interface DurableEnv {
+  CATALOGUES: DurableObjectNamespace<CatalogueObject>;
+  COUNTERS: DurableObjectNamespace<CounterObject>;
+}
+
+export function durableStores(env: DurableEnv): Stores {
+  return {
+    catalogues(tenant) {
+      const stub = env.CATALOGUES.get(env.CATALOGUES.idFromName(tenant));
+      return {
+        put: async (c) => void (await stub.put(c)),
+        byName: async (name) => await stub.byName(name),
+        byDigest: async (digest) => await stub.byDigest(digest),
+      };
+    },
+    counters(tenant) {
+      const stub = env.COUNTERS.get(env.COUNTERS.idFromName(tenant));
+      return {
+        reserve: async (id, items, now) => await stub.reserve(id, items, now),
+        peek: async (items, now) => await stub.peek(items, now),
+        release: async (id) => void (await stub.release(id)),
+      };
+    },
+  };
+}
