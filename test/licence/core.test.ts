@@ -113,6 +113,15 @@ describe("the licence state machine", () => {
     });
   }
 
+  test("nothing refused while licensed is allowed during a lapse (lapseAllows only ever narrows)", () => {
+    const views = ["2026-06-05T00:00:00.000Z", "2026-06-20T00:00:00.000Z", "2026-08-01T00:00:00.000Z"].flatMap((t) =>
+      (["reads_only", "refuse"] as const).map((o) => licenceView({ licence: licence(o), lease }, new Date(t))),
+    );
+    for (const v of views) for (const op of ["turn", "read", "write"] as const) {
+      if (lapseAllows(v, op)) expect(lapseAllows({ ...v, stage: "active" }, op)).toBe(true);
+    }
+  });
+
   test("an expired licence or a revocation lapses at once, naming the date", () => {
     const expired = licenceView({ licence: licence("refuse", "2026-06-05T00:00:00.000Z"), lease }, new Date("2026-06-06T00:00:00.000Z"));
     expect(expired).toMatchObject({ stage: "lapsed", lapsedAt: "2026-06-05T00:00:00.000Z", leaseEnds: "2026-06-05T00:00:00.000Z" });
