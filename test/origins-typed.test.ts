@@ -1,0 +1,307 @@
+import { describe, expect, it } from "vitest";
+import { TurnIndex, readNumber, tokenizeTurn, typedIn } from "../worker/engine/origins/typed.js";
+import type { Language } from "../worker/engine/catalogue/types.js";
+
+type Case = readonly [turn: string, value: unknown, found: boolean];
+
+const PT_BR: readonly Case[] = [
+  // the spec's example
+  ["estorne 40,00 do pedido 4411", 40, true],
+  ["estorne 40,00 do pedido 4411", 40.0, true],
+  ["estorne 40,00 do pedido 4411", "4411", true],
+  ["estorne 40,00 do pedido 4411", 4411, true],
+  ["pedido 44110", "4411", false],
+  ["pedido 44110", 4411, false],
+  ["pedido 4411a", "4411", false],
+  ["pedido 4411a", 4411, false],
+  // numbers in pt-BR
+  ["R$ 40", 40, true],
+  ["R$40,00", 40, true],
+  ["R$\u00a040,00", 40, true],
+  ["R$ 40,50", 40.5, true],
+  ["R$ 40,50", 40.05, false],
+  ["1.234,56", 1234.56, true],
+  ["1234,56", 1234.56, true],
+  ["total 1.234.567,89", 1234567.89, true],
+  ["R$ 1.000", 1000, true],
+  ["40.000", 40000, true],
+  ["1.234", 1234, true],
+  ["1.234", 1.234, false],
+  ["0,5", 0.5, true],
+  ["1,5", 1.5, true],
+  ["40,001", 40.001, true],
+  ["40%", 40, true],
+  ["nº 4411", 4411, true],
+  // the other language's format, and ambiguous ones, are no numbers
+  ["1,234.56", 1234.56, false],
+  ["1,234.56", 1.234, false],
+  ["40.5", 40.5, false],
+  ["40.5", 405, false],
+  ["40.5", 40, false],
+  ["0.500", 500, false],
+  ["0.500", 0.5, false],
+  // exact values only
+  ["40,01", 40, false],
+  ["R$ 39,99", 40, false],
+  ["-40", -40, true],
+  ["-40", 40, false],
+  ["−40", -40, true],
+  ["de 10-40", 40, true],
+  ["10kg", 10, false],
+  ["2x", 2, false],
+  ["1e3", 1000, false],
+  // strings: case, accents, whole tokens, any white space
+  ["estorné", "estorne", true],
+  ["estorne", "estorné", true],
+  ["São Paulo", "sao paulo", true],
+  ["sao paulo", "São Paulo", true],
+  ["SÃO PAULO", "São Paulo", true],
+  ["conceição", "Conceicao", true],
+  ["d’ávila", "D'Avila", true],
+  ["banana", "ana", false],
+  ["Ana comprou", "ana", true],
+  ["Rua das   Flores\n12", "Rua das Flores 12", true],
+  ["Rua das Flores, 12", "Rua das Flores 12", false],
+  ["Rua das Flores 120", "Rua das Flores 12", false],
+  ["pedido 4411.", "4411", true],
+  ["pedido 4411,5", "4411", false],
+  ["pedido 1.4411", "4411", false],
+  ["pedido #4411", "4411", true],
+  ["entregar em São Paulo/SP", "São Paulo", true],
+  ["Rio de Janeiro-RJ", "rio de janeiro", true],
+  // fail closed
+  ["", "x", false],
+  ["algo", "", false],
+  ["algo", "   ", false],
+  ["sim", true, false],
+  ["null", null, false],
+  ["40", undefined, false],
+  ["pão e leite", ["pão", "leite"], true],
+  ["pão", ["pão", "leite"], false],
+  ["pão", [], false],
+  ["Rua A 12", { street: "rua a", number: 12 }, true],
+  ["40", { amount: 40, ok: true }, false],
+];
+
+const EN: readonly Case[] = [
+  ["refund 40.00 for order 4411", 40, true],
+  ["refund 40.00 for order 4411", 40.0, true],
+  ["refund 40.00 for order 4411", "4411", true],
+  ["refund 40.00 for order 4411", 4411, true],
+  ["order 44110", "4411", false],
+  ["order 44110", 4411, false],
+  ["$40", 40, true],
+  ["$40.50", 40.5, true],
+  ["$40.50", 40.05, false],
+  ["1,234.56", 1234.56, true],
+  ["1234.56", 1234.56, true],
+  ["USD 1,000,000", 1000000, true],
+  ["1,234", 1234, true],
+  ["1,234", 1.234, false],
+  ["1.234", 1.234, true],
+  ["1.234", 1234, false],
+  ["0.5", 0.5, true],
+  [".5", 0.5, false],
+  ["40 percent", 40, true],
+  // the other language's format, and ambiguous ones, are no numbers
+  ["1.234,56", 1234.56, false],
+  ["1.234,56", 1.234, false],
+  ["40,00", 40, false],
+  ["40,5", 40.5, false],
+  ["40,5", 405, false],
+  ["0,500", 500, false],
+  ["1,2,3", 2, false],
+  ["1, 2, 3", 2, true],
+  // exact values only
+  ["40.01", 40, false],
+  ["39.99", 40, false],
+  ["40", 40.000001, false],
+  ["-40", -40, true],
+  ["-40", 40, false],
+  ["pages 10-40", 40, true],
+  ["10kg", 10, false],
+  ["#4411", 4411, true],
+  ["10000000000000000000000", 1e22, false],
+  ["Infinity", Infinity, false],
+  // strings
+  ["Café", "cafe", true],
+  ["cafe", "Café", true],
+  ["banana", "ana", false],
+  ["Hi Ana", "ana", true],
+  ["221B  Baker\tStreet", "221b baker street", true],
+  ["221B Baker Street", "Baker St", false],
+  ["order 4411.", "4411", true],
+  ["order 4411.5", "4411", false],
+  ["order 1.4411", "4411", false],
+  ["it’s mine", "it's mine", true],
+  ["send it to ana@example.com", "Ana@Example.com", true],
+  ["send it to ana@example.com", "ana@example", false],
+  ["send it to ana.silva@example.com", "ana", false],
+  ["see file 4411.pdf", 4411, false],
+  ["see file 4411.pdf", "4411", false],
+  ["Ana.", "ana", true],
+  // fail closed
+  ["yes", true, false],
+  ["null", null, false],
+  ["milk and bread", ["milk", "bread"], true],
+  ["milk", ["milk", "bread"], false],
+  ["milk", [["milk"], { a: "milk" }], true],
+  ["milk", [null], false],
+];
+
+function table(language: Language, cases: readonly Case[]): void {
+  describe(`typedIn (${language})`, () => {
+    it("has at least 40 cases", () => expect(cases.length).toBeGreaterThanOrEqual(40));
+    for (const [turn, value, found] of cases) {
+      it(`${JSON.stringify(value)} in ${JSON.stringify(turn)} → ${found}`, () => {
+        expect(typedIn(value, [turn], language)).toBe(found);
+      });
+    }
+  });
+}
+table("pt-BR", PT_BR);
+table("en", EN);
+
+describe("TurnIndex", () => {
+  it("searches every turn added, each folded once", () => {
+    const index = new TurnIndex("pt-BR");
+    index.add("quero estornar o pedido 4411");
+    index.add("o valor é R$ 40,00, entregue em São Paulo");
+    expect(index.size).toBe(2);
+    expect(index.has(40)).toBe(true);
+    expect(index.has("4411")).toBe(true);
+    expect(index.has("sao paulo")).toBe(true);
+    expect(index.has(41)).toBe(false);
+  });
+
+  it("never matches across two turns", () => {
+    const index = new TurnIndex("en");
+    index.add("Rua das");
+    index.add("Flores");
+    expect(index.has("rua das flores")).toBe(false);
+  });
+
+  it("takes turns folded by tokenizeTurn, of its own language only", () => {
+    const index = new TurnIndex("en");
+    index.add(tokenizeTurn("refund $40", "en"));
+    expect(index.has(40)).toBe(true);
+    expect(() => index.add(tokenizeTurn("R$ 40", "pt-BR"))).toThrow(/pt-BR/);
+  });
+
+  it("is told its language and never guesses one", () => {
+    expect(new TurnIndex().language).toBe("en");
+    expect(() => new TurnIndex("pt" as Language)).toThrow(/unknown language/);
+  });
+
+  it("folds a 1 MB turn in linear time", () => {
+    const turn = "1.2,3.4,5 a4411b -".repeat(60_000);
+    const t0 = performance.now();
+    const index = new TurnIndex("pt-BR");
+    index.add(turn);
+    index.has("4411b -1");
+    expect(performance.now() - t0).toBeLessThan(2000);
+  });
+});
+
+describe("tokenizeTurn", () => {
+  it("reads the numbers of the turn in its language", () => {
+    const t = tokenizeTurn("Estorne R$ 40,00 do pedido 4411, total 1.234,56; -12 e 10-40. x4411a 40.5 1,234.56", "pt-BR");
+    expect([...t.numbers].sort()).toEqual(["-12", "10", "1234.56", "40", "4411"]);
+    expect(t.text).toBe("estorne r$ 40,00 do pedido 4411, total 1.234,56; -12 e 10-40. x4411a 40.5 1,234.56");
+  });
+
+  it("reads number tokens exactly", () => {
+    expect(readNumber("007", "en")).toBe("7");
+    expect(readNumber("0,00", "pt-BR")).toBe("0");
+    expect(readNumber("-0", "en")).toBe("0");
+    expect(readNumber("1.000,10", "pt-BR")).toBe("1000.1");
+    expect(readNumber("1,000.10", "en")).toBe("1000.1");
+    expect(readNumber("12,34", "en")).toBeNull();
+    expect(readNumber("1.23.456", "pt-BR")).toBeNull();
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Property test, seeded: any amount written the way a person writes it in the session's
+// language is found; one cent more or less is not.
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function group(digits: string, sep: string): string {
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, sep);
+}
+
+/** Writes `cents / 100` as a person might in `language`: grouped or not, cents or not, a currency. */
+function format(cents: number, language: Language, rnd: () => number): string {
+  const [thousands, decimal, currencies] = language === "pt-BR" ? [".", ",", ["R$ ", "R$", "", ""]] : [",", ".", ["$", "US$ ", "", ""]];
+  const whole = String(Math.floor(cents / 100));
+  const frac = String(cents % 100).padStart(2, "0");
+  const int = rnd() < 0.5 ? group(whole, thousands) : whole;
+  const decimals = cents % 100 === 0 && rnd() < 0.5 ? "" : frac.endsWith("0") && rnd() < 0.5 ? decimal + frac[0] : decimal + frac;
+  const currency = currencies[Math.floor(rnd() * currencies.length)]!;
+  return `${currency}${int}${decimals}`;
+}
+
+describe("properties", () => {
+  for (const language of ["pt-BR", "en"] as const) {
+    it(`a formatted amount is found in ${language}, one cent off is not`, () => {
+      const rnd = mulberry32(language === "en" ? 1 : 2);
+      const words = language === "pt-BR" ? ["estorne", "o valor de", "por favor:"] : ["refund", "the amount of", "please:"];
+      for (let i = 0; i < 2000; i++) {
+        const cents = Math.floor(rnd() * 10 ** (1 + Math.floor(rnd() * 9)));
+        const written = format(cents, language, rnd);
+        const turn = `${words[i % words.length]} ${written}${rnd() < 0.5 ? "." : ""} obrigado`;
+        const index = new TurnIndex(language);
+        index.add(turn);
+        const value = cents / 100;
+        if (!index.has(value)) throw new Error(`${value} not found in ${JSON.stringify(turn)}`);
+        for (const off of [(cents + 1) / 100, (cents - 1) / 100, value + 0.01, value - 0.01]) {
+          if (index.has(off)) throw new Error(`${off} found in ${JSON.stringify(turn)}`);
+        }
+      }
+    });
+  }
+
+  it("an amount grouped the other language's way is not read as that amount", () => {
+    const rnd = mulberry32(3);
+    for (let i = 0; i < 1000; i++) {
+      const cents = 100_000 + Math.floor(rnd() * 1e9); // at least 1000, so there is a group
+      if (cents % 100 === 0) continue;
+      const value = cents / 100;
+      expect(typedIn(value, [format(cents, "en", () => 0.1)], "pt-BR")).toBe(false);
+      expect(typedIn(value, [format(cents, "pt-BR", () => 0.1)], "en")).toBe(false);
+    }
+  });
+});
+
+describe("hostile turns", () => {
+  const cases: Record<string, string> = {
+    "separators between digits": `1${".,".repeat(500_000)}5`,
+    "groups that never close": `1${",234".repeat(250_000)}.5.5`,
+    "signs and dots": "-.".repeat(500_000),
+    "digits glued to letters": "a1".repeat(500_000),
+    "one long word": "a".repeat(1 << 20),
+  };
+  for (const [name, turn] of Object.entries(cases)) {
+    it(`1 MB of ${name} folds in linear time`, () => {
+      const t0 = performance.now();
+      for (const language of ["en", "pt-BR"] as const) {
+        const index = new TurnIndex(language);
+        index.add(turn);
+        index.has(1);
+        index.has("a1a1a1a1a1a1a1a1a1a1a1a2");
+        index.has("a".repeat(4000));
+      }
+      expect(performance.now() - t0).toBeLessThan(2000);
+    });
+  }
+});
