@@ -73,7 +73,7 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
       const line = ctx.position(first.pointer + "/name").line;
       report(
         e.pointer + "/name",
-        first.kind === e.kind ? `${KIND_WORD[e.kind]} \`${e.name}\` is declared twice` : `${KIND_WORD[e.kind]} \`${e.name}\` has the same name as ${KIND_WORD[first.kind]} \`${e.name}\``,
+        first.kind === e.kind ? `\`${e.name}\` is declared twice` : `the name \`${e.name}\` is already taken by ${KIND_WORD[first.kind]} \`${e.name}\``,
         `the first is at line ${line}; rename one of them (a tool that is sometimes a read and sometimes a write is two tools)`,
       );
       continue;
@@ -93,7 +93,8 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
   };
   const scope = (inFilter: boolean): ConditionScope => ({ returnsOf, inFilter, position: ctx.position, report });
 
-  if (entries.length === 0 && !["tools", "http", "code"].some((k) => Array.isArray(data[k]) && (data[k] as unknown[]).length > 0)) {
+  const onlyKnownWords = Object.keys(data).every((k) => ["settings", "agents", "tools", "http", "code", "tasks"].includes(k));
+  if (onlyKnownWords && entries.length === 0 && !["tools", "http", "code"].some((k) => Array.isArray(data[k]) && (data[k] as unknown[]).length > 0)) {
     report("", "the catalogue declares no tools", "add `tools:` with at least one `{name: …}`");
   }
 
@@ -224,10 +225,10 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
         const e = byName.get(n);
         if (!e || !e.writes) return;
         if (e.raw.undo === undefined && e.raw.outcome === undefined) {
-          report(`/tasks/${i}/tools/${j}`, `task \`${String(task.name)}\` runs all at once, but write \`${n}\` has no \`undo\` or \`outcome\``, `declare \`undo:\` or \`outcome:\` on \`${n}\`, or use \`steps: in_order\``);
+          report(`/tasks/${i}/tools/${j}`, `the task runs all at once, but write \`${n}\` has no \`undo\` or \`outcome\``, `declare \`undo:\` or \`outcome:\` on \`${n}\`, or use \`steps: in_order\``);
         }
         if (e.raw.money === true && e.raw.spend === undefined) {
-          report(`/tasks/${i}/tools/${j}`, `task \`${String(task.name)}\` runs all at once, but \`${n}\` moves money and declares no \`spend\``, `add \`spend: [{field: amount, at_most: …, per: call}]\` and \`currency\` to \`${n}\``);
+          report(`/tasks/${i}/tools/${j}`, `the task runs all at once, but \`${n}\` moves money and declares no \`spend\``, `add \`spend: [{field: amount, at_most: …, per: call}]\` and \`currency\` to \`${n}\``);
         }
       });
     });

@@ -74,7 +74,9 @@ export function readYaml(text: string, file: string): Source {
   }
   for (const e of doc.errors) {
     const pos = at(e.pos?.[0]);
-    problem(pos, "", yamlMessage(e.code, e.message), yamlHint(e.code, e.message));
+    const line = e.pos ? text.slice(e.pos[0], e.pos[0] + 200).split("\n")[0]! : "";
+    const snippet = (/^\s*("[^"]*"|'[^']*'|[^:#,{}[\]]+?)\s*:(\s|$)/.exec(line)?.[1] ?? "").slice(0, 60);
+    problem(pos, "", yamlMessage(e.code, e.message, snippet), yamlHint(e.code, e.message));
   }
   for (const w of doc.warnings) {
     // an unresolved tag or the like: a catalogue is plain data, so a warning is an error here
@@ -183,9 +185,10 @@ function errorText(e: unknown): string {
   return m.length > 200 ? m.slice(0, 200) + "…" : m;
 }
 
-function yamlMessage(code: string, message: string): string {
+function yamlMessage(code: string, message: string, snippet = ""): string {
   const first = message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-  if (code === "DUPLICATE_KEY") return "a key appears twice in this map";
+  if (code === "DUPLICATE_KEY") return snippet ? `key \`${snippet.replace(/:$/, "")}\` appears twice in this map` : "a key appears twice in this map";
+  if (code === "MULTIPLE_DOCS") return "the file holds more than one YAML document";
   if (/Maximum call stack/i.test(first)) return "the YAML is nested too deeply to read";
   const text = first.length > 200 ? first.slice(0, 200) + "…" : first;
   return `malformed YAML: ${text.charAt(0).toLowerCase()}${text.slice(1)}`;

@@ -20,6 +20,7 @@ import { failure, jsonLeaf, pickLeaf, type Leaf } from "./verdict.js";
 function makeAjv(allErrors: boolean) {
   const ajv = new Ajv({
     allErrors,
+    verbose: allErrors, // errors carry their parentSchema: needed to tell a rewritten `contains`
     // check-schema.ts is the strict judge of schemas; ajv's own strict mode would reject
     // `x-` annotations and unknown formats that cfworker accepts
     strict: false,
@@ -29,6 +30,7 @@ function makeAjv(allErrors: boolean) {
     inlineRefs: true,
   });
   for (const [name, fn] of Object.entries(cfFormats)) ajv.addFormat(name, fn as (s: string) => boolean);
+  ajv.addKeyword({ keyword: CONTAINS_MARK, schemaType: "boolean" }); // an annotation
   ajv.removeKeyword("multipleOf");
   ajv.addKeyword({
     keyword: "multipleOf",
@@ -67,6 +69,9 @@ export function ajvLeaves(errors: readonly ErrorObject[]): Leaf[] {
       case "additionalItems":
         out.push({ pointer: joinPointer(e.instancePath, Number(p.limit)), rule: "additionalItems" });
         break;
+      case "not":
+        out.push({ pointer: e.instancePath, rule: (e.parentSchema as Record<string, unknown> | undefined)?.[CONTAINS_MARK] === true ? "contains" : "not" });
+        break;
       case "false schema":
         out.push({ pointer: e.instancePath, rule: "false" });
         break;
@@ -77,9 +82,44 @@ export function ajvLeaves(errors: readonly ErrorObject[]): Leaf[] {
   return out;
 }
 
+const CONTAINS_MARK = "x-stalwart-contains";
+const SUBSCHEMA = ["additionalItems", "additionalProperties", "contains", "propertyNames", "not", "if", "then", "else"];
+const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf"];
+const SUBSCHEMA_MAPS = ["properties", "patternProperties", "definitions", "$defs"];
+
+/**
+ * Works around an ajv 8.20 bug found by the parity test: `contains` can accept an empty array —
+ * its loop never runs and its result variable keeps a stale `true` (e.g. `{items: {contains:
+ * {const: []}}}` passes `[[[]], []]`). So ajv never sees `contains`: `contains: S` is rewritten to
+ * its equivalent `not: {type: array, items: {not: S}}` ("not every item fails S"), placed in an
+ * `allOf` entry marked `x-stalwart-contains`, whose `not` failure is reported as the rule
+ * `contains` (the explaining validator runs with `verbose`, so the error carries its schema).
+ */
+export function rewriteContains(schema: unknown): unknown {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return schema;
+  const s = { ...(schema as Record<string, unknown>) };
+  for (const k of SUBSCHEMA) if (s[k] !== undefined) s[k] = rewriteContains(s[k]);
+  if (s.items !== undefined) s.items = Array.isArray(s.items) ? s.items.map(rewriteContains) : rewriteContains(s.items);
+  for (const k of SUBSCHEMA_LISTS) if (Array.isArray(s[k])) s[k] = (s[k] as unknown[]).map(rewriteContains);
+  for (const k of SUBSCHEMA_MAPS) {
+    const m = s[k];
+    if (m && typeof m === "object" && !Array.isArray(m)) s[k] = Object.fromEntries(Object.entries(m).map(([n, x]) => [n, rewriteContains(x)]));
+  }
+  if (s.dependencies && typeof s.dependencies === "object") {
+    s.dependencies = Object.fromEntries(Object.entries(s.dependencies).map(([n, x]) => [n, Array.isArray(x) ? x : rewriteContains(x)]));
+  }
+  if (s.contains !== undefined) {
+    const inner = s.contains;
+    delete s.contains;
+    const entry = { [CONTAINS_MARK]: true, not: { type: "array", items: { not: inner } } };
+    s.allOf = Array.isArray(s.allOf) ? [...s.allOf, entry] : [entry];
+  }
+  return s;
+}
+
 /** Compiles a draft-07 schema with ajv. Throws `InvalidSchema` for a schema check-schema.ts refuses. */
 export const ajvCompiler: SchemaCompiler = (schema: object): SchemaCheck => {
-  const prepared = prepareSchema(schema);
+  const prepared = rewriteContains(prepareSchema(schema)) as object;
   fast ??= makeAjv(false);
   const quick: ValidateFunction = fast.compile(prepared);
   fast.removeSchema(prepared); // the function stays usable; the instance keeps no reference

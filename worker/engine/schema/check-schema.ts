@@ -136,6 +136,7 @@ function walk(s: unknown, ptr: string, depth: number, isRoot: boolean, out: Sche
       }
       case "enum":
         if (!Array.isArray(v) || v.length === 0) bad(key, "`enum` must be a non-empty list of values");
+        else if (new Set(v.map(canonical)).size !== v.length) bad(key, "`enum` lists a value twice");
         break;
       case "multipleOf":
         if (typeof v !== "number" || !(v > 0)) bad(key, "`multipleOf` must be a number greater than 0");
@@ -247,6 +248,13 @@ function walk(s: unknown, ptr: string, depth: number, isRoot: boolean, out: Sche
         break; // const, default: any value
     }
   }
+}
+
+/** JSON with sorted keys: equal values, equal strings. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return "[" + v.map(canonical).join(",") + "]";
+  if (isObj(v)) return "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canonical(v[k])).join(",") + "}";
+  return JSON.stringify(v) ?? "null";
 }
 
 function regexError(source: string): string | undefined {
