@@ -68,6 +68,8 @@ export async function openLicence(opts: OpenLicenceOptions = {}): Promise<Licenc
 
 export class LicenceHandle {
   private pending: meters.MonthCounts = {};
+  private lastSeenMs: number | undefined;
+  private viewCache: { view: LicenceView; from: number; until: number } | undefined;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly anomalySet: Set<Anomaly>;
   /** The background renewal started by the first answer, if any (never rejects). */
@@ -107,14 +109,34 @@ export class LicenceHandle {
 
   /** The effective now: the injected clock, never behind the latest time this home has seen. */
   now(): Date {
-    const r = meters.observeClock(this.counters, this.clock());
-    if (r.setBack) this.anomalySet.add("clock_set_back");
-    return r.now;
+    return new Date(this.nowMs());
   }
 
-  /** What step 1 of the check reads. */
+  private nowMs(): number {
+    const t = this.clock().getTime();
+    if (this.lastSeenMs === undefined) this.lastSeenMs = Date.parse(this.counters.last_seen);
+    if (t >= this.lastSeenMs) {
+      this.lastSeenMs = t;
+      return t;
+    }
+    if (this.lastSeenMs - t > meters.CLOCK_TOLERANCE_MS) this.anomalySet.add("clock_set_back");
+    return this.lastSeenMs;
+  }
+
+  /**
+   * What step 1 of the check reads. Hot path: the view only changes at the lease end, the grace
+   * end or a renewal, so it is computed once per stage and returned frozen.
+   */
   view(): LicenceView {
-    return licenceView(stateOf(this.inst), this.now());
+    const t = this.nowMs();
+    const c = this.viewCache;
+    if (c && t >= c.from && t < c.until) return c.view;
+    const view = Object.freeze(licenceView(stateOf(this.inst), new Date(t))) as LicenceView;
+    const bounds = [Date.parse(view.leaseEnds), Date.parse(view.graceEnds), view.lapsedAt ? Infinity : Date.parse(this.inst.licence.expires_at)];
+    const until = Math.min(...bounds.filter((b) => b > t), Infinity);
+    const from = Math.max(...bounds.filter((b) => b <= t), -Infinity);
+    this.viewCache = { view, from, until };
+    return view;
   }
 
   status(): LicenceStatus {
@@ -144,7 +166,7 @@ export class LicenceHandle {
    * the first answer: it starts the background renewal.
    */
   count(meter: string, n = 1): void {
-    const now = this.now();
+    const now = new Date(this.nowMs());
     const r = meters.count(this.counters, meter, n, this.inst.licence.meters, now);
     this.answered();
     if (!r.ok) throw new QuotaExhausted(r.meter, r.limit, r.used, r.month);
@@ -172,6 +194,7 @@ export class LicenceHandle {
     const client = new ServiceClient(this.serviceUrl, this.opts.fetch ?? fetch, this.ownIdentifiers());
     const { outcome, inst } = await renewInstallation(this.home, this.inst, client, now, report);
     this.inst = inst;
+    this.viewCache = undefined;
     if (outcome.usage && (outcome.usage.counted || outcome.usage.duplicate)) {
       this.counters.report_seq = Math.max(this.counters.report_seq, outcome.usage.report_seq);
       this.counters.seq += 1;
@@ -185,9 +208,12 @@ export class LicenceHandle {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (!force && Object.keys(this.pending).length === 0) return;
-    const merged = flushCounters(this.home, this.counters, this.pending, this.now());
+    const now = this.now();
+    if (now.getTime() > Date.parse(this.counters.last_seen)) this.counters.last_seen = now.toISOString();
+    const merged = flushCounters(this.home, this.counters, this.pending, now);
     this.pending = {};
     this.counters = merged;
+    this.lastSeenMs = Math.max(this.lastSeenMs ?? 0, Date.parse(merged.last_seen));
   }
 
   /** Wait for the background renewal (if any) and write the counts. */

@@ -39,8 +39,16 @@ export type Anomaly = "counters_rolled_back" | "clock_set_back";
 export const CLOCK_TOLERANCE_MS = 5 * 60_000;
 const KEEP_MONTHS = 3;
 
+let monthMemo = { from: 0, until: -1, month: "" };
+
+/** `YYYY-MM` (UTC) of a date; memoised for the current month (it is on the hot path). */
 export function monthOf(date: Date): string {
-  return date.toISOString().slice(0, 7);
+  const t = date.getTime();
+  if (t >= monthMemo.from && t < monthMemo.until) return monthMemo.month;
+  const y = date.getUTCFullYear();
+  const m = date.getUTCMonth();
+  monthMemo = { from: Date.UTC(y, m, 1), until: Date.UTC(y, m + 1, 1), month: date.toISOString().slice(0, 7) };
+  return monthMemo.month;
 }
 
 export function emptyCounters(installationId: string, now: Date): Counters {
@@ -84,13 +92,16 @@ export type CountResult =
  */
 export function count(c: Counters, meter: string, n: number, limits: Record<string, number>, now: Date): CountResult {
   const month = monthOf(now);
-  const m = (c.months[month] ??= {});
+  let m = c.months[month];
+  if (!m) {
+    m = c.months[month] = {};
+    prune(c, month);
+  }
   const used = m[meter] ?? 0;
   const limit = limits[meter];
   if (limit !== undefined && used + n > limit) return { ok: false, code: "quota_exhausted", meter, limit, used, month };
   m[meter] = used + n;
   c.seq += 1;
-  prune(c, month);
   return { ok: true, used: used + n, limit };
 }
 
