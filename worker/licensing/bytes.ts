@@ -3,7 +3,7 @@
  * the same code runs in Node and in workerd.
  */
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 export function utf8(text: string): Uint8Array {
   return encoder.encode(text);
