@@ -9,8 +9,6 @@ type Command = { run(argv: string[]): Promise<number>; summary: string };
 
 const commands: Record<string, () => Promise<Command>> = {
   check: () => import("./commands/check.js"),
-  replay: () => import("./commands/replay.js"),
-  rules: () => import("./commands/rules.js"),
   licence: () => import("./commands/licence.js"),
   doctor: () => import("./commands/doctor.js"),
 };
@@ -20,8 +18,6 @@ function usage(): string {
     "usage: stalwart <command> [options]",
     "",
     "  check [agent.yaml]                         lint a catalogue; exit 1 on error",
-    "  replay TRACE.jsonl --catalogue agent.yaml  re-check a recorded session offline",
-    "  rules compile RULEBOOK -o DIR              compile a rulebook into a registry",
     "  licence activate|status|release|request|answer|install",
     "  doctor                                     what works, what is missing",
     "",

@@ -51,6 +51,13 @@ export async function startWrangler(o = {}) {
   const deadline = Date.now() + (o.timeoutMs ?? 90_000);
   let exited = false;
   child.on("exit", () => (exited = true));
+  // Never leave a server behind: if this process goes, its wrangler group goes too.
+  const reap = () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  };
+  process.once("exit", reap);
   for (;;) {
     if (exited) throw new Error(`wrangler dev exited before answering:\n${output}`);
     try {

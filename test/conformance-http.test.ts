@@ -1,0 +1,37 @@
+/**
+ * The same conformance corpus, through `new Client({ url, key })` against the real check worker
+ * under `wrangler dev`, started and stopped by this file. Same data files, same assertions.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "../cli/index.js";
+import { detailMismatches, loadCases, runCase, type Driver } from "./conformance/runner.js";
+import { startCheckWorker, type RunningWorker } from "./helpers/check-worker.js";
+
+let worker: RunningWorker;
+beforeAll(async () => {
+  worker = await startCheckWorker();
+}, 120_000);
+afterAll(async () => {
+  await worker?.stop();
+});
+
+const overHttp: Driver = {
+  name: "http",
+  session: (name, opts, now) => new Client({ url: worker.url, key: worker.keys[0]!, now, timeoutMs: 10_000 }).session(name, opts as never),
+  resume: (saved, opts, now) => new Client({ url: worker.url, key: worker.keys[0]!, now, timeoutMs: 10_000 }).resume(saved as never, opts),
+};
+
+describe("conformance (check worker over HTTP, wrangler dev)", () => {
+  for (const c of loadCases()) {
+    const skip = c.skip?.[overHttp.name];
+    it.skipIf(Boolean(skip))(`${c.file}: ${c.name}`, async () => {
+      const outcomes = await runCase(c, overHttp);
+      for (const o of outcomes) {
+        const where = `step ${o.index}${o.note ? ` (${o.note})` : ""}`;
+        expect({ decision: o.actual.decision, reasons: o.actual.reasons }, where).toEqual({ decision: o.expected.decision, reasons: o.expected.reasons });
+        expect(detailMismatches(o.expected.detail, o.actual.detail), where).toEqual([]);
+        for (const w of o.expected.wording_contains ?? []) expect(String(o.actual.detail.wording), where).toContain(w);
+      }
+    });
+  }
+});

@@ -1,0 +1,29 @@
+/**
+ * Start the real check worker under `wrangler dev` for a test file (127.0.0.1, a free port, a
+ * temporary state folder, offline), with generated keys and the test clock enabled; stop it after.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+// @ts-expect-error — a plain .mjs helper shared with scripts/dev.mjs
+import { startWrangler } from "../../scripts/wrangler-server.mjs";
+
+export interface RunningWorker {
+  url: string;
+  keys: string[];
+  stop(): Promise<void>;
+  pid: number;
+}
+
+export async function startCheckWorker(tenants = ["conformance"]): Promise<RunningWorker> {
+  const dir = mkdtempSync(join(tmpdir(), "stalwart-worker-"));
+  const keys = tenants.map((t) => `sk_test_${t}_${randomBytes(12).toString("hex")}`);
+  const envFile = join(dir, "vars.env");
+  writeFileSync(
+    envFile,
+    `STALWART_API_KEYS="${tenants.map((t, i) => `${t}:${keys[i]}`).join(",")}"\nSTALWART_HISTORY_SECRET="${randomBytes(32).toString("hex")}"\nSTALWART_TEST_CLOCK="1"\n`,
+  );
+  const w = await startWrangler({ envFile, persistTo: join(dir, "state") });
+  return { url: w.url, keys, stop: w.stop, pid: w.pid };
+}
