@@ -66,14 +66,16 @@ export function lintCondition(raw: unknown, pointer: string, scope: ConditionSco
   }
   const subjects = SUBJECTS.filter((s) => s in raw);
   const ops = OPERATORS.filter((o) => o in raw);
-  if (subjects.length === 0) {
+  // an unknown word is already a problem (with "did you mean"); "no operator" would repeat it
+  const unknownWords = Object.keys(raw).some((k) => !(SUBJECTS as readonly string[]).includes(k) && !(OPERATORS as readonly string[]).includes(k) && k !== "because");
+  if (subjects.length === 0 && !unknownWords) {
     scope.report(pointer, "this condition names no `field` (nor `total` / `count`)", "write `{field: quantity, at_most: 5}`; `total:` sums a list, `count:` counts it");
   } else if (subjects.length > 1) {
     scope.report(joinPointer(pointer, subjects[1]!), `a condition names one subject, not both \`${subjects[0]}\` and \`${subjects[1]}\``, "split it into two conditions", true);
   } else {
     checkPath(raw[subjects[0]!], joinPointer(pointer, subjects[0]!), scope, subjects[0]!);
   }
-  if (ops.length === 0) {
+  if (ops.length === 0 && !unknownWords) {
     scope.report(pointer, "this condition names no operator", `use one of ${OPERATORS.map((o) => `\`${o}\``).join(", ")}`);
   } else if (ops.length > 1) {
     scope.report(joinPointer(pointer, ops[1]!), `a condition has one operator, not both \`${ops[0]}\` and \`${ops[1]}\``, "write two conditions: all of a tool's `checks` must hold", true);

@@ -202,7 +202,7 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
     data.agents.forEach((a, i) => {
       if (!isObj(a)) return;
       if (typeof a.name === "string") {
-        if (seen.has(a.name)) report(`/agents/${i}/name`, `agent \`${a.name}\` is declared twice`, "rename or merge them");
+        if (seen.has(a.name)) report(`/agents/${i}/name`, `\`${a.name}\` is declared twice`, "rename or merge them");
         seen.add(a.name);
       }
       if (Array.isArray(a.tools)) a.tools.forEach((n, j) => known(n, `/agents/${i}/tools/${j}`, "tools"));
@@ -215,7 +215,7 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
     data.tasks.forEach((task, i) => {
       if (!isObj(task)) return;
       if (typeof task.name === "string") {
-        if (seen.has(task.name)) report(`/tasks/${i}/name`, `task \`${task.name}\` is declared twice`, "rename or merge them");
+        if (seen.has(task.name)) report(`/tasks/${i}/name`, `\`${task.name}\` is declared twice`, "rename or merge them");
         seen.add(task.name);
       }
       if (!Array.isArray(task.tools)) return;

@@ -30,7 +30,11 @@ export function closest(word: string, known: readonly string[]): string | undefi
     }
   }
   if (best === undefined) return undefined;
-  const limit = Math.max(1, Math.min(3, Math.floor(best.length / 3)));
+  if (w.length >= 2 && bestD > 0) {
+    const prefixed = known.filter((k) => k.toLowerCase().startsWith(w));
+    if (prefixed.length === 1) return prefixed[0];
+  }
+  const limit = best.length <= 2 ? 0 : Math.max(1, Math.min(3, Math.floor(best.length / 3)));
   return bestD <= limit ? best : undefined;
 }
 
