@@ -57,14 +57,15 @@ class Found {
   readonly list: string[] = [];
   full = false;
   private finds = 0;
-  private readonly seen = new Set<string>();
+  private seen: Set<string> | undefined;
   add(found: string): void {
     if (this.full) return;
     if (++this.finds > 10 * MAX_FOUND) return this.stop();
     const d = found.length > MAX_LENGTH ? found.slice(0, MAX_LENGTH) + CUT : found;
-    if (this.seen.has(d)) return;
+    const seen = (this.seen ??= new Set());
+    if (seen.has(d)) return;
     if (this.list.length === MAX_FOUND) return this.stop();
-    this.seen.add(d);
+    seen.add(d);
     this.list.push(d);
   }
   private stop(): void {
@@ -87,7 +88,8 @@ class Scanner {
   private memoEnd = -1;
   private memoAt = -1;
 
-  constructor(private readonly found: Found) {}
+  /** Where finds go; set for each call (one scanner serves every call: the scan never yields). */
+  found = new Found();
 
   scanString(s: string): void {
     if (NON_ASCII.test(s)) {
@@ -124,11 +126,20 @@ class Scanner {
       }
       i = e > i ? e : i + 1;
     }
+    this.s = ""; // hold no argument past the call
   }
 
   /** A word starts at `p`. Returns where scanning goes on: never inside the word's host run. */
   private atWord(p: number): number {
     const s = this.s;
+    const n = this.n;
+    let e = p + 1;
+    while (e < n && isLabel(s.charCodeAt(e))) e++;
+    const after = s.charCodeAt(e);
+    if (after !== 0x2e && after !== 0x3a && after !== 0x40 && !isDot(after)) {
+      // a plain word (most of any text): `localhost` is the one destination without punctuation
+      return e - p === 9 && isLocalhost(s, p) ? this.finishHost(p, e) : e;
+    }
     if (this.looksV6(p)) {
       const e = this.atBareV6(p);
       if (e > 0) return e;
@@ -163,7 +174,7 @@ class Scanner {
     const s = this.s;
     let d = e - 1;
     while (d >= p && !isDot(s.charCodeAt(d))) d--;
-    if (d < p) return e - p === 9 && s.slice(p, e).toLowerCase() === "localhost";
+    if (d < p) return e - p === 9 && isLocalhost(s, p);
     if (e - d > 64) return false; // no label is longer than 63
     return isTld(s.slice(d + 1, e));
   }
@@ -460,6 +471,14 @@ class Scanner {
   }
 }
 
+/** `localhost`, any case, at `p`. */
+function isLocalhost(s: string, p: number): boolean {
+  for (let i = 0; i < 9; i++) {
+    if ((s.charCodeAt(p + i) | 0x20) !== "localhost".charCodeAt(i)) return false;
+  }
+  return true;
+}
+
 function isTrailingPunctuation(c: number): boolean {
   switch (c) {
     case 0x2e: case 0x2c: case 0x3b: case 0x3a: case 0x21: case 0x3f: case 0x27: case 0x2a:
@@ -474,10 +493,12 @@ function isTrailingPunctuation(c: number): boolean {
  * (the whole URL for a URL).
  */
 export function findDestinations(text: string): string[] {
-  const found = new Found();
-  new Scanner(found).scanString(text);
+  const found = (scanner.found = new Found());
+  scanner.scanString(text);
   return found.list;
 }
+
+const scanner = new Scanner();
 
 /**
  * Every destination inside the arguments of a call (checks.md step 4): in every string value at
@@ -487,12 +508,12 @@ export function findDestinations(text: string): string[] {
  * their key order, depth first).
  */
 export function scanDestinations(args: unknown, skipArgs: ReadonlySet<string>): string[] {
-  const found = new Found();
-  const scanner = new Scanner(found);
+  const found = (scanner.found = new Found());
   const stack: unknown[] = [];
+  // Containers already read (made on the first nested one; reaching the top again reads it once
+  // more, lookup arguments included: more is scanned, never less).
   let seen: Set<object> | undefined;
   if (args !== null && typeof args === "object" && !Array.isArray(args)) {
-    seen = new Set([args]);
     pushEntries(stack, args as Record<string, unknown>, skipArgs);
   } else {
     stack.push(args);
