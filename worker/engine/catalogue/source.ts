@@ -59,6 +59,19 @@ export function readYaml(text: string, file: string): Source {
     problem({ file, line: 1, column: 1 }, "", `the catalogue is ${text.length} characters long; at most ${MAX_TEXT} are read`, "split large schemas out, or shorten descriptions");
     return source;
   }
+  const deep = flowDepthProblem(text);
+  if (deep !== undefined) {
+    let line = 1;
+    let col = 1;
+    for (let i = 0; i < deep; i++) {
+      if (text.charCodeAt(i) === 10) {
+        line++;
+        col = 1;
+      } else col++;
+    }
+    problem({ file, line, column: col }, "", `brackets are nested deeper than ${MAX_FLOW_DEPTH} levels here`, "flatten it: no catalogue word needs this depth");
+    return source;
+  }
   const lc = new LineCounter();
   const at = (offset: number | undefined): SourcePosition => {
     const lp = lc.linePos(offset ?? 0);
@@ -86,6 +99,7 @@ export function readYaml(text: string, file: string): Source {
 
   let nodes = 0;
   const expanding = new Set<Node>();
+  const resolved = new Map<unknown, Node | undefined>(); // an alias expanded many times is looked up once
   const build = (node: unknown, pointer: string, depth: number, keyPos: SourcePosition | undefined): unknown => {
     if (source.problems.length > 50) return null;
     const start = (node as { range?: [number, number, number] } | null)?.range?.[0];
@@ -101,7 +115,8 @@ export function readYaml(text: string, file: string): Source {
     }
     if (node === null || node === undefined) return null;
     if (isAlias(node)) {
-      const target = node.resolve(doc);
+      if (!resolved.has(node)) resolved.set(node, node.resolve(doc) as Node | undefined);
+      const target = resolved.get(node);
       if (!target) {
         problem(here, pointer, `alias \`*${node.source}\` names no anchor`, "define `&name` before using `*name`");
         return null;
@@ -178,6 +193,25 @@ export function readYaml(text: string, file: string): Source {
     problem({ file, line: 1, column: 1 }, "", "the catalogue is empty", "start with `tools:` and a list of tools");
   }
   return source;
+}
+
+/** `[`/`{` nesting beyond this is refused before the YAML parser recurses into it. */
+export const MAX_FLOW_DEPTH = 1000;
+
+/**
+ * A cheap scan for absurd flow nesting (`[[[[…`), which the YAML parser would only give up on
+ * after deep recursion. Counts brackets naively (quotes and comments included): a catalogue that
+ * has a thousand open brackets in a row is refused either way. Returns the offset, or undefined.
+ */
+function flowDepthProblem(text: string): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 91 || c === 123) {
+      if (++depth > MAX_FLOW_DEPTH) return i;
+    } else if ((c === 93 || c === 125) && depth > 0) depth--;
+  }
+  return undefined;
 }
 
 function errorText(e: unknown): string {

@@ -1,0 +1,69 @@
+/** `stalwart check`, driven as a user runs it: `node --import tsx cli/main.ts check FILE`. */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+// tsx by absolute URL, so that the command also runs from a folder outside the project
+const tsx = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
+const stalwart = (args: string[], cwd = root) =>
+  spawnSync(process.execPath, ["--import", tsx, join(root, "cli/main.ts"), ...args], { cwd, encoding: "utf8", timeout: 60_000 });
+
+describe("stalwart check", () => {
+  it("a clean catalogue: exit 0, `file: ok (N tools)`", () => {
+    const r = stalwart(["check", "test/fixtures/catalogues/store.yaml"]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("test/fixtures/catalogue/store.yaml: ok (7 tools)\n".replace("catalogue/", "catalogues/"));
+    expect(r.status).toBe(0);
+  });
+
+  it("errors compiler-style on stderr, exit 1", () => {
+    const r = stalwart(["check", "test/fixtures/catalogues/bad-words.yaml"]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe("");
+    const lines = r.stderr.trimEnd().split("\n");
+    expect(lines[0]).toBe("test/fixtures/catalogues/bad-words.yaml:2:13: error: settings: `language` must be one of `en`, `pt-BR`, not a string `pt`");
+    expect(lines[1]).toBe("  hint: did you mean `pt-BR`?");
+    expect(r.stderr).toContain("test/fixtures/catalogues/bad-words.yaml:6:5: error: tool `get_order`: unknown word `writs`\n  hint: did you mean `writes`?");
+    expect(lines[lines.length - 1]).toBe("test/fixtures/catalogues/bad-words.yaml: 10 errors");
+  });
+
+  it("--json", () => {
+    const r = stalwart(["check", "test/fixtures/catalogues/bad-yaml.yaml", "--json"]);
+    expect(r.status).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out.ok).toBe(false);
+    expect(out.problems[0]).toEqual({ file: "test/fixtures/catalogues/bad-yaml.yaml", line: 4, column: 5, message: "key `writes` appears twice in this map", hint: "each word may appear once per map; remove or merge the repeated one", pointer: "" });
+    const ok = stalwart(["check", "test/fixtures/catalogues/conditions.yaml", "--json"]);
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual({ ok: true, tools: 7, problems: [] });
+  });
+
+  it("defaults to agent.yaml in the current folder", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stalwart-check-"));
+    const missing = stalwart(["check"], dir);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain("agent.yaml:1:1: error: cannot read `agent.yaml`: no such file");
+    writeFileSync(join(dir, "agent.yaml"), "tools:\n  - name: get_order\n");
+    const ok = stalwart(["check"], dir);
+    expect(ok.stdout).toBe("agent.yaml: ok (1 tool)\n");
+    expect(ok.status).toBe(0);
+  });
+
+  it("a missing file or a folder: a clear error, exit 1", () => {
+    const r = stalwart(["check", "nope/agent.yaml"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("nope/agent.yaml:1:1: error: cannot read `nope/agent.yaml`: no such file");
+    const d = stalwart(["check", "test"]);
+    expect(d.status).toBe(1);
+    expect(d.stderr).toContain("`test` is a folder");
+  });
+
+  it("bad usage: exit 2", () => {
+    expect(stalwart(["check", "--bogus"]).status).toBe(2);
+    expect(stalwart(["check", "a.yaml", "b.yaml"]).status).toBe(2);
+  });
+});
