@@ -258,6 +258,8 @@ describe("destinationAllowed", () => {
     ["https://example.com@evil.com/", false], // userinfo: the host is evil.com
     ["https://evil.com@a.example.com/", true],
     ["https://a.example.com.evil.com/", false],
+    ["https://a.example.com\\@evil.com/", false], // an RFC 3986 client connects to evil.com
+    ["https://a.example.com\\x", true],
     ["api.good.com:8443/x", true],
     ["http:api.good.com", true],
     ["//api.good.com/x", true],
@@ -283,6 +285,14 @@ describe("destinationAllowed", () => {
   for (const [dest, allowed] of cases) {
     it(`${dest} → ${allowed}`, () => expect(destinationAllowed(dest, patterns)).toBe(allowed));
   }
+  it("a name with a path before an `@` must be allowed as a host and as an address", () => {
+    expect(findDestinations("a.example.com/x@evil.com")).toEqual(["a.example.com/x@evil.com"]);
+    const host = [parseDestinationPattern("*.example.com")!];
+    const both = [...host, parseDestinationPattern("*@evil.com")!];
+    expect(destinationAllowed("a.example.com/x@evil.com", host)).toBe(false);
+    expect(destinationAllowed("a.example.com/x@evil.com", both)).toBe(true);
+    expect(destinationAllowed("evil.com/x@a.example.com", [parseDestinationPattern("*@*.example.com")!])).toBe(false);
+  });
   it('"*" allows anything', () => {
     expect(destinationAllowed("https://evil.com", [{ kind: "any" }])).toBe(true);
   });

@@ -18,6 +18,8 @@ const TWO_SLASHES = /^[/\\]{2}/;
 const BARE_V6 = /^[0-9a-f:.]+(?:%[\w.~-]*)?$/i;
 const NOT_IN_HOST_PATTERN = /[\s/?#:@\\[\]%*]/;
 const LOCAL_PART = /^[^\s@*"(),:;<>[\]\\]+$/;
+const AUTHORITY_END = /[/?#]/;
+const PORT = /:\d*$/;
 
 /**
  * Parses one `sends_out` entry: `"*"`, a host glob `*.example.com` (any host under it, not
@@ -134,28 +136,36 @@ interface Address {
   local: string;
   domain: string;
 }
-type Target = { host: string } | { addresses: Address[] };
+/** What a destination sends to: hosts, addresses, or (an ambiguous string) both. */
+interface Target {
+  hosts: string[];
+  addresses: Address[];
+}
+/** Before an `@`, these make a string read as a URL path by one tool, an address by another. */
+const PATH_CHARS = /[/?#\\]/;
 
 /**
  * May a tool with this allow-list send to `dest` (one string `scanDestinations` reported)?
  * `"*"` allows anything. A URL, a host or an IP is allowed when its host matches a host pattern;
  * an address (or every address of a `mailto:`, `to`/`cc`/`bcc` included) when it equals an
  * address pattern, ignoring case, or its domain matches an address-domain pattern. Hosts never
- * allow addresses, nor addresses hosts. What cannot be read is not allowed.
+ * allow addresses, nor addresses hosts. A string one tool reads as a URL and another as an address
+ * (`a.example.com/x@evil.com`) must be allowed both ways. What cannot be read is not allowed.
  */
 export function destinationAllowed(dest: string, patterns: readonly DestinationPattern[]): boolean {
   for (const p of patterns) if (p.kind === "any") return true;
   if (dest.endsWith(CUT)) return false; // cut short, or the mark that more were not listed
   const target = readTarget(dest);
   if (target === null) return false;
-  if ("host" in target) {
-    for (const p of patterns) {
-      const c = compiled(p);
-      if (c.kind === "host" && hostMatches(c, target.host)) return true;
-    }
-    return false;
+  return target.hosts.every((h) => hostAllowed(h, patterns)) && target.addresses.every((a) => addressAllowed(a, patterns));
+}
+
+function hostAllowed(host: string, patterns: readonly DestinationPattern[]): boolean {
+  for (const p of patterns) {
+    const c = compiled(p);
+    if (c.kind === "host" && hostMatches(c, host)) return true;
   }
-  return target.addresses.every((a) => addressAllowed(a, patterns));
+  return false;
 }
 
 function addressAllowed(a: Address, patterns: readonly DestinationPattern[]): boolean {
@@ -175,7 +185,7 @@ function readTarget(dest: string): Target | null {
     const scheme = m[1]!.toLowerCase();
     const rest = dest.slice(m[0].length);
     if (scheme === "mailto") return mailtoAddresses(rest);
-    if (SPECIAL.has(scheme) || TWO_SLASHES.test(rest)) return urlHost(dest);
+    if (SPECIAL.has(scheme) || TWO_SLASHES.test(rest)) return withRfc3986Host(urlHost(dest), rest);
     // otherwise `localhost:8080`, `example.com:8443/x`: a host and its port
   }
   if (TWO_SLASHES.test(dest)) return urlHost(`http:${dest}`);
@@ -185,11 +195,33 @@ function readTarget(dest: string): Target | null {
     const v6 = zone >= 0 ? dest.slice(0, zone) : dest;
     return isIPv6(v6, 0, v6.length) ? urlHost(`http://[${v6}]/`) : null;
   }
-  if (dest.includes("@")) {
+  const at = dest.lastIndexOf("@");
+  if (at >= 0) {
     const a = address(dest);
-    return a === null ? null : { addresses: [a] };
+    if (a === null) return null;
+    if (!PATH_CHARS.test(dest.slice(0, at))) return { hosts: [], addresses: [a] };
+    // `a.example.com/x@evil.com`: a URL to the first name, an address at the second; both
+    const h = urlHost(`http://${dest}`);
+    return h === null ? null : { hosts: h.hosts, addresses: [a] };
   }
   return urlHost(`http://${dest}`);
+}
+
+/**
+ * WHATWG ends an authority at `\` in `https://a.example.com\@evil.com`; an RFC 3986 parser (many
+ * HTTP clients) reads on to the `@` and connects to `evil.com`. Where the two differ, both hosts
+ * must be allowed.
+ */
+function withRfc3986Host(target: Target | null, rest: string): Target | null {
+  if (target === null || !rest.startsWith("//")) return target;
+  const auth = rest.slice(2).split(AUTHORITY_END, 1)[0]!;
+  const at = auth.lastIndexOf("@");
+  if (at < 0 && !auth.includes("\\")) return target;
+  let host = auth.slice(at + 1);
+  if (!host.startsWith("[")) host = host.replace(PORT, "");
+  const other = normaliseHost(host);
+  if (other === null) return null;
+  return other === target.hosts[0] ? target : { hosts: [...target.hosts, other], addresses: [] };
 }
 
 function urlHost(url: string): Target | null {
@@ -201,7 +233,7 @@ function urlHost(url: string): Target | null {
   }
   // A non-special scheme's host is opaque (percent-encoded, case kept): read it as http does.
   const host = SPECIAL.has(u.protocol.slice(0, -1)) ? tidy(u.hostname) : normaliseHost(u.hostname);
-  return host === null ? null : { host };
+  return host === null ? null : { hosts: [host], addresses: [] };
 }
 
 /** `local@domain`, the domain possibly `[10.0.0.1]` or `[IPv6:…]`; the local part lowercased. */
@@ -249,5 +281,5 @@ function mailtoAddresses(rest: string): Target | null {
       addresses.push(a);
     }
   }
-  return addresses.length === 0 ? null : { addresses };
+  return addresses.length === 0 ? null : { hosts: [], addresses };
 }
