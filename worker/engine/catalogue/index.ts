@@ -47,8 +47,7 @@ function analyse(input: unknown, options: CatalogueOptions): Analysis {
   try {
     if (typeof input === "string") source = readYaml(input, file);
     else if (input !== null && typeof input === "object") {
-      source = readObject(input);
-      if (options.file) source.file = options.file;
+      source = readObject(input, file);
     } else {
       problems.push({ file, line: 1, column: 1, pointer: "", message: `a catalogue is YAML text or an object, not ${input === null ? "null" : typeof input}`, hint: "pass the text of agent.yaml, or its parsed object" });
       return { source, problems, validators };

@@ -11,6 +11,13 @@
  * Alternatives are written `if`/`then`/`else` on the value's type rather than `oneOf`, so that an
  * error names the one branch that applies instead of every branch that failed.
  * The meaning (tools that must exist, `filter` only on reads, …) is lint-meaning.ts's job.
+ *
+ * `http:` entries: `{name, method, path}` + any tool word except `writes` (GET reads, POST / PUT /
+ * PATCH / DELETE write). `code:` entries (seed 000, "Seu próprio código"): `{name, function}` +
+ * any tool word, and an optional `sandbox: {network, secrets, mounts, allow, limits: {cpu_ms,
+ * memory_mb, timeout_s}, level: advanced}`; a code entry writes unless it says `writes: false`
+ * ("a function without @tool marks counts as a write"). Both are read and validated; nothing
+ * calls them yet. `description` is accepted on tools, agents and tasks.
  */
 
 export const NAME_PATTERN = "^[A-Za-z0-9_][A-Za-z0-9_-]*$";

@@ -241,8 +241,7 @@ function yamlHint(code: string, message: string): string | undefined {
  * An already-parsed catalogue: must be plain JSON data. Walks iteratively (a 10k-deep object
  * cannot overflow the stack) and copies into fresh plain objects.
  */
-export function readObject(input: unknown): Source {
-  const file = OBJECT_FILE;
+export function readObject(input: unknown, file: string = OBJECT_FILE): Source {
   const source: Source = { file, data: undefined, positions: new Map(), problems: [], fromObject: true };
   const pos: SourcePosition = { file, line: 1, column: 1 };
   const problem = (pointer: string, message: string, hint?: string) =>
