@@ -14,6 +14,8 @@ describe("sends_out patterns", () => {
     ["Receipts@Example.com", { kind: "address", address: "receipts@example.com" }],
     ["*@example.com", { kind: "address_domain", glob: "example.com" }],
     ["*@*.example.com", { kind: "address_domain", glob: "*.example.com" }],
+    ["bücher.de", { kind: "host", glob: "xn--bcher-kva.de" }],
+    ["*.BÜCHER.de", { kind: "host", glob: "*.xn--bcher-kva.de" }],
   ])("%s", (raw, pattern) => expect(parseDestination(raw)).toEqual({ ok: true, pattern }));
 
   it.each(["", "https://x.com/a", "a.*.com", "host:443", "a b", "x@*.example.com", "1:2:3:4:5:6:7:8:9", "a/b", "-bad-.com", "*.", "@example.com"])("refuses %j", (raw) => {

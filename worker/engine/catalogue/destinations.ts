@@ -77,8 +77,19 @@ export function parseIPv6(input: string): string | undefined {
   return hex.slice(0, bestStart).join(":") + "::" + hex.slice(bestStart + bestLen).join(":");
 }
 
+/** A non-ASCII host name in its ASCII (punycode) form, as WHATWG URL writes it: `bücher.de` → `xn--bcher-kva.de`. */
+function asciiHost(h: string): string {
+  if (/^[\x00-\x7f]*$/.test(h)) return h;
+  try {
+    return new URL(`http://${h}/`).hostname;
+  } catch {
+    return h;
+  }
+}
+
 function domainGlob(d: string): string | undefined {
-  const s = d.toLowerCase().replace(/\.$/, "");
+  const lower = d.toLowerCase().replace(/\.$/, "");
+  const s = lower.startsWith("*.") ? "*." + asciiHost(lower.slice(2)) : asciiHost(lower);
   if (s.startsWith("*.")) return hostName(s.slice(2)) ? s : undefined;
   if (s.includes("*")) return undefined;
   return hostName(s) ? s : undefined;
