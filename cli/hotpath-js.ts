@@ -17,7 +17,11 @@ export function createJsCore(): Core {
   };
   const link = (slot: number, sid: Uint8Array, prev: Uint8Array, entry: Uint8Array) =>
     new Uint8Array(createHmac("sha256", keys[slot]!).update(DOMAIN).update(u32(sid.length)).update(sid).update(prev).update(u32(entry.length)).update(entry).digest());
+  const enc = (t: string) => Buffer.from(t, "utf8");
   return {
+    sha256Text: (text) => new Uint8Array(createHash("sha256").update(text, "utf8").digest()),
+    hmacText: (slot, text) => new Uint8Array(createHmac("sha256", keys[slot]!).update(text, "utf8").digest()),
+    linkText: (slot, sid, prev, text) => link(slot, sid, prev, enc(text)),
     sha256: (data) => new Uint8Array(createHash("sha256").update(data).digest()),
     loadKey: (key) => keys.push(Buffer.from(key)) - 1,
     setKey: (slot, key) => {

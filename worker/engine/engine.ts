@@ -7,7 +7,7 @@ import type { Core } from "./wasm/core.js";
 import type { SchemaCompiler } from "./catalogue/types.js";
 import type { ChainMac } from "./history/verify.js";
 import type { LicenceGate } from "./check/types.js";
-import { toHex, utf8 } from "./canonical/bytes.js";
+import { toHex } from "./canonical/bytes.js";
 
 export interface EngineOptions {
   core: Core;
@@ -37,6 +37,7 @@ export class Engine {
     const core = opts.core;
     this.chain = {
       link: (sid, prev, entry) => core.link(slot, sid, prev, entry),
+      linkText: (sid, prev, entry) => core.linkText(slot, sid, prev, entry),
       verifyRun: (sid, prev, entries, links) => core.verifyRun(slot, sid, prev, entries, links),
     };
   }
@@ -45,7 +46,11 @@ export class Engine {
     return this.core.hmac(this.slot, data);
   }
 
+  macText(text: string): Uint8Array {
+    return this.core.hmacText(this.slot, text);
+  }
+
   sha256Hex(text: string): string {
-    return toHex(this.core.sha256(utf8(text)));
+    return toHex(this.core.sha256Text(text));
   }
 }

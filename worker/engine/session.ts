@@ -115,7 +115,7 @@ export class Session {
       context: this.context,
       now,
       licence: this.engine.licence(),
-      openToken: (t) => openToken((d) => this.engine.mac(d), t),
+      openToken: (t) => openToken(this.macFn, t),
       holds: [],
     };
     if (!verified.ok) ctx.historyInvalid = verified.why;
@@ -139,7 +139,7 @@ export class Session {
 
     const result: CheckResult = { decision, reasons, detail, step: entry.step };
     if (decision === "confirm") {
-      result.confirmation = sealToken((d) => this.engine.mac(d), {
+      result.confirmation = sealToken(this.macFn, {
         tool: call.tool, agent: call.agent, digest: call.digest, session: this.id, ask: entry.step,
         exp: now + this.catalogue.settings.confirmationTtlMs,
       });
@@ -223,8 +223,10 @@ export class Session {
   }
 
   private macText(text: string): string {
-    return toBase64Url(this.engine.mac(utf8(text)));
+    return toBase64Url(this.engine.macText(text));
   }
+
+  private readonly macFn = (text: string) => this.engine.macText(text);
 
   private nowMs(): number {
     const t = this.engine.now().getTime();
@@ -267,8 +269,7 @@ export class Session {
 
   private append<E extends Entry>(entry: E): E {
     entry.step = this.watched.raw.length;
-    const bytes = utf8(entryCanonical(entry));
-    const link = this.engine.chain.link(this.sidBytes, this.head, bytes);
+    const link = this.engine.chain.linkText(this.sidBytes, this.head, entryCanonical(entry));
     entry.link = toHex(link);
     this.head = link;
     this.signedCount++;

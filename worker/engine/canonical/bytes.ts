@@ -25,10 +25,22 @@ export function fromHex(s: string): Uint8Array | null {
   return out;
 }
 
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/** base64url without padding, by table: btoa over a binary string was a visible share of a check. */
 export function toBase64Url(b: Uint8Array): string {
-  let bin = "";
-  for (let i = 0; i < b.length; i++) bin += String.fromCharCode(b[i]!);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  let s = "";
+  let i = 0;
+  for (; i + 2 < b.length; i += 3) {
+    const n = (b[i]! << 16) | (b[i + 1]! << 8) | b[i + 2]!;
+    s += B64[n >>> 18]! + B64[(n >>> 12) & 63]! + B64[(n >>> 6) & 63]! + B64[n & 63]!;
+  }
+  if (i < b.length) {
+    const n = (b[i]! << 16) | ((b[i + 1] ?? 0) << 8);
+    s += B64[n >>> 18]! + B64[(n >>> 12) & 63]!;
+    if (i + 1 < b.length) s += B64[(n >>> 6) & 63]!;
+  }
+  return s;
 }
 
 export function fromBase64Url(s: string): Uint8Array | null {

@@ -16,59 +16,81 @@ export const MAX_DEPTH = 256;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export function canonicalize(value: unknown): string {
-  return write(value, "", 0);
+  // The path is kept as a stack of keys and turned into a JSON pointer only on error: building
+  // pointers eagerly cost more than the serialisation itself.
+  return write(value, [], 0);
 }
 
-function pointerJoin(base: string, key: string | number): string {
-  return `${base}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+function pointerOf(path: readonly (string | number)[]): string {
+  let p = "";
+  for (const k of path) p += `/${String(k).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+  return p;
 }
 
-export function canonicalString(s: string, pointer: string): string {
-  if (LONE_SURROGATE.test(s)) throw new InputError(`string at \`${pointer || "/"}\` holds a lone surrogate, not valid unicode`, pointer);
+// Cheap pre-test: most strings hold no surrogate at all.
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+export function canonicalString(s: string, pointer: string | (() => string)): string {
+  if (SURROGATE.test(s) && LONE_SURROGATE.test(s)) {
+    const p = typeof pointer === "string" ? pointer : pointer();
+    throw new InputError(`string at \`${p || "/"}\` holds a lone surrogate, not valid unicode`, p);
+  }
   return JSON.stringify(s);
 }
 
-export function canonicalNumber(n: number, pointer: string): string {
-  if (!Number.isFinite(n)) throw new InputError(`number at \`${pointer || "/"}\` is ${n}, which JSON cannot carry`, pointer);
+export function canonicalNumber(n: number, pointer: string | (() => string)): string {
+  if (!Number.isFinite(n)) {
+    const p = typeof pointer === "string" ? pointer : pointer();
+    throw new InputError(`number at \`${p || "/"}\` is ${n}, which JSON cannot carry`, p);
+  }
   // JSON.stringify gives the ECMAScript Number::toString form RFC 8785 requires (and -0 → "0").
   return JSON.stringify(n);
 }
 
-function write(value: unknown, pointer: string, depth: number): string {
+function fail(path: (string | number)[], what: (p: string) => string): never {
+  const p = pointerOf(path);
+  throw new InputError(what(p || "/"), p);
+}
+
+function write(value: unknown, path: (string | number)[], depth: number): string {
   switch (typeof value) {
     case "string":
-      return canonicalString(value, pointer);
+      return canonicalString(value, () => pointerOf(path));
     case "number":
-      return canonicalNumber(value, pointer);
+      return canonicalNumber(value, () => pointerOf(path));
     case "boolean":
       return value ? "true" : "false";
     case "object":
       break;
     default:
-      throw new InputError(`value at \`${pointer || "/"}\` is ${typeof value}, not JSON data`, pointer);
+      return fail(path, (p) => `value at \`${p}\` is ${typeof value}, not JSON data`);
   }
   if (value === null) return "null";
-  if (depth >= MAX_DEPTH) throw new InputError(`value at \`${pointer || "/"}\` nests deeper than ${MAX_DEPTH} levels`, pointer);
+  if (depth >= MAX_DEPTH) return fail(path, (p) => `value at \`${p}\` nests deeper than ${MAX_DEPTH} levels`);
   if (Array.isArray(value)) {
     let out = "[";
     for (let i = 0; i < value.length; i++) {
       if (i > 0) out += ",";
-      if (!(i in value)) throw new InputError(`array at \`${pointer || "/"}\` has a hole at ${i}`, pointerJoin(pointer, i));
-      out += write(value[i], pointerJoin(pointer, i), depth + 1);
+      path.push(i);
+      if (!(i in value)) return fail(path, (p) => `array at \`${p}\` has a hole`);
+      out += write(value[i], path, depth + 1);
+      path.pop();
     }
     return out + "]";
   }
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) {
-    throw new InputError(`value at \`${pointer || "/"}\` is a ${proto?.constructor?.name ?? "non-plain object"}, not JSON data`, pointer);
+    return fail(path, (p) => `value at \`${p}\` is a ${proto?.constructor?.name ?? "non-plain object"}, not JSON data`);
   }
-  const keys = Object.keys(value).sort(compareUtf16);
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort(compareUtf16);
   let out = "{";
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    const child = pointerJoin(pointer, key);
     if (i > 0) out += ",";
-    out += canonicalString(key, child) + ":" + write((value as Record<string, unknown>)[key], child, depth + 1);
+    path.push(key);
+    out += canonicalString(key, () => pointerOf(path)) + ":" + write((value as Record<string, unknown>)[key], path, depth + 1);
+    path.pop();
   }
   return out + "}";
 }

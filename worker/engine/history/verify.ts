@@ -9,6 +9,7 @@ import { entryCanonical, entryShapeError, type Entry } from "./entry.js";
 /** The keyed chain operations (the WASM core, bound to one installation key). */
 export interface ChainMac {
   link(sessionId: Uint8Array, prev: Uint8Array, entry: Uint8Array): Uint8Array;
+  linkText(sessionId: Uint8Array, prev: Uint8Array, entry: string): Uint8Array;
   verifyRun(sessionId: Uint8Array, prev: Uint8Array, entries: readonly Uint8Array[], links: readonly Uint8Array[]): number;
 }
 

@@ -10,11 +10,12 @@ import type { TokenClaims } from "../check/types.js";
 
 const DOMAIN = "stalwart-token-v1.";
 
-export type Mac = (data: Uint8Array) => Uint8Array;
+/** HMAC-SHA256 of a string's UTF-8 bytes under the installation key. */
+export type Mac = (text: string) => Uint8Array;
 
 export function sealToken(mac: Mac, claims: TokenClaims): string {
   const body = toBase64Url(utf8(canonicalize(claims)));
-  return `st1.${body}.${toBase64Url(mac(utf8(DOMAIN + body)))}`;
+  return `st1.${body}.${toBase64Url(mac(DOMAIN + body))}`;
 }
 
 export function openToken(mac: Mac, token: unknown): TokenClaims | null {
@@ -22,7 +23,7 @@ export function openToken(mac: Mac, token: unknown): TokenClaims | null {
   const parts = token.split(".");
   if (parts.length !== 3 || parts[0] !== "st1") return null;
   const sig = fromBase64Url(parts[2]!);
-  if (!sig || !equalBytes(sig, mac(utf8(DOMAIN + parts[1]!)))) return null;
+  if (!sig || !equalBytes(sig, mac(DOMAIN + parts[1]!))) return null;
   const raw = fromBase64Url(parts[1]!);
   if (!raw) return null;
   try {

@@ -48,6 +48,12 @@ export interface Core {
     entries: readonly Uint8Array[],
     links: readonly Uint8Array[],
   ): number;
+  /** SHA-256 of a string's UTF-8 bytes, encoded straight into the core's memory (no copy). */
+  sha256Text(text: string): Uint8Array;
+  /** HMAC-SHA256 of a string's UTF-8 bytes under a loaded slot. */
+  hmacText(slot: number, text: string): Uint8Array;
+  /** `link` over a string's UTF-8 bytes. */
+  linkText(slot: number, sessionId: Uint8Array, prev: Uint8Array, entry: string): Uint8Array;
   /** Overwrite `slot` (from loadKey) with another key, e.g. after a tenant rotates its secret. */
   setKey(slot: number, key: Uint8Array): void;
   /** How many key slots the module has. */
@@ -154,6 +160,19 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core {
   }
 
   const out = (): Bytes => u8.slice(OUT, OUT + 32);
+  const encoder = new TextEncoder();
+
+  /**
+   * Encode `text` as UTF-8 into INPUT at `offset`; its byte length, or -1 when it may not fit in
+   * one load (the caller then encodes to a separate array and streams). UTF-8 takes at most 3
+   * bytes per UTF-16 unit, which bounds the room to reserve.
+   */
+  function encodeAt(text: string, offset: number): number {
+    const most = offset + text.length * 3;
+    if (most > CHUNK) return -1;
+    reserve(most);
+    return encoder.encodeInto(text, u8.subarray(IN + offset, IN + most)).written;
+  }
 
   // Same key bytes → same slot. Keyed by the key's digest so no key material is kept in JS.
   const slotOf = new Map<string, number>();
@@ -213,6 +232,34 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core {
         stream(data);
         w.shaEnd(OUT);
       }
+      return out();
+    },
+
+    sha256Text(text) {
+      const n = encodeAt(text, 0);
+      if (n < 0) return core.sha256(encoder.encode(text));
+      w.sha256(IN, n, OUT);
+      return out();
+    },
+
+    hmacText(slot, text) {
+      if (!loaded(slot)) badSlot(slot);
+      const n = encodeAt(text, 0);
+      if (n < 0) return core.hmac(slot, encoder.encode(text));
+      if (w.hmac(slot, IN, n, OUT) !== 0) badSlot(slot);
+      return out();
+    },
+
+    linkText(slot, sessionId, prev, entry) {
+      if (!loaded(slot)) badSlot(slot);
+      checkPrev(prev);
+      const sidLen = sessionId.length;
+      const at = LINK_BYTES + sidLen;
+      const n = encodeAt(entry, at);
+      if (n < 0) return core.link(slot, sessionId, prev, encoder.encode(entry));
+      u8.set(prev, IN);
+      u8.set(sessionId, IN + LINK_BYTES);
+      w.link(slot, IN, IN + LINK_BYTES, sidLen, IN + at, n, OUT);
       return out();
     },
 
