@@ -5,6 +5,7 @@
 import type { CompiledCatalogue, CompiledTool } from "../catalogue/types.js";
 import type { Decision, Entry } from "../history/entry.js";
 import type { TurnIndex } from "../origins/typed.js";
+import type { CompiledRulebook } from "../rulebook/types.js";
 
 /** Every reason code of checks.md, exact (the public contract). */
 export type ReasonCode =
@@ -89,6 +90,10 @@ export interface CheckContext {
   confirmedAsk?: number;
   /** why a presented token covered nothing (step 10), for the detail */
   tokenProblem?: string;
+  /** the session's compiled rulebook, read by step 8; absent: no rulebook, step 8 passes */
+  rulebook?: CompiledRulebook;
+  /** what `tool` last returned in this session, at `path` (`{from: tool.field}`); undefined: unknown */
+  from?: (tool: string, path: string) => unknown;
 }
 
 export interface Hold {
