@@ -1,0 +1,185 @@
+/**
+ * `stalwart replay TRACE.jsonl --catalogue agent.yaml [--rulebook R] [--json]` (interfaces.md CLI):
+ * check a recorded session offline — every call as it would be checked now, with this catalogue —
+ * and summarise per predicate how many calls it held and how many of those the person approved
+ * (seed 003: post-hoc checking finds the predicates to add and measures their false positives).
+ *
+ * Exit 0 when the trace replayed (whatever the decisions), 1 when the trace, catalogue or rulebook
+ * cannot be read (every problem as `file:line: error: …` with a `hint:` on stderr), 2 on bad usage.
+ * The replay runs in a fresh, temporary home: it starts with no counters and never touches the
+ * live ones (rate limits and spend under ~/.stalwart stay as they are).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "../client.js";
+import { readCatalogueFile } from "../catalogue-node.js";
+import { loadCatalogue } from "../../worker/engine/catalogue/index.js";
+import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
+import { CatalogueError, formatProblem } from "../../worker/engine/errors.js";
+import { formatTraceProblem, parseTrace, TraceError, type Trace } from "../replay/trace.js";
+import { ReplayClock, replayTrace } from "../replay/replay.js";
+import { buildReport, formatReport, reportJson } from "../replay/report.js";
+
+export const summary = "check a recorded session offline; per predicate, how many calls it held";
+
+const USAGE = `usage: stalwart replay TRACE.jsonl --catalogue agent.yaml [--rulebook RULEBOOK] [--json]
+
+  check every call of a recorded session (docs/trace-format.md) as it would be checked now,
+  print each decision, then per predicate how many calls it held and which
+  --catalogue FILE   the catalogue to check against (required)
+  --rulebook PATH    a rulebook (YAML, CSV, or a compiled registry folder)
+  --json             print {calls, predicates, missed, totals} as JSON`;
+
+/** Where the command writes; tests pass their own. */
+export interface Io {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown; isTTY?: boolean };
+}
+
+/** Progress shows on a terminal's stderr for traces longer than this many calls. */
+const PROGRESS_ABOVE = 1000;
+
+interface Args {
+  trace: string;
+  catalogue: string;
+  rulebook?: string;
+  json: boolean;
+}
+
+function parseArgs(argv: string[]): Args | { error: string } | "help" {
+  let json = false;
+  let catalogue: string | undefined;
+  let rulebook: string | undefined;
+  const files: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--help" || a === "-h") return "help";
+    if (a === "--json") json = true;
+    else if (a === "--catalogue" || a === "--rulebook") {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith("--")) return { error: `\`${a}\` needs a path` };
+      if (a === "--catalogue") catalogue = v;
+      else rulebook = v;
+    } else if (a.startsWith("--catalogue=")) catalogue = a.slice("--catalogue=".length);
+    else if (a.startsWith("--rulebook=")) rulebook = a.slice("--rulebook=".length);
+    else if (a.startsWith("-") && a !== "-") return { error: `unknown option \`${a}\`` };
+    else files.push(a);
+  }
+  if (files.length === 0) return { error: "name the trace to replay" };
+  if (files.length > 1) return { error: "one trace at a time" };
+  if (!catalogue) return { error: "name the catalogue to check against with `--catalogue agent.yaml`" };
+  return { trace: files[0]!, catalogue, json, ...(rulebook !== undefined ? { rulebook } : {}) };
+}
+
+export async function run(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const args = parseArgs(argv);
+  if (args === "help") {
+    io.stdout.write(USAGE + "\n");
+    return 0;
+  }
+  if ("error" in args) {
+    io.stderr.write(`stalwart replay: ${args.error}\n\n${USAGE}\n`);
+    return 2;
+  }
+
+  // The catalogue first, compiler-style, so that a bad one is not reported as a bad trace.
+  let catalogueText: string;
+  try {
+    catalogueText = readCatalogueFile(args.catalogue);
+    loadCatalogue(catalogueText, { file: args.catalogue, schemaCompiler: ajvCompiler });
+  } catch (err) {
+    if (!(err instanceof CatalogueError)) throw err;
+    io.stderr.write(err.problems.map(formatProblem).join("\n") + "\n");
+    io.stderr.write(`${args.catalogue}: ${err.problems.length} error${err.problems.length === 1 ? "" : "s"}\n`);
+    return 1;
+  }
+  if (args.rulebook !== undefined && !existsSync(args.rulebook)) {
+    io.stderr.write(`${args.rulebook}: error: cannot read the rulebook \`${args.rulebook}\`: no such file or folder\n  hint: check the path, relative to the current directory\n`);
+    return 1;
+  }
+
+  let trace: Trace;
+  try {
+    trace = parseTrace(readTrace(args.trace), args.trace);
+  } catch (err) {
+    if (!(err instanceof TraceError)) throw err;
+    return traceProblems(io, args.trace, err);
+  }
+
+  const home = mkdtempSync(join(tmpdir(), "stalwart-replay-"));
+  try {
+    const clock = new ReplayClock();
+    const client = new Client({ home, now: clock.now });
+    const progress = trace.calls > PROGRESS_ABOVE && io.stderr.isTTY === true ? progressLine(io, trace.calls) : undefined;
+    let result;
+    try {
+      result = await replayTrace(trace, {
+        clock,
+        open: (spec) =>
+          client.session(spec.name, {
+            catalogue: catalogueText,
+            ...(args.rulebook !== undefined ? { rulebook: args.rulebook } : {}),
+            ...(spec.language ? { language: spec.language } : {}),
+            ...(spec.context ? { context: spec.context } : {}),
+            ...(spec.agent ? { agent: spec.agent } : {}),
+          }),
+        ...(progress ? { onProgress: progress.update } : {}),
+      });
+    } catch (err) {
+      if (!(err instanceof TraceError)) throw err;
+      return traceProblems(io, args.trace, err);
+    } finally {
+      progress?.clear();
+    }
+    const report = buildReport(result);
+    io.stdout.write(args.json ? JSON.stringify(reportJson(report), null, 2) + "\n" : formatReport(report));
+    return 0;
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** The trace's text, or a TraceError saying why it cannot be read. */
+function readTrace(path: string): string {
+  const fail = (message: string, hint: string): never => {
+    throw new TraceError([{ file: path, line: 1, message, hint }]);
+  };
+  if (!existsSync(path)) fail(`cannot read \`${path}\`: no such file`, "check the path, relative to the current directory");
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch (e) {
+    fail(`cannot read \`${path}\`: ${(e as Error).message}`, "check the file's permissions");
+  }
+  if (isDir) fail(`\`${path}\` is a folder, not a trace`, "name the .jsonl file the agent's recorder wrote");
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    return fail(`cannot read \`${path}\`: ${(e as Error).message}`, "check the file's permissions");
+  }
+}
+
+function traceProblems(io: Io, file: string, err: TraceError): number {
+  io.stderr.write(err.problems.map(formatTraceProblem).join("\n") + "\n");
+  const n = err.problems.length + err.more;
+  if (err.more > 0) io.stderr.write(`… and ${err.more} more\n`);
+  io.stderr.write(`${file}: ${n} error${n === 1 ? "" : "s"}\n`);
+  return 1;
+}
+
+/** `stalwart replay: 1200 of 5000 calls`, rewritten in place at most 100 times. */
+function progressLine(io: Io, total: number): { update(done: number): void; clear(): void } {
+  const every = Math.max(1, Math.ceil(total / 100));
+  let shown = false;
+  return {
+    update(done) {
+      if (done % every !== 0 && done !== total) return;
+      io.stderr.write(`\rstalwart replay: ${done} of ${total} calls`);
+      shown = true;
+    },
+    clear() {
+      if (shown) io.stderr.write("\r\x1b[K");
+    },
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * Replay a parsed trace through the check (interfaces.md, CLI `replay`): each `session` event opens
+ * a session, each turn is read, each call is checked, each outcome of a call the replay allowed is
+ * reported — in trace order, with the clock at each event's `at`, so that token expiry and
+ * per-period limits answer as they would have live.
+ *
+ * The trace's call ids are mapped to the replayed session's step numbers: the step that was allowed
+ * (after an approval, the step the token was presented at), else the step of the call's last check.
+ * `undo_of` and `result:<id>.<path>` origins are rewritten with that number.
+ */
+import type { CallOptions, CheckResult } from "../../worker/engine/check/types.js";
+import type { Outcome } from "../../worker/engine/history/entry.js";
+import { CatalogueError, StalwartError } from "../../worker/engine/errors.js";
+import { TraceError, type Language, type Trace, type TraceCall, type TraceOutcome, type Verdict } from "./trace.js";
+
+/** What replay needs of a session: the SDK's `ClientSession` (in-process or a worker's). */
+export interface ReplaySession {
+  read(text: string): Promise<unknown>;
+  checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult>;
+  report(step: number, outcome: Outcome, result?: unknown): Promise<unknown>;
+}
+
+export interface SessionSpec {
+  name: string;
+  language?: Language;
+  context?: Record<string, unknown>;
+  agent?: string;
+}
+
+/** The injected clock: replay sets it to each event's time before the SDK reads it. */
+export class ReplayClock {
+  ms = 0;
+  readonly now = (): Date => new Date(this.ms);
+}
+
+export interface ReplayedCall {
+  id: string;
+  session: string;
+  tool: string;
+  line: number;
+  /** the answer to the call as proposed */
+  check: CheckResult;
+  /** the answer when the approval's token was presented (`approved: true` on a confirm) */
+  afterApproval?: CheckResult;
+  approved?: boolean;
+  verdict?: Verdict;
+  /** the step the replay allowed it at (it would have run), else null */
+  allowedStep: number | null;
+  /** the trace's outcomes of this call; `reported` false: the replay did not allow the call */
+  outcomes: { outcome: TraceOutcome; line: number; reported: boolean }[];
+}
+
+export interface ReplayResult {
+  trace: Trace;
+  sessions: { name: string; language: Language | null; calls: number }[];
+  calls: ReplayedCall[];
+}
+
+export interface ReplayOptions {
+  open(spec: SessionSpec): ReplaySession;
+  clock: ReplayClock;
+  /** after each call: how many calls are done, of how many */
+  onProgress?(done: number, total: number): void;
+}
+
+export async function replayTrace(trace: Trace, opts: ReplayOptions): Promise<ReplayResult> {
+  const { clock } = opts;
+  const calls: ReplayedCall[] = [];
+  const sessions: ReplayResult["sessions"] = [];
+  let done = 0;
+  for (const spec of trace.sessions) {
+    clock.ms = spec.at;
+    const session = sdk(trace, spec.line, () =>
+      opts.open({
+        name: spec.name,
+        ...(spec.language ? { language: spec.language } : {}),
+        ...(spec.context ? { context: spec.context } : {}),
+        ...(spec.agent ? { agent: spec.agent } : {}),
+      }),
+    );
+    const summary = { name: spec.name, language: spec.language ?? null, calls: 0 };
+    sessions.push(summary);
+    const byId = new Map<string, ReplayedCall>();
+    /** the replayed step a trace id stands for */
+    const stepOf = (id: string): number => {
+      const c = byId.get(id)!;
+      return c.allowedStep ?? (c.afterApproval ?? c.check).step;
+    };
+    for (const ev of spec.events) {
+      clock.ms = ev.at;
+      if (ev.type === "turn") {
+        await sdkAsync(trace, ev.line, () => session.read(ev.text));
+      } else if (ev.type === "call") {
+        const rec = await replayCall(trace, session, spec.name, ev, stepOf, clock);
+        byId.set(ev.id, rec);
+        calls.push(rec);
+        summary.calls++;
+        opts.onProgress?.(++done, trace.calls);
+      } else {
+        const rec = byId.get(ev.call)!;
+        const reported = rec.allowedStep !== null;
+        if (reported) await sdkAsync(trace, ev.line, () => session.report(rec.allowedStep!, ev.outcome, ev.result));
+        rec.outcomes.push({ outcome: ev.outcome, line: ev.line, reported });
+      }
+    }
+  }
+  return { trace, sessions, calls };
+}
+
+async function replayCall(trace: Trace, session: ReplaySession, sessionName: string, ev: TraceCall, stepOf: (id: string) => number, clock: ReplayClock): Promise<ReplayedCall> {
+  const options: CallOptions = {};
+  if (ev.origins) {
+    const origins: Record<string, string> = {};
+    for (const [arg, o] of Object.entries(ev.origins)) {
+      origins[arg] = "word" in o ? o.word : `result:${stepOf(o.call)}${o.path ? `.${o.path}` : ""}`;
+    }
+    options.origins = origins;
+  }
+  if (ev.labels) options.labels = ev.labels;
+  if (typeof ev.agent === "string") options.agent = ev.agent;
+  if (ev.facts) options.facts = ev.facts;
+  if (ev.undoOf !== undefined) options.undoOf = stepOf(ev.undoOf);
+
+  const check = await sdkAsync(trace, ev.line, () => session.checkToolCall(ev.tool, ev.args, options));
+  const rec: ReplayedCall = {
+    id: ev.id, session: sessionName, tool: ev.tool, line: ev.line, check, allowedStep: null, outcomes: [],
+    ...(ev.approved !== undefined ? { approved: ev.approved } : {}),
+    ...(ev.verdict ? { verdict: ev.verdict } : {}),
+  };
+  if (check.decision === "confirm" && ev.approved === true && check.confirmation !== undefined) {
+    // The person approved when asked: the call comes back with the token, checked at step 10.
+    clock.ms = ev.approvedAt ?? ev.at;
+    const token = check.confirmation;
+    rec.afterApproval = await sdkAsync(trace, ev.line, () => session.checkToolCall(ev.tool, ev.args, { ...options, confirmation: token }));
+  }
+  const last = rec.afterApproval ?? check;
+  if (last.decision === "allow") rec.allowedStep = last.step;
+  return rec;
+}
+
+/** An SDK error while replaying a line is that line's problem, not a crash. */
+function sdk<T>(trace: Trace, line: number, f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    throw lineError(trace, line, err);
+  }
+}
+
+async function sdkAsync<T>(trace: Trace, line: number, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    throw lineError(trace, line, err);
+  }
+}
+
+function lineError(trace: Trace, line: number, err: unknown): unknown {
+  if (!(err instanceof StalwartError) || err instanceof TraceError || err instanceof CatalogueError) return err;
+  return new TraceError([{ file: trace.file, line, message: `the check could not replay this line: ${err.code}: ${err.message}`, ...(err.hint ? { hint: err.hint } : {}) }]);
+}

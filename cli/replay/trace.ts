@@ -1,0 +1,324 @@
+/**
+ * The trace format of `stalwart replay` (docs/trace-format.md), version 1: JSON Lines, one event a
+ * line — `session`, `turn`, `call`, `outcome`. This module only reads text into plain data and
+ * says, line by line, what is wrong; it does no I/O and runs nothing.
+ *
+ * Calls are named by the trace's own ids. Everything that points at a call (`outcome.call`,
+ * `call.undo_of`, a `result:<id>.<path>` origin) must name a call defined on an earlier line of the
+ * same session, so that replay can map it to the replayed session's step number.
+ */
+import { StalwartError } from "../../worker/engine/errors.js";
+import { closest } from "../../worker/engine/schema/suggest.js";
+
+export const TRACE_VERSION = 1;
+
+export type Language = "en" | "pt-BR";
+export type TraceOutcome = "ran" | "failed" | "outcome_unknown" | "compensated";
+export type Verdict = "fine" | "harmful";
+
+export interface TraceSession {
+  name: string;
+  language?: Language;
+  context?: Record<string, unknown>;
+  agent?: string;
+  at: number;
+  line: number;
+  events: TraceEvent[];
+}
+
+export type TraceEvent = TraceTurn | TraceCall | TraceOutcomeEvent;
+
+export interface TraceTurn {
+  type: "turn";
+  text: string;
+  at: number;
+  line: number;
+}
+
+/** An origin as the trace writes it: a word (`typed`, `model`, …) or a result of an earlier call. */
+export type TraceOrigin = { word: string } | { call: string; path: string };
+
+export interface TraceCall {
+  type: "call";
+  id: string;
+  tool: string;
+  args: unknown;
+  origins?: Record<string, TraceOrigin>;
+  labels?: Record<string, string[]>;
+  agent?: string | null;
+  facts?: Record<string, unknown>;
+  undoOf?: string;
+  approved?: boolean;
+  /** when the person answered (the token is presented then); default: `at` */
+  approvedAt?: number;
+  verdict?: Verdict;
+  at: number;
+  line: number;
+}
+
+export interface TraceOutcomeEvent {
+  type: "outcome";
+  call: string;
+  outcome: TraceOutcome;
+  result?: unknown;
+  at: number;
+  line: number;
+}
+
+export interface Trace {
+  file: string;
+  sessions: TraceSession[];
+  /** how many `call` events, for progress */
+  calls: number;
+}
+
+/** One problem with a trace line, compiler-style (`file:line: error: message`, `hint:`). */
+export interface TraceProblem {
+  file: string;
+  line: number;
+  message: string;
+  hint?: string;
+}
+
+export function formatTraceProblem(p: TraceProblem): string {
+  return `${p.file}:${p.line}: error: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ""}`;
+}
+
+const FIELDS: Record<string, readonly string[]> = {
+  session: ["v", "type", "name", "language", "context", "agent", "at"],
+  turn: ["v", "type", "text", "at"],
+  call: ["v", "type", "id", "tool", "args", "origins", "labels", "agent", "facts", "undo_of", "approved", "approved_at", "verdict", "at"],
+  outcome: ["v", "type", "call", "outcome", "result", "at"],
+};
+const TYPES = Object.keys(FIELDS);
+const OUTCOMES: readonly TraceOutcome[] = ["ran", "failed", "outcome_unknown", "compensated"];
+const LANGUAGES: readonly Language[] = ["en", "pt-BR"];
+const VERDICTS: readonly Verdict[] = ["fine", "harmful"];
+/** A call id: a word that never reads as a step number or a path (`c1`, `refund-2`, `t_17`). */
+const ID = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+/** Stop collecting after this many problems: the rest are usually echoes of the first. */
+const MAX_PROBLEMS = 50;
+
+/** A trace that does not read: every problem found (up to MAX_PROBLEMS), in line order. */
+export class TraceError extends StalwartError {
+  constructor(readonly problems: readonly TraceProblem[], readonly more = 0) {
+    super("TraceInvalid", problems.map(formatTraceProblem).join("\n"));
+  }
+}
+
+class LineProblem extends Error {
+  constructor(message: string, readonly hint?: string) {
+    super(message);
+  }
+}
+
+function fail(message: string, hint?: string): never {
+  throw new LineProblem(message, hint);
+}
+
+/**
+ * Read a trace. Throws TraceError with every problem (bad JSON, unknown types and fields, wrong
+ * values, references to calls no earlier line defines, time going backwards).
+ */
+export function parseTrace(text: string, file: string): Trace {
+  const problems: TraceProblem[] = [];
+  let more = 0;
+  const sessions: TraceSession[] = [];
+  /** id → the session it belongs to (index), for references */
+  const ids = new Map<string, number>();
+  let current: TraceSession | undefined;
+  let clock: number | undefined;
+  let calls = 0;
+
+  const lines = text.split("\n");
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  for (let i = 0; i < lines.length; i++) {
+    const lineNo = i + 1;
+    let raw = lines[i]!;
+    if (raw.endsWith("\r")) raw = raw.slice(0, -1);
+    if (i === 0 && raw.startsWith("\uFEFF")) raw = raw.slice(1);
+    if (raw.trim() === "") continue;
+    try {
+      const ev = readLine(raw);
+      const type = ev.type as string;
+      if (type === "session") {
+        const s = readSession(ev, lineNo);
+        if (clock !== undefined && s.at < clock) fail(`time goes backwards: \`at\` is ${iso(s.at)}, before the previous event's ${iso(clock)}`, "events are written in the order they happened");
+        clock = s.at;
+        sessions.push(s);
+        current = s;
+        continue;
+      }
+      if (!current) fail(`the trace starts with a \`${type}\` event, before any \`session\``, `begin the trace with {"v":${TRACE_VERSION},"type":"session","name":"…","at":"…"}`);
+      const at = readAt(ev, false) ?? clock!;
+      if (at < clock!) fail(`time goes backwards: \`at\` is ${iso(at)}, before the previous event's ${iso(clock!)}`, "events are written in the order they happened");
+      clock = at;
+      const session = current!;
+      const here = sessions.length - 1;
+      const ref = (id: unknown, field: string): string => {
+        if (typeof id !== "string" || !ID.test(id)) fail(`\`${field}\` must be a call id (a string like \`c1\`), not ${describe(id)}`);
+        const where = ids.get(id as string);
+        if (where === undefined) fail(`\`${field}\` names call \`${id as string}\`, which no earlier line defines`, "a call is referred to after its `call` event, by its `id`");
+        if (where !== here) fail(`\`${field}\` names call \`${id as string}\` of session \`${sessions[where!]!.name}\`, not of this session \`${session.name}\``, "calls are referred to within their own session");
+        return id as string;
+      };
+      if (type === "turn") {
+        if (typeof ev.text !== "string") fail(`a turn's \`text\` must be a string, not ${describe(ev.text)}`);
+        session.events.push({ type: "turn", text: ev.text as string, at, line: lineNo });
+      } else if (type === "call") {
+        const call = readCall(ev, at, lineNo, ref);
+        if (ids.has(call.id)) fail(`call id \`${call.id}\` is used twice`, "give every call of the trace its own id");
+        if (call.approvedAt !== undefined) clock = call.approvedAt;
+        ids.set(call.id, here);
+        session.events.push(call);
+        calls++;
+      } else {
+        const callId = ref(ev.call, "call");
+        if (typeof ev.outcome !== "string" || !OUTCOMES.includes(ev.outcome as TraceOutcome)) {
+          const near = typeof ev.outcome === "string" ? closest(ev.outcome, OUTCOMES) : undefined;
+          fail(`\`outcome\` must be one of ${OUTCOMES.map((o) => `\`${o}\``).join(", ")}, not ${describe(ev.outcome)}`, near ? `did you mean \`${near}\`?` : undefined);
+        }
+        session.events.push({ type: "outcome", call: callId, outcome: ev.outcome as TraceOutcome, ...("result" in ev ? { result: ev.result } : {}), at, line: lineNo });
+      }
+    } catch (err) {
+      if (!(err instanceof LineProblem)) throw err;
+      if (problems.length < MAX_PROBLEMS) problems.push({ file, line: lineNo, message: err.message, ...(err.hint ? { hint: err.hint } : {}) });
+      else more++;
+    }
+  }
+  if (problems.length === 0 && sessions.length === 0) {
+    problems.push({ file, line: 1, message: "the trace has no events", hint: `a trace starts with {"v":${TRACE_VERSION},"type":"session","name":"…","at":"…"}, one JSON object a line` });
+  }
+  if (problems.length > 0) throw new TraceError(problems, more);
+  return { file, sessions, calls };
+}
+
+/** JSON, an object, a known type, known fields only. */
+function readLine(raw: string): Record<string, unknown> {
+  let ev: unknown;
+  try {
+    ev = JSON.parse(raw);
+  } catch (err) {
+    fail(`not JSON: ${(err as Error).message}`, "each line of a trace is one JSON object; a value may not span lines");
+  }
+  if (typeof ev !== "object" || ev === null || Array.isArray(ev)) fail(`an event must be a JSON object, not ${describe(ev)}`, "each line of a trace is one JSON object");
+  const o = ev as Record<string, unknown>;
+  if (!("type" in o)) fail("the event has no `type`", `\`type\` is one of ${TYPES.map((t) => `\`${t}\``).join(", ")}`);
+  if (typeof o.type !== "string" || !TYPES.includes(o.type)) {
+    const near = typeof o.type === "string" ? closest(o.type, TYPES) : undefined;
+    fail(`unknown event type ${typeof o.type === "string" ? `\`${o.type}\`` : describe(o.type)}`, `${near ? `did you mean \`${near}\`? ` : ""}event types are ${TYPES.map((t) => `\`${t}\``).join(", ")}`);
+  }
+  const known = FIELDS[o.type as string]!;
+  for (const k of Object.keys(o)) {
+    if (!known.includes(k)) {
+      const near = closest(k, known);
+      fail(`unknown field \`${k}\` in a \`${o.type as string}\` event`, `${near ? `did you mean \`${near}\`? ` : ""}a \`${o.type as string}\` event has ${known.map((f) => `\`${f}\``).join(", ")}`);
+    }
+  }
+  if ("v" in o && o.type !== "session" && o.v !== TRACE_VERSION) fail(`\`v\` must be ${TRACE_VERSION} (or left out) on a \`${o.type as string}\` event, not ${describe(o.v)}`);
+  return o;
+}
+
+function readSession(ev: Record<string, unknown>, line: number): TraceSession {
+  if (!("v" in ev)) fail("a `session` event needs the trace version `v`", `write "v":${TRACE_VERSION}`);
+  if (ev.v !== TRACE_VERSION) fail(`trace version ${describe(ev.v)} is not one this stalwart reads`, `this stalwart reads trace version ${TRACE_VERSION}; record the trace again or upgrade stalwart`);
+  if (typeof ev.name !== "string" || ev.name.length === 0 || ev.name.length > 200) fail(`a session's \`name\` must be a string of 1–200 characters, not ${describe(ev.name)}`);
+  const s: TraceSession = { name: ev.name as string, at: readAt(ev, true)!, line, events: [] };
+  if (ev.language !== undefined && ev.language !== null) {
+    if (!LANGUAGES.includes(ev.language as Language)) {
+      const near = typeof ev.language === "string" ? closest(ev.language, LANGUAGES) : undefined;
+      fail(`\`language\` must be \`en\` or \`pt-BR\`, not ${describe(ev.language)}`, near ? `did you mean \`${near}\`?` : "the language is chosen, never guessed; leave it out to use the catalogue's");
+    }
+    s.language = ev.language as Language;
+  }
+  if (ev.context !== undefined && ev.context !== null) s.context = object(ev.context, "context");
+  if (ev.agent !== undefined && ev.agent !== null) {
+    if (typeof ev.agent !== "string") fail(`a session's \`agent\` must be a string or null, not ${describe(ev.agent)}`);
+    s.agent = ev.agent as string;
+  }
+  return s;
+}
+
+function readCall(ev: Record<string, unknown>, at: number, line: number, ref: (id: unknown, field: string) => string): TraceCall {
+  if (typeof ev.id !== "string" || !ID.test(ev.id)) {
+    fail(`a call's \`id\` must be a word of letters, digits, \`_\` and \`-\` starting with a letter, not ${describe(ev.id)}`, "e.g. \"id\":\"c1\"; ids never look like step numbers, so `result:c1.total` is unambiguous");
+  }
+  if (typeof ev.tool !== "string" || ev.tool.length === 0) fail(`a call's \`tool\` must be the tool's name, not ${describe(ev.tool)}`);
+  if (!("args" in ev)) fail("a call needs its `args`", "write \"args\":{} for a call without arguments");
+  const call: TraceCall = { type: "call", id: ev.id as string, tool: ev.tool as string, args: ev.args, at, line };
+  if (ev.origins !== undefined && ev.origins !== null) {
+    const origins: Record<string, TraceOrigin> = {};
+    for (const [arg, o] of Object.entries(object(ev.origins, "origins"))) origins[arg] = readOrigin(arg, o, ref);
+    call.origins = origins;
+  }
+  if (ev.labels !== undefined && ev.labels !== null) {
+    const labels: Record<string, string[]> = {};
+    for (const [k, v] of Object.entries(object(ev.labels, "labels"))) {
+      if (!Array.isArray(v) || v.some((l) => typeof l !== "string")) fail(`\`labels.${k}\` must be a list of label strings, not ${describe(v)}`, "e.g. \"labels\":{\"call\":[\"untrusted:read_inbox\"]}");
+      labels[k] = v as string[];
+    }
+    call.labels = labels;
+  }
+  if (ev.agent !== undefined) {
+    if (ev.agent !== null && typeof ev.agent !== "string") fail(`a call's \`agent\` must be a string or null, not ${describe(ev.agent)}`);
+    call.agent = ev.agent as string | null;
+  }
+  if (ev.facts !== undefined && ev.facts !== null) call.facts = object(ev.facts, "facts");
+  if (ev.undo_of !== undefined && ev.undo_of !== null) call.undoOf = ref(ev.undo_of, "undo_of");
+  if (ev.approved !== undefined && ev.approved !== null) {
+    if (typeof ev.approved !== "boolean") fail(`\`approved\` must be true or false, not ${describe(ev.approved)}`, "true: the person approved this call when asked; false: they declined");
+    call.approved = ev.approved as boolean;
+  }
+  if (ev.approved_at !== undefined && ev.approved_at !== null) {
+    if (call.approved !== true) fail("`approved_at` without `\"approved\": true`", "`approved_at` says when the person approved; leave it out unless they did");
+    const t = readAt({ at: ev.approved_at }, true)!;
+    if (t < at) fail(`\`approved_at\` ${iso(t)} is before the call's \`at\` ${iso(at)}`, "a person approves a call after it is asked");
+    call.approvedAt = t;
+  }
+  if (ev.verdict !== undefined && ev.verdict !== null) {
+    if (!VERDICTS.includes(ev.verdict as Verdict)) fail(`\`verdict\` must be \`fine\` or \`harmful\`, not ${describe(ev.verdict)}`, "the verdict is the person's judgement of the call, after the fact");
+    call.verdict = ev.verdict as Verdict;
+  }
+  return call;
+}
+
+/** `typed`, `model`, … as they are; `result:<id>` / `result:<id>.<path>` names an earlier call. */
+function readOrigin(arg: string, o: unknown, ref: (id: unknown, field: string) => string): TraceOrigin {
+  if (typeof o !== "string" || o.length === 0) fail(`\`origins.${arg}\` must be an origin string, not ${describe(o)}`, "e.g. \"typed\", \"model\", \"context\", \"result:c1.total\"");
+  const s = o as string;
+  if (!s.startsWith("result:")) return { word: s };
+  const m = /^result:([^.[\]]*)(?:\.(.+))?$/.exec(s);
+  const id = m?.[1] ?? "";
+  if (/^[0-9]+$/.test(id)) fail(`\`origins.${arg}\` names a step number (\`${s}\`); a trace names calls by id`, `write \`result:<id>${m?.[2] ? `.${m[2]}` : ""}\` with the id of the call whose result this is; replay maps it to its step`);
+  if (!m || !ID.test(id)) fail(`\`origins.${arg}\` is not \`result:<call id>\` or \`result:<call id>.<path>\`: \`${s}\``, "e.g. \"result:c3.total\" or \"result:c2.orders[1].order_id\"");
+  return { call: ref(id, `origins.${arg}`), path: m![2] ?? "" };
+}
+
+function readAt(ev: Record<string, unknown>, required: boolean): number | undefined {
+  if (ev.at === undefined || ev.at === null) {
+    if (required) fail("a `session` event needs its time `at`", "e.g. \"at\":\"2026-11-29T12:00:00Z\" (RFC 3339, with a time zone); later events without `at` happen at the previous event's time");
+    return undefined;
+  }
+  const t = typeof ev.at === "string" && TIMESTAMP.test(ev.at) ? Date.parse(ev.at) : NaN;
+  if (!Number.isFinite(t)) fail(`\`at\` must be an RFC 3339 time with a time zone, not ${describe(ev.at)}`, "e.g. \"2026-11-29T12:00:00Z\" or \"2026-11-29T09:00:00-03:00\"");
+  return t;
+}
+
+function object(v: unknown, field: string): Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(`\`${field}\` must be an object, not ${describe(v)}`);
+  return v as Record<string, unknown>;
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return "missing";
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "a list";
+  if (typeof v === "string") return `a string \`${v.length > 40 ? `${v.slice(0, 40)}…` : v}\``;
+  if (typeof v === "object") return "an object";
+  return `${typeof v} \`${String(v)}\``;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
