@@ -222,7 +222,7 @@ function readLine(raw: string): Record<string, unknown> {
 
 function readSession(ev: Record<string, unknown>, line: number): TraceSession {
   if (!("v" in ev)) fail("a `session` event needs the trace version `v`", `write "v":${TRACE_VERSION}`);
-  if (ev.v !== TRACE_VERSION) fail(`trace version ${describe(ev.v)} is not one this stalwart reads`, `this stalwart reads trace version ${TRACE_VERSION}; record the trace again or upgrade stalwart`);
+  if (ev.v !== TRACE_VERSION) fail(`trace version ${JSON.stringify(ev.v) ?? "?"} is not one this stalwart reads`, `this stalwart reads trace version ${TRACE_VERSION}; record the trace again or upgrade stalwart`);
   if (typeof ev.name !== "string" || ev.name.length === 0 || ev.name.length > 200) fail(`a session's \`name\` must be a string of 1–200 characters, not ${describe(ev.name)}`);
   const s: TraceSession = { name: ev.name as string, at: readAt(ev, true)!, line, events: [] };
   if (ev.language !== undefined && ev.language !== null) {
