@@ -1,0 +1,9 @@
+/**
+ * The condition language (checks.md "Conditions, limits, spend, outcomes"): `evaluate` one
+ * condition, `evaluateAll` a list (checks, `done_when`, rules), `applyFilter` a read's `filter`.
+ * Meaning of every word: compare.ts. Web-standard only: runs in Node and workerd alike.
+ */
+export { evaluate, evaluateAll, type Scope, type Truth, type Verdict } from "./evaluate.js";
+export { applyFilter, type FilterOutcome, type FilterProblem } from "./filter.js";
+export { fromResults } from "./read.js";
+export { parseInstant, jsonEqual } from "./values.js";
