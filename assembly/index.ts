@@ -133,3 +133,6 @@ export function verifyRun(slot: i32, prev: usize, sid: usize, sidLen: u32, rec: 
   }
   return -1;
 }
+
+// ---- counters (step 7) -----------------------------------------------------------------------
+export { counterFits, counterUsed, counterAdd, counterTable, counterTableBytes } from "./counters";

@@ -34,13 +34,13 @@ function median(xs: number[]): number {
 }
 
 /** Median µs per op over `batches` batches of `per` ops each (after a warm-up batch). */
-function measure(per: number, batches: number, op: (i: number) => void): number {
-  for (let i = 0; i < per; i++) op(i);
+async function measure(per: number, batches: number, op: (i: number) => unknown): Promise<number> {
+  for (let i = 0; i < per; i++) await op(i);
   const samples: number[] = [];
   let n = 0;
   for (let b = 0; b < batches; b++) {
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < per; i++) op(n++);
+    for (let i = 0; i < per; i++) await op(n++);
     samples.push(Number(process.hrtime.bigint() - t0) / 1000 / per);
   }
   return median(samples);
@@ -49,28 +49,29 @@ function measure(per: number, batches: number, op: (i: number) => void): number 
 const refund = { order_id: "4411", amount: 40.0 };
 const refundOpts = { origins: { order_id: "typed", amount: "model" } };
 
-function sessionWith(env: ReturnType<typeof engineWith>, entries: number): Session {
+async function sessionWith(env: ReturnType<typeof engineWith>, entries: number): Promise<Session> {
   const s = new Session(env.engine, "billing", env.catalogue);
-  s.read("estorne 40,00 do pedido 4411");
-  while (s.history.entries.length < entries) s.checkToolCall("refund_card", refund, refundOpts);
+  await s.read("estorne 40,00 do pedido 4411");
+  while (s.history.entries.length < entries) await s.checkToolCall("refund_card", refund, refundOpts);
   return s;
 }
 
 /** A write checked on `count` distinct sessions that each hold `entries` entries. */
-function writeAt(env: ReturnType<typeof engineWith>, entries: number, count: number): number {
-  const sessions = Array.from({ length: count }, () => sessionWith(env, entries));
+async function writeAt(env: ReturnType<typeof engineWith>, entries: number, count: number): Promise<number> {
+  const sessions: Session[] = [];
+  for (let i = 0; i < count; i++) sessions.push(await sessionWith(env, entries));
   const per = Math.max(1, Math.floor(count / 20));
   return measure(per, Math.floor(count / per) - 1, (i) => sessions[i % count]!.checkToolCall("refund_card", refund, refundOpts));
 }
 
-function fullVerifyPerEntry(env: ReturnType<typeof engineWith>, entries: number): number {
-  const saved = JSON.stringify(sessionWith(env, entries).toJSON());
+async function fullVerifyPerEntry(env: ReturnType<typeof engineWith>, entries: number): Promise<number> {
+  const saved = JSON.stringify((await sessionWith(env, entries)).toJSON());
   const samples: number[] = [];
   for (let r = 0; r < 15; r++) {
     const data = JSON.parse(saved);
     const t0 = process.hrtime.bigint();
     const s = Session.resume(env.engine, env.catalogue, data);
-    s.checkToolCall("get_order", { order_id: "4411" });
+    await s.checkToolCall("get_order", { order_id: "4411" });
     samples.push(Number(process.hrtime.bigint() - t0) / 1000 / entries);
   }
   return median(samples);
@@ -114,15 +115,15 @@ async function main() {
   const js = engineWith(createJsCore());
   const rows: [string, number | null, number | null, string][] = [];
 
-  const readOn = (env: ReturnType<typeof engineWith>) => {
-    const s = sessionWith(env, 20);
+  const readOn = async (env: ReturnType<typeof engineWith>) => {
+    const s = await sessionWith(env, 20);
     return measure(2000, 25, () => s.checkToolCall("get_order", { order_id: "4411" }));
   };
-  rows.push(["(a) read", readOn(wasm), readOn(js), ""]);
-  rows.push(["(b) write, 20-entry history", writeAt(wasm, 20, 2000), writeAt(js, 20, 2000), "target ≤ 10 µs"]);
-  rows.push(["(c) write, 200-entry history", writeAt(wasm, 200, 400), writeAt(js, 200, 400), "must not grow with history"]);
-  rows.push(["(c) write, 2,000-entry history", writeAt(wasm, 2000, 60), writeAt(js, 2000, 60), "must not grow with history"]);
-  rows.push(["(d) full verification after resume, per entry", fullVerifyPerEntry(wasm, 2000), fullVerifyPerEntry(js, 2000), "target ≤ 3 µs/entry"]);
+  rows.push(["(a) read", await readOn(wasm), await readOn(js), ""]);
+  rows.push(["(b) write, 20-entry history", await writeAt(wasm, 20, 2000), await writeAt(js, 20, 2000), "target ≤ 10 µs"]);
+  rows.push(["(c) write, 200-entry history", await writeAt(wasm, 200, 400), await writeAt(js, 200, 400), "must not grow with history"]);
+  rows.push(["(c) write, 2,000-entry history", await writeAt(wasm, 2000, 60), await writeAt(js, 2000, 60), "must not grow with history"]);
+  rows.push(["(d) full verification after resume, per entry", await fullVerifyPerEntry(wasm, 2000), await fullVerifyPerEntry(js, 2000), "target ≤ 3 µs/entry"]);
   const cedarUs = await cedar();
 
   console.log(`\nstalwart-agents bench — in-process, one run, medians (Node ${process.version})\n`);

@@ -11,6 +11,7 @@ import type { Entry, Outcome } from "../worker/engine/history/entry.js";
 import { InputError } from "../worker/engine/errors.js";
 import { nodeCore } from "./wasm-node.js";
 import { installationKey, resolveHome } from "./home.js";
+import { localCounters } from "./counters-node.js";
 import { catalogueFrom } from "./catalogue-input.js";
 import { ajvCompiler } from "../worker/engine/schema/ajv.js";
 import { Http, RemoteSession, ensureCatalogue } from "./remote.js";
@@ -34,6 +35,8 @@ export interface SessionOptions {
   language?: Language;
   context?: Record<string, unknown>;
   agent?: string;
+  /** `model` arguments written after anything untrusted was read carry its label */
+  taintModelAfterUntrusted?: boolean;
 }
 
 export class Client {
@@ -66,6 +69,7 @@ export class Client {
     }
     const catalogue = this.catalogue(options.catalogue);
     const s = new Session(this.engine(), name, catalogue, {
+      ...(options.taintModelAfterUntrusted ? { taintModelAfterUntrusted: true } : {}),
       ...(options.language ? { language: options.language } : {}),
       ...(options.context ? { context: options.context } : {}),
       ...(options.agent ? { agent: options.agent } : {}),
@@ -97,6 +101,7 @@ export class Client {
         core: nodeCore(),
         key: installationKey(this.home),
         schemaCompiler: ajvCompiler,
+        counters: localCounters(this.home),
         ...(this.options.now ? { now: this.options.now } : {}),
       });
     }
@@ -114,13 +119,13 @@ export class ClientSession {
   get history(): { entries: Entry[] } {
     return this.inner.history;
   }
-  async read(text: string): Promise<{ step: number }> {
+  read(text: string): Promise<{ step: number }> {
     return this.inner.read(text);
   }
-  async checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {
+  checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {
     return this.inner.checkToolCall(tool, args, options);
   }
-  async report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
+  report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
     return this.inner.report(step, outcome, result);
   }
   toJSON(): SavedSession {

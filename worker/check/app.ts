@@ -63,7 +63,7 @@ export function createApp(opts: AppOptions) {
     let engine = engines.get(tenant);
     if (!engine) {
       const key = core.hmac(secretSlot.slot, utf8(`stalwart-tenant-v1.${tenant}`));
-      engine = new Engine({ core, key, schemaCompiler: cfworkerCompiler, now });
+      engine = new Engine({ core, key, schemaCompiler: cfworkerCompiler, now, counters: opts.stores(env).counters(tenant) });
       engines.set(tenant, engine);
     }
     return engine;
@@ -169,7 +169,7 @@ export function createApp(opts: AppOptions) {
     const body = await jsonBody(c);
     const text = field(body, "text", isString, "the person's turn, a string")!;
     const session = await resume(c, body);
-    const { step } = session.read(text);
+    const { step } = await session.read(text);
     return c.json({ step, session: session.toJSON() });
   });
 
@@ -181,7 +181,7 @@ export function createApp(opts: AppOptions) {
     // A session sealed by another key (another tenant's, or a forged one) is not an error here:
     // the check refuses it `history_invalid` and starts a new history, as the SDK does.
     const session = await resume(c, body, true);
-    const check = session.checkToolCall(tool, body.args, options);
+    const check = await session.checkToolCall(tool, body.args, options);
     return c.json({ check, session: session.toJSON() });
   });
 
@@ -190,7 +190,7 @@ export function createApp(opts: AppOptions) {
     const step = field(body, "step", isInt, "the step number a check returned")!;
     const outcome = field(body, "outcome", (v): v is Outcome => OUTCOMES.includes(v as Outcome), OUTCOMES.join(" | "))!;
     const session = await resume(c, body);
-    const r = session.report(step, outcome, body.result);
+    const r = await session.report(step, outcome, body.result);
     return c.json({ step: r.step, session: session.toJSON() });
   });
 

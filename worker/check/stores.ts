@@ -15,16 +15,8 @@ export interface CatalogueStore {
   byDigest(digest: string): Promise<StoredCatalogue | null>;
 }
 
-/** One counter to reserve against: `amount` more, never past `limit`, the period ending at `until`. */
-export interface CounterItem {
-  key: string;
-  amount: number;
-  limit: number;
-  /** ms since epoch when the period's count resets; 0 = never */
-  until: number;
-}
-
-export type ReserveAnswer = { ok: true } | { ok: false; key: string; used: number; limit: number };
+import type { CounterItem, ReserveAnswer } from "../engine/counters/store.js";
+export type { CounterItem, ReserveAnswer } from "../engine/counters/store.js";
 
 export interface CounterStore {
   /** All items or none, atomically; `reservation` names it for a later release. */

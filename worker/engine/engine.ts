@@ -7,6 +7,7 @@ import type { Core } from "./wasm/core.js";
 import type { SchemaCompiler } from "./catalogue/types.js";
 import type { ChainMac } from "./history/verify.js";
 import type { LicenceGate } from "./check/types.js";
+import type { CounterStore } from "./counters/store.js";
 import { toHex } from "./canonical/bytes.js";
 
 export interface EngineOptions {
@@ -17,6 +18,8 @@ export interface EngineOptions {
   now?: () => Date;
   /** step 1's licence hook; undefined = no licence gating in this engine */
   licence?: () => LicenceGate | undefined;
+  /** where step 7's rate-limit and spend counters live */
+  counters?: CounterStore;
 }
 
 export class Engine {
@@ -25,6 +28,7 @@ export class Engine {
   readonly chain: ChainMac;
   readonly now: () => Date;
   readonly licence: () => LicenceGate | undefined;
+  readonly counters?: CounterStore;
   private readonly slot: number;
 
   constructor(opts: EngineOptions) {
@@ -33,6 +37,7 @@ export class Engine {
     this.schemaCompiler = opts.schemaCompiler;
     this.now = opts.now ?? (() => new Date());
     this.licence = opts.licence ?? (() => undefined);
+    if (opts.counters) this.counters = opts.counters;
     const slot = (this.slot = opts.core.loadKey(opts.key));
     const core = opts.core;
     this.chain = {

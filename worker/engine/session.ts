@@ -16,14 +16,23 @@ import { GENESIS, verifyChain } from "./history/verify.js";
 import { WatchedEntries } from "./history/watched.js";
 import { openToken, sealToken } from "./tokens/confirmation.js";
 import { TurnIndex } from "./origins/typed.js";
+import { HistoryIndex } from "./history/index.js";
+import { propagatedLabels } from "./origins/labels.js";
+import { fromResults } from "./conditions/read.js";
+import type { Answer } from "./check/orchestrator.js";
+import type { CompiledRulebook } from "./rulebook/types.js";
 import { InputError, StalwartError } from "./errors.js";
 
 export interface SessionOptions {
   language?: Language;
   context?: Record<string, unknown>;
   agent?: string;
-  /** steps to run (issue 3 adds to the default list) */
+  /** steps to run (default: all 13 of checks.md) */
   steps?: readonly NumberedStep[];
+  /** `model` arguments written after anything untrusted was read carry its label (checks.md) */
+  taintModelAfterUntrusted?: boolean;
+  /** the compiled rulebook step 8 reads */
+  rulebook?: CompiledRulebook;
 }
 
 /** What `toJSON()` gives and `resume()` takes. */
@@ -57,6 +66,9 @@ export class Session {
   private readonly watched: WatchedEntries;
   private head: Uint8Array = GENESIS;
   private turns: TurnIndex;
+  private index: HistoryIndex;
+  private readonly taintModelAfterUntrusted: boolean;
+  private readonly rulebook?: CompiledRulebook;
 
   constructor(engine: Engine, name: string, catalogue: CompiledCatalogue, opts: SessionOptions = {}, restored?: { id: string; entries: Entry[] }) {
     if (typeof name !== "string" || name.length === 0 || name.length > 200) throw new InputError("a session needs a name of 1–200 characters");
@@ -76,6 +88,9 @@ export class Session {
     this.sidBytes = utf8(this.id);
     this.turns = new TurnIndex(language);
     this.watched = new WatchedEntries([]);
+    this.index = new HistoryIndex(catalogue, this.watched.raw);
+    this.taintModelAfterUntrusted = opts.taintModelAfterUntrusted === true;
+    if (opts.rulebook) this.rulebook = opts.rulebook;
     if (restored) {
       this.watched.replace(restored.entries);
     }
@@ -95,7 +110,11 @@ export class Session {
   }
 
   /** A person's turn, recorded in the history. */
-  read(text: string): { step: number } {
+  read(text: string): Promise<{ step: number }> {
+    return this.serial(() => this.turn(text));
+  }
+
+  private turn(text: string): { step: number } {
     if (typeof text !== "string") throw new InputError("a turn must be a string", "/text");
     if (!this.ensureVerified().ok) this.restart();
     const entry = this.append({ v: 1, step: 0, at: this.nowMs(), kind: "turn", text, link: "" } as TurnEntry);
@@ -103,38 +122,70 @@ export class Session {
     return { step: entry.step };
   }
 
-  /** Check a tool call before it runs. Never throws for a bad call: it refuses with a reason. */
-  checkToolCall(tool: string, args: unknown, options: CallOptions = {}): CheckResult {
+  /**
+   * Check a tool call before it runs. Never throws for a bad call: it refuses with a reason.
+   * Calls on one session are answered one at a time, in the order they were asked: each answer
+   * is a link of one history.
+   */
+  checkToolCall(tool: string, args: unknown, options: CallOptions = {}): Promise<CheckResult> {
+    return this.serial(() => this.check(tool, args, options));
+  }
+
+  /** The caller's report of what happened to a checked call (`failed` releases its counters). */
+  report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
+    return this.serial(() => this.record(step, outcome, result));
+  }
+
+  private queue: Promise<unknown> = Promise.resolve();
+  private serial<T>(work: () => Promise<T> | T): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async check(tool: string, args: unknown, options: CallOptions): Promise<CheckResult> {
     const now = this.nowMs();
     const verified = this.ensureVerified();
+    const index = verified.ok ? this.index : new HistoryIndex(this.catalogue, []);
     const ctx: CheckContext = {
       catalogue: this.catalogue,
       history: verified.ok ? this.watched.raw : [],
       sessionId: this.id,
-      turns: this.turns,
+      turns: verified.ok ? this.turns : new TurnIndex(this.language),
       context: this.context,
       now,
       licence: this.engine.licence(),
       openToken: (t) => openToken(this.macFn, t),
       holds: [],
+      index,
+      from: fromResults((t) => index.lastResult.get(t)),
+      valueDigest: (v) => valueDigest(this.engine, v),
+      counters: [],
+      taintModelAfterUntrusted: this.taintModelAfterUntrusted,
+      ...(this.rulebook ? { rulebook: this.rulebook } : {}),
     };
     if (!verified.ok) ctx.historyInvalid = verified.why;
 
     const call = normaliseCall(tool, args, options, this.agent, (s) => this.engine.sha256Hex(s));
-    const answer = runSteps(call, ctx, this.steps);
+    if (verified.ok && !call.argsError) addLabels(call, propagatedLabels(call, ctx));
+    let answer = runSteps(call, ctx, this.steps);
     if (!verified.ok) this.restart();
+    const step = this.watched.raw.length;
+    if (answer.at > 7 && ctx.counters.length > 0) answer = await this.settleCounters(ctx, answer, `${this.id}:${step}`);
 
     const r = answer.result;
     const decision = r.kind === "pass" ? "refuse" : r.kind;
     const reasons = r.kind === "confirm" ? r.reasons : r.kind === "refuse" ? [r.reason] : r.kind === "allow" && r.reason ? [r.reason] : [];
     const detail: Record<string, unknown> = r.kind === "pass" ? {} : { ...(r.detail ?? {}) };
     if (ctx.tokenProblem) detail.confirmation = ctx.tokenProblem;
+    if (this.rulebook) detail.rulebook = this.rulebook.digest;
 
     const entry = this.append({
       v: 1, step: 0, at: now, kind: "check", tool: call.tool, agent: call.agent, args: call.digest,
       origins: call.originsDigest, labels: [...call.labels], decision, reasons: [...reasons],
       confirmed: decision === "allow" && ctx.confirmedAsk !== undefined ? ctx.confirmedAsk : null,
       undo_of: call.undoOf ?? null, link: "",
+      values: ctx.tool?.undo !== undefined && !call.argsError ? this.valueDigests(call.args) : {},
     } as CheckEntry);
 
     const result: CheckResult = { decision, reasons, detail, step: entry.step };
@@ -147,8 +198,37 @@ export class Session {
     return result;
   }
 
-  /** The caller's report of what happened to a checked call. */
-  report(step: number, outcome: Outcome, result?: unknown): { step: number } {
+  /**
+   * Step 7's counters, once the rest of the check has answered: an allow reserves them
+   * atomically (so concurrent calls never overshoot); any other answer only looks, because a
+   * confirm that is never approved uses nothing — but a ceiling already reached still refuses
+   * first, as step 7 comes before 8–13. A store that cannot answer refuses (fail closed).
+   */
+  private async settleCounters(ctx: CheckContext, answer: Answer, reservation: string): Promise<Answer> {
+    const needs = ctx.counters;
+    const items = needs.map((n) => n.item);
+    const unknownReason = needs.some((n) => n.kind === "spend") ? "spend_unknown" : "usage_unknown";
+    const store = this.engine.counters;
+    if (!store) return { at: 7, result: { kind: "refuse", reason: unknownReason, detail: { wording: "no counter store is configured" } } };
+    let got;
+    try {
+      const work = answer.result.kind === "allow" ? store.reserve(reservation, items, ctx.now) : store.peek(items, ctx.now);
+      got = await withDeadline(Promise.resolve(work), 1500);
+    } catch (err) {
+      return { at: 7, result: { kind: "refuse", reason: unknownReason, detail: { wording: `the counter store did not answer (${(err as Error)?.message ?? String(err)})` } } };
+    }
+    if (got.ok) return answer;
+    const need = needs.find((n) => n.item.key === got.key) ?? needs[0]!;
+    if (need.kind === "rate") {
+      return { at: 7, result: { kind: "refuse", reason: "limit_reached", detail: { limit: need.describe, used: got.used, tool: ctx.tool?.name } } };
+    }
+    return {
+      at: 7,
+      result: { kind: "refuse", reason: "spend_exceeded", detail: { pool: need.pool, per: need.per, at_most: got.limit, used: got.used, amount: need.item.amount, currency: ctx.tool?.currency ?? null } },
+    };
+  }
+
+  private async record(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
     if (!OUTCOMES.includes(outcome)) throw new InputError(`outcome \`${String(outcome)}\` is not one of ${OUTCOMES.join(", ")}`, "/outcome");
     const verified = this.ensureVerified();
     if (!verified.ok) throw new StalwartError("HistoryInvalid", `the history does not verify (${verified.why}); the next check starts a new one`);
@@ -159,6 +239,9 @@ export class Session {
     if (result !== undefined && tool) {
       canonicalize(result); // throws InputError naming the pointer when it is not JSON data
       kept = tool.keepDeclared(result) ?? null;
+    }
+    if (outcome === "failed" && checked.decision === "allow" && this.engine.counters && this.index.lastReport.get(step)?.outcome !== "failed") {
+      await this.engine.counters.release(`${this.id}:${step}`);
     }
     const entry = this.append({ v: 1, step: 0, at: this.nowMs(), kind: "report", of: step, outcome, result: kept, link: "" } as ReportEntry);
     return { step: entry.step };
@@ -222,6 +305,13 @@ export class Session {
     return this.macText(`stalwart-head-v1.${seal}.${entries.length}.${last}`);
   }
 
+  /** Per-argument digests, kept for calls an undo may later be bound to (step 6). */
+  private valueDigests(args: Readonly<Record<string, unknown>>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const k of Object.keys(args)) out[k] = valueDigest(this.engine, args[k]);
+    return out;
+  }
+
   private macText(text: string): string {
     return toBase64Url(this.engine.macText(text));
   }
@@ -252,6 +342,7 @@ export class Session {
     });
     if (!v.ok) return { ok: false, why: v.why };
     this.watched.reset(v.entries);
+    this.index = new HistoryIndex(this.catalogue, this.watched.raw);
     this.head = v.head;
     this.turns = new TurnIndex(this.language);
     for (const e of v.entries) if (e.kind === "turn") this.turns.add(e.text);
@@ -263,6 +354,7 @@ export class Session {
     this.brokenAtResume = undefined;
     this.signedCount = 0;
     this.watched.reset([]);
+    this.index = new HistoryIndex(this.catalogue, this.watched.raw);
     this.head = GENESIS;
     this.turns = new TurnIndex(this.language);
   }
@@ -274,8 +366,34 @@ export class Session {
     this.head = link;
     this.signedCount++;
     this.watched.push(entry);
+    this.index.add(entry);
     return entry;
   }
+}
+
+/** 128 bits of SHA-256 over the canonical value: enough to bind, short enough to carry. */
+export function valueDigest(engine: Engine, value: unknown): string {
+  return engine.sha256Hex(canonicalize(value)).slice(0, 32);
+}
+
+function addLabels(call: Call, extra: Record<string, string[]>): void {
+  const keys = Object.keys(extra);
+  if (keys.length === 0) return;
+  const byArg: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(call.labelsByArg)) byArg[k] = [...v];
+  for (const k of keys) byArg[k] = [...new Set([...(byArg[k] ?? []), ...extra[k]!])];
+  call.labelsByArg = byArg;
+  call.labels = [...new Set(Object.values(byArg).flat())].sort();
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 function sameText(a: string, b: string): boolean {

@@ -6,14 +6,14 @@
  *   2 history verifies                    (s02-history; the MACs are checked before the steps)
  *   3 arguments against the schema        (s03-schema)
  *   4 destinations / egress allow-list    (s04-destinations)
- *   5 order rules                         (issue 3)
- *   6 undo bound to its step              (issue 3)
- *   7 checks, rate limits, spend          (issue 3)
- *   8 rulebook gate                       (issue 3)
+ *   5 order rules                         (s05-order)
+ *   6 undo bound to its step              (s06-undo)
+ *   7 checks, rate limits, spend          (s07-limits; counters settled by the session after 13)
+ *   8 rulebook gate                       (s08-rulebook)
  *   9 labels                              (s09-labels)
  *  10 confirmation token                  (s10-confirmation)
  *  11 confirm reasons                     (s11-confirm)
- *  12 compensation                        (issue 3)
+ *  12 compensation                        (s12-compensation)
  *  13 allow                               (s13-allow)
  *
  * Fail closed: a step that throws is a refusal (`internal_error`), never an allow.
@@ -23,7 +23,11 @@ import { reach } from "./steps/s01-reach.js";
 import { historyVerified } from "./steps/s02-history.js";
 import { argumentSchema } from "./steps/s03-schema.js";
 import { destinations } from "./steps/s04-destinations.js";
+import { orderRules } from "./steps/s05-order.js";
+import { undoBound } from "./steps/s06-undo.js";
+import { limits } from "./steps/s07-limits.js";
 import { labels } from "./steps/s09-labels.js";
+import { compensation } from "./steps/s12-compensation.js";
 import { confirmation } from "./steps/s10-confirmation.js";
 import { confirmReasons } from "./steps/s11-confirm.js";
 import { allow } from "./steps/s13-allow.js";
@@ -39,9 +43,13 @@ export const STEPS: readonly NumberedStep[] = Object.freeze([
   { number: 2, name: "history", run: historyVerified },
   { number: 3, name: "argument_schema", run: argumentSchema },
   { number: 4, name: "destinations", run: destinations },
+  { number: 5, name: "order", run: orderRules },
+  { number: 6, name: "undo", run: undoBound },
+  { number: 7, name: "limits", run: limits },
   { number: 9, name: "labels", run: labels },
   { number: 10, name: "confirmation", run: confirmation },
   { number: 11, name: "confirm", run: confirmReasons },
+  { number: 12, name: "compensation", run: compensation },
   { number: 13, name: "allow", run: allow },
 ]);
 

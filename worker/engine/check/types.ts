@@ -5,6 +5,8 @@
 import type { CompiledCatalogue, CompiledTool } from "../catalogue/types.js";
 import type { Decision, Entry } from "../history/entry.js";
 import type { TurnIndex } from "../origins/typed.js";
+import type { HistoryIndex } from "../history/index.js";
+import type { CounterItem } from "../counters/store.js";
 import type { CompiledRulebook } from "../rulebook/types.js";
 
 /** Every reason code of checks.md, exact (the public contract). */
@@ -90,10 +92,27 @@ export interface CheckContext {
   confirmedAsk?: number;
   /** why a presented token covered nothing (step 10), for the detail */
   tokenProblem?: string;
+  /** the verified history, indexed for steps 5–11 */
+  index: HistoryIndex;
+  /** `{from: tool.path}`: what that tool last returned in this session */
+  from: (tool: string, path: string) => unknown;
+  /** the digest an argument value has in a check entry's `values` */
+  valueDigest: (value: unknown) => string;
+  /** counter items step 7 wants reserved if the call is allowed */
+  counters: CounterNeed[];
+  /** session option: `model` arguments after an untrusted read carry its label */
+  taintModelAfterUntrusted: boolean;
   /** the session's compiled rulebook, read by step 8; absent: no rulebook, step 8 passes */
   rulebook?: CompiledRulebook;
-  /** what `tool` last returned in this session, at `path` (`{from: tool.field}`); undefined: unknown */
-  from?: (tool: string, path: string) => unknown;
+}
+
+export interface CounterNeed {
+  kind: "rate" | "spend";
+  item: CounterItem;
+  /** in words, e.g. `3 per day` */
+  describe: string;
+  pool?: string;
+  per?: string;
 }
 
 export interface Hold {

@@ -6,7 +6,7 @@
  * generic sort: this runs once per entry on every full verification. Unknown or missing fields
  * make an entry unreadable, so an added field is as detectable as an edited one.
  */
-import { canonicalize, canonicalNumber, canonicalString } from "../canonical/jcs.js";
+import { canonicalize, canonicalNumber, canonicalString, compareUtf16 } from "../canonical/jcs.js";
 
 export type Decision = "allow" | "confirm" | "refuse";
 export type Outcome = "ran" | "failed" | "outcome_unknown" | "compensated";
@@ -45,6 +45,9 @@ export interface CheckEntry extends Base {
   confirmed: number | null;
   /** the step this call undoes, else null */
   undo_of: number | null;
+  /** per argument: hex SHA-256 (first 128 bits) of its canonical value — so an undo can show its
+   * arguments come from the step it undoes without the history holding the values */
+  values: Record<string, string>;
 }
 
 /** The caller's report of what happened to a checked call. */
@@ -61,11 +64,12 @@ export type Entry = TurnEntry | CheckEntry | ReportEntry;
 
 const KEYS: Record<Entry["kind"], readonly string[]> = {
   turn: ["at", "kind", "link", "step", "text", "v"],
-  check: ["agent", "args", "at", "confirmed", "decision", "kind", "labels", "link", "origins", "reasons", "step", "tool", "undo_of", "v"],
+  check: ["agent", "args", "at", "confirmed", "decision", "kind", "labels", "link", "origins", "reasons", "step", "tool", "undo_of", "v", "values"],
   report: ["at", "kind", "link", "of", "outcome", "result", "step", "v"],
 };
 const DECISIONS = new Set(["allow", "confirm", "refuse"]);
 const HEX64 = /^[0-9a-f]{64}$/;
+const HEX32 = /^[0-9a-f]{32}$/;
 
 /** Why an entry is unreadable, or null when its shape is right. */
 export function entryShapeError(e: unknown): string | null {
@@ -89,6 +93,7 @@ export function entryShapeError(e: unknown): string | null {
       if (!isStringList(o.labels) || !isStringList(o.reasons)) return "a check's labels or reasons are unreadable";
       if (!DECISIONS.has(o.decision as string)) return "a check's decision is unreadable";
       if ((o.confirmed !== null && !isIndex(o.confirmed)) || (o.undo_of !== null && !isIndex(o.undo_of))) return "a check's references are unreadable";
+      if (typeof o.values !== "object" || o.values === null || Array.isArray(o.values) || !Object.values(o.values).every((h) => typeof h === "string" && HEX32.test(h))) return "a check's value digests are unreadable";
       return null;
     case "report":
       if (!isIndex(o.of) || !OUTCOMES.includes(o.outcome as Outcome)) return "a report's step or outcome is unreadable";
@@ -111,6 +116,14 @@ function list(xs: readonly string[], p: string): string {
 }
 const nullable = (n: number | null, p: string) => (n === null ? "null" : canonicalNumber(n, p));
 
+function hexMap(m: Record<string, string>): string {
+  const keys = Object.keys(m);
+  if (keys.length > 1) keys.sort(compareUtf16);
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) out += (i ? "," : "") + canonicalString(keys[i]!, "/values") + ":" + JSON.stringify(m[keys[i]!]);
+  return out + "}";
+}
+
 /**
  * The JCS canonical form of an entry without its `link` (equal to `canonicalize` of the entry
  * minus `link`; a test holds the two together). Assumes `entryShapeError(e) === null`.
@@ -125,7 +138,8 @@ export function entryCanonical(e: Entry): string {
         `"at":${canonicalNumber(e.at, "/at")},"confirmed":${nullable(e.confirmed, "/confirmed")},` +
         `"decision":"${e.decision}","kind":"check","labels":${list(e.labels, "/labels")},` +
         `"origins":"${e.origins}","reasons":${list(e.reasons, "/reasons")},"step":${e.step},` +
-        `"tool":${canonicalString(e.tool, "/tool")},"undo_of":${nullable(e.undo_of, "/undo_of")},"v":1}`
+        `"tool":${canonicalString(e.tool, "/tool")},"undo_of":${nullable(e.undo_of, "/undo_of")},"v":1,` +
+        `"values":${hexMap(e.values)}}`
       );
     case "report":
       return (

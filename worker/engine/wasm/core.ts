@@ -60,6 +60,28 @@ export interface Core {
   readonly slotCapacity: number;
 }
 
+/** One counter item as step 7 hands it to the table: the key's SHA-256 and its numbers. */
+export interface CounterCell {
+  digest: Uint8Array;
+  until: number;
+  amount: number;
+  limit: number;
+}
+
+/** The counter table in the core's memory (assembly/counters.ts). */
+export interface CounterCore {
+  /** -1 when all fit under their limits, else the index of the first that does not. */
+  counterFits(items: readonly CounterCell[], now: number): number;
+  /** What item `k` has used in its current period. */
+  counterUsed(items: readonly CounterCell[], k: number, now: number): number;
+  /** Add (sign 1) or give back (sign -1) every item; false when the table is full. */
+  counterAdd(items: readonly CounterCell[], now: number, sign: 1 | -1): boolean;
+  /** A copy of the table, to persist. */
+  counterSnapshot(): Uint8Array;
+  /** Put a persisted table back (same size, else an error). */
+  counterRestore(bytes: Uint8Array): void;
+}
+
 export type WasmCoreCode = "WasmOutOfMemory" | "WasmKeySlotsFull" | "WasmBadSlot" | "WasmBadArgument" | "WasmBadModule";
 
 /** A misuse of the core or a resource it ran out of; `code` says which. */
@@ -95,14 +117,20 @@ interface Exports {
   link(slot: number, prev: number, sid: number, sidLen: number, entry: number, entryLen: number, out: number): number;
   verifyRun(slot: number, prev: number, sid: number, sidLen: number, rec: number, recLen: number, count: number): number;
   equal32(a: number, b: number): number;
+  counterFits(items: number, n: number, now: number): number;
+  counterUsed(items: number, k: number, now: number): number;
+  counterAdd(items: number, n: number, now: number, sign: number): number;
+  counterTable(): number;
+  counterTableBytes(): number;
 }
 
 const EXPORTS: readonly (keyof Exports)[] = [
   "memory", "abiVersion", "outPtr", "inputPtr", "slotCapacity", "ensureInput", "sha256", "shaBegin", "update",
   "shaEnd", "setKey", "hmac", "hmacBegin", "hmacEnd", "linkHead", "linkMid", "link", "verifyRun", "equal32",
+  "counterFits", "counterUsed", "counterAdd", "counterTable", "counterTableBytes",
 ];
 
-export function createCore(source: BufferSource | WebAssembly.Module): Core {
+export function createCore(source: BufferSource | WebAssembly.Module): Core & CounterCore {
   // Workers only instantiate pre-compiled modules (their types make Module abstract); Node compiles bytes.
   const Compile = WebAssembly.Module as unknown as new (bytes: BufferSource) => WebAssembly.Module;
   const module = source instanceof WebAssembly.Module ? source : new Compile(source);
@@ -219,7 +247,43 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core {
     w.hmacEnd(OUT);
   }
 
-  const core: Core = {
+  const ITEM = 56;
+  /** Lay counter items out in INPUT: digest[32] ‖ until ‖ amount ‖ limit (f64, little-endian). */
+  function putItems(items: readonly CounterCell[]): void {
+    reserve(items.length * ITEM);
+    for (let k = 0; k < items.length; k++) {
+      const at = IN + k * ITEM;
+      const it = items[k]!;
+      if (it.digest.length !== 32) throw new WasmCoreError("WasmBadArgument", "a counter key digest must be 32 bytes");
+      u8.set(it.digest, at);
+      dv.setFloat64(at + 32, it.until, true);
+      dv.setFloat64(at + 40, it.amount, true);
+      dv.setFloat64(at + 48, it.limit, true);
+    }
+  }
+
+  const core: Core & CounterCore = {
+    counterFits(items, now) {
+      putItems(items);
+      return w.counterFits(IN, items.length, now);
+    },
+    counterUsed(items, k, now) {
+      putItems(items);
+      return w.counterUsed(IN, k, now);
+    },
+    counterAdd(items, now, sign) {
+      putItems(items);
+      return w.counterAdd(IN, items.length, now, sign) === 0;
+    },
+    counterSnapshot() {
+      const at = w.counterTable();
+      return u8.slice(at, at + w.counterTableBytes());
+    },
+    counterRestore(bytes) {
+      if (bytes.length !== w.counterTableBytes()) throw new WasmCoreError("WasmBadArgument", `a counter table is ${w.counterTableBytes()} bytes, got ${bytes.length}`);
+      u8.set(bytes, w.counterTable());
+    },
+
     slotCapacity: SLOTS,
 
     sha256(data) {

@@ -13,7 +13,8 @@ export function isUntrustedLabel(label: string): boolean {
 
 export function labels(call: Call, ctx: CheckContext): StepResult {
   const tool = ctx.tool!;
-  if (!isWrite(tool) || tool.trust === "untrusted") return PASS;
+  // An undo's arguments are bound to the step it undoes (step 6), not to where they came from.
+  if (!isWrite(tool) || tool.trust === "untrusted" || call.undoOf !== undefined) return PASS;
   const held = call.labels.filter(isUntrustedLabel);
   if (held.length === 0) return PASS;
   const sources = held.map((l) => (l.includes(":") ? l.slice(l.indexOf(":") + 1) : l));

@@ -15,10 +15,7 @@ export function tokenProblem(call: Call, ctx: CheckContext): TokenProblem | null
   if (ctx.now >= claims.exp) return "expired";
   const ask = ctx.history[claims.ask];
   if (!ask || ask.kind !== "check" || ask.decision !== "confirm" || ask.tool !== call.tool || ask.args !== call.digest || ask.agent !== call.agent) return "no_ask";
-  for (let i = claims.ask + 1; i < ctx.history.length; i++) {
-    const e = ctx.history[i]!;
-    if (e.kind === "check" && e.confirmed === claims.ask) return "used";
-  }
+  if (ctx.index.usedAsks.has(claims.ask)) return "used";
   return null;
 }
 

@@ -8,8 +8,15 @@ import { originProblems } from "../../origins/origins.js";
 import { PASS, type Call, type CheckContext, type Hold, type ReasonCode, type StepResult } from "../types.js";
 import { isWrite } from "./classes.js";
 
+export const PIVOT_ENDING = "Nothing undoes this step, and the steps after it cannot undo it.";
+
 export function confirmReasons(call: Call, ctx: CheckContext): StepResult {
   const tool = ctx.tool!;
+  if (call.undoOf !== undefined) {
+    // A bound undo needs no person unless the rulebook asks about it (step 12 allows it).
+    const asked = ctx.holds.filter((h) => h.reason === "gate_clarify");
+    return asked.length ? confirmWith(asked, tool.name) : PASS;
+  }
   if (!isWrite(tool)) return PASS;
   const holds: Hold[] = [];
   const untrusted = originProblems(call, ctx);
@@ -21,15 +28,39 @@ export function confirmReasons(call: Call, ctx: CheckContext): StepResult {
     });
   }
   holds.push(...ctx.holds);
+  if (tool.irreversible) {
+    // Earlier writes of this run that would be undone if this one failed.
+    const undoable = ctx.index.runWrites.filter((s) => {
+      const w = ctx.index.check(s)!;
+      return ctx.catalogue.tools.get(w.tool)?.undo !== undefined && ctx.index.counts(s) && !(ctx.index.undosOf.get(s) ?? []).some((u) => ctx.index.counts(u));
+    });
+    if (undoable.length > 0) {
+      holds.push({
+        reason: "irreversible_pivot",
+        detail: { undoable_steps: undoable },
+        wording: `${tool.name} cannot be undone, and ${undoable.length} earlier step${undoable.length > 1 ? "s" : ""} of this run would be undone if it failed. ${PIVOT_ENDING}`,
+      });
+    }
+  }
+  if (!tool.argsClosed) {
+    holds.push({ reason: "schema_partial", detail: { schema: "open" }, wording: `${tool.name} accepts arguments its schema does not name.` });
+  }
   if (holds.length === 0) {
     if (tool.confirm === "when_held") return PASS;
     holds.push({ reason: "write", wording: `${tool.name} changes something.` });
   }
+  return confirmWith(holds, tool.name);
+}
+
+function confirmWith(holds: Hold[], toolName: string): StepResult {
   // Order is the contract's list order, so answers compare stably.
   holds.sort((a, b) => ORDER.indexOf(a.reason) - ORDER.indexOf(b.reason));
   const detail: Record<string, unknown> = {};
   for (const h of holds) Object.assign(detail, h.detail);
-  detail.wording = `${holds.map((h) => h.wording).join(" ")} Allow ${tool.name}?`;
+  // The pivot's question must end with its fixed sentence (checks.md), so it goes last.
+  const pivot = holds.find((h) => h.reason === "irreversible_pivot");
+  const rest = holds.filter((h) => h !== pivot).map((h) => h.wording);
+  detail.wording = [...rest, `Allow ${toolName}?`, ...(pivot ? [pivot.wording] : [])].join(" ");
   return { kind: "confirm", reasons: holds.map((h) => h.reason), detail };
 }
 

@@ -1,0 +1,49 @@
+/**
+ * Step 5: the tool's order rules over the verified history (checks.md, "Order rules").
+ *   after: [tool]                 — an allowed call of `tool` that was not reported failed
+ *   after: [{tool, bind: {a: f}}] — and argument `a` has origin `result:<that step>.f`, holding
+ *   not_after: [tool | untrusted] — never after `tool` (or any reads_outside tool) was allowed;
+ *                                   a read counts whatever its outcome
+ *   at_most: N                    — at most N allowed, not-failed calls of this tool per session
+ * Reason `order_rule`, detail `rule` in words (`after get_order`, `not_after untrusted`, …).
+ */
+import { parseResultRef, originTrusted } from "../../origins/origins.js";
+import { PASS, type Call, type CheckContext, type StepResult } from "../types.js";
+
+export function orderRules(call: Call, ctx: CheckContext): StepResult {
+  const tool = ctx.tool!;
+  const index = ctx.index;
+  // An undo is bound to its step by step 6; order rules are about the forward path.
+  if (call.undoOf !== undefined) return PASS;
+
+  for (const rule of tool.after) {
+    const steps = (index.allowedByTool.get(rule.tool) ?? []).filter((s) => index.counts(s));
+    if (steps.length === 0) return refuse(`after ${rule.tool}`, { needs: rule.tool });
+    for (const [arg, field] of Object.entries(rule.bind ?? {})) {
+      const origin = call.origins[arg];
+      const ref = origin?.startsWith("result:") ? parseResultRef(origin.slice(7)) : null;
+      const bound = ref !== null && ref.path === field && steps.includes(ref.step) && index.ran(ref.step) && originTrusted(origin, call.args[arg], ctx);
+      if (!bound) {
+        return refuse(`after ${rule.tool} (${arg} from ${rule.tool}.${field})`, { binding: { argument: arg, tool: rule.tool, field }, origin: origin ?? null });
+      }
+    }
+  }
+
+  for (const name of tool.notAfter) {
+    if (name === "untrusted") {
+      if (index.outsideReads.length > 0) return refuse("not_after untrusted", { after: index.outsideReads[0]!.tool });
+    } else if ((index.allowedByTool.get(name) ?? []).length > 0) {
+      return refuse(`not_after ${name}`, { after: name });
+    }
+  }
+
+  if (tool.atMostPerSession !== undefined) {
+    const used = (index.allowedByTool.get(tool.name) ?? []).filter((s) => index.counts(s) && index.check(s)!.undo_of === null).length;
+    if (used >= tool.atMostPerSession) return refuse(`at_most ${tool.atMostPerSession}`, { used });
+  }
+  return PASS;
+}
+
+function refuse(rule: string, extra: Record<string, unknown>): StepResult {
+  return { kind: "refuse", reason: "order_rule", detail: { rule, ...extra } };
+}

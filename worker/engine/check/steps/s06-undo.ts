@@ -1,0 +1,41 @@
+/**
+ * Step 6: an undo names the step it undoes (`undoOf`); that step ran; the undo is the tool that
+ * step's tool declares as `undo`; each argument comes from that step's arguments or result (the
+ * same name, the same value); the step is undone at most once.
+ * Reasons `compensation_mismatch`, `compensation_spent`.
+ */
+import { readPath, MISSING, sameJson } from "../../origins/origins.js";
+import { PASS, type Call, type CheckContext, type StepResult } from "../types.js";
+
+export function undoBound(call: Call, ctx: CheckContext): StepResult {
+  if (call.undoOf === undefined) return PASS;
+  const index = ctx.index;
+  const step = call.undoOf;
+  const undone = index.check(step);
+  if (!undone || !index.ran(step)) return mismatch(step, "that step did not run in this session");
+  if (undone.undo_of !== null) return mismatch(step, "that step is itself an undo");
+  const undoneTool = ctx.catalogue.tools.get(undone.tool);
+  if (!undoneTool || undoneTool.undo !== call.tool) {
+    return mismatch(step, `${undone.tool} declares ${undoneTool?.undo ? `\`${undoneTool.undo}\`` : "no undo"}, not \`${call.tool}\``);
+  }
+  const earlier = (index.undosOf.get(step) ?? []).filter((s) => index.counts(s));
+  if (earlier.length > 0) return { kind: "refuse", reason: "compensation_spent", detail: { undo_of: step, undone_by: earlier[0] } };
+
+  const result = index.lastReport.get(step)?.result;
+  for (const name of Object.keys(call.args)) {
+    const value = call.args[name];
+    const fromArgs = undone.values[name] !== undefined && undone.values[name] === ctx.valueDigest(value);
+    const declared = undoneTool.returnsDeclares(name);
+    const fromResult = declared && result !== undefined && (() => {
+      const r = readPath(result, name);
+      return r !== MISSING && sameJson(r, value);
+    })();
+    if (!fromArgs && !fromResult) return mismatch(step, `\`${name}\` is not the value step ${step} was called with or returned`, name);
+  }
+  return PASS;
+}
+
+function mismatch(step: number, why: string, argument?: string): StepResult {
+  return { kind: "refuse", reason: "compensation_mismatch", detail: { undo_of: step, why, ...(argument ? { argument } : {}) } };
+}
+

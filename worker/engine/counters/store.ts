@@ -1,0 +1,22 @@
+/**
+ * The counter store behind step 7's rate limits and spend ceilings: one interface, an in-process
+ * implementation (counters/local.ts, WASM memory persisted under the client's home) and a Durable
+ * Object one in the check worker. A reservation is all-or-nothing and atomic; a `failed` report
+ * releases it. Fail closed: a store that cannot answer makes the check refuse
+ * (`usage_unknown` / `spend_unknown`).
+ */
+export interface CounterItem {
+  key: string;
+  amount: number;
+  limit: number;
+  /** ms since epoch when the period's count resets; 0 = never */
+  until: number;
+}
+
+export type ReserveAnswer = { ok: true } | { ok: false; key: string; used: number; limit: number };
+
+export interface CounterStore {
+  reserve(reservation: string, items: CounterItem[], now: number): Promise<ReserveAnswer> | ReserveAnswer;
+  peek(items: CounterItem[], now: number): Promise<ReserveAnswer> | ReserveAnswer;
+  release(reservation: string): Promise<void> | void;
+}

@@ -1,0 +1,42 @@
+/**
+ * Labels propagate by themselves (checks.md, "Untrusted values"), so the host does not have to
+ * remember to pass them:
+ *   - an argument whose origin is `result:<step>…` of a `reads_outside` tool carries
+ *     `untrusted:<tool>`, and whatever labels that call carried;
+ *   - a value from an agent with less trust than the tool requires carries `untrusted:<agent>`
+ *     (the calling agent's own arguments, and results of calls that agent made);
+ *   - with the session option `taint_model_after_untrusted`, every `model` argument written after
+ *     anything untrusted was read carries `untrusted:<that tool>`.
+ */
+import type { CheckContext, Call } from "../check/types.js";
+import { parseResultRef } from "./origins.js";
+
+export function propagatedLabels(call: Call, ctx: CheckContext): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const add = (key: string, label: string) => {
+    const list = (out[key] ??= []);
+    if (!list.includes(label)) list.push(label);
+  };
+  const agents = ctx.catalogue.agents;
+  const untrustedAgent = (name: string | null) => name !== null && agents.get(name)?.trust === "untrusted";
+
+  if (untrustedAgent(call.agent)) add("call", `untrusted:${call.agent}`);
+  const firstOutside = ctx.index.outsideReads[0]?.tool;
+
+  for (const arg of Object.keys(call.args)) {
+    const origin = call.origins[arg];
+    if (origin?.startsWith("result:")) {
+      const ref = parseResultRef(origin.slice(7));
+      const from = ref ? ctx.index.check(ref.step) : undefined;
+      if (from) {
+        const tool = ctx.catalogue.tools.get(from.tool);
+        if (tool?.readsOutside) add(arg, `untrusted:${from.tool}`);
+        for (const l of from.labels) if (!l.startsWith("trusted")) add(arg, l);
+        if (untrustedAgent(from.agent)) add(arg, `untrusted:${from.agent}`);
+      }
+    } else if (ctx.taintModelAfterUntrusted && (origin === "model" || origin === undefined) && firstOutside) {
+      for (const r of ctx.index.outsideReads) add(arg, `untrusted:${r.tool}`);
+    }
+  }
+  return out;
+}
