@@ -3,10 +3,11 @@
  * `run(argv, io)`: each decision, the per-predicate table, `--json`, exit codes, `file:line`
  * errors for malformed traces, and progress on a terminal for long traces.
  */
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../cli/commands/replay.js";
 
@@ -251,5 +252,24 @@ describe("stalwart replay: long work shows progress", () => {
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain("no predicate held a call");
     expect(r.stdout).toContain("1001 calls: 1001 allowed, 0 confirmed (0 approved), 0 refused");
+  });
+});
+
+// As a user runs it, once cli/main.ts dispatches `replay` (until then this skip says why).
+const dispatched = readFileSync(join(ROOT, "cli/main.ts"), "utf8").includes("commands/replay.js");
+describe.skipIf(!dispatched)("stalwart replay through cli/main.ts (skipped: cli/main.ts does not dispatch `replay` yet)", () => {
+  const tsx = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+  const stalwart = (args: string[]) =>
+    spawnSync(process.execPath, ["--import", tsx, join(ROOT, "cli/main.ts"), ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000, env: { ...process.env, STALWART_HOME: home } });
+
+  it("the same report and exit codes", () => {
+    const ok = stalwart(["replay", trace("store.jsonl"), "--catalogue", CATALOGUE]);
+    expect(ok.stderr).toBe("");
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toContain("argument_origin            3  1 of 3 (33%)     c5 c8 c13");
+    const bad = stalwart(["replay", trace("bad-json.jsonl"), "--catalogue", CATALOGUE]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^test\/fixtures\/traces\/bad-json\.jsonl:3: error: not JSON/);
+    expect(stalwart(["replay", trace("store.jsonl")]).status).toBe(2);
   });
 });
