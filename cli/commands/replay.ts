@@ -127,6 +127,11 @@ export async function run(argv: string[], io: Io = { stdout: process.stdout, std
         ...(progress ? { onProgress: progress.update } : {}),
       });
     } catch (err) {
+      if (err instanceof CatalogueError) {
+        // the rulebook, compiled when the first session opens: reported as `stalwart check` does
+        io.stderr.write(err.problems.map(formatProblem).join("\n") + "\n");
+        return 1;
+      }
       if (!(err instanceof TraceError)) throw err;
       return traceProblems(io, args.trace, err);
     } finally {
