@@ -164,10 +164,11 @@ export function sentence(t: Trace, scope: Scope): string {
   return unknownSentence(node, t);
 }
 
-/** The path that could not be read (the subject's, or the operand's `tool.path` / row field). */
+/** The path that could not be read: the subject's, or the operand's `tool.path` / row field. */
 export function unreadablePath(t: Trace): string | undefined {
   const node = t.node;
   if (node === undefined || node.kind !== "compare") return undefined;
-  if (t.why === "operand_missing" || t.why === "operand_type") return operandPath(node);
+  // a literal operand of the wrong type is no path: name the subject it was compared with
+  if (t.why === "operand_missing" || t.why === "operand_type") return operandPath(node) ?? node.subject.path;
   return node.subject.path;
 }
