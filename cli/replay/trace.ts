@@ -272,7 +272,7 @@ function readCall(ev: Record<string, unknown>, at: number, line: number, ref: (i
   }
   if (ev.approved_at !== undefined && ev.approved_at !== null) {
     if (call.approved !== true) fail("`approved_at` without `\"approved\": true`", "`approved_at` says when the person approved; leave it out unless they did");
-    const t = readAt({ at: ev.approved_at }, true)!;
+    const t = readAt({ at: ev.approved_at }, true, "approved_at")!;
     if (t < at) fail(`\`approved_at\` ${iso(t)} is before the call's \`at\` ${iso(at)}`, "a person approves a call after it is asked");
     call.approvedAt = t;
   }
@@ -295,13 +295,13 @@ function readOrigin(arg: string, o: unknown, ref: (id: unknown, field: string) =
   return { call: ref(id, `origins.${arg}`), path: m![2] ?? "" };
 }
 
-function readAt(ev: Record<string, unknown>, required: boolean): number | undefined {
+function readAt(ev: Record<string, unknown>, required: boolean, field = "at"): number | undefined {
   if (ev.at === undefined || ev.at === null) {
     if (required) fail("a `session` event needs its time `at`", "e.g. \"at\":\"2026-11-29T12:00:00Z\" (RFC 3339, with a time zone); later events without `at` happen at the previous event's time");
     return undefined;
   }
   const t = typeof ev.at === "string" && TIMESTAMP.test(ev.at) ? Date.parse(ev.at) : NaN;
-  if (!Number.isFinite(t)) fail(`\`at\` must be an RFC 3339 time with a time zone, not ${describe(ev.at)}`, "e.g. \"2026-11-29T12:00:00Z\" or \"2026-11-29T09:00:00-03:00\"");
+  if (!Number.isFinite(t)) fail(`\`${field}\` must be an RFC 3339 time with a time zone, not ${describe(ev.at)}`, "e.g. \"2026-11-29T12:00:00Z\" or \"2026-11-29T09:00:00-03:00\"");
   return t;
 }
 
