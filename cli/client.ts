@@ -62,6 +62,7 @@ export class Client {
           ...(options.language ? { language: options.language } : {}),
           ...(options.context ? { context: options.context } : {}),
           ...(options.agent ? { agent: options.agent } : {}),
+          ...(options.taintModelAfterUntrusted ? { taint_model_after_untrusted: true } : {}),
         });
         return r.session as SavedSession;
       });

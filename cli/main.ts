@@ -9,6 +9,7 @@ type Command = { run(argv: string[]): Promise<number>; summary: string };
 
 const commands: Record<string, () => Promise<Command>> = {
   check: () => import("./commands/check.js"),
+  replay: () => import("./commands/replay.js"),
   licence: () => import("./commands/licence.js"),
   doctor: () => import("./commands/doctor.js"),
 };
@@ -18,6 +19,7 @@ function usage(): string {
     "usage: stalwart <command> [options]",
     "",
     "  check [agent.yaml]                         lint a catalogue; exit 1 on error",
+    "  replay TRACE.jsonl --catalogue agent.yaml  check a recorded session offline; per predicate, how many calls it held",
     "  licence activate|status|release|request|answer|install",
     "  doctor                                     what works, what is missing",
     "",

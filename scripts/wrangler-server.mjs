@@ -28,7 +28,7 @@ export function freePort() {
 export async function startWrangler(o = {}) {
   const port = o.port ?? (await freePort());
   const inspector = await freePort();
-  const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false", "--log-level", "warn",
+  const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false", "--log-level", process.env.STALWART_WRANGLER_LOG ?? "warn",
     "--persist-to", o.persistTo ?? mkdtempSync(join(tmpdir(), "stalwart-wrangler-"))];
   if (o.config) args.push("--config", o.config);
   if (o.envFile) args.push("--env-file", o.envFile);

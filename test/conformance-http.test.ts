@@ -8,21 +8,28 @@ import { detailMismatches, loadCases, runCase, type Driver } from "./conformance
 import { startCheckWorker, type RunningWorker } from "./helpers/check-worker.js";
 
 let worker: RunningWorker;
+let tenant = 0;
+const cases = loadCases();
 beforeAll(async () => {
-  worker = await startCheckWorker();
+  // One tenant per case: counters (rate limits, spend) are shared by a tenant's sessions.
+  worker = await startCheckWorker(cases.map((_, i) => `conformance-${i}`));
 }, 120_000);
 afterAll(async () => {
   await worker?.stop();
 });
 
+let key = () => worker.keys[tenant]!;
 const overHttp: Driver = {
   name: "http",
-  session: (name, opts, now) => new Client({ url: worker.url, key: worker.keys[0]!, now, timeoutMs: 10_000 }).session(name, opts as never),
-  resume: (saved, opts, now) => new Client({ url: worker.url, key: worker.keys[0]!, now, timeoutMs: 10_000 }).resume(saved as never, opts),
+  newCase: () => {
+    key = ((k) => () => k)(worker.keys[tenant++ % worker.keys.length]!);
+  },
+  session: (name, opts, now) => new Client({ url: worker.url, key: key(), now, timeoutMs: 10_000 }).session(name, opts as never),
+  resume: (saved, opts, now) => new Client({ url: worker.url, key: key(), now, timeoutMs: 10_000 }).resume(saved as never, opts),
 };
 
 describe("conformance (check worker over HTTP, wrangler dev)", () => {
-  for (const c of loadCases()) {
+  for (const c of cases) {
     const skip = c.skip?.[overHttp.name];
     it.skipIf(Boolean(skip))(`${c.file}: ${c.name}`, async () => {
       const outcomes = await runCase(c, overHttp);
@@ -31,6 +38,7 @@ describe("conformance (check worker over HTTP, wrangler dev)", () => {
         expect({ decision: o.actual.decision, reasons: o.actual.reasons }, where).toEqual({ decision: o.expected.decision, reasons: o.expected.reasons });
         expect(detailMismatches(o.expected.detail, o.actual.detail), where).toEqual([]);
         for (const w of o.expected.wording_contains ?? []) expect(String(o.actual.detail.wording), where).toContain(w);
+        if (o.expected.wording_ends_with) expect(String(o.actual.detail.wording).endsWith(o.expected.wording_ends_with), `${where}: ${String(o.actual.detail.wording)}`).toBe(true);
       }
     });
   }

@@ -9,10 +9,13 @@ import { join } from "node:path";
 import { Client } from "../cli/index.js";
 import { detailMismatches, loadCases, runCase, type Driver } from "./conformance/runner.js";
 
-const home = mkdtempSync(join(tmpdir(), "stalwart-conf-"));
+let home = mkdtempSync(join(tmpdir(), "stalwart-conf-"));
 
 export const inProcess: Driver = {
   name: "in-process",
+  newCase: () => {
+    home = mkdtempSync(join(tmpdir(), "stalwart-conf-"));
+  },
   session: (name, opts, now) => new Client({ home, now }).session(name, opts as never),
   resume: (saved, opts, now) => new Client({ home, now }).resume(saved as never, opts),
 };
@@ -27,6 +30,7 @@ describe("conformance (in-process)", () => {
         expect({ decision: o.actual.decision, reasons: o.actual.reasons }, where).toEqual({ decision: o.expected.decision, reasons: o.expected.reasons });
         expect(detailMismatches(o.expected.detail, o.actual.detail), where).toEqual([]);
         for (const w of o.expected.wording_contains ?? []) expect(String(o.actual.detail.wording), where).toContain(w);
+        if (o.expected.wording_ends_with) expect(String(o.actual.detail.wording).endsWith(o.expected.wording_ends_with), `${where}: ${String(o.actual.detail.wording)}`).toBe(true);
       }
     });
   }

@@ -14,6 +14,8 @@ export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 export interface SessionSpec {
   name?: string;
+  taintModelAfterUntrusted?: boolean;
+  rulebook?: string;
   language?: "en" | "pt-BR";
   context?: Record<string, unknown>;
   agent?: string;
@@ -26,6 +28,8 @@ export interface Expect {
   detail?: Record<string, unknown>;
   /** the detail's wording must contain each of these */
   wording_contains?: string[];
+  /** the detail's wording must end with this */
+  wording_ends_with?: string;
 }
 
 export type CaseStep =
@@ -67,6 +71,8 @@ export interface DriverSession {
 }
 export interface Driver {
   name: string;
+  /** called at the start of each case: counters are per tenant/home, so each case gets its own */
+  newCase?(): void;
   session(name: string, opts: Record<string, unknown>, now: () => Date): DriverSession;
   resume(saved: unknown, opts: { catalogue: string | object }, now: () => Date): DriverSession;
 }
@@ -99,6 +105,7 @@ export interface StepOutcome {
 
 /** Run a case; returns every check's expected and actual answer (the caller asserts). */
 export async function runCase(c: Case, driver: Driver): Promise<StepOutcome[]> {
+  driver.newCase?.();
   let clock = new Date(c.clock ?? "2026-11-29T12:00:00Z").getTime();
   const now = () => new Date(clock);
   const catalogue = typeof c.catalogue === "string" ? join(REPO, c.catalogue) : c.catalogue;

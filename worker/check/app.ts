@@ -63,10 +63,11 @@ export function createApp(opts: AppOptions) {
     let engine = engines.get(tenant);
     if (!engine) {
       const key = core.hmac(secretSlot.slot, utf8(`stalwart-tenant-v1.${tenant}`));
-      engine = new Engine({ core, key, schemaCompiler: cfworkerCompiler, now, counters: opts.stores(env).counters(tenant) });
+      engine = new Engine({ core, key, schemaCompiler: cfworkerCompiler, now });
       engines.set(tenant, engine);
     }
-    return engine;
+    // Counter stubs belong to the request that made them; the engine (key slot) is per isolate.
+    return engine.withCounters(opts.stores(env).counters(tenant));
   }
 
   function compile(text: string, name: string): CompiledCatalogue {
@@ -108,6 +109,8 @@ export function createApp(opts: AppOptions) {
       const code = err.code === "SessionSealInvalid" ? "session_invalid" : err.code === "HistoryInvalid" ? "history_invalid" : err.code === "CatalogueMismatch" ? "catalogue_not_found" : err.code;
       return c.json(errorBody(code, err.message), status);
     }
+    // For the operator's log: a bug, not bad input. Nothing of the request is echoed back.
+    console.error("stalwart-check internal error:", (err as Error)?.stack ?? String(err));
     return c.json(errorBody("internal_error", "the worker failed on this request; nothing was allowed"), 500);
   });
   app.notFound((c) => c.json(errorBody("not_found", `no route \`${c.req.method} ${new URL(c.req.url).pathname}\``), 404));
@@ -153,6 +156,7 @@ export function createApp(opts: AppOptions) {
     const language = field(body, "language", isString, "`en` or `pt-BR`", true);
     const context = field(body, "context", isObject, "an object", true);
     const agent = field(body, "agent", isString, "an agent name", true);
+    const taint = field(body, "taint_model_after_untrusted", (v): v is boolean => typeof v === "boolean", "true or false", true);
     const stored = await opts.stores(c.env).catalogues(c.get("tenant")).byName(catName);
     if (!stored) throw new HttpError(404, "catalogue_not_found", `no catalogue named \`${catName}\`; register it with PUT /v1/catalogues/${catName}`, "/catalogue");
     const catalogue = await catalogueByDigest(c, stored.digest);
@@ -161,6 +165,7 @@ export function createApp(opts: AppOptions) {
       ...(language ? { language: language as never } : {}),
       ...(context ? { context } : {}),
       ...(agent ? { agent } : {}),
+      ...(taint ? { taintModelAfterUntrusted: true } : {}),
     });
     return c.json({ session: session.toJSON() }, 201);
   });

@@ -35,7 +35,7 @@ export const openapi = {
     "/v1/sessions": {
       post: {
         summary: "start a session",
-        requestBody: json({ type: "object", required: ["catalogue", "name"], properties: { catalogue: { type: "string" }, name: { type: "string" }, language: { enum: ["en", "pt-BR"] }, context: { type: "object" }, agent: { type: "string" } } }),
+        requestBody: json({ type: "object", required: ["catalogue", "name"], properties: { catalogue: { type: "string" }, name: { type: "string" }, language: { enum: ["en", "pt-BR"] }, context: { type: "object" }, agent: { type: "string" }, taint_model_after_untrusted: { type: "boolean" } } }),
         responses: ok({ type: "object", properties: { session } }, "201"),
       },
     },

@@ -47,6 +47,16 @@ export class Engine {
     };
   }
 
+  /**
+   * The same engine with another counter store. The worker needs one per request: a Durable
+   * Object stub belongs to the request that made it.
+   */
+  withCounters(counters: CounterStore): Engine {
+    const e = Object.create(this) as Engine;
+    (e as { counters?: CounterStore }).counters = counters;
+    return e;
+  }
+
   mac(data: Uint8Array): Uint8Array {
     return this.core.hmac(this.slot, data);
   }

@@ -44,6 +44,8 @@ export interface SavedSession {
   agent: string | null;
   context: Record<string, unknown>;
   catalogue: string;
+  /** session option, sealed with the rest of the header */
+  taint_model_after_untrusted: boolean;
   entries: Entry[];
   /** MAC over everything above but `entries` */
   seal: string;
@@ -229,6 +231,7 @@ export class Session {
   }
 
   private async record(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
+    const now = this.nowMs();
     if (!OUTCOMES.includes(outcome)) throw new InputError(`outcome \`${String(outcome)}\` is not one of ${OUTCOMES.join(", ")}`, "/outcome");
     const verified = this.ensureVerified();
     if (!verified.ok) throw new StalwartError("HistoryInvalid", `the history does not verify (${verified.why}); the next check starts a new one`);
@@ -243,7 +246,7 @@ export class Session {
     if (outcome === "failed" && checked.decision === "allow" && this.engine.counters && this.index.lastReport.get(step)?.outcome !== "failed") {
       await this.engine.counters.release(`${this.id}:${step}`);
     }
-    const entry = this.append({ v: 1, step: 0, at: this.nowMs(), kind: "report", of: step, outcome, result: kept, link: "" } as ReportEntry);
+    const entry = this.append({ v: 1, step: 0, at: now, kind: "report", of: step, outcome, result: kept, link: "" } as ReportEntry);
     return { step: entry.step };
   }
 
@@ -258,13 +261,18 @@ export class Session {
    * Continue a saved session. A changed header (name, language, agent, context, catalogue) is a
    * typed error; changed entries, or entries cut off or added, fail step 2 at the next check.
    */
-  static resume(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, steps?: readonly NumberedStep[], opts?: { adoptBrokenSeal?: boolean }): Session {
+  static resume(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, steps?: readonly NumberedStep[], opts?: { adoptBrokenSeal?: boolean; rulebook?: CompiledRulebook }): Session {
     const s = saved as SavedSession;
     if (typeof s !== "object" || s === null || s.v !== 1 || typeof s.id !== "string" || typeof s.name !== "string" || typeof s.seal !== "string" || typeof s.head !== "string" || typeof s.catalogue !== "string") {
       throw new InputError("a saved session must be what `toJSON()` returned", "/");
     }
-    const session = new Session(engine, s.name, catalogue, { language: s.language, context: s.context, ...(s.agent ? { agent: s.agent } : {}), ...(steps ? { steps } : {}) }, { id: s.id, entries: Array.isArray(s.entries) ? s.entries : ([] as Entry[]) });
-    const body = { v: 1 as const, id: s.id, name: s.name, language: s.language, agent: s.agent ?? null, context: s.context ?? {}, catalogue: s.catalogue };
+    const session = new Session(engine, s.name, catalogue, {
+      language: s.language, context: s.context,
+      ...(s.agent ? { agent: s.agent } : {}), ...(steps ? { steps } : {}),
+      ...(s.taint_model_after_untrusted === true ? { taintModelAfterUntrusted: true } : {}),
+      ...(opts?.rulebook ? { rulebook: opts.rulebook } : {}),
+    }, { id: s.id, entries: Array.isArray(s.entries) ? s.entries : ([] as Entry[]) });
+    const body = { v: 1 as const, id: s.id, name: s.name, language: s.language, agent: s.agent ?? null, context: s.context ?? {}, catalogue: s.catalogue, taint_model_after_untrusted: s.taint_model_after_untrusted === true };
     const seal = session.macText(`stalwart-session-v1.${canonicalize(body)}`);
     if (!sameText(seal, s.seal)) {
       if (opts?.adoptBrokenSeal && s.catalogue === catalogue.digest) {
@@ -297,7 +305,7 @@ export class Session {
   private brokenAtResume?: string;
 
   private header() {
-    return { v: 1 as const, id: this.id, name: this.name, language: this.language, agent: this.agent, context: { ...this.context }, catalogue: this.catalogue.digest };
+    return { v: 1 as const, id: this.id, name: this.name, language: this.language, agent: this.agent, context: { ...this.context }, catalogue: this.catalogue.digest, taint_model_after_untrusted: this.taintModelAfterUntrusted };
   }
 
   private headSeal(seal: string, entries: readonly Entry[]): string {
