@@ -218,7 +218,8 @@ function conditionList(c: ConditionContext, when: unknown[]): void {
     position: (p, atKey) => positionOf(c.source, p, atKey),
     report: (p, message, hint, atKey) => {
       if (!catalogue && message.includes("declares no `returns`")) return;
-      report(p, message.replace("which is not a tool in this catalogue", "which is not a tool in the catalogue"), hint, atKey);
+      const words = (t: string) => t.replace("which is not a tool in this catalogue", "which is not a tool in the catalogue").replace("all of a tool's `checks` must hold", "all of a rule's `when` must hold");
+      report(p, words(message), hint === undefined ? undefined : words(hint), atKey);
     },
   };
   when.forEach((cond, j) => {
