@@ -425,6 +425,14 @@ describe("shapes YAML cannot write, and the evaluator's own edges", () => {
     expect(evaluate(cmp("list.length", "is", { kind: "value", value: 2 }), scope(subject)).truth).toBe("unknown");
     expect(evaluate(cmp("list", "is", { kind: "value", value: 2 }, "count"), scope(subject)).truth).toBe("holds");
   });
+  it("a from that evaluates conditions itself (re-entry) does not disturb the outer verdict", () => {
+    const inner = cmp("y", "is", { kind: "value", value: 2 });
+    const outer = cmp("x", "at_most", { kind: "from", tool: "t", path: "p" });
+    const from = () => (evaluate(inner, scope({ y: 3 })).truth === "fails" ? 5 : 100);
+    const v = evaluate(outer, scope({ x: 7 }, { from }));
+    expect(v).toMatchObject({ truth: "fails", condition: outer, wording: "`x` is 7, more than `t.p` 5." });
+    expect(evaluate(outer, scope({ x: 5 }, { from })).truth).toBe("holds");
+  });
   it("long values are cut short in the wording", () => {
     const v = evaluate(cmp("x", "is", { kind: "value", value: "a" }), scope({ x: "b".repeat(10_000) }));
     expect(v.wording!.length).toBeLessThan(200);

@@ -50,10 +50,29 @@ function verdict(code: number, t: Trace, scope: Scope): Verdict {
   return out;
 }
 
+// One trace kept for reuse: evaluation is synchronous, so it is free again once a verdict is
+// built; a `from` that evaluates conditions itself (re-entry) finds it taken and gets its own.
+let spare: Trace | undefined = newTrace();
+
+function take(): Trace {
+  const t = spare ?? newTrace();
+  spare = undefined;
+  return t;
+}
+
+function release(t: Trace): void {
+  t.node = t.value = t.operand = t.item = undefined; // hold nothing of this call
+  spare = t;
+}
+
 /** One condition. */
 export function evaluate(c: Condition, scope: Scope): Verdict {
-  const t = newTrace();
-  return verdict(run(c, scope, t), t, scope);
+  const t = take();
+  try {
+    return verdict(run(c, scope, t), t, scope);
+  } finally {
+    release(t);
+  }
 }
 
 /**
@@ -64,6 +83,10 @@ export function evaluate(c: Condition, scope: Scope): Verdict {
  * stops at the first failure.
  */
 export function evaluateAll(cs: readonly Condition[], scope: Scope): Verdict {
-  const t = newTrace();
-  return verdict(runAll(cs, scope, t), t, scope);
+  const t = take();
+  try {
+    return verdict(runAll(cs, scope, t), t, scope);
+  } finally {
+    release(t);
+  }
 }

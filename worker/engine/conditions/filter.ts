@@ -16,8 +16,7 @@
 import type { Filter } from "../catalogue/types.js";
 import { FAILS, HOLDS, newTrace, run, type Code } from "./compare.js";
 import type { Scope } from "./evaluate.js";
-import { compilePath, MISSING, readOne } from "./read.js";
-import type { PathSegment } from "../catalogue/paths.js";
+import { compilePath, FIELD, MISSING, readOne, type Seg } from "./read.js";
 
 export interface FilterProblem {
   /** `each_unreadable`: `each` is not a path to one list; `each_missing`: the result lacks it; `each_not_a_list` */
@@ -36,38 +35,41 @@ export interface FilterOutcome {
   problem?: FilterProblem;
 }
 
-/** `{from}` read once per filter, whatever the number of records. */
+/** `{from}` read once per filter, whatever the number of records (a filter names few: a list scan). */
 function memoFrom(from: Scope["from"]): Scope["from"] {
-  const seen = new Map<string, unknown>();
+  const tools: string[] = [];
+  const paths: string[] = [];
+  const values: unknown[] = [];
   return (tool, path) => {
-    const key = tool + "\u0000" + path;
-    if (seen.has(key)) return seen.get(key);
+    for (let i = 0; i < tools.length; i++) if (tools[i] === tool && paths[i] === path) return values[i];
     const v = from(tool, path);
-    seen.set(key, v);
+    tools.push(tool);
+    paths.push(path);
+    values.push(v);
     return v;
   };
 }
 
 /** A copy of `node` with `value` at `segs` (names and indexes); the input is not changed. */
-function replaceAt(node: unknown, segs: readonly PathSegment[], i: number, value: unknown): unknown {
+function replaceAt(node: unknown, segs: readonly Seg[], i: number, value: unknown): unknown {
   if (i === segs.length) return value;
   const s = segs[i]!;
-  if (s.kind === "field") {
+  if (s.kind === FIELD) {
     const obj = node as Record<string, unknown>;
     return { ...obj, [s.name]: replaceAt(obj[s.name], segs, i + 1, value) };
   }
   const list = (node as unknown[]).slice();
-  list[(s as { index: number }).index] = replaceAt(list[(s as { index: number }).index], segs, i + 1, value);
+  list[s.index] = replaceAt(list[s.index], segs, i + 1, value);
   return list;
 }
 
 /** A fresh result holding only `value` at `segs` (list slots before an index are null). */
-function buildAt(segs: readonly PathSegment[], i: number, value: unknown): unknown {
+function buildAt(segs: readonly Seg[], i: number, value: unknown): unknown {
   if (i === segs.length) return value;
   const s = segs[i]!;
   const inner = buildAt(segs, i + 1, value);
-  if (s.kind === "field") return { [s.name]: inner };
-  const list: unknown[] = new Array((s as { index: number }).index).fill(null);
+  if (s.kind === FIELD) return { [s.name]: inner };
+  const list: unknown[] = new Array(s.index).fill(null);
   list.push(inner);
   return list;
 }

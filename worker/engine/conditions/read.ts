@@ -13,8 +13,30 @@ import { parsePath, type PathSegment } from "../catalogue/paths.js";
 export const MISSING: unique symbol = Symbol("missing");
 export type Missing = typeof MISSING;
 
+/**
+ * One step of a path, in one object shape for every kind (monomorphic: the hot path reads these).
+ * `guarded`: the name is also a property of `Object.prototype` (`constructor`, `__proto__`, …), so
+ * reading it must check that the record owns it; any other name is read directly (the data is
+ * JSON: plain objects, whose only prototype is `Object.prototype`).
+ */
+export interface Seg {
+  readonly kind: typeof FIELD | typeof INDEX | typeof EACH;
+  readonly name: string;
+  readonly index: number;
+  readonly guarded: boolean;
+}
+export const FIELD = 0;
+export const INDEX = 1;
+export const EACH = 2;
+
+function toSeg(s: PathSegment): Seg {
+  if (s.kind === "field") return { kind: FIELD, name: s.name, index: -1, guarded: s.name in Object.prototype };
+  if (s.kind === "index") return { kind: INDEX, name: "", index: s.index, guarded: false };
+  return { kind: EACH, name: "", index: -1, guarded: false };
+}
+
 export interface CompiledPath {
-  readonly segs: readonly PathSegment[];
+  readonly segs: readonly Seg[];
   /** the path has a `[]`: it yields every item's value, not one value */
   readonly multi: boolean;
   /** the only `[]` is the last segment (`jobs[]`): the list itself is the values */
@@ -28,12 +50,13 @@ const cache = new Map<string, CompiledPath | null>();
 export function compilePath(path: string): CompiledPath | null {
   let p = cache.get(path);
   if (p === undefined) {
-    const segs = typeof path === "string" ? parsePath(path) : undefined;
-    if (segs === undefined) p = null;
+    const parsed = typeof path === "string" ? parsePath(path) : undefined;
+    if (parsed === undefined) p = null;
     else {
+      const segs = parsed.map(toSeg);
       let eaches = 0;
-      for (const s of segs) if (s.kind === "each") eaches++;
-      p = { segs, multi: eaches > 0, eachLast: eaches === 1 && segs[segs.length - 1]!.kind === "each" };
+      for (const s of segs) if (s.kind === EACH) eaches++;
+      p = { segs, multi: eaches > 0, eachLast: eaches === 1 && segs[segs.length - 1]!.kind === EACH };
     }
     if (cache.size >= CACHE_MAX) cache.clear();
     cache.set(path, p);
@@ -44,14 +67,16 @@ export function compilePath(path: string): CompiledPath | null {
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /** Follows `segs[from..to)` (names and indexes only) from `cur`; MISSING when any part is absent. */
-export function readOne(cur: unknown, segs: readonly PathSegment[], from = 0, to = segs.length): unknown {
+export function readOne(cur: unknown, segs: readonly Seg[], from = 0, to = segs.length): unknown {
   for (let i = from; i < to; i++) {
     if (cur === null || typeof cur !== "object") return MISSING;
     const s = segs[i]!;
-    if (s.kind === "field") {
-      if (Array.isArray(cur) || !hasOwn.call(cur, s.name)) return MISSING;
-      cur = (cur as Record<string, unknown>)[s.name];
-    } else if (s.kind === "index") {
+    if (s.kind === FIELD) {
+      if (Array.isArray(cur)) return MISSING;
+      const v = (cur as Record<string, unknown>)[s.name];
+      if (v === undefined || (s.guarded && !hasOwn.call(cur, s.name))) return MISSING;
+      cur = v;
+    } else if (s.kind === INDEX) {
       if (!Array.isArray(cur) || s.index >= cur.length) return MISSING;
       cur = cur[s.index];
     } else return MISSING; // `[]`: callers read multi paths with readMany
@@ -64,10 +89,10 @@ export function readOne(cur: unknown, segs: readonly PathSegment[], from = 0, to
  * pushes MISSING (so the caller can tell "one value unreadable" from "no values"). Returns false
  * when the path is absent before its first `[]`, or that first `[]` is not a list.
  */
-export function readMany(cur: unknown, segs: readonly PathSegment[], i: number, out: unknown[]): boolean {
+export function readMany(cur: unknown, segs: readonly Seg[], i: number, out: unknown[]): boolean {
   for (; i < segs.length; i++) {
     const s = segs[i]!;
-    if (s.kind === "each") {
+    if (s.kind === EACH) {
       if (!Array.isArray(cur)) return false;
       if (i === segs.length - 1) {
         for (let k = 0; k < cur.length; k++) out.push(cur[k] === undefined ? MISSING : cur[k]);
@@ -77,9 +102,11 @@ export function readMany(cur: unknown, segs: readonly PathSegment[], i: number, 
       return true;
     }
     if (cur === null || typeof cur !== "object") return false;
-    if (s.kind === "field") {
-      if (Array.isArray(cur) || !hasOwn.call(cur, s.name)) return false;
-      cur = (cur as Record<string, unknown>)[s.name];
+    if (s.kind === FIELD) {
+      if (Array.isArray(cur)) return false;
+      const v = (cur as Record<string, unknown>)[s.name];
+      if (v === undefined || (s.guarded && !hasOwn.call(cur, s.name))) return false;
+      cur = v;
     } else {
       if (!Array.isArray(cur) || s.index >= cur.length) return false;
       cur = cur[s.index];
