@@ -98,7 +98,7 @@ describe("step 8 on its own", () => {
   it("facts nobody sent: the refusing rule refuses anyway, naming what could not be read", () => {
     const r = rulebookGate(call("refund_card", refund(40)), context(store));
     expect(r).toMatchObject({ kind: "refuse", reason: "refund_only_paid_orders", detail: { flow: "refunds", rule: "refund_only_paid_orders", unknown: "facts.order_status" } });
-    expect((r as { detail: { wording: string } }).detail.wording).toMatch(/^Only paid orders can be refunded\. .*facts\.order_status.* could not be read/);
+    expect((r as unknown as { detail: { wording: string } }).detail.wording).toMatch(/^Only paid orders can be refunded\. .*facts\.order_status.* could not be read/);
   });
 
   it("a value nobody could read makes an asking rule ask", () => {
@@ -190,7 +190,7 @@ describe("step 8 in the check's order", () => {
     const answer = runSteps(call("refund_card", refund(600), { facts: paid }), context(store), steps);
     expect(answer.at).toBe(11);
     expect(answer.result).toMatchObject({ kind: "confirm", reasons: ["gate_clarify"], detail: { question: "Refunds over 500 need a second look: go ahead?", flow: "refunds" } });
-    expect((answer.result as { detail: { wording: string } }).detail.wording).toMatch(/^Refunds over 500 need a second look: go ahead\? .*Allow refund_card\?$/);
+    expect((answer.result as unknown as { detail: { wording: string } }).detail.wording).toMatch(/^Refunds over 500 need a second look: go ahead\? .*Allow refund_card\?$/);
   });
 
   it("a refund the rulebook lets through goes on to the write's own confirmation", () => {
