@@ -15,6 +15,7 @@ import { localCounters } from "./counters-node.js";
 import { catalogueFrom } from "./catalogue-input.js";
 import { ajvCompiler } from "../worker/engine/schema/ajv.js";
 import { Http, RemoteSession, ensureCatalogue } from "./remote.js";
+import { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "../worker/engine/guarded.js";
 
 export interface ClientOptions {
   /** licence + state folder; default $STALWART_HOME or ~/.stalwart */
@@ -66,7 +67,7 @@ export class Client {
         });
         return r.session as SavedSession;
       });
-      return new RemoteSession(http, created) as unknown as ClientSession;
+      return new RemoteSession(http, created, this.options.now) as unknown as ClientSession;
     }
     const catalogue = this.catalogue(options.catalogue);
     const s = new Session(this.engine(), name, catalogue, {
@@ -82,7 +83,7 @@ export class Client {
   resume(saved: SavedSession | string, options: { catalogue: string | object }): ClientSession {
     if (this.http) {
       const data = (typeof saved === "string" ? parseJson(saved) : saved) as SavedSession;
-      return new RemoteSession(this.http, ensureCatalogue(this.http, options.catalogue).then(() => data)) as unknown as ClientSession;
+      return new RemoteSession(this.http, ensureCatalogue(this.http, options.catalogue).then(() => data), this.options.now) as unknown as ClientSession;
     }
     const data = typeof saved === "string" ? parseJson(saved) : saved;
     return new ClientSession(Session.resume(this.engine(), this.catalogue(options.catalogue), data));
@@ -112,7 +113,29 @@ export class Client {
 
 /** The session API of interfaces.md, async so that it is the same against a worker. */
 export class ClientSession {
-  constructor(private readonly inner: Session) {}
+  private readonly guarded: GuardedSteps;
+
+  constructor(private readonly inner: Session) {
+    this.guarded = new GuardedSteps(inner);
+  }
+
+  /** The guarded step: check, run `impl` once on allow, report what happened. */
+  run(tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult> {
+    return this.guarded.run(tool, args, options ?? {}, impl);
+  }
+  approve(step: number): Promise<RunResult> {
+    return this.guarded.approve(step);
+  }
+  deny(step: number): Promise<RunResult> {
+    return this.guarded.deny(step);
+  }
+  rollback(): Promise<RollbackStep[]> {
+    return this.guarded.rollback();
+  }
+  /** The records a read's `filter` passes on. */
+  async filter(step: number, result: unknown): Promise<unknown> {
+    return (await this.inner.filter(step, result)).kept;
+  }
 
   get id(): string {
     return this.inner.id;
@@ -121,6 +144,7 @@ export class ClientSession {
     return this.inner.history;
   }
   read(text: string): Promise<{ step: number }> {
+    this.guarded.newRun();
     return this.inner.read(text);
   }
   checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {

@@ -11,6 +11,8 @@ import type { SavedSession } from "../worker/engine/session.js";
 import type { CallOptions, CheckResult } from "../worker/engine/check/types.js";
 import type { Entry, Outcome } from "../worker/engine/history/entry.js";
 import { CatalogueError, InputError, StalwartError } from "../worker/engine/errors.js";
+import { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "../worker/engine/guarded.js";
+import type { FollowPlan, Judged, UndoPlan } from "../worker/engine/plans.js";
 
 export interface RemoteOptions {
   url: string;
@@ -84,10 +86,44 @@ export async function ensureCatalogue(http: Http, input: string | object): Promi
 export class RemoteSession {
   private state: Promise<SavedSession>;
   private current?: SavedSession;
+  private readonly guarded: GuardedSteps;
 
-  constructor(private readonly http: Http, state: Promise<SavedSession>) {
+  constructor(private readonly http: Http, state: Promise<SavedSession>, private readonly clock: () => Date = () => new Date()) {
     this.state = state.then((s) => (this.current = s));
     this.state.catch(() => {});
+    const self = this;
+    this.guarded = new GuardedSteps({
+      checkToolCall: (t, a, o) => self.checkToolCall(t, a, o),
+      report: (s, o, r) => self.report(s, o, r),
+      planUndo: (tool, args, result) => self.plan({ kind: "undo", tool, args, result }) as Promise<UndoPlan | null>,
+      planFollow: (tool, step, args, result) => self.plan({ kind: "follow", tool, step, args, result }) as Promise<FollowPlan | null>,
+      judgeOutcome: (tool, result) => self.plan({ kind: "judge", tool, result }) as Promise<Judged>,
+      now: () => self.clock(),
+    });
+  }
+
+  run(tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult> {
+    return this.guarded.run(tool, args, options ?? {}, impl);
+  }
+  approve(step: number): Promise<RunResult> {
+    return this.guarded.approve(step);
+  }
+  deny(step: number): Promise<RunResult> {
+    return this.guarded.deny(step);
+  }
+  rollback(): Promise<RollbackStep[]> {
+    return this.guarded.rollback();
+  }
+  async filter(step: number, result: unknown): Promise<unknown> {
+    const session = await this.state;
+    const r = await this.http.send("POST", "/v1/filter", { session, step, result });
+    return r.kept;
+  }
+
+  private async plan(body: Record<string, unknown>): Promise<unknown> {
+    const session = await this.state;
+    const r = await this.http.send("POST", "/v1/plan", { session, ...body });
+    return r.plan;
   }
 
   get id(): string {
@@ -108,6 +144,7 @@ export class RemoteSession {
   }
 
   async read(text: string): Promise<{ step: number }> {
+    this.guarded.newRun();
     const session = await this.state;
     const r = await this.http.send("POST", "/v1/sessions/read", { session, text });
     this.current = r.session;

@@ -199,6 +199,26 @@ export function createApp(opts: AppOptions) {
     return c.json({ step: r.step, session: session.toJSON() });
   });
 
+  app.post("/v1/filter", async (c) => {
+    const body = await jsonBody(c);
+    const step = field(body, "step", isInt, "the step number of an allowed read")!;
+    if (!("result" in body)) throw new HttpError(400, "invalid_request", "`result` is required: what the read returned", "/result");
+    const session = await resume(c, body);
+    const out = await session.filter(step, body.result);
+    return c.json(out);
+  });
+
+  app.post("/v1/plan", async (c) => {
+    const body = await jsonBody(c);
+    const kind = field(body, "kind", (v): v is "undo" | "follow" | "judge" => v === "undo" || v === "follow" || v === "judge", "`undo`, `follow` or `judge`")!;
+    const tool = field(body, "tool", isString, "a tool name")!;
+    const session = await resume(c, body);
+    const args = (isObject(body.args) ? body.args : {}) as Record<string, unknown>;
+    if (kind === "undo") return c.json({ plan: session.planUndo(tool, args, body.result) });
+    if (kind === "follow") return c.json({ plan: session.planFollow(tool, field(body, "step", isInt, "a step number")!, args, body.result) });
+    return c.json({ plan: session.judgeOutcome(tool, body.result) });
+  });
+
   app.all("/v1/*", (c) => c.json(errorBody("not_found", `no route \`${c.req.method} ${new URL(c.req.url).pathname}\``), 404));
   return app;
 }

@@ -20,6 +20,8 @@ import { HistoryIndex } from "./history/index.js";
 import { propagatedLabels } from "./origins/labels.js";
 import { fromResults } from "./conditions/read.js";
 import type { Answer } from "./check/orchestrator.js";
+import { filterResult, planFollow, planUndo, judgeOutcome, type FollowPlan, type Judged, type UndoPlan } from "./plans.js";
+import type { FilterOutcome } from "./conditions/filter.js";
 import type { CompiledRulebook } from "./rulebook/types.js";
 import { InputError, StalwartError } from "./errors.js";
 
@@ -248,6 +250,41 @@ export class Session {
     }
     const entry = this.append({ v: 1, step: 0, at: now, kind: "report", of: step, outcome, result: kept, link: "" } as ReportEntry);
     return { step: entry.step };
+  }
+
+  /** The records a read's `filter` passes on (the whole result when the tool has none). */
+  filter(step: number, result: unknown): Promise<FilterOutcome> {
+    return this.serial(() => {
+      const verified = this.ensureVerified();
+      if (!verified.ok) throw new StalwartError("HistoryInvalid", `the history does not verify (${verified.why}); the next check starts a new one`);
+      const checked = this.watched.raw[step];
+      if (!Number.isSafeInteger(step) || !checked || checked.kind !== "check" || checked.decision !== "allow") {
+        throw new InputError(`step ${String(step)} is not an allowed call in this history`, "/step");
+      }
+      canonicalize(result);
+      const tool = this.catalogue.tools.get(checked.tool)!;
+      return filterResult(tool, result, fromResults((t) => this.index.lastResult.get(t)));
+    });
+  }
+
+  /** The declared undo of `tool` with arguments bound from the call it undoes (for rollback). */
+  planUndo(tool: string, args: Record<string, unknown>, result: unknown): UndoPlan | null {
+    return planUndo(this.catalogue, tool, args, result);
+  }
+
+  planFollow(tool: string, step: number, args: Record<string, unknown>, result: unknown): FollowPlan | null {
+    return planFollow(this.catalogue, tool, step, args, result);
+  }
+
+  judgeOutcome(tool: string, followResult: unknown): Judged {
+    // `{from}` in done_when reads verified results only.
+    if (!this.ensureVerified().ok) return "pending";
+    return judgeOutcome(this.catalogue, tool, followResult, fromResults((t) => this.index.lastResult.get(t)));
+  }
+
+  /** The engine's clock, for callers that wait (outcome following). */
+  now(): Date {
+    return this.engine.now();
   }
 
   toJSON(): SavedSession {

@@ -6,6 +6,7 @@
  * `{from: tool.field}` splits at the first dot: `read_resume.skills[]` → tool `read_resume`,
  * path `skills[]`.
  */
+import { parseInstant } from "../conditions/values.js";
 import type { SourcePosition } from "../errors.js";
 import { joinPointer } from "../schema/pointer.js";
 import { OPERATORS, SUBJECTS } from "./schema.js";
@@ -84,14 +85,14 @@ export function lintCondition(raw: unknown, pointer: string, scope: ConditionSco
     const v = raw[op];
     const p = joinPointer(pointer, op);
     if (isObj(v)) checkFrom(v, p, scope);
-    if ((op === "before" || op === "after") && typeof v === "string" && Number.isNaN(Date.parse(v))) {
+    if ((op === "before" || op === "after") && typeof v === "string" && Number.isNaN(parseInstant(v))) {
       scope.report(p, `\`${op}\` \`${v}\` is not a date`, 'write an ISO 8601 date: `"2025-01-31"` or `"2025-01-31T12:00:00Z"`');
     }
     if (op === "between" && Array.isArray(v) && v.length === 2) {
       const [lo, hi] = v;
       if (typeof lo !== typeof hi) scope.report(p, "`between` compares two numbers or two dates, not one of each");
       else if (typeof lo === "number" && typeof hi === "number" && lo > hi) scope.report(p, `\`between\` goes from low to high: \`${lo}\` is more than \`${hi}\``, `write \`[${hi}, ${lo}]\``);
-      else if (typeof lo === "string" && (Number.isNaN(Date.parse(lo)) || Number.isNaN(Date.parse(hi as string)))) scope.report(p, "`between` strings must be dates", 'write `["2025-01-01", "2025-12-31"]`');
+      else if (typeof lo === "string" && (Number.isNaN(parseInstant(lo)) || Number.isNaN(parseInstant(hi)))) scope.report(p, "`between` strings must be dates", 'write `["2025-01-01", "2025-12-31"]`');
     }
   }
 }

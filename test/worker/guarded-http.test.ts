@@ -1,0 +1,33 @@
+/** The guarded step over HTTP: the same run / approve / rollback / filter against the real worker. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { Client } from "../../cli/index.js";
+import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
+
+const catalogue = join(import.meta.dirname, "../fixtures/guarded.yaml");
+let worker: RunningWorker;
+beforeAll(async () => {
+  worker = await startCheckWorker(["guarded"]);
+}, 120_000);
+afterAll(async () => {
+  await worker?.stop();
+});
+
+describe("guarded step over HTTP", () => {
+  it("runs, waits, approves, rolls back and filters through the worker", async () => {
+    const s = new Client({ url: worker.url, key: worker.keys[0]!, timeoutMs: 20_000 }).session("g", { catalogue });
+    await s.read("book flight LX12 and pay");
+    const undone: string[] = [];
+    const seat = await s.run("reserve_seat", { flight: "LX12" }, { origins: { flight: "typed" }, undo: (a) => void undone.push(JSON.stringify(a)) }, () => ({ seat: "14C" }));
+    expect(seat.status).toBe("ran");
+    const waiting = await s.run("send_invoice", { to: "ana" }, { origins: { to: "model" } }, () => "sent");
+    expect(waiting.status).toBe("waiting");
+    expect((await s.approve(waiting.check.step)).status).toBe("ran");
+    const steps = await s.rollback();
+    expect(steps.map((x) => [x.tool, x.status])).toEqual([["release_seat", "ran"]]);
+    expect(undone).toEqual([`{"flight":"LX12","seat":"14C"}`]);
+    await s.run("read_resume", {}, {}, () => ({ skills: ["ts"] }));
+    const search = await s.run("search_jobs", {}, {}, () => ({ jobs: [{ id: "a", salary_min: 90000, required_skills: ["ts"] }, { id: "b", salary_min: 10, required_skills: ["ts"] }] }));
+    expect(((await s.filter(search.check.step, search.result)) as { jobs: unknown[] }).jobs).toHaveLength(1);
+  }, 60_000);
+});

@@ -1,0 +1,209 @@
+/**
+ * The guarded step (interfaces.md): the SDK runs the tool for you. `run` checks, runs `impl`
+ * once on allow, reports the outcome (an exception is `failed`), follows a write's `outcome` to
+ * its end, and answers `ran | waiting | refused | failed`. `approve(step)` / `deny(step)` resume
+ * a `waiting` step; `rollback()` sends, in reverse order, the declared undo of every write of the
+ * run that ran — each checked at step 6, with arguments bound from the step it undoes.
+ * Runtime-agnostic: it drives any session (in-process or over HTTP) through `SessionPort`.
+ */
+import type { CallOptions, CheckResult } from "./check/types.js";
+import type { Outcome } from "./history/entry.js";
+import type { FollowPlan, Judged, UndoPlan } from "./plans.js";
+import { InputError } from "./errors.js";
+
+export type Impl = (args: Record<string, unknown>) => unknown;
+
+export interface RunOptions extends CallOptions {
+  /** runs the `follow` read of a write with `outcome` */
+  follow?: Impl;
+  /** runs this write's declared undo, for `rollback()` */
+  undo?: Impl;
+  /** how long to wait between follow reads (default 5 s); `sleep` is injectable for tests */
+  pollMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface RunResult {
+  status: "ran" | "waiting" | "refused" | "failed";
+  result?: unknown;
+  check: CheckResult;
+  /** for a write followed to its end: what the follow reads said */
+  outcome?: Outcome;
+  error?: string;
+}
+
+export interface RollbackStep {
+  undoes: number;
+  tool: string;
+  status: "ran" | "failed" | "refused" | "waiting" | "no_undo_impl";
+  check?: CheckResult;
+  error?: string;
+}
+
+export interface SessionPort {
+  checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult>;
+  report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
+  planUndo(tool: string, args: Record<string, unknown>, result: unknown): Promise<UndoPlan | null> | UndoPlan | null;
+  planFollow(tool: string, step: number, args: Record<string, unknown>, result: unknown): Promise<FollowPlan | null> | FollowPlan | null;
+  judgeOutcome(tool: string, followResult: unknown): Promise<Judged> | Judged;
+  now(): Date;
+}
+
+interface Waiting {
+  tool: string;
+  args: Record<string, unknown>;
+  options: RunOptions;
+  impl: Impl;
+  check: CheckResult;
+}
+
+interface Ran {
+  step: number;
+  tool: string;
+  args: Record<string, unknown>;
+  result: unknown;
+  undo?: Impl;
+}
+
+const CALL_KEYS = ["origins", "labels", "confirmation", "undoOf", "agent", "facts"] as const;
+function callOptions(o: RunOptions): CallOptions {
+  const out: Record<string, unknown> = {};
+  for (const k of CALL_KEYS) if (o[k] !== undefined) out[k] = o[k];
+  return out as CallOptions;
+}
+
+export class GuardedSteps {
+  private readonly waiting = new Map<number, Waiting>();
+  private ran: Ran[] = [];
+
+  constructor(private readonly session: SessionPort) {}
+
+  /** A person's turn starts a new run: rollback covers the writes after it. */
+  newRun(): void {
+    this.ran = [];
+  }
+
+  async run(tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult> {
+    if (typeof impl !== "function") throw new InputError("`run` needs the tool's implementation as its fourth argument", "/impl");
+    const check = await this.session.checkToolCall(tool, args, callOptions(options));
+    return this.settle(check, tool, args, options, impl);
+  }
+
+  /** The person approved the waiting step: present its token, run it if allowed. */
+  async approve(step: number): Promise<RunResult> {
+    const w = this.take(step);
+    const check = await this.session.checkToolCall(w.tool, w.args, { ...callOptions(w.options), confirmation: w.check.confirmation! });
+    return this.settle(check, w.tool, w.args, w.options, w.impl);
+  }
+
+  /** The person said no: nothing runs. */
+  async deny(step: number): Promise<RunResult> {
+    const w = this.take(step);
+    return { status: "refused", check: w.check };
+  }
+
+  async rollback(): Promise<RollbackStep[]> {
+    const out: RollbackStep[] = [];
+    for (const r of [...this.ran].reverse()) {
+      const plan = await this.session.planUndo(r.tool, r.args, r.result);
+      if (!plan) continue;
+      const origins = Object.fromEntries(Object.keys(plan.args).map((k) => [k, "computed"]));
+      const check = await this.session.checkToolCall(plan.tool, plan.args, { undoOf: r.step, origins });
+      if (check.decision !== "allow") {
+        out.push({ undoes: r.step, tool: plan.tool, status: check.decision === "confirm" ? "waiting" : "refused", check });
+        continue;
+      }
+      if (!r.undo) {
+        // Allowed, but nothing here can run it: say so, and report nothing as done.
+        out.push({ undoes: r.step, tool: plan.tool, status: "no_undo_impl", check });
+        continue;
+      }
+      try {
+        const result = await r.undo(plan.args);
+        await this.session.report(check.step, "ran", jsonOrUndefined(result));
+        await this.session.report(r.step, "compensated");
+        out.push({ undoes: r.step, tool: plan.tool, status: "ran", check });
+      } catch (err) {
+        await this.session.report(check.step, "failed");
+        out.push({ undoes: r.step, tool: plan.tool, status: "failed", check, error: message(err) });
+      }
+    }
+    this.ran = this.ran.filter((r) => !out.some((o) => o.undoes === r.step && o.status === "ran"));
+    return out;
+  }
+
+  private take(step: number): Waiting {
+    const w = this.waiting.get(step);
+    if (!w) throw new InputError(`step ${String(step)} is not waiting for a person`, "/step");
+    this.waiting.delete(step);
+    return w;
+  }
+
+  private async settle(check: CheckResult, tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult> {
+    if (check.decision === "refuse") return { status: "refused", check };
+    if (check.decision === "confirm") {
+      this.waiting.set(check.step, { tool, args, options, impl, check });
+      return { status: "waiting", check };
+    }
+    let result: unknown;
+    try {
+      result = await impl(args);
+    } catch (err) {
+      await this.session.report(check.step, "failed");
+      return { status: "failed", check, error: message(err) };
+    }
+    const recorded = jsonOrUndefined(result);
+    await this.session.report(check.step, "ran", recorded);
+    this.ran.push({ step: check.step, tool, args, result: recorded, ...(options.undo ? { undo: options.undo } : {}) });
+    const plan = await this.session.planFollow(tool, check.step, args, recorded);
+    if (!plan) return { status: "ran", result, check };
+    const outcome = await this.follow(tool, check.step, plan, options);
+    if (outcome === "failed") return { status: "failed", result, check, outcome };
+    return { status: "ran", result, check, outcome };
+  }
+
+  /** Follow a write with `outcome` until done, failed, or `give_up_after` (then outcome_unknown). */
+  private async follow(tool: string, step: number, plan: FollowPlan, options: RunOptions): Promise<Outcome> {
+    const start = this.session.now().getTime();
+    const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    for (;;) {
+      if (!options.follow) break;
+      const check = await this.session.checkToolCall(plan.tool, plan.args, { origins: { [Object.keys(plan.args)[0]!]: plan.origin } });
+      if (check.decision !== "allow") break;
+      let read: unknown;
+      try {
+        read = jsonOrUndefined(await options.follow(plan.args));
+        await this.session.report(check.step, "ran", read);
+      } catch {
+        await this.session.report(check.step, "failed");
+        read = undefined;
+      }
+      if (read !== undefined) {
+        const judged = await this.session.judgeOutcome(tool, read);
+        if (judged === "done") return "ran";
+        if (judged === "failed") {
+          await this.session.report(step, "failed");
+          return "failed";
+        }
+      }
+      if (this.session.now().getTime() - start >= plan.giveUpAfterMs) break;
+      await sleep(options.pollMs ?? 5000);
+      if (this.session.now().getTime() - start >= plan.giveUpAfterMs) break;
+    }
+    await this.session.report(step, "outcome_unknown");
+    return "outcome_unknown";
+  }
+}
+
+function jsonOrUndefined(v: unknown): unknown {
+  if (v === undefined) return undefined;
+  try {
+    return JSON.parse(JSON.stringify(v));
+  } catch {
+    return undefined;
+  }
+}
+
+function message(err: unknown): string {
+  return (err as Error)?.message ?? String(err);
+}

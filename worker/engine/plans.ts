@@ -1,0 +1,80 @@
+/**
+ * What the guarded step asks of the engine besides checks (interfaces.md, "Guarded step"):
+ *   - filter: which records a read passes on (`filter`: each, keep, from_row, unknown: pass);
+ *   - undo plan: the declared undo of a write, with its arguments bound from the step it undoes
+ *     (same names, from that call's arguments, else from its result);
+ *   - outcome: the read that follows a write to its end (`follow`, `same`), and whether a
+ *     result of it says done (`done_when`), failed (`failed_when`) or not yet.
+ * Pure functions of the compiled catalogue and plain data.
+ */
+import type { CompiledCatalogue, CompiledTool } from "./catalogue/types.js";
+import { applyFilter, type FilterOutcome } from "./conditions/filter.js";
+import { evaluateAll } from "./conditions/index.js";
+import type { Scope } from "./conditions/evaluate.js";
+import { MISSING, readPath } from "./origins/origins.js";
+
+export function filterResult(tool: CompiledTool, result: unknown, from: Scope["from"]): FilterOutcome {
+  if (!tool.filter) return { kept: result, dropped: 0, unknown: 0 };
+  return applyFilter(tool.filter, result, from);
+}
+
+export interface UndoPlan {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/**
+ * The undo of `tool` called with `args` that returned `result`: every argument the undo's schema
+ * names, taken by the same name from the arguments, else from the result. Null when the tool
+ * declares no undo.
+ */
+export function planUndo(catalogue: CompiledCatalogue, tool: string, args: Record<string, unknown>, result: unknown): UndoPlan | null {
+  const t = catalogue.tools.get(tool);
+  if (!t?.undo) return null;
+  const undo = catalogue.tools.get(t.undo);
+  if (!undo) return null;
+  const props = (undo.argsSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(props)) {
+    if (Object.prototype.hasOwnProperty.call(args, name)) out[name] = args[name];
+    else if (t.returnsDeclares(name)) {
+      const v = readPath(result, name);
+      if (v !== MISSING) out[name] = v;
+    }
+  }
+  return { tool: undo.name, args: out };
+}
+
+export interface FollowPlan {
+  tool: string;
+  args: Record<string, unknown>;
+  /** where the joining value came from, as an origin */
+  origin: string;
+  giveUpAfterMs: number;
+}
+
+export function planFollow(catalogue: CompiledCatalogue, tool: string, step: number, args: Record<string, unknown>, result: unknown): FollowPlan | null {
+  const outcome = catalogue.tools.get(tool)?.outcome;
+  if (!outcome) return null;
+  const fromResult = readPath(result, outcome.same);
+  const value = fromResult !== MISSING ? fromResult : args[outcome.same];
+  if (value === undefined) return null;
+  return {
+    tool: outcome.follow,
+    args: { [outcome.same]: value },
+    origin: fromResult !== MISSING ? `result:${step}.${outcome.same}` : "computed",
+    giveUpAfterMs: outcome.giveUpAfterMinutes * 60_000,
+  };
+}
+
+export type Judged = "done" | "failed" | "pending";
+
+/** Does the follow read's result say the write is done, failed, or not yet? Unknown is not yet. */
+export function judgeOutcome(catalogue: CompiledCatalogue, tool: string, followResult: unknown, from: Scope["from"]): Judged {
+  const outcome = catalogue.tools.get(tool)?.outcome;
+  if (!outcome) return "done";
+  const scope = { subject: followResult, row: followResult, from };
+  if (outcome.failedWhen.length > 0 && evaluateAll(outcome.failedWhen, scope).truth === "holds") return "failed";
+  if (outcome.doneWhen.length > 0 && evaluateAll(outcome.doneWhen, scope).truth === "holds") return "done";
+  return "pending";
+}
