@@ -12,9 +12,11 @@ import { InputError } from "../worker/engine/errors.js";
 import { nodeCore } from "./wasm-node.js";
 import { installationKey, resolveHome } from "./home.js";
 import { localCounters } from "./counters-node.js";
+import { loadRulebookNode } from "./rulebook-node.js";
+import type { CompiledRulebook } from "../worker/engine/rulebook/types.js";
 import { catalogueFrom } from "./catalogue-input.js";
 import { ajvCompiler } from "../worker/engine/schema/ajv.js";
-import { Http, RemoteSession, ensureCatalogue } from "./remote.js";
+import { Http, RemoteSession, ensureCatalogue, ensureRulebook } from "./remote.js";
 import { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "../worker/engine/guarded.js";
 
 export interface ClientOptions {
@@ -58,8 +60,10 @@ export class Client {
     if (this.http) {
       const http = this.http;
       const created = ensureCatalogue(http, options.catalogue).then(async (catalogue) => {
+        const rulebook = options.rulebook !== undefined ? await ensureRulebook(http, options.rulebook) : undefined;
         const r = await http.send("POST", "/v1/sessions", {
           catalogue, name,
+          ...(rulebook ? { rulebook } : {}),
           ...(options.language ? { language: options.language } : {}),
           ...(options.context ? { context: options.context } : {}),
           ...(options.agent ? { agent: options.agent } : {}),
@@ -70,7 +74,9 @@ export class Client {
       return new RemoteSession(http, created, this.options.now) as unknown as ClientSession;
     }
     const catalogue = this.catalogue(options.catalogue);
+    const rulebook = options.rulebook !== undefined ? this.rulebookFor(options.rulebook, catalogue) : undefined;
     const s = new Session(this.engine(), name, catalogue, {
+      ...(rulebook ? { rulebook } : {}),
       ...(options.taintModelAfterUntrusted ? { taintModelAfterUntrusted: true } : {}),
       ...(options.language ? { language: options.language } : {}),
       ...(options.context ? { context: options.context } : {}),
@@ -80,13 +86,20 @@ export class Client {
   }
 
   /** Continue a session saved with `toJSON()`, in this process or another. */
-  resume(saved: SavedSession | string, options: { catalogue: string | object }): ClientSession {
+  resume(saved: SavedSession | string, options: { catalogue: string | object; rulebook?: string | object }): ClientSession {
     if (this.http) {
       const data = (typeof saved === "string" ? parseJson(saved) : saved) as SavedSession;
-      return new RemoteSession(this.http, ensureCatalogue(this.http, options.catalogue).then(() => data), this.options.now) as unknown as ClientSession;
+      const http = this.http;
+      const ready = ensureCatalogue(http, options.catalogue).then(async () => {
+        if (options.rulebook !== undefined) await ensureRulebook(http, options.rulebook);
+        return data;
+      });
+      return new RemoteSession(http, ready, this.options.now) as unknown as ClientSession;
     }
     const data = typeof saved === "string" ? parseJson(saved) : saved;
-    return new ClientSession(Session.resume(this.engine(), this.catalogue(options.catalogue), data));
+    const catalogue = this.catalogue(options.catalogue);
+    const rulebook = options.rulebook !== undefined ? this.rulebookFor(options.rulebook, catalogue) : undefined;
+    return new ClientSession(Session.resume(this.engine(), catalogue, data, undefined, rulebook ? { rulebook } : undefined));
   }
 
   /** `with Client() as client` in the seed's Python; here a no-op kept for symmetry. */
@@ -95,6 +108,11 @@ export class Client {
   private catalogue(input: string | object): CompiledCatalogue {
     const core = this.engine().core;
     return catalogueFrom(input, { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });
+  }
+
+  private rulebookFor(input: string | object, catalogue: CompiledCatalogue): CompiledRulebook {
+    const core = this.engine().core;
+    return loadRulebookNode(input, { catalogue, sha256: (b) => core.sha256(b) });
   }
 
   private engine(): Engine {

@@ -83,6 +83,20 @@ export async function ensureCatalogue(http: Http, input: string | object): Promi
   return name;
 }
 
+/** Register a rulebook given as a path (.yaml/.yml/.csv), its text or an object; returns its name. */
+export async function ensureRulebook(http: Http, input: string | object): Promise<string> {
+  let text: string;
+  if (typeof input === "object" && input !== null) text = stringify(input);
+  else if (typeof input === "string" && !input.includes("\n") && /\.(ya?ml|csv)$/i.test(input)) {
+    if (!existsSync(input)) throw new CatalogueError([{ file: input, line: 1, column: 1, pointer: "", message: `rulebook file \`${input}\` does not exist` }]);
+    text = readFileSync(input, "utf8");
+  } else if (typeof input === "string" && !input.includes("\n")) return input;
+  else text = String(input);
+  const name = `sdk-${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+  await http.send("PUT", `/v1/rulebooks/${name}`, text, /^\ufeff?"?name"?\s*,/i.test(text) ? "text/csv" : "application/yaml");
+  return name;
+}
+
 export class RemoteSession {
   private state: Promise<SavedSession>;
   private current?: SavedSession;

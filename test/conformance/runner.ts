@@ -74,7 +74,7 @@ export interface Driver {
   /** called at the start of each case: counters are per tenant/home, so each case gets its own */
   newCase?(): void;
   session(name: string, opts: Record<string, unknown>, now: () => Date): DriverSession;
-  resume(saved: unknown, opts: { catalogue: string | object }, now: () => Date): DriverSession;
+  resume(saved: unknown, opts: { catalogue: string | object; rulebook?: string }, now: () => Date): DriverSession;
 }
 
 export function loadCases(): Case[] {
@@ -112,8 +112,9 @@ export async function runCase(c: Case, driver: Driver): Promise<StepOutcome[]> {
   const specs: Record<string, SessionSpec> = c.sessions ?? { main: c.session ?? {} };
   const first = Object.keys(specs)[0]!;
   const sessions = new Map<string, DriverSession>();
+  const rulebookOf = (spec: SessionSpec) => (spec.rulebook ? { rulebook: join(REPO, spec.rulebook) } : {});
   for (const [key, spec] of Object.entries(specs)) {
-    sessions.set(key, driver.session(spec.name ?? key, { catalogue, ...spec }, now));
+    sessions.set(key, driver.session(spec.name ?? key, { catalogue, ...spec, ...rulebookOf(spec) }, now));
   }
   const saved = new Map<string, { step: number; confirmation?: string }>();
   const ref = (v: unknown): unknown => {
@@ -132,7 +133,7 @@ export async function runCase(c: Case, driver: Driver): Promise<StepOutcome[]> {
     if ("read" in step) await session.read(step.read);
     else if ("advance" in step) clock += duration(step.advance);
     else if ("report" in step) await session.report(ref(step.report.step) as number, step.report.outcome, step.report.result);
-    else if ("resume" in step) sessions.set(key, driver.resume(JSON.parse(JSON.stringify(session.toJSON())), { catalogue }, now));
+    else if ("resume" in step) sessions.set(key, driver.resume(JSON.parse(JSON.stringify(session.toJSON())), { catalogue, ...rulebookOf(specs[key]!) }, now));
     else if ("history" in step) editHistory(session, step.history, sessions);
     else if ("check" in step) {
       const k = step.check;

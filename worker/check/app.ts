@@ -19,6 +19,8 @@ import { field, isInt, isObject, isString, jsonBody, yamlBody } from "./body.js"
 import { historySecret, parseKeys, tenantOf, type TenantConfig } from "./tenants.js";
 import type { Stores } from "./stores.js";
 import { openapi } from "./openapi.js";
+import { compileRulebook, formatOf } from "../engine/rulebook/index.js";
+import type { CompiledRulebook } from "../engine/rulebook/types.js";
 
 export interface AppOptions {
   core: () => Core;
@@ -86,6 +88,22 @@ export function createApp(opts: AppOptions) {
     return cat;
   }
 
+  const rulebooks = new Map<string, CompiledRulebook>();
+  async function rulebookByDigest(c: Context<Env>, digest: string): Promise<CompiledRulebook> {
+    const tenant = c.get("tenant");
+    const hit = rulebooks.get(`${tenant}\u0000${digest}`);
+    if (hit) return hit;
+    const stored = await opts.stores(c.env).catalogues(tenant).byDigest(digest);
+    if (!stored || !stored.name.startsWith("rulebook:")) throw new HttpError(404, "rulebook_not_found", `no rulebook with digest \`${digest.slice(0, 16)}…\` for this tenant`, "/session/rulebook");
+    const rb = compileRulebookText(stored.yaml, stored.name.slice(9));
+    rulebooks.set(`${tenant}\u0000${digest}`, rb);
+    return rb;
+  }
+  function compileRulebookText(text: string, name: string): CompiledRulebook {
+    const core = opts.core();
+    return compileRulebook(text, { file: `${name}.${formatOf(text, {})}`, sha256: (b) => core.sha256(b) });
+  }
+
   async function resume(c: Context<Env>, body: Record<string, unknown>, adoptHeader = false): Promise<Session> {
     const saved = field(body, "session", isObject, "the session object a previous answer returned")! as unknown as SavedSession;
     if (typeof saved.catalogue !== "string") throw new HttpError(400, "session_invalid", "`session.catalogue` must be the catalogue digest", "/session/catalogue");
@@ -93,9 +111,11 @@ export function createApp(opts: AppOptions) {
       throw new HttpError(400, "session_invalid", "`session.entries` must be a list of entry objects", "/session/entries");
     }
     const catalogue = await catalogueByDigest(c, saved.catalogue);
+    if (saved.rulebook !== undefined && saved.rulebook !== null && typeof saved.rulebook !== "string") throw new HttpError(400, "session_invalid", "`session.rulebook` must be a digest or null", "/session/rulebook");
+    const rulebook = typeof saved.rulebook === "string" ? await rulebookByDigest(c, saved.rulebook) : undefined;
     const engine = engineFor(c.env, c.get("tenant"));
     clockFor(c);
-    return Session.resume(engine, catalogue, saved, undefined, adoptHeader ? { adoptBrokenSeal: true } : undefined);
+    return Session.resume(engine, catalogue, saved, undefined, { ...(adoptHeader ? { adoptBrokenSeal: true } : {}), ...(rulebook ? { rulebook } : {}) });
   }
 
   app.onError((err, c) => {
@@ -149,6 +169,17 @@ export function createApp(opts: AppOptions) {
     return c.json(stored);
   });
 
+  app.put("/v1/rulebooks/:name", async (c) => {
+    const name = c.req.param("name");
+    if (!NAME.test(name)) throw new HttpError(400, "invalid_request", "a rulebook name is 1–64 letters, digits, `.`, `_` or `-`", "/name");
+    const text = await yamlBody(c, true);
+    const rb = compileRulebookText(text, name);
+    const tenant = c.get("tenant");
+    await opts.stores(c.env).catalogues(tenant).put({ name: `rulebook:${name}`, digest: rb.digest, yaml: text });
+    rulebooks.set(`${tenant}\u0000${rb.digest}`, rb);
+    return c.json({ name, digest: rb.digest, rules: rb.rules.length });
+  });
+
   app.post("/v1/sessions", async (c) => {
     const body = await jsonBody(c);
     const catName = field(body, "catalogue", isString, "the name of a registered catalogue")!;
@@ -156,16 +187,24 @@ export function createApp(opts: AppOptions) {
     const language = field(body, "language", isString, "`en` or `pt-BR`", true);
     const context = field(body, "context", isObject, "an object", true);
     const agent = field(body, "agent", isString, "an agent name", true);
+    const rulebookName = field(body, "rulebook", isString, "the name of a registered rulebook", true);
     const taint = field(body, "taint_model_after_untrusted", (v): v is boolean => typeof v === "boolean", "true or false", true);
     const stored = await opts.stores(c.env).catalogues(c.get("tenant")).byName(catName);
     if (!stored) throw new HttpError(404, "catalogue_not_found", `no catalogue named \`${catName}\`; register it with PUT /v1/catalogues/${catName}`, "/catalogue");
     const catalogue = await catalogueByDigest(c, stored.digest);
+    let rulebook: CompiledRulebook | undefined;
+    if (rulebookName !== undefined) {
+      const rb = await opts.stores(c.env).catalogues(c.get("tenant")).byName(`rulebook:${rulebookName}`);
+      if (!rb) throw new HttpError(404, "rulebook_not_found", `no rulebook named \`${rulebookName}\`; register it with PUT /v1/rulebooks/${rulebookName}`, "/rulebook");
+      rulebook = await rulebookByDigest(c, rb.digest);
+    }
     clockFor(c);
     const session = new Session(engineFor(c.env, c.get("tenant")), name, catalogue, {
       ...(language ? { language: language as never } : {}),
       ...(context ? { context } : {}),
       ...(agent ? { agent } : {}),
       ...(taint ? { taintModelAfterUntrusted: true } : {}),
+      ...(rulebook ? { rulebook } : {}),
     });
     return c.json({ session: session.toJSON() }, 201);
   });

@@ -28,9 +28,9 @@ export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
   return value as Record<string, unknown>;
 }
 
-export async function yamlBody(c: Context): Promise<string> {
+export async function yamlBody(c: Context, csvToo = false): Promise<string> {
   const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (!["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "text/plain", "application/json"].includes(type)) {
+  if (!["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "text/plain", "application/json", ...(csvToo ? ["text/csv"] : [])].includes(type)) {
     throw new HttpError(415, "unsupported_media_type", "send the catalogue as `content-type: application/yaml`");
   }
   return readText(c);

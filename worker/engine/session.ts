@@ -48,6 +48,8 @@ export interface SavedSession {
   catalogue: string;
   /** session option, sealed with the rest of the header */
   taint_model_after_untrusted: boolean;
+  /** the digest of the rulebook the session was started with, or null */
+  rulebook: string | null;
   entries: Entry[];
   /** MAC over everything above but `entries` */
   seal: string;
@@ -309,7 +311,7 @@ export class Session {
       ...(s.taint_model_after_untrusted === true ? { taintModelAfterUntrusted: true } : {}),
       ...(opts?.rulebook ? { rulebook: opts.rulebook } : {}),
     }, { id: s.id, entries: Array.isArray(s.entries) ? s.entries : ([] as Entry[]) });
-    const body = { v: 1 as const, id: s.id, name: s.name, language: s.language, agent: s.agent ?? null, context: s.context ?? {}, catalogue: s.catalogue, taint_model_after_untrusted: s.taint_model_after_untrusted === true };
+    const body = { v: 1 as const, id: s.id, name: s.name, language: s.language, agent: s.agent ?? null, context: s.context ?? {}, catalogue: s.catalogue, taint_model_after_untrusted: s.taint_model_after_untrusted === true, rulebook: s.rulebook ?? null };
     const seal = session.macText(`stalwart-session-v1.${canonicalize(body)}`);
     if (!sameText(seal, s.seal)) {
       if (opts?.adoptBrokenSeal && s.catalogue === catalogue.digest) {
@@ -317,6 +319,9 @@ export class Session {
         return session;
       }
       throw new StalwartError("SessionSealInvalid", "the saved session's header was changed (its name, language, agent, context or catalogue)");
+    }
+    if ((s.rulebook ?? null) !== (opts?.rulebook?.digest ?? null)) {
+      throw new StalwartError("RulebookMismatch", s.rulebook ? `the saved session was checked with rulebook ${s.rulebook.slice(0, 12)}…; resume it with that rulebook` : "the saved session was started without a rulebook; resume it without one");
     }
     if (s.catalogue !== catalogue.digest) {
       throw new StalwartError("CatalogueMismatch", `the saved session was checked against catalogue ${s.catalogue.slice(0, 12)}…, not this one (${catalogue.digest.slice(0, 12)}…)`);
@@ -342,7 +347,7 @@ export class Session {
   private brokenAtResume?: string;
 
   private header() {
-    return { v: 1 as const, id: this.id, name: this.name, language: this.language, agent: this.agent, context: { ...this.context }, catalogue: this.catalogue.digest, taint_model_after_untrusted: this.taintModelAfterUntrusted };
+    return { v: 1 as const, id: this.id, name: this.name, language: this.language, agent: this.agent, context: { ...this.context }, catalogue: this.catalogue.digest, taint_model_after_untrusted: this.taintModelAfterUntrusted, rulebook: this.rulebook?.digest ?? null };
   }
 
   private headSeal(seal: string, entries: readonly Entry[]): string {

@@ -26,6 +26,7 @@ import { destinations } from "./steps/s04-destinations.js";
 import { orderRules } from "./steps/s05-order.js";
 import { undoBound } from "./steps/s06-undo.js";
 import { limits } from "./steps/s07-limits.js";
+import { rulebookGate } from "./steps/s08-rulebook.js";
 import { labels } from "./steps/s09-labels.js";
 import { compensation } from "./steps/s12-compensation.js";
 import { confirmation } from "./steps/s10-confirmation.js";
@@ -46,6 +47,7 @@ export const STEPS: readonly NumberedStep[] = Object.freeze([
   { number: 5, name: "order", run: orderRules },
   { number: 6, name: "undo", run: undoBound },
   { number: 7, name: "limits", run: limits },
+  { number: 8, name: "rulebook", run: rulebookGate },
   { number: 9, name: "labels", run: labels },
   { number: 10, name: "confirmation", run: confirmation },
   { number: 11, name: "confirm", run: confirmReasons },
