@@ -51,6 +51,13 @@ function readText(path: string, what: string): string {
   }
 }
 
+const parseOrUndefined = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined; // YAML in braces, or broken JSON: read as a rulebook, the YAML reader says where
+  }
+};
 const isRegistryObject = (v: unknown): boolean => v !== null && typeof v === "object" && !Array.isArray(v) && "digest" in v && "v" in v && "rules" in v;
 
 /** Reads a rulebook input (a path, text or an object) without compiling it. */
@@ -68,7 +75,7 @@ export function readRulebookInput(input: string | object, options: NodeRulebookO
     if (/\.json$/i.test(path)) return { kind: "registry", text: readText(path, "registry"), file: path };
     return { kind: "rulebook", text: readText(path, "rulebook"), file: path };
   }
-  if (input.trimStart().startsWith("{")) return { kind: "registry", text: input, file: options.file ?? REGISTRY_FILE };
+  if (input.trimStart().startsWith("{") && isRegistryObject(parseOrUndefined(input))) return { kind: "registry", text: input, file: options.file ?? REGISTRY_FILE };
   return { kind: "rulebook", text: input, ...(options.file ? { file: options.file } : {}) };
 }
 

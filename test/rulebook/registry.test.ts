@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, loadCatalogue } from "../../worker/engine/catalogue/index.js";
 import { CatalogueError } from "../../worker/engine/errors.js";
-import { compileRulebook, loadRegistry, registryText, toRegistry, type Registry } from "../../worker/engine/rulebook/index.js";
+import { compileRulebook, loadRegistry, registryText, rulebookFromText, toRegistry, type Registry } from "../../worker/engine/rulebook/index.js";
 import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
 import { lintRulebookNode, loadRulebookNode } from "../../cli/rulebook-node.js";
 
@@ -109,6 +109,22 @@ describe("a registry changed by hand is refused, naming the file", () => {
   });
 });
 
+describe("rulebookFromText: any text, no file name (what the check worker stores)", () => {
+  it.each<[string, () => string]>([
+    ["registry JSON", () => registryText(rich)],
+    ["YAML", () => read("test/fixtures/rulebooks/rich.yaml")],
+    ["CSV", () => read("test/fixtures/rulebooks/rich.csv")],
+    ["the rulebook as JSON (JSON is YAML)", () => JSON.stringify({ rules: yamlObject() })],
+  ])("%s", (_what, text) => {
+    expect(rulebookFromText(text(), { catalogue }).digest).toBe(rich.digest);
+  });
+
+  it("a registry edited by hand is still refused, and broken text is a YAML error with a position", () => {
+    expect(() => rulebookFromText(registryText(rich).replace('"paid"', '"pending"'))).toThrow(/changed after it was compiled/);
+    expect(() => rulebookFromText('{"rules": [')).toThrow(CatalogueError);
+  });
+});
+
 describe("the Node glue takes a path, text, a registry folder or an object", () => {
   const dir = mkdtempSync(join(tmpdir(), "stalwart-rulebook-"));
   const folder = join(dir, "store-rules");
@@ -126,6 +142,7 @@ describe("the Node glue takes a path, text, a registry folder or an object", () 
     ["registry JSON text", () => registryText(rich)],
     ["a registry object", () => toRegistry(rich)],
     ["a rulebook object", () => ({ rules: yamlObject() })],
+    ["the rulebook as JSON text", () => JSON.stringify({ rules: yamlObject() })],
   ])("%s", (_what, input) => {
     expect(loadRulebookNode(input(), { catalogue }).digest).toBe(rich.digest);
   });

@@ -11,7 +11,7 @@
  */
 export type * from "./types.js";
 export { compileRulebook, lintRulebook, formatOf, type RulebookOptions } from "./load.js";
-export { loadRegistry, toRegistry, registryText, REGISTRY_FILE, type RegistryOptions } from "./registry.js";
+export { loadRegistry, rulebookFromText, toRegistry, registryText, REGISTRY_FILE, type RegistryOptions } from "./registry.js";
 export { rulesFor } from "./compile.js";
 export { parseCsv, columnLetter, type CsvCell, type CsvRecord, type CsvProblem } from "./csv.js";
 export { CSV_COLUMNS } from "./from-csv.js";

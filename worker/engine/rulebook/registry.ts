@@ -13,7 +13,7 @@ import { OPERATORS, SUBJECTS } from "../catalogue/schema.js";
 import { CatalogueError, type CatalogueProblem } from "../errors.js";
 import { joinPointer } from "../schema/pointer.js";
 import { assemble, registryRule, rulesDigest } from "./compile.js";
-import { analyse, compileSource, type RulebookOptions } from "./load.js";
+import { analyse, compileRulebook, compileSource, type RulebookOptions } from "./load.js";
 import type { CompiledRulebook, Registry } from "./types.js";
 
 type Obj = Record<string, unknown>;
@@ -144,4 +144,24 @@ function rawCondition(c: unknown, pointer: string, problem: Problem, depth: numb
   Object.defineProperty(out, s.kind as string, { value: s.path, enumerable: true, writable: true, configurable: true });
   Object.defineProperty(out, c.op, { value: operand, enumerable: true, writable: true, configurable: true });
   return { ...out, ...because };
+}
+
+/**
+ * A rulebook given as text of any kind — registry JSON (an object with a `digest`), YAML or CSV —
+ * for callers that store or receive text without its file name (the check worker, the SDK).
+ */
+export function rulebookFromText(text: string, options: RulebookOptions = {}): CompiledRulebook {
+  if (/^\ufeff?\s*\{/.test(text)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text.replace(/^\ufeff/, ""));
+    } catch {
+      parsed = undefined; // a YAML flow map, or broken JSON: the YAML reader says where
+    }
+    if (isObj(parsed) && "digest" in parsed) {
+      const { format: _format, ...rest } = options;
+      return loadRegistry(parsed, { ...rest, file: options.file ?? REGISTRY_FILE });
+    }
+  }
+  return compileRulebook(text, options);
 }
