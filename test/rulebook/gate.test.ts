@@ -216,9 +216,7 @@ describe("step 8 in the check's order", () => {
     expect(answer).toMatchObject({ at: 11, result: { kind: "confirm", reasons: ["gate_clarify"], detail: { question: "Refunds over 500 need a second look: go ahead?", flow: "refunds" } } });
   });
 
-  // skip: s11-confirm.ts returns PASS for a read before it looks at ctx.holds, so a read the
-  // rulebook asks about is allowed at 13 (reported to the owner of step 11; unskip when fixed)
-  it.skip("an asking rule on a read turns it into a confirmation", () => {
+  it("an asking rule on a read turns it into a confirmation", () => {
     const answer = runSteps(call("get_order", { order_id: "4411" }, { facts: { open_disputes: [1] } }), context(rich), steps);
     expect(answer).toMatchObject({ at: 11, result: { kind: "confirm", reasons: ["gate_clarify"], detail: { question: "Order 4411 has an open dispute: go ahead?", flow: "operations" } } });
   });

@@ -14,7 +14,7 @@ describe("check worker routes", () => {
     const o = await json(await call("GET", "/v1/openapi.json", undefined, null));
     expect(o.status).toBe(200);
     expect(o.body.openapi).toBe("3.1.0");
-    for (const p of ["/v1/health", "/v1/catalogues/{name}", "/v1/sessions", "/v1/sessions/read", "/v1/check", "/v1/report"]) expect(Object.keys(o.body.paths)).toContain(p);
+    for (const p of ["/v1/health", "/v1/catalogues/{name}", "/v1/rulebooks/{name}", "/v1/sessions", "/v1/sessions/read", "/v1/check", "/v1/report", "/v1/filter", "/v1/plan"]) expect(Object.keys(o.body.paths)).toContain(p);
   });
 
   it("needs a valid bearer key everywhere else", async () => {

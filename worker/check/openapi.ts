@@ -32,10 +32,18 @@ export const openapi = {
       },
       get: { summary: "the registered catalogue", responses: ok({ type: "object", properties: { name: { type: "string" }, digest: { type: "string" }, yaml: { type: "string" } } }) },
     },
+    "/v1/rulebooks/{name}": {
+      parameters: [{ name: "name", in: "path", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$" } }],
+      put: {
+        summary: "register or replace a rulebook (YAML, or a rules spreadsheet as CSV); errors come back as 400 with file:line:column",
+        requestBody: { required: true, content: { "application/yaml": { schema: { type: "string" } }, "text/csv": { schema: { type: "string" } } } },
+        responses: ok({ type: "object", properties: { name: { type: "string" }, digest: { type: "string" }, rules: { type: "integer" } } }),
+      },
+    },
     "/v1/sessions": {
       post: {
         summary: "start a session",
-        requestBody: json({ type: "object", required: ["catalogue", "name"], properties: { catalogue: { type: "string" }, name: { type: "string" }, language: { enum: ["en", "pt-BR"] }, context: { type: "object" }, agent: { type: "string" }, taint_model_after_untrusted: { type: "boolean" } } }),
+        requestBody: json({ type: "object", required: ["catalogue", "name"], properties: { catalogue: { type: "string" }, name: { type: "string" }, language: { enum: ["en", "pt-BR"] }, context: { type: "object" }, agent: { type: "string" }, rulebook: { type: "string", description: "a registered rulebook's name" }, taint_model_after_untrusted: { type: "boolean" } } }),
         responses: ok({ type: "object", properties: { session } }, "201"),
       },
     },
@@ -75,6 +83,20 @@ export const openapi = {
         responses: ok({ type: "object", properties: { step: { type: "integer" }, session } }),
       },
     },
+    "/v1/filter": {
+      post: {
+        summary: "the records an allowed read's `filter` passes on",
+        requestBody: json({ type: "object", required: ["session", "step", "result"], properties: { session, step: { type: "integer" }, result: {} } }),
+        responses: ok({ type: "object", properties: { kept: {}, dropped: { type: "integer" }, unknown: { type: "integer" }, problem: { type: "object" } } }),
+      },
+    },
+    "/v1/plan": {
+      post: {
+        summary: "for the guarded step: a write's declared undo with bound arguments (`undo`), the read that follows a write's outcome (`follow`), or whether a follow read's result says done/failed/pending (`judge`)",
+        requestBody: json({ type: "object", required: ["session", "kind", "tool"], properties: { session, kind: { enum: ["undo", "follow", "judge"] }, tool: { type: "string" }, step: { type: "integer" }, args: { type: "object" }, result: {} } }),
+        responses: ok({ type: "object", properties: { plan: {} } }),
+      },
+    },
   },
   components: {
     securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
@@ -89,7 +111,11 @@ export const openapi = {
         type: "object",
         description: "what the previous answer returned, unchanged but for edits you want detected",
         required: ["v", "id", "name", "language", "catalogue", "entries", "seal", "head"],
-        properties: { v: { const: 1 }, id: { type: "string" }, name: { type: "string" }, language: { enum: ["en", "pt-BR"] }, agent: { type: ["string", "null"] }, context: { type: "object" }, catalogue: { type: "string" }, entries: { type: "array", items: { type: "object" } }, seal: { type: "string" }, head: { type: "string" } },
+        properties: {
+          v: { const: 1 }, id: { type: "string" }, name: { type: "string" }, language: { enum: ["en", "pt-BR"] }, agent: { type: ["string", "null"] }, context: { type: "object" },
+          catalogue: { type: "string" }, rulebook: { type: ["string", "null"] }, taint_model_after_untrusted: { type: "boolean" },
+          entries: { type: "array", items: { type: "object" } }, seal: { type: "string" }, head: { type: "string" },
+        },
       },
     },
   },

@@ -17,7 +17,11 @@ export function confirmReasons(call: Call, ctx: CheckContext): StepResult {
     const asked = ctx.holds.filter((h) => h.reason === "gate_clarify");
     return asked.length ? confirmWith(asked, tool.name) : PASS;
   }
-  if (!isWrite(tool)) return PASS;
+  // A read is never held by a label, but the rulebook may ask about it (step 8's gate_clarify).
+  if (!isWrite(tool)) {
+    const asked = ctx.holds.filter((h) => h.reason === "gate_clarify");
+    return asked.length ? confirmWith(asked, tool.name) : PASS;
+  }
   const holds: Hold[] = [];
   const untrusted = originProblems(call, ctx);
   if (untrusted.length > 0) {
