@@ -21,6 +21,10 @@
  *   Each record is recomputed on the *expected* previous link and compared in constant time;
  *   returns the first failing index, -1 when all match, -2 for a malformed layout, -3 bad slot.
  * - `equal32(a, b)` constant-time comparison of two 32-byte strings.
+ * - Counters (step 7, assembly/counters.ts): a table of 8,192 slots in static data;
+ *   `counterFits(items, n, now)`, `counterUsed(items, k, now)`, `counterAdd(items, n, now, sign)`
+ *   over items laid out in INPUT as digest[32] ‖ until f64 ‖ amount f64 ‖ limit f64;
+ *   `counterTable()` / `counterTableBytes()` locate the table to persist and restore it.
  */
 import { StalwartError } from "../errors.js";
 
