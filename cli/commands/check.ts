@@ -7,13 +7,15 @@ import { CatalogueError, formatProblem, type CatalogueProblem } from "../../work
 import { loadCatalogue } from "../../worker/engine/catalogue/index.js";
 import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
 import { readCatalogueFile } from "../catalogue-node.js";
+import { lintRulebookNode } from "../rulebook-node.js";
 
 export const summary = "lint a catalogue: every error with file:line:column; exit 1 on error";
 
-const USAGE = `usage: stalwart check [agent.yaml] [--json]
+const USAGE = `usage: stalwart check [agent.yaml] [--rulebook RULEBOOK] [--json]
 
-  lint a catalogue (default: agent.yaml in the current folder); exit 1 on error
-  --json   print {ok, problems: [{file, line, column, message, hint, pointer}]}`;
+  lint a catalogue (default: agent.yaml in the current folder), and a rulebook against it; exit 1 on error
+  --rulebook   a rulebook (.yaml or .csv) or a compiled registry folder, checked against the catalogue
+  --json       print {ok, problems: [{file, line, column, message, hint, pointer}]}`;
 
 export async function run(argv: string[]): Promise<number> {
   const json = argv.includes("--json");
@@ -21,8 +23,19 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + "\n");
     return 0;
   }
-  const unknown = argv.filter((a) => a.startsWith("-") && a !== "--json");
-  const files = argv.filter((a) => !a.startsWith("-"));
+  let rulebook: string | undefined;
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--rulebook") rulebook = argv[++i];
+    else if (argv[i]!.startsWith("--rulebook=")) rulebook = argv[i]!.slice(11);
+    else rest.push(argv[i]!);
+  }
+  if (argv.includes("--rulebook") && !rulebook) {
+    process.stderr.write(`stalwart check: \`--rulebook\` needs a file\n\n${USAGE}\n`);
+    return 2;
+  }
+  const unknown = rest.filter((a) => a.startsWith("-") && a !== "--json");
+  const files = rest.filter((a) => !a.startsWith("-"));
   if (unknown.length > 0 || files.length > 1) {
     process.stderr.write(`stalwart check: ${unknown.length ? `unknown option \`${unknown[0]}\`` : "one catalogue at a time"}\n\n${USAGE}\n`);
     return 2;
@@ -34,6 +47,7 @@ export async function run(argv: string[]): Promise<number> {
     // read the file here, so a path without a .yaml ending is still read as a path
     const catalogue = loadCatalogue(readCatalogueFile(file), { file, schemaCompiler: ajvCompiler });
     tools = catalogue.tools.size;
+    if (rulebook !== undefined) problems = lintRulebookNode(rulebook, { catalogue });
   } catch (err) {
     if (!(err instanceof CatalogueError)) throw err;
     problems = err.problems;
