@@ -3,18 +3,16 @@
  * test/conformance-http.test.ts (issue 4).
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Client } from "../cli/index.js";
+import { licensedHome } from "./helpers/licensed-home.js";
 import { detailMismatches, loadCases, runCase, type Driver } from "./conformance/runner.js";
 
-let home = mkdtempSync(join(tmpdir(), "stalwart-conf-"));
+let home = licensedHome("conf");
 
 export const inProcess: Driver = {
   name: "in-process",
   newCase: () => {
-    home = mkdtempSync(join(tmpdir(), "stalwart-conf-"));
+    home = licensedHome("conf");
   },
   session: (name, opts, now) => new Client({ home, now }).session(name, opts as never),
   resume: (saved, opts, now) => new Client({ home, now }).resume(saved as never, opts),

@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { copyLicence } from "./helpers/licensed-home.js";
 
 const repo = resolve(import.meta.dirname, "..");
 
@@ -36,6 +37,7 @@ const check = await billing.checkToolCall("refund_card", { order_id: "4411", amo
 console.log(JSON.stringify({ decision: check.decision, reasons: check.reasons, arguments: check.detail.arguments }));
 `,
     );
+    copyLicence(join(app, ".stalwart")); // the app's home holds an activated installation
     const printed = execFileSync("node", ["main.mjs"], { cwd: app, encoding: "utf8" });
     expect(JSON.parse(printed)).toEqual({ decision: "confirm", reasons: ["argument_origin"], arguments: ["amount"] });
     const lint = execFileSync(join(app, "node_modules/.bin/stalwart"), ["check", "agent.yaml"], { cwd: app, encoding: "utf8" });

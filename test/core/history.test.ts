@@ -7,10 +7,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, type ClientSession } from "../../cli/index.js";
+import { copyLicence } from "../helpers/licensed-home.js";
 import { canonicalize } from "../../worker/engine/canonical/jcs.js";
 
 const catalogue = join(import.meta.dirname, "../../examples/store/agent.yaml");
-const home = mkdtempSync(join(tmpdir(), "stalwart-hist-"));
+const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-hist-")));
 
 function rng(seed: number) {
   return () => {

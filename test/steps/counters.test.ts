@@ -14,6 +14,7 @@ import { Session } from "../../worker/engine/session.js";
 import { nodeCore } from "../../cli/wasm-node.js";
 import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
 import { catalogueFrom } from "../../cli/catalogue-input.js";
+import { copyLicence } from "../helpers/licensed-home.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const catalogue = join(repo, "test/fixtures/ceiling.yaml");
@@ -21,7 +22,7 @@ const now = () => new Date("2026-11-15T12:00:00Z");
 
 describe("counters", () => {
   it("1,000 concurrent spend checks from 40 sessions never overshoot the ceiling", async () => {
-    const client = new Client({ home: mkdtempSync(join(tmpdir(), "stalwart-ceiling-")), now });
+    const client = new Client({ home: copyLicence(mkdtempSync(join(tmpdir(), "stalwart-ceiling-"))), now });
     const sessions = Array.from({ length: 40 }, (_, i) => client.session(`s${i}`, { catalogue }));
     // 1,000 calls of 1..3 (mean 2) at a 500 ceiling: about half must be refused.
     const calls = Array.from({ length: 1000 }, (_, i) => ({ s: sessions[i % 40]!, tool: i % 3 ? "pay" : "tip", amount: 1 + (i % 3) }));
@@ -37,7 +38,7 @@ describe("counters", () => {
   });
 
   it("1,000 concurrent rate-limited reads allow exactly the limit", async () => {
-    const client = new Client({ home: mkdtempSync(join(tmpdir(), "stalwart-rate-")), now });
+    const client = new Client({ home: copyLicence(mkdtempSync(join(tmpdir(), "stalwart-rate-"))), now });
     const sessions = Array.from({ length: 10 }, (_, i) => client.session(`r${i}`, { catalogue }));
     const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => sessions[i % 10]!.checkToolCall("ping", { n: i })));
     expect(answers.filter((a) => a.decision === "allow").length).toBe(100);
@@ -45,7 +46,7 @@ describe("counters", () => {
   });
 
   it("a failed report releases what the call reserved", async () => {
-    const client = new Client({ home: mkdtempSync(join(tmpdir(), "stalwart-release-")), now });
+    const client = new Client({ home: copyLicence(mkdtempSync(join(tmpdir(), "stalwart-release-"))), now });
     const s = client.session("x", { catalogue });
     const a = await s.checkToolCall("pay", { amount: 450 }, { origins: { amount: "context" } });
     expect(a.decision).toBe("allow");
@@ -57,7 +58,7 @@ describe("counters", () => {
   });
 
   it("a restart of the process keeps the counters", () => {
-    const home = mkdtempSync(join(tmpdir(), "stalwart-restart-"));
+    const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-restart-")));
     const script = `
       import { Client } from ${JSON.stringify(join(repo, "cli/index.ts"))};
       const client = new Client({ home: process.argv[1], now: () => new Date("2026-11-15T12:00:00Z") });

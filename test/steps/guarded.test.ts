@@ -8,9 +8,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "../../cli/index.js";
+import { copyLicence } from "../helpers/licensed-home.js";
 
 const catalogue = join(import.meta.dirname, "../fixtures/guarded.yaml");
-const fresh = (now?: () => Date) => new Client({ home: mkdtempSync(join(tmpdir(), "stalwart-guarded-")), ...(now ? { now } : {}) });
+const fresh = (now?: () => Date) => new Client({ home: copyLicence(mkdtempSync(join(tmpdir(), "stalwart-guarded-"))), ...(now ? { now } : {}) });
 
 describe("guarded step", () => {
   it("runs an allowed call once and reports it; a throwing impl is `failed`", async () => {
