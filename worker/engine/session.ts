@@ -9,7 +9,7 @@ import type { CompiledCatalogue, Language } from "./catalogue/types.js";
 import type { CallOptions, Call, CheckContext, CheckResult, Labels } from "./check/types.js";
 import type { Engine } from "./engine.js";
 import { runSteps, STEPS, type NumberedStep } from "./check/orchestrator.js";
-import { canonicalize } from "./canonical/jcs.js";
+import { canonicalize, canonicalizeTop } from "./canonical/jcs.js";
 import { equalBytes, fromBase64Url, fromHex, toBase64Url, toHex, utf8 } from "./canonical/bytes.js";
 import { entryCanonical, OUTCOMES, type CheckEntry, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 import { GENESIS, verifyChain } from "./history/verify.js";
@@ -143,9 +143,22 @@ export class Session {
   }
 
   private queue: Promise<unknown> = Promise.resolve();
+  private pending = 0;
   private serial<T>(work: () => Promise<T> | T): Promise<T> {
-    const next = this.queue.then(work, work);
-    this.queue = next.catch(() => undefined);
+    // Idle: start now (no extra turn of the microtask queue); busy: after what is in flight.
+    let next: Promise<T>;
+    if (this.pending === 0) {
+      try {
+        next = Promise.resolve(work());
+      } catch (err) {
+        next = Promise.reject(err);
+      }
+    } else {
+      next = this.queue.then(work, work);
+    }
+    this.pending++;
+    const done = () => void this.pending--;
+    this.queue = next.then(done, done);
     return next;
   }
 
@@ -191,7 +204,7 @@ export class Session {
       origins: call.originsDigest, labels: [...call.labels], decision, reasons: [...reasons],
       confirmed: decision === "allow" && ctx.confirmedAsk !== undefined ? ctx.confirmedAsk : null,
       undo_of: call.undoOf ?? null, link: "",
-      values: ctx.tool?.undo !== undefined && !call.argsError ? this.valueDigests(call.args) : {},
+      values: ctx.tool?.undo !== undefined && !call.argsError ? this.valueDigests(call) : {},
     } as CheckEntry);
 
     const result: CheckResult = { decision, reasons, detail, step: entry.step };
@@ -356,9 +369,10 @@ export class Session {
   }
 
   /** Per-argument digests, kept for calls an undo may later be bound to (step 6). */
-  private valueDigests(args: Readonly<Record<string, unknown>>): Record<string, string> {
+  private valueDigests(call: Call): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const k of Object.keys(args)) out[k] = valueDigest(this.engine, args[k]);
+    const parts = call.argParts ?? {};
+    for (const k of Object.keys(call.args)) out[k] = parts[k] !== undefined ? this.engine.sha256Hex(parts[k]).slice(0, 32) : valueDigest(this.engine, call.args[k]);
     return out;
   }
 
@@ -493,7 +507,9 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
   }
   let canonical: string;
   try {
-    canonical = canonicalize(args);
+    const top = canonicalizeTop(args as Record<string, unknown>);
+    canonical = top.text;
+    call.argParts = top.parts;
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     call.argsError = { pointer: err.pointer ?? "", rule: "json", message: err.message };

@@ -21,6 +21,31 @@ export function canonicalize(value: unknown): string {
   return write(value, [], 0);
 }
 
+/**
+ * The canonical form of a plain object together with the canonical form of each of its own
+ * values (the same substrings), so per-argument digests cost no second serialisation.
+ */
+export function canonicalizeTop(value: Record<string, unknown>): { text: string; parts: Record<string, string> } {
+  const proto = Object.getPrototypeOf(value);
+  if (typeof value !== "object" || value === null || Array.isArray(value) || (proto !== Object.prototype && proto !== null)) {
+    return { text: canonicalize(value), parts: {} };
+  }
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort(compareUtf16);
+  const parts: Record<string, string> = {};
+  const path: (string | number)[] = [];
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    path.push(key);
+    const v = write(value[key], path, 1);
+    path.pop();
+    parts[key] = v;
+    out += (i > 0 ? "," : "") + canonicalString(key, () => pointerOf([key])) + ":" + v;
+  }
+  return { text: out + "}", parts };
+}
+
 function pointerOf(path: readonly (string | number)[]): string {
   let p = "";
   for (const k of path) p += `/${String(k).replace(/~/g, "~0").replace(/\//g, "~1")}`;

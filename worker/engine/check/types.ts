@@ -51,6 +51,8 @@ export interface Call {
   undoOf?: number;
   agent: string | null;
   facts: Readonly<Record<string, unknown>>;
+  /** the canonical JSON of each argument (from the same serialisation as `digest`) */
+  argParts?: Readonly<Record<string, string>>;
   /** the arguments are not JSON data (or not an object): step 3 refuses with this detail */
   argsError?: { pointer: string; rule: string; message: string };
 }

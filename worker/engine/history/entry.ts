@@ -109,9 +109,13 @@ function isStringList(x: unknown): x is string[] {
   return Array.isArray(x) && x.every((s) => typeof s === "string");
 }
 
+// Names from a catalogue and reason codes need no escaping; anything else goes the long way.
+const PLAIN = /^[A-Za-z0-9_.:@+-]*$/;
+const str = (s: string, p: string) => (PLAIN.test(s) ? `"${s}"` : canonicalString(s, p));
+
 function list(xs: readonly string[], p: string): string {
   let out = "[";
-  for (let i = 0; i < xs.length; i++) out += (i ? "," : "") + canonicalString(xs[i]!, p);
+  for (let i = 0; i < xs.length; i++) out += (i ? "," : "") + str(xs[i]!, p);
   return out + "]";
 }
 const nullable = (n: number | null, p: string) => (n === null ? "null" : canonicalNumber(n, p));
@@ -120,7 +124,7 @@ function hexMap(m: Record<string, string>): string {
   const keys = Object.keys(m);
   if (keys.length > 1) keys.sort(compareUtf16);
   let out = "{";
-  for (let i = 0; i < keys.length; i++) out += (i ? "," : "") + canonicalString(keys[i]!, "/values") + ":" + JSON.stringify(m[keys[i]!]);
+  for (let i = 0; i < keys.length; i++) out += (i ? "," : "") + str(keys[i]!, "/values") + `:"${m[keys[i]!]}"`;
   return out + "}";
 }
 
@@ -134,11 +138,11 @@ export function entryCanonical(e: Entry): string {
       return `{"at":${canonicalNumber(e.at, "/at")},"kind":"turn","step":${e.step},"text":${canonicalString(e.text, "/text")},"v":1}`;
     case "check":
       return (
-        `{"agent":${e.agent === null ? "null" : canonicalString(e.agent, "/agent")},"args":"${e.args}",` +
+        `{"agent":${e.agent === null ? "null" : str(e.agent, "/agent")},"args":"${e.args}",` +
         `"at":${canonicalNumber(e.at, "/at")},"confirmed":${nullable(e.confirmed, "/confirmed")},` +
         `"decision":"${e.decision}","kind":"check","labels":${list(e.labels, "/labels")},` +
         `"origins":"${e.origins}","reasons":${list(e.reasons, "/reasons")},"step":${e.step},` +
-        `"tool":${canonicalString(e.tool, "/tool")},"undo_of":${nullable(e.undo_of, "/undo_of")},"v":1,` +
+        `"tool":${str(e.tool, "/tool")},"undo_of":${nullable(e.undo_of, "/undo_of")},"v":1,` +
         `"values":${hexMap(e.values)}}`
       );
     case "report":

@@ -4,7 +4,6 @@
  * be mistaken for a history link. Single use and the ask entry are enforced against the verified
  * history at step 10, which keeps the runtime stateless.
  */
-import { canonicalize } from "../canonical/jcs.js";
 import { equalBytes, fromBase64Url, fromUtf8, toBase64Url, utf8 } from "../canonical/bytes.js";
 import type { TokenClaims } from "../check/types.js";
 
@@ -13,8 +12,16 @@ const DOMAIN = "stalwart-token-v1.";
 /** HMAC-SHA256 of a string's UTF-8 bytes under the installation key. */
 export type Mac = (text: string) => Uint8Array;
 
+export function claimsJson(claims: TokenClaims): string {
+  return (
+    `{"agent":${claims.agent === null ? "null" : JSON.stringify(claims.agent)},"ask":${claims.ask},"digest":${JSON.stringify(claims.digest)},` +
+    `"exp":${JSON.stringify(claims.exp)},"session":${JSON.stringify(claims.session)},"tool":${JSON.stringify(claims.tool)}}`
+  );
+}
+
 export function sealToken(mac: Mac, claims: TokenClaims): string {
-  const body = toBase64Url(utf8(canonicalize(claims)));
+  // The claims' canonical JSON, keys in sorted order, written directly (this runs on every confirm).
+  const body = toBase64Url(utf8(claimsJson(claims)));
   return `st1.${body}.${toBase64Url(mac(DOMAIN + body))}`;
 }
 
