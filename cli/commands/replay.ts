@@ -7,7 +7,9 @@
  * Exit 0 when the trace replayed (whatever the decisions), 1 when the trace, catalogue or rulebook
  * cannot be read (every problem as `file:line: error: …` with a `hint:` on stderr), 2 on bad usage.
  * The replay runs in a fresh, temporary home: it starts with no counters and never touches the
- * live ones (rate limits and spend under ~/.stalwart stay as they are).
+ * live ones (rate limits and spend under ~/.stalwart stay as they are). It runs under the user's
+ * licence ($STALWART_HOME, else ~/.stalwart; licensing.md): without one it stops with
+ * `LicenceRequired`, a lapsed one gates its checks as it gates live ones, and each check counts.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +22,7 @@ import { CatalogueError, formatProblem } from "../../worker/engine/errors.js";
 import { formatTraceProblem, parseTrace, TraceError, type Trace } from "../replay/trace.js";
 import { ReplayClock, replayTrace } from "../replay/replay.js";
 import { buildReport, formatReport, reportJson } from "../replay/report.js";
+import { openLicence } from "../licence/index.js";
 
 export const summary = "check a recorded session offline; per predicate, how many calls it held";
 
@@ -83,6 +86,9 @@ export async function run(argv: string[], io: Io = { stdout: process.stdout, std
     return 2;
   }
 
+  // The user's licence, on the real clock (the trace's clock drives only the temporary home).
+  const licence = await openLicence({});
+
   // The catalogue first, compiler-style, so that a bad one is not reported as a bad trace.
   let catalogueText: string;
   try {
@@ -110,7 +116,7 @@ export async function run(argv: string[], io: Io = { stdout: process.stdout, std
   const home = mkdtempSync(join(tmpdir(), "stalwart-replay-"));
   try {
     const clock = new ReplayClock();
-    const client = new Client({ home, now: clock.now });
+    const client = new Client({ home, now: clock.now, licence });
     const progress = trace.calls > PROGRESS_ABOVE && io.stderr.isTTY === true ? progressLine(io, trace.calls) : undefined;
     let result;
     try {
@@ -141,6 +147,7 @@ export async function run(argv: string[], io: Io = { stdout: process.stdout, std
     io.stdout.write(args.json ? JSON.stringify(reportJson(report), null, 2) + "\n" : formatReport(report));
     return 0;
   } finally {
+    licence.flush();
     rmSync(home, { recursive: true, force: true });
   }
 }

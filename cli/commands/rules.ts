@@ -13,6 +13,7 @@ import { CatalogueError, formatProblem, type CatalogueProblem } from "../../work
 import { REGISTRY_FILE, registryText, type CompiledRulebook } from "../../worker/engine/rulebook/index.js";
 import { loadCatalogueNode } from "../catalogue-node.js";
 import { lintRulebookNode, loadRulebookNode, readRulebookInput } from "../rulebook-node.js";
+import { requireLicence } from "../licence-gate.js";
 
 export const summary = "compile a rulebook (YAML or CSV) into the registry the check reads; check one";
 
@@ -74,6 +75,7 @@ export async function run(argv: string[]): Promise<number> {
   if (args.files.length !== 1) return usage(args.files.length === 0 ? "name the rulebook, e.g. `rulebook.yaml` or `rules.csv`" : "one rulebook at a time");
   if (args.verb === "compile" && !args.out) return usage("name the registry folder: `-o DIR`");
   if (args.verb === "check" && args.out) return usage("`-o` is for `compile`");
+  await requireLicence(); // licensing.md: only `licence activate`, `doctor` and `check` work without one
   const file = args.files[0]!;
 
   const problemsOut = (problems: readonly CatalogueProblem[], what: string): number => {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../cli/commands/replay.js";
+import { copyLicence } from "../helpers/licensed-home.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CATALOGUE = "examples/store/agent.yaml";
@@ -32,15 +33,16 @@ async function replay(argv: string[], opts: { tty?: boolean } = {}) {
 }
 
 // The command makes its own temporary home: a replay starts with no counters and never touches
-// the live ones. STALWART_HOME points at an empty folder that must stay empty.
+// the live ones. STALWART_HOME points at a folder holding only the user's licence (the replay runs
+// under it), and nothing else may appear there: no history key, no counters.
 let home: string;
 const saved = process.env.STALWART_HOME;
 beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "stalwart-replay-test-home-"));
+  home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-replay-test-home-")));
   process.env.STALWART_HOME = home;
 });
 afterAll(() => {
-  expect(readdirSync(home)).toEqual([]);
+  expect(readdirSync(home).filter((f) => f !== "licence")).toEqual([]);
   if (saved === undefined) delete process.env.STALWART_HOME;
   else process.env.STALWART_HOME = saved;
 });

@@ -7,8 +7,9 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { run, summary } from "../../cli/commands/rules.js";
+import { licensedHome } from "../helpers/licensed-home.js";
 import { loadRegistry } from "../../worker/engine/rulebook/index.js";
 
 const repo = (rel: string) => fileURLToPath(new URL(`../../${rel}`, import.meta.url));
@@ -25,6 +26,10 @@ beforeEach(() => {
   vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
 });
 afterEach(() => vi.restoreAllMocks());
+// `stalwart rules` needs an activated licence (licensing.md): the commands run under a licensed home.
+const savedHome = process.env.STALWART_HOME;
+beforeAll(() => void (process.env.STALWART_HOME = licensedHome("rules-cli")));
+afterAll(() => (savedHome === undefined ? delete process.env.STALWART_HOME : (process.env.STALWART_HOME = savedHome)));
 
 const temp = () => mkdtempSync(join(tmpdir(), "stalwart-rules-cli-"));
 
