@@ -65,7 +65,19 @@ export class Engine {
     return this.core.hmacText(this.slot, text);
   }
 
+  /**
+   * Hex SHA-256 of a string. Short texts repeat a lot from call to call (origins maps, argument
+   * values), so their digests are memoised; the cache is dropped whole when it fills.
+   */
   sha256Hex(text: string): string {
-    return toHex(this.core.sha256Text(text));
+    if (text.length > 256) return toHex(this.core.sha256Text(text));
+    const hit = this.digests.get(text);
+    if (hit !== undefined) return hit;
+    if (this.digests.size >= 8192) this.digests.clear();
+    const hex = toHex(this.core.sha256Text(text));
+    this.digests.set(text, hex);
+    return hex;
   }
+
+  private readonly digests = new Map<string, string>();
 }

@@ -3,6 +3,16 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 export function utf8(s: string): Uint8Array {
+  // ASCII (the common case: hex, base64url, names) without the encoder's call overhead.
+  if (s.length <= 512) {
+    const out = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 0x7f) return encoder.encode(s);
+      out[i] = c;
+    }
+    return out;
+  }
   return encoder.encode(s);
 }
 
