@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "../cli/index.js";
-import { detailMismatches, loadCases, runCase, type Driver } from "./conformance/runner.js";
+import { assertOutcomes, loadCases, runCase, type Driver } from "./conformance/runner.js";
 import { startCheckWorker, type RunningWorker } from "./helpers/check-worker.js";
 
 let worker: RunningWorker;
@@ -33,13 +33,7 @@ describe("conformance (check worker over HTTP, wrangler dev)", () => {
     const skip = c.skip?.[overHttp.name];
     it.skipIf(Boolean(skip))(`${c.file}: ${c.name}`, async () => {
       const outcomes = await runCase(c, overHttp);
-      for (const o of outcomes) {
-        const where = `step ${o.index}${o.note ? ` (${o.note})` : ""}`;
-        expect({ decision: o.actual.decision, reasons: o.actual.reasons }, where).toEqual({ decision: o.expected.decision, reasons: o.expected.reasons });
-        expect(detailMismatches(o.expected.detail, o.actual.detail), where).toEqual([]);
-        for (const w of o.expected.wording_contains ?? []) expect(String(o.actual.detail.wording), where).toContain(w);
-        if (o.expected.wording_ends_with) expect(String(o.actual.detail.wording).endsWith(o.expected.wording_ends_with), `${where}: ${String(o.actual.detail.wording)}`).toBe(true);
-      }
+      assertOutcomes(outcomes, expect);
     });
   }
 });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { Client } from "../cli/index.js";
 import { licensedHome } from "./helpers/licensed-home.js";
-import { detailMismatches, loadCases, runCase, type Driver } from "./conformance/runner.js";
+import { assertOutcomes, loadCases, runCase, type Driver } from "./conformance/runner.js";
 
 let home = licensedHome("conf");
 
@@ -23,13 +23,7 @@ describe("conformance (in-process)", () => {
     const skip = c.skip?.[inProcess.name];
     it.skipIf(Boolean(skip))(`${c.file}: ${c.name}`, async () => {
       const outcomes = await runCase(c, inProcess);
-      for (const o of outcomes) {
-        const where = `step ${o.index}${o.note ? ` (${o.note})` : ""}`;
-        expect({ decision: o.actual.decision, reasons: o.actual.reasons }, where).toEqual({ decision: o.expected.decision, reasons: o.expected.reasons });
-        expect(detailMismatches(o.expected.detail, o.actual.detail), where).toEqual([]);
-        for (const w of o.expected.wording_contains ?? []) expect(String(o.actual.detail.wording), where).toContain(w);
-        if (o.expected.wording_ends_with) expect(String(o.actual.detail.wording).endsWith(o.expected.wording_ends_with), `${where}: ${String(o.actual.detail.wording)}`).toBe(true);
-      }
+      assertOutcomes(outcomes, expect);
     });
   }
 });

@@ -7,6 +7,7 @@ import {
 } from "../worker/engine/destinations/index.js";
 import { MAX_FOUND, MAX_LENGTH, MORE_DESTINATIONS } from "../worker/engine/destinations/scan.js";
 import type { DestinationPattern } from "../worker/engine/catalogue/types.js";
+import { prng as mulberry32 } from "./helpers/prng.js";
 
 const NONE = new Set<string>();
 
@@ -307,16 +308,6 @@ describe("destinationAllowed", () => {
 // ---------------------------------------------------------------------------------------------
 // Property tests, seeded
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Gen {
   constructor(private readonly rnd: () => number) {}

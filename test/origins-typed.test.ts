@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TurnIndex, readNumber, tokenizeTurn, typedIn } from "../worker/engine/origins/typed.js";
 import type { Language } from "../worker/engine/catalogue/types.js";
+import { prng as mulberry32 } from "./helpers/prng.js";
 
 type Case = readonly [turn: string, value: unknown, found: boolean];
 
@@ -224,16 +225,6 @@ describe("tokenizeTurn", () => {
 // Property test, seeded: any amount written the way a person writes it in the session's
 // language is found; one cent more or less is not.
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function group(digits: string, sep: string): string {
   return digits.replace(/\B(?=(\d{3})+(?!\d))/g, sep);

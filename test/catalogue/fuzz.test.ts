@@ -13,7 +13,7 @@ import type { SchemaCompiler } from "../../worker/engine/catalogue/types.js";
 import { CatalogueError } from "../../worker/engine/errors.js";
 import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
 import { cfworkerCompiler } from "../../worker/engine/schema/cfworker.js";
-import { prng } from "./prng.js";
+import { prng } from "../helpers/prng.js";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 4411);
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/catalogues/${name}`, import.meta.url), "utf8");

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
 import { cfworkerCompiler } from "../../worker/engine/schema/cfworker.js";
 import { InvalidSchema } from "../../worker/engine/schema/prepare.js";
-import { prng } from "./prng.js";
+import { prng } from "../helpers/prng.js";
 
 type Case = [name: string, schema: object, value: unknown, expected: { pointer: string; rule: string } | "ok"];
 

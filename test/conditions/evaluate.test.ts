@@ -12,6 +12,7 @@ import { loadCatalogue } from "../../worker/engine/catalogue/index.js";
 import type { Condition } from "../../worker/engine/catalogue/types.js";
 import { evaluate, evaluateAll, fromResults, parseInstant, type Scope, type Truth, type Verdict } from "../../worker/engine/conditions/index.js";
 import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
+import { prng as mulberry32 } from "../helpers/prng.js";
 
 /** What the tools last returned, unless a case says otherwise. */
 const RESULTS: Record<string, unknown> = {
@@ -466,16 +467,6 @@ describe("parseInstant: ISO 8601 only, the same on every runtime", () => {
 });
 
 // ── property test ──────────────────────────────────────────────────────────────────────────────
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("property: random conditions over random data never throw, and opposites answer opposite", () => {
   const SEED = Number(process.env.FUZZ_SEED ?? 20250131);

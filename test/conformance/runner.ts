@@ -178,3 +178,14 @@ export function detailMismatches(expected: Record<string, unknown> | undefined, 
   }
   return problems;
 }
+
+/** The assertions every driver makes on every check of a case (vitest's `expect` passed in). */
+export function assertOutcomes(outcomes: StepOutcome[], expect: (value: unknown, message?: string) => any): void {
+  for (const o of outcomes) {
+    const where = `step ${o.index}${o.note ? ` (${o.note})` : ""}`;
+    expect({ decision: o.actual.decision, reasons: o.actual.reasons }, where).toEqual({ decision: o.expected.decision, reasons: o.expected.reasons });
+    expect(detailMismatches(o.expected.detail, o.actual.detail), where).toEqual([]);
+    for (const w of o.expected.wording_contains ?? []) expect(String(o.actual.detail.wording), where).toContain(w);
+    if (o.expected.wording_ends_with) expect(String(o.actual.detail.wording).endsWith(o.expected.wording_ends_with), `${where}: ${String(o.actual.detail.wording)}`).toBe(true);
+  }
+}

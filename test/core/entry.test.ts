@@ -7,15 +7,8 @@ import reference from "canonicalize";
 import { entryCanonical, type Entry } from "../../worker/engine/history/entry.js";
 import { canonicalizeTop } from "../../worker/engine/canonical/jcs.js";
 import { claimsJson } from "../../worker/engine/tokens/confirmation.js";
+import { prng as rng } from "../helpers/prng.js";
 
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const NAMES = ["refund_card", "get-order", "a.b", "São", "x\"y", "back\\slash", "ü", "tab\t", "😀", "", "untrusted:read_inbox", "0"];
 const hex = (r: () => number, n: number) => Array.from({ length: n }, () => Math.floor(r() * 16).toString(16)).join("");
 

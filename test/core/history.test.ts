@@ -9,18 +9,11 @@ import { join } from "node:path";
 import { Client, type ClientSession } from "../../cli/index.js";
 import { copyLicence } from "../helpers/licensed-home.js";
 import { canonicalize } from "../../worker/engine/canonical/jcs.js";
+import { prng as rng } from "../helpers/prng.js";
 
 const catalogue = join(import.meta.dirname, "../../examples/store/agent.yaml");
 const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-hist-")));
 
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function build(client: Client, n: number): Promise<ClientSession> {
   const s = client.session("billing", { catalogue });

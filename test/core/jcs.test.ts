@@ -3,15 +3,8 @@ import { describe, expect, it } from "vitest";
 import reference from "canonicalize";
 import { canonicalize } from "../../worker/engine/canonical/jcs.js";
 import { InputError } from "../../worker/engine/errors.js";
+import { prng as rng } from "../helpers/prng.js";
 
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NUMBERS = [0, -0, 1, -1, 1e21, 1e-7, 1e20, 123456789012345680000, 0.1, 0.2 + 0.1, 5e-324, 1.7976931348623157e308, -1e-7, 4.5, 40.0, 1234.56, 2 ** 53, -(2 ** 53) - 2];
 const STRINGS = ["", "a", "é", "São Paulo", "\u0000\u001f", "\"\\/", "\u2028\u2029", "😀", "\uD83D\uDE00x", "日本語", "\u007f", "tab\there", "line\nbreak", "€", "\uFFFF"];

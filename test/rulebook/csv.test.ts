@@ -5,17 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { columnLetter, parseCsv } from "../../worker/engine/rulebook/index.js";
+import { prng as makePrng } from "../helpers/prng.js";
 
 /** mulberry32: every random case reproduces from its seed */
-function makePrng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const texts = (csv: string) => parseCsv(csv).records.map((r) => r.cells.map((c) => c.text));
 

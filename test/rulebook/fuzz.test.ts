@@ -7,18 +7,10 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CatalogueError } from "../../worker/engine/errors.js";
 import { compileRulebook, lintRulebook, loadRegistry, registryText } from "../../worker/engine/rulebook/index.js";
+import { prng as makePrng } from "../helpers/prng.js";
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), "utf8");
 
-function makePrng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ['"', ",", "\n", "\r\n", ":", "- ", "[", "]", "{", "}", "|", "from:", "is", "over", "ask", "refuse", "facts.", "args.", "__proto__", "0", "1e999", "''", "#", "&a", "*a", "\t", " "];
 

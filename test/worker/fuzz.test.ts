@@ -5,15 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { KEY_A, storeYaml, testApp } from "./app-env.js";
+import { prng as rng } from "../helpers/prng.js";
 
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("check route fuzz", () => {
   it("answers 10,000 malformed bodies with a coded 4xx, never a 500 or an allow", async () => {

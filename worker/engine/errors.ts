@@ -70,3 +70,18 @@ export class InputError extends StalwartError {
     if (pointer !== undefined) this.pointer = pointer;
   }
 }
+
+/** Problems in source order, each reported once (the same message at the same place collapses). */
+export function sortProblems(problems: CatalogueProblem[]): CatalogueProblem[] {
+  const seen = new Set<string>();
+  return problems
+    .map((p, i) => ({ p, i }))
+    .filter(({ p }) => {
+      const key = `${p.line}:${p.column}:${p.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .sort((a, b) => a.p.line - b.p.line || a.p.column - b.p.column || a.i - b.i)
+    .map(({ p }) => p);
+}

@@ -10,7 +10,7 @@
  * naming the word in backticks, and a hint. Runtime-neutral: runs in Node and in workerd (pass
  * `cfworkerCompiler` there, `ajvCompiler` in Node).
  */
-import { CatalogueError, type CatalogueProblem } from "../errors.js";
+import { CatalogueError, sortProblems, type CatalogueProblem } from "../errors.js";
 import { compile } from "./compile.js";
 import { contextOf } from "./describe.js";
 import { lintFormat } from "./lint-format.js";
@@ -80,19 +80,6 @@ function analyse(input: unknown, options: CatalogueOptions): Analysis {
   return { source, problems: sortProblems(problems), validators };
 }
 
-function sortProblems(problems: CatalogueProblem[]): CatalogueProblem[] {
-  const seen = new Set<string>();
-  return problems
-    .map((p, i) => ({ p, i }))
-    .filter(({ p }) => {
-      const key = `${p.line}:${p.column}:${p.message}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    })
-    .sort((a, b) => a.p.line - b.p.line || a.p.column - b.p.column || a.i - b.i)
-    .map(({ p }) => p);
-}
 
 /** Every problem of a catalogue, in file order; [] when it is clean. Never throws. */
 export function lintCatalogue(input: string | object, options: CatalogueOptions): CatalogueProblem[] {

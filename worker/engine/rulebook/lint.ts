@@ -12,7 +12,7 @@
  *     tool the rule applies to takes (a value no call can carry is unknown, and unknown refuses).
  */
 import type { CompiledCatalogue } from "../catalogue/types.js";
-import type { CatalogueProblem } from "../errors.js";
+import { sortProblems, type CatalogueProblem } from "../errors.js";
 import { lintCondition, type ConditionScope } from "../catalogue/conditions.js";
 import { lintFormat } from "../catalogue/lint-format.js";
 import { declares, parsePath } from "../catalogue/paths.js";
@@ -315,16 +315,4 @@ function conditionFormat(source: LintSource, lists: { index: number; when: unkno
   return out;
 }
 
-export function sortProblems(problems: CatalogueProblem[]): CatalogueProblem[] {
-  const seen = new Set<string>();
-  return problems
-    .map((p, i) => ({ p, i }))
-    .filter(({ p }) => {
-      const key = `${p.line}:${p.column}:${p.message}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    })
-    .sort((a, b) => a.p.line - b.p.line || a.p.column - b.p.column || a.i - b.i)
-    .map(({ p }) => p);
-}
+export { sortProblems };
