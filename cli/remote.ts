@@ -10,7 +10,7 @@ import { stringify } from "yaml";
 import type { SavedSession } from "../worker/engine/session.js";
 import type { CallOptions, CheckResult } from "../worker/engine/check/types.js";
 import type { Entry, Outcome } from "../worker/engine/history/entry.js";
-import { CatalogueError, InputError, StalwartError } from "../worker/engine/errors.js";
+import { CatalogueError, InputError, LicenceRequired, StalwartError } from "../worker/engine/errors.js";
 import { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "../worker/engine/guarded.js";
 import type { FollowPlan, Judged, UndoPlan } from "../worker/engine/plans.js";
 
@@ -58,6 +58,11 @@ export class Http {
       data = await res.json();
     } catch {
       throw new Unavailable(`the check worker answered ${res.status} without JSON`);
+    }
+    // The worker runs under its own licence (worker/check/LICENCE.md): without one it answers
+    // nothing, and says so with a code — the SDK's `LicenceRequired`, as in-process.
+    if (data?.error?.code === "licence_required" || data?.error?.code === "licence_invalid") {
+      throw new LicenceRequired(`the check worker has no valid licence: ${String(data.error.message ?? data.error.code)}`, "give the worker its licence (STALWART_LICENCE, see worker/check/LICENCE.md); locally `npm run dev` activates one with `stalwart licence activate` against the dev licence service");
     }
     if (res.status >= 500) throw new Unavailable(`the check worker failed (${res.status} ${data?.error?.code ?? ""})`);
     if (!res.ok) {
@@ -171,6 +176,7 @@ export class RemoteSession {
     try {
       session = await this.state;
     } catch (err) {
+      if (err instanceof LicenceRequired) throw err;
       return unavailable(err);
     }
     try {

@@ -1,14 +1,34 @@
-// `npm run dev`: the check worker under `wrangler dev` on 127.0.0.1:8787, offline, with the
-// example store catalogue registered and a dev key printed. .dev.vars (gitignored) is generated
-// on first run and reused after, so the key stays the same between runs.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+// `npm run dev`: the local developer default (licensing.md, issue 5 item 8), offline, no account:
+//   1. the licence worker under `wrangler dev --config wrangler.licence.toml` on 127.0.0.1:8788
+//      (`.dev.vars.licence`: the dev signing key and an admin secret, generated once, gitignored;
+//      state in .wrangler/licence-state), with a dev organisation on the enterprise plan and its
+//      API key in <home>/licence/dev-api-key (what `stalwart licence activate` uses locally);
+//   2. activations against it: the check worker's own installation (home .wrangler/dev-licence),
+//      whose licence + lease go into `.dev.vars` as STALWART_LICENCE (worker/check/LICENCE.md); and
+//      your runtime's home ($STALWART_HOME or ~/.stalwart) when it holds no licence or a local dev
+//      one — a licence from a real service is never touched;
+//   3. the check worker under `wrangler dev` on 127.0.0.1:8787, with the example store catalogue
+//      registered and the dev key printed. `.dev.vars` (gitignored) keeps the key between runs.
+// Ctrl-C / SIGTERM stops both workers.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join, dirname } from "node:path";
+import { homedir } from "node:os";
 import { fileURLToPath } from "node:url";
+import { register } from "tsx/esm/api";
 import { startWrangler } from "./wrangler-server.mjs";
+
+register(); // the licence code is TypeScript (cli/licence, worker/licensing)
+const { activate, licencePaths, readInstallation, devSigningKey, toBase64Url, workerLicenceOf, adminCall, adminSecretFrom } = await import("./dev-licence.ts");
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const varsFile = join(repo, ".dev.vars");
+const licenceVarsFile = join(repo, ".dev.vars.licence");
+const workerHome = join(repo, ".wrangler/dev-licence");
+const userHome = process.env.STALWART_HOME ?? join(homedir(), ".stalwart");
+const tilde = (p) => (p.startsWith(homedir()) ? "~" + p.slice(homedir().length) : p);
+const say = (s) => process.stdout.write(s + "\n");
+const verbose = process.env.STALWART_DEV_VERBOSE ? (s) => process.stderr.write(s) : undefined;
 
 function devVars() {
   if (!existsSync(varsFile)) {
@@ -20,20 +40,105 @@ function devVars() {
   return { key: keys.split(",")[0].split(":").slice(1).join(":") };
 }
 
-const { key } = devVars();
-const port = Number(process.env.PORT ?? 8787);
-process.stdout.write(`starting the check worker under wrangler dev on 127.0.0.1:${port} …\n`);
-const server = await startWrangler({ port, persistTo: join(repo, ".wrangler/state"), log: process.env.STALWART_DEV_VERBOSE ? (s) => process.stderr.write(s) : undefined });
-const yaml = readFileSync(join(repo, "examples/store/agent.yaml"), "utf8");
-const put = await fetch(`${server.url}/v1/catalogues/store`, { method: "PUT", headers: { authorization: `Bearer ${key}`, "content-type": "application/yaml" }, body: yaml });
-if (!put.ok) {
-  process.stderr.write(`registering the store catalogue failed: ${put.status} ${await put.text()}\n`);
-  await server.stop();
+/** Put (or replace) one variable in .dev.vars; the JSON is single-quoted (dotenv keeps it as is). */
+function setDevVar(name, value) {
+  const lines = readFileSync(varsFile, "utf8").split("\n").filter((l) => !l.startsWith(`${name}=`));
+  while (lines.length && lines[lines.length - 1] === "") lines.pop();
+  writeFileSync(varsFile, [...lines, `${name}='${value}'`, ""].join("\n"), { mode: 0o600 });
+}
+
+const running = [];
+async function stopAll() {
+  await Promise.all(running.splice(0).map((s) => s.stop()));
+}
+async function fail(message) {
+  process.stderr.write(`npm run dev: ${message}\n`);
+  await stopAll();
   process.exit(1);
 }
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) return;
+  stopping = true;
+  await stopAll();
+  process.exit(0);
+};
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);
+
+const { key } = devVars();
+
+// 1. the licence service
+if (!existsSync(licenceVarsFile)) {
+  const keys = JSON.stringify([await devSigningKey("dev-2026-a")]);
+  writeFileSync(licenceVarsFile, `LICENCE_SIGNING_KEYS=${keys}\nLICENCE_ADMIN_SECRET=${toBase64Url(randomBytes(24))}\n`, { mode: 0o600 });
+  say(`wrote .dev.vars.licence (the dev signing key and an admin secret; not committed)`);
+}
+const licencePort = Number(process.env.STALWART_LICENCE_PORT ?? 8788);
+say(`starting the licence worker under wrangler dev on 127.0.0.1:${licencePort} …`);
+let service;
+try {
+  service = await startWrangler({ config: "wrangler.licence.toml", port: licencePort, envFile: licenceVarsFile, persistTo: join(repo, ".wrangler/licence-state"), health: "/health", log: verbose });
+} catch (err) {
+  await fail(`the licence worker did not start: ${err.message}`);
+}
+running.push(service);
+
+const keyFile = licencePaths(userHome).devApiKey;
+let apiKey = existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : undefined;
+if (!apiKey || !(await fetch(`${service.url}/v1/account`, { headers: { authorization: `Bearer ${apiKey}` } })).ok) {
+  const r = await adminCall(service.url, adminSecretFrom(licenceVarsFile), "POST", "/admin/bootstrap", { org_name: "local developer", plan: "enterprise" });
+  apiKey = r.body?.api_key;
+  if (!apiKey) await fail(`could not create the dev organisation: ${JSON.stringify(r.body)}`);
+  mkdirSync(dirname(keyFile), { recursive: true, mode: 0o700 });
+  writeFileSync(keyFile, apiKey + "\n", { mode: 0o600 });
+}
+
+// 2. activations
+const isLocal = (url) => /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(url ?? "");
+let workerInst;
+try {
+  workerInst = await activate({ home: workerHome, serviceUrl: service.url, apiKey });
+} catch (err) {
+  await fail(`activating the check worker's installation failed: ${err.code ?? ""} ${err.message}`);
+}
+setDevVar("STALWART_LICENCE", JSON.stringify(workerLicenceOf(workerInst.stored)));
+
+const existing = readInstallation(userHome);
+let userLine;
+if (existing && !existing.released_at && !isLocal(existing.service_url)) {
+  userLine = `kept: ${tilde(userHome)} holds a licence from ${existing.service_url} (not touched)`;
+} else {
+  try {
+    const inst = await activate({ home: userHome, serviceUrl: service.url, apiKey });
+    userLine = `${tilde(userHome)}: ${inst.stored.installation_id}, lease until ${inst.lease.expires_at}`;
+  } catch (err) {
+    userLine = `not activated (${err.code ?? ""} ${err.message}); run \`stalwart licence activate\``;
+  }
+}
+
+// 3. the check worker
+const port = Number(process.env.PORT ?? 8787);
+say(`starting the check worker under wrangler dev on 127.0.0.1:${port} …`);
+let server;
+try {
+  server = await startWrangler({ port, persistTo: join(repo, ".wrangler/state"), log: verbose });
+} catch (err) {
+  await fail(`the check worker did not start: ${err.message}`);
+}
+running.push(server);
+const health = await (await fetch(`${server.url}/v1/health`)).json();
+const yaml = readFileSync(join(repo, "examples/store/agent.yaml"), "utf8");
+const put = await fetch(`${server.url}/v1/catalogues/store`, { method: "PUT", headers: { authorization: `Bearer ${key}`, "content-type": "application/yaml" }, body: yaml });
+if (!put.ok) await fail(`registering the store catalogue failed: ${put.status} ${await put.text()}`);
 const digest = (await put.json()).digest;
-process.stdout.write(`
-check worker ready at ${server.url}
+say(`
+licence service (local, dev keys) at ${service.url}
+  organisation: local developer, enterprise plan; dev API key in ${tilde(keyFile)}
+  check worker: ${workerInst.stored.installation_id}, lease until ${workerInst.lease.expires_at} → STALWART_LICENCE in .dev.vars
+  your runtime: ${userLine}
+
+check worker ready at ${server.url} (licence ${health.licence?.stage ?? "?"})
   dev key:    ${key}
   catalogue:  store (${digest.slice(0, 12)}…), from examples/store/agent.yaml
   OpenAPI:    ${server.url}/v1/openapi.json
@@ -43,12 +148,6 @@ try it:
   S=$(curl -s -X POST ${server.url}/v1/sessions -H "authorization: Bearer ${key}" -H "content-type: application/json" -d '{"catalogue":"store","name":"billing"}' | node -pe 'JSON.stringify(JSON.parse(require("fs").readFileSync(0)).session)')
   curl -s -X POST ${server.url}/v1/check -H "authorization: Bearer ${key}" -H "content-type: application/json" -d "{\\"session\\":$S,\\"tool\\":\\"refund_card\\",\\"args\\":{\\"order_id\\":\\"4411\\",\\"amount\\":40},\\"options\\":{\\"origins\\":{\\"order_id\\":\\"typed\\",\\"amount\\":\\"model\\"}}}" | node -pe 'JSON.stringify(JSON.parse(require("fs").readFileSync(0)).check)'
 
-Ctrl-C stops it.
+Ctrl-C stops both workers.
 `);
-const shutdown = async () => {
-  await server.stop();
-  process.exit(0);
-};
-process.on("SIGINT", shutdown);
-process.on("SIGTERM", shutdown);
 setInterval(() => {}, 1 << 30);

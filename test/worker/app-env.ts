@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createApp } from "../../worker/check/app.js";
 import { memoryStores } from "../../worker/check/stores.js";
 import { nodeCore } from "../../cli/wasm-node.js";
+import { workerLicence } from "../helpers/licensed-home.js";
 
 export const KEY_A = "key-acme-0123456789abcdef";
 export const KEY_B = "key-globex-0123456789abcdef";
@@ -13,7 +14,7 @@ export const storeYaml = readFileSync(join(import.meta.dirname, "../../examples/
 export function testApp() {
   const stores = memoryStores();
   const app = createApp({ core: nodeCore, stores: () => stores });
-  const env = { STALWART_API_KEYS: `acme:${KEY_A},globex:${KEY_B}`, STALWART_HISTORY_SECRET: randomBytes(32).toString("hex"), STALWART_TEST_CLOCK: "1" };
+  const env = { STALWART_API_KEYS: `acme:${KEY_A},globex:${KEY_B}`, STALWART_HISTORY_SECRET: randomBytes(32).toString("hex"), STALWART_TEST_CLOCK: "1", STALWART_LICENCE: workerLicence };
   const call = (method: string, path: string, body?: unknown, key: string | null = KEY_A, type = "application/json") =>
     app.request(path, { method, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { "content-type": type } : {}) }, ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}) }, env);
   return { app, env, call };

@@ -3,6 +3,8 @@
  * compiled WASM module and Durable Object stores; tests pass the Node core and memory stores and
  * drive it with `app.request()`. History stays with the caller: every session route takes the
  * saved session and answers with the next one, exactly as the SDK's `toJSON()` / `resume()`.
+ * The worker runs under its installation's licence (`STALWART_LICENCE`, licence.ts / LICENCE.md):
+ * without one every route but health and the OpenAPI document answers 503 `licence_required`.
  */
 import { Hono, type Context } from "hono";
 import { Engine } from "../engine/engine.js";
@@ -21,15 +23,19 @@ import type { Stores } from "./stores.js";
 import { openapi } from "./openapi.js";
 import { compileRulebook, formatOf } from "../engine/rulebook/index.js";
 import type { CompiledRulebook } from "../engine/rulebook/types.js";
+import type { KeySet, LicenceState } from "../licensing/index.js";
+import { WorkerLicenceCache, bundlesOf, withLicence } from "./licence.js";
 
 export interface AppOptions {
   core: () => Core;
   stores: (env: unknown) => Stores;
   now?: () => Date;
   version?: string;
+  /** the key set licences and leases must verify under; default: the one compiled into this build */
+  trustedKeys?: KeySet;
 }
 
-type Env = { Bindings: TenantConfig & Record<string, unknown>; Variables: { tenant: string } };
+type Env = { Bindings: TenantConfig & { STALWART_LICENCE?: string } & Record<string, unknown>; Variables: { tenant: string; licence: LicenceState } };
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -52,9 +58,10 @@ export function createApp(opts: AppOptions) {
     }
   }
   let secretSlot: { hex: string; slot: number } | undefined;
+  const licences = new WorkerLicenceCache(opts.trustedKeys);
 
   /** The tenant's engine: its history key is HMAC(secret, tenant), loaded once per isolate. */
-  function engineFor(env: TenantConfig, tenant: string): Engine {
+  function engineFor(env: TenantConfig, tenant: string, licence: LicenceState): Engine {
     const core = opts.core();
     const secret = historySecret(env);
     const hex = toHex(secret);
@@ -69,7 +76,7 @@ export function createApp(opts: AppOptions) {
       engines.set(tenant, engine);
     }
     // Counter stubs belong to the request that made them; the engine (key slot) is per isolate.
-    return engine.withCounters(opts.stores(env).counters(tenant));
+    return withLicence(engine.withCounters(opts.stores(env).counters(tenant)), licence, now);
   }
 
   function compile(text: string, name: string): CompiledCatalogue {
@@ -113,7 +120,7 @@ export function createApp(opts: AppOptions) {
     const catalogue = await catalogueByDigest(c, saved.catalogue);
     if (saved.rulebook !== undefined && saved.rulebook !== null && typeof saved.rulebook !== "string") throw new HttpError(400, "session_invalid", "`session.rulebook` must be a digest or null", "/session/rulebook");
     const rulebook = typeof saved.rulebook === "string" ? await rulebookByDigest(c, saved.rulebook) : undefined;
-    const engine = engineFor(c.env, c.get("tenant"));
+    const engine = engineFor(c.env, c.get("tenant"), c.get("licence"));
     clockFor(c);
     return Session.resume(engine, catalogue, saved, undefined, { ...(adoptHeader ? { adoptBrokenSeal: true } : {}), ...(rulebook ? { rulebook } : {}) });
   }
@@ -135,20 +142,23 @@ export function createApp(opts: AppOptions) {
   });
   app.notFound((c) => c.json(errorBody("not_found", `no route \`${c.req.method} ${new URL(c.req.url).pathname}\``), 404));
 
-  app.get("/v1/health", (c) => {
+  app.get("/v1/health", async (c) => {
     let wasm = "ok";
     try {
       opts.core().sha256(new Uint8Array(0));
     } catch {
       wasm = "unavailable";
     }
-    return c.json({ ok: wasm === "ok", service: "stalwart-check", version: opts.version ?? "0.1.0", wasm });
+    const licence = await licences.describe(c.env?.STALWART_LICENCE, opts.now ? opts.now() : new Date());
+    return c.json({ ok: wasm === "ok", service: "stalwart-check", version: opts.version ?? "0.1.0", wasm, licence });
   });
   app.get("/v1/openapi.json", (c) => c.json(openapi));
 
   // Everything below needs a key.
   app.use("/v1/*", async (c, next) => {
     c.set("tenant", tenantOf(c.req.header("authorization"), parseKeys(c.env?.STALWART_API_KEYS)));
+    // The worker is a runtime: nothing is answered without its licence (licensing.md).
+    c.set("licence", await licences.state(c.env?.STALWART_LICENCE));
     await next();
   });
 
@@ -199,7 +209,7 @@ export function createApp(opts: AppOptions) {
       rulebook = await rulebookByDigest(c, rb.digest);
     }
     clockFor(c);
-    const session = new Session(engineFor(c.env, c.get("tenant")), name, catalogue, {
+    const session = new Session(engineFor(c.env, c.get("tenant"), c.get("licence")), name, catalogue, {
       ...(language ? { language: language as never } : {}),
       ...(context ? { context } : {}),
       ...(agent ? { agent } : {}),
@@ -226,6 +236,8 @@ export function createApp(opts: AppOptions) {
     // the check refuses it `history_invalid` and starts a new history, as the SDK does.
     const session = await resume(c, body, true);
     const check = await session.checkToolCall(tool, body.args, options);
+    const bundles = bundlesOf(c.get("licence"));
+    if (bundles) check.detail.bundles = bundles;
     return c.json({ check, session: session.toJSON() });
   });
 
