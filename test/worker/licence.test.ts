@@ -2,7 +2,8 @@
  * The check worker's licence (worker/check/LICENCE.md) through `app.request()`: no licence →
  * every route but health and OpenAPI answers 503 `licence_required`, never an allow; a licence
  * that does not verify → `licence_invalid`; a lapsed licence gates step 1 per request, by
- * `on_licence_lapse`; the SDK against such a worker rejects with `LicenceRequired`.
+ * `on_licence_lapse`; the SDK against such a worker rejects with `LicenceRequired`. The last test
+ * does the same against the real worker under `wrangler dev`, started with no STALWART_LICENCE.
  */
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
@@ -15,6 +16,7 @@ import { DAY_MS, type OnLapse } from "../../worker/licensing/index.js";
 import { writeFixtureInstallation } from "../helpers/licence-fixtures.js";
 import { workerLicence, workerLicenceFor } from "../helpers/licensed-home.js";
 import { KEY_A, storeYaml } from "./app-env.js";
+import { startCheckWorker } from "../helpers/check-worker.js";
 
 const T0 = new Date("2026-03-02T12:00:00Z");
 
@@ -156,4 +158,21 @@ describe("check worker licence", () => {
       server.close();
     }
   });
+});
+
+describe("check worker licence under wrangler dev", () => {
+  it("no STALWART_LICENCE: health says `none`, a check is 503 licence_required, the SDK rejects LicenceRequired", async () => {
+    const worker = await startCheckWorker(["acme"], { licence: null });
+    try {
+      const h = await (await fetch(`${worker.url}/v1/health`)).json();
+      expect(h).toMatchObject({ ok: true, licence: { stage: "none" } });
+      const r = await fetch(`${worker.url}/v1/catalogues/store`, { method: "PUT", headers: { authorization: `Bearer ${worker.keys[0]}`, "content-type": "application/yaml" }, body: storeYaml });
+      expect(r.status).toBe(503);
+      expect(((await r.json()) as any).error.code).toBe("licence_required");
+      const s = new Client({ url: worker.url, key: worker.keys[0]!, timeoutMs: 10_000 }).session("b", { catalogue: storeYaml });
+      await expect(s.checkToolCall("get_order", { order_id: "1" })).rejects.toMatchObject({ code: "LicenceRequired" });
+    } finally {
+      await worker.stop();
+    }
+  }, 120_000);
 });
