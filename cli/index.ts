@@ -5,3 +5,5 @@ export type { CheckResult, CallOptions, ReasonCode, Labels } from "../worker/eng
 export type { Entry, TurnEntry, CheckEntry, ReportEntry, Outcome, Decision } from "../worker/engine/history/entry.js";
 export type { SavedSession } from "../worker/engine/session.js";
 export { canonicalize } from "../worker/engine/canonical/jcs.js";
+export type { LicenceOption, LicencePort, LicenceSource } from "./licence-gate.js";
+export type { RunOptions, RunResult, RollbackStep, Impl } from "../worker/engine/guarded.js";

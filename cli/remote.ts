@@ -11,6 +11,7 @@ import type { SavedSession } from "../worker/engine/session.js";
 import type { CallOptions, CheckResult } from "../worker/engine/check/types.js";
 import type { Entry, Outcome } from "../worker/engine/history/entry.js";
 import { CatalogueError, InputError, LicenceRequired, StalwartError } from "../worker/engine/errors.js";
+import { looksLikeRulebookPath, readRulebookInput } from "./rulebook-node.js";
 import { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "../worker/engine/guarded.js";
 import type { FollowPlan, Judged, UndoPlan } from "../worker/engine/plans.js";
 
@@ -88,17 +89,17 @@ export async function ensureCatalogue(http: Http, input: string | object): Promi
   return name;
 }
 
-/** Register a rulebook given as a path (.yaml/.yml/.csv), its text or an object; returns its name. */
+/**
+ * Register a rulebook given as a path (.yaml/.yml/.csv, a registry folder or its registry.json),
+ * its text, registry JSON or an object; a bare name is one already registered. Returns the name.
+ */
 export async function ensureRulebook(http: Http, input: string | object): Promise<string> {
-  let text: string;
-  if (typeof input === "object" && input !== null) text = stringify(input);
-  else if (typeof input === "string" && !input.includes("\n") && /\.(ya?ml|csv)$/i.test(input)) {
-    if (!existsSync(input)) throw new CatalogueError([{ file: input, line: 1, column: 1, pointer: "", message: `rulebook file \`${input}\` does not exist` }]);
-    text = readFileSync(input, "utf8");
-  } else if (typeof input === "string" && !input.includes("\n")) return input;
-  else text = String(input);
+  if (typeof input === "string" && !input.includes("\n") && !looksLikeRulebookPath(input) && !input.trimStart().startsWith("{")) return input;
+  const r = readRulebookInput(input);
+  const text = r.kind === "object" ? (r.registry ? JSON.stringify(r.value) : stringify(r.value)) : r.text;
+  const type = r.kind === "registry" || (r.kind === "object" && r.registry) ? "application/json" : /^\ufeff?"?name"?\s*,/i.test(text) ? "text/csv" : "application/yaml";
   const name = `sdk-${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
-  await http.send("PUT", `/v1/rulebooks/${name}`, text, /^\ufeff?"?name"?\s*,/i.test(text) ? "text/csv" : "application/yaml");
+  await http.send("PUT", `/v1/rulebooks/${name}`, text, type);
   return name;
 }
 

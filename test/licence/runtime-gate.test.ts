@@ -92,6 +92,8 @@ describe("active → grace → lapsed (service unreachable)", () => {
       } else {
         expect(shape(lapsed.read)).toEqual({ decision: "refuse", reasons: ["licence_lapsed"] });
         expect(lapsed.read.detail.lapsed_at).toBe(view.lapsedAt);
+        // every operation, whatever it names: a tool the catalogue does not have too
+        expect((await lapsed.s.checkToolCall("delete_order", {})).reasons).toEqual(["licence_lapsed"]);
         for (const tool of ["list_orders", "find_customer", "read_inbox", "charge_card"]) {
           const r = await lapsed.s.checkToolCall(tool, {});
           expect(r, tool).toMatchObject({ decision: "refuse", reasons: ["licence_lapsed"], detail: { lapsed_at: view.lapsedAt } });

@@ -1,7 +1,11 @@
 /** The guarded step over HTTP: the same run / approve / rollback / filter against the real worker. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { Client } from "../../cli/index.js";
+import { loadRulebookNode } from "../../cli/rulebook-node.js";
+import { REGISTRY_FILE, registryText } from "../../worker/engine/rulebook/index.js";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
 
 const catalogue = join(import.meta.dirname, "../fixtures/guarded.yaml");
@@ -11,6 +15,19 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await worker?.stop();
+});
+
+describe("rulebooks over HTTP", () => {
+  it("a compiled registry folder, a CSV spreadsheet and YAML all gate the same way through the worker", async () => {
+    const store = join(import.meta.dirname, "../../examples/store");
+    const dir = mkdtempSync(join(tmpdir(), "stalwart-registry-"));
+    writeFileSync(join(dir, REGISTRY_FILE), registryText(loadRulebookNode(join(store, "rulebook.yaml"))));
+    for (const rulebook of [dir, join(store, "rules.csv"), join(store, "rulebook.yaml")]) {
+      const s = new Client({ url: worker.url, key: worker.keys[0]!, timeoutMs: 20_000 }).session("b", { catalogue: join(store, "agent.yaml"), rulebook });
+      const r = await s.checkToolCall("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "context", amount: "context" }, facts: { order_status: "shipped" } });
+      expect(r, rulebook).toMatchObject({ decision: "refuse", reasons: ["refund_only_paid_orders"], detail: { flow: "refunds" } });
+    }
+  }, 60_000);
 });
 
 describe("guarded step over HTTP", () => {

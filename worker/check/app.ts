@@ -21,7 +21,7 @@ import { field, isInt, isObject, isString, jsonBody, yamlBody } from "./body.js"
 import { historySecret, parseKeys, tenantOf, type TenantConfig } from "./tenants.js";
 import type { Stores } from "./stores.js";
 import { openapi } from "./openapi.js";
-import { compileRulebook, formatOf } from "../engine/rulebook/index.js";
+import { rulebookFromText } from "../engine/rulebook/index.js";
 import type { CompiledRulebook } from "../engine/rulebook/types.js";
 import type { KeySet, LicenceState } from "../licensing/index.js";
 import { WorkerLicenceCache, bundlesOf, withLicence } from "./licence.js";
@@ -108,7 +108,8 @@ export function createApp(opts: AppOptions) {
   }
   function compileRulebookText(text: string, name: string): CompiledRulebook {
     const core = opts.core();
-    return compileRulebook(text, { file: `${name}.${formatOf(text, {})}`, sha256: (b) => core.sha256(b) });
+    // YAML, CSV or a compiled registry's JSON, told apart by their text.
+    return rulebookFromText(text, { file: name, sha256: (b) => core.sha256(b) });
   }
 
   async function resume(c: Context<Env>, body: Record<string, unknown>, adoptHeader = false): Promise<Session> {

@@ -6,6 +6,7 @@ const errors = {
   "404": { description: "unknown route or catalogue", content: { "application/json": { schema: error } } },
   "413": { description: "body over 1 MiB", content: { "application/json": { schema: error } } },
   "415": { description: "wrong content type", content: { "application/json": { schema: error } } },
+  "503": { description: "the worker has no valid licence (`licence_required`, `licence_invalid`) or no history secret; nothing is allowed", content: { "application/json": { schema: error } } },
 };
 const json = (schema: object) => ({ required: true, content: { "application/json": { schema } } });
 const ok = (schema: object, code = "200") => ({ [code]: { description: "ok", content: { "application/json": { schema } } }, ...errors });
@@ -21,7 +22,13 @@ export const openapi = {
   },
   security: [{ bearer: [] }],
   paths: {
-    "/v1/health": { get: { security: [], summary: "liveness; no key needed", responses: ok({ type: "object", properties: { ok: { type: "boolean" }, wasm: { type: "string" } } }) } },
+    "/v1/health": {
+      get: {
+        security: [],
+        summary: "liveness and the worker's licence stage; no key needed",
+        responses: ok({ type: "object", properties: { ok: { type: "boolean" }, wasm: { type: "string" }, licence: { type: "object", description: "stage (active, grace, lapsed) and dates, or why there is none" } } }),
+      },
+    },
     "/v1/openapi.json": { get: { security: [], summary: "this document", responses: { "200": { description: "OpenAPI 3.1" } } } },
     "/v1/catalogues/{name}": {
       parameters: [{ name: "name", in: "path", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$" } }],

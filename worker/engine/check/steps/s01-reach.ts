@@ -8,6 +8,11 @@ import { isWrite } from "./classes.js";
 
 export function reach(call: Call, ctx: CheckContext): StepResult {
   const { catalogue } = ctx;
+  // A lapse under `refuse` refuses every operation, whatever the call names (licensing.md).
+  const lic = ctx.licence;
+  const lapsed = lic !== undefined && lic.stage === "lapsed";
+  const refuseAll = lapsed && (lic!.onLapse === "refuse" || catalogue.settings.onLicenceLapse === "refuse");
+  if (refuseAll) return { kind: "refuse", reason: "licence_lapsed", detail: lic!.lapsedAt ? { lapsed_at: lic!.lapsedAt } : {} };
   const tool = catalogue.tools.get(call.tool);
   if (!tool) return { kind: "refuse", reason: "unknown_tool", detail: { tool: call.tool } };
 
@@ -20,13 +25,9 @@ export function reach(call: Call, ctx: CheckContext): StepResult {
     if (!agent.tools.has(tool.name)) return { kind: "refuse", reason: "unknown_tool", detail: { tool: call.tool, agent: agent.name } };
   }
 
-  // The licence hook: lapse degrades by the stricter of the tenant's and the catalogue's setting.
-  const lic = ctx.licence;
-  if (lic && lic.stage === "lapsed") {
-    const refuseAll = lic.onLapse === "refuse" || catalogue.settings.onLicenceLapse === "refuse";
-    if (refuseAll || isWrite(tool)) {
-      return { kind: "refuse", reason: "licence_lapsed", detail: lic.lapsedAt ? { lapsed_at: lic.lapsedAt } : {} };
-    }
+  // `reads_only` (the stricter of the tenant's and the catalogue's setting decided above): writes stop.
+  if (lapsed && isWrite(tool)) {
+    return { kind: "refuse", reason: "licence_lapsed", detail: lic!.lapsedAt ? { lapsed_at: lic!.lapsedAt } : {} };
   }
   ctx.tool = tool;
   return PASS;
