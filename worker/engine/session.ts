@@ -394,8 +394,9 @@ export class Session {
     if (!this.watched.dirty) return { ok: true };
     let view: unknown;
     try {
-      // A plain copy through the caller's objects: what they hold now is what is verified.
-      view = JSON.parse(JSON.stringify(this.watched.view));
+      // A plain copy of the caller's objects (read beneath the traps): what they hold now is what
+      // is verified, and later edits to their objects cannot reach ours.
+      view = JSON.parse(JSON.stringify(this.watched.viewTarget));
     } catch {
       return { ok: false, why: "the history is not JSON data" };
     }

@@ -28,10 +28,41 @@ export function toHex(b: Uint8Array): string {
   return s;
 }
 
+function nibble(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48; // 0-9
+  if (c >= 97 && c <= 102) return c - 87; // a-f
+  return -1;
+}
+
+/** Lowercase hex to bytes; null when it is not that. */
 export function fromHex(s: string): Uint8Array | null {
-  if (s.length % 2 !== 0 || !/^[0-9a-f]*$/.test(s)) return null;
+  if (s.length % 2 !== 0) return null;
   const out = new Uint8Array(s.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.slice(i * 2, i * 2 + 2), 16);
+  for (let i = 0; i < out.length; i++) {
+    const hi = nibble(s.charCodeAt(2 * i));
+    const lo = nibble(s.charCodeAt(2 * i + 1));
+    if (hi < 0 || lo < 0) return null;
+    out[i] = (hi << 4) | lo;
+  }
+  return out;
+}
+
+/**
+ * Many strings as UTF-8 in one encoding pass: one buffer, a view per string. ASCII text (every
+ * history entry of ours unless a name or turn is not) has as many bytes as characters.
+ */
+export function utf8Many(texts: readonly string[]): Uint8Array[] {
+  const joined = texts.join("");
+  // eslint-disable-next-line no-control-regex
+  if (/[^\x00-\x7f]/.test(joined)) return texts.map(utf8);
+  const all = encoder.encode(joined);
+  const out: Uint8Array[] = new Array(texts.length);
+  let off = 0;
+  for (let i = 0; i < texts.length; i++) {
+    const n = texts[i]!.length;
+    out[i] = all.subarray(off, off + n);
+    off += n;
+  }
   return out;
 }
 

@@ -2,8 +2,7 @@
  * Step 2's work: verify a run of history entries link by link (checks.md, "The session history").
  * Pure: bytes in, verdict out. The MAC work is one call into the WASM core.
  */
-import { utf8 } from "../canonical/bytes.js";
-import { fromHex } from "../canonical/bytes.js";
+import { fromHex, utf8, utf8Many } from "../canonical/bytes.js";
 import { entryCanonical, entryShapeError, type Entry } from "./entry.js";
 
 /** The keyed chain operations (the WASM core, bound to one installation key). */
@@ -32,7 +31,7 @@ export function verifyChain(
 ): ChainVerdict {
   if (!Array.isArray(entries)) return { ok: false, index: 0, why: "the history is not a list" };
   const from = opts.from ?? 0;
-  const bytes: Uint8Array[] = [];
+  const texts: string[] = [];
   const links: Uint8Array[] = [];
   for (let i = from; i < entries.length; i++) {
     const e = entries[i];
@@ -46,10 +45,10 @@ export function verifyChain(
     } catch {
       return { ok: false, index: i, why: `entry ${i} is not canonical JSON` };
     }
-    bytes.push(utf8(canonical));
+    texts.push(canonical);
     links.push(fromHex(entry.link)!);
   }
-  const bad = mac.verifyRun(utf8(sessionId), opts.prev ?? GENESIS, bytes, links);
+  const bad = mac.verifyRun(utf8(sessionId), opts.prev ?? GENESIS, utf8Many(texts), links);
   if (bad >= 0) return { ok: false, index: from + bad, why: `entry ${from + bad} does not verify` };
   if (opts.expectedCount !== undefined && entries.length !== opts.expectedCount) {
     return { ok: false, index: Math.min(entries.length, opts.expectedCount), why: `the history has ${entries.length} entries, it was signed with ${opts.expectedCount}` };

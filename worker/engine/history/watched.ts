@@ -10,6 +10,8 @@ import type { Entry } from "./entry.js";
 export class WatchedEntries {
   /** The caller's view. */
   view: Entry[];
+  /** What the view wraps: the same objects without the traps (reading them is much cheaper). */
+  viewTarget: unknown;
   /** The engine's own objects (never handed out), valid while !dirty. */
   raw: Entry[];
   dirty = false;
@@ -18,6 +20,7 @@ export class WatchedEntries {
 
   constructor(raw: Entry[]) {
     this.raw = raw;
+    this.viewTarget = raw;
     this.view = this.watch(raw) as Entry[];
   }
 
@@ -32,6 +35,7 @@ export class WatchedEntries {
     this.raw = raw;
     this.proxies = new WeakMap();
     this.ours = new WeakSet();
+    this.viewTarget = raw;
     this.view = this.watch(raw) as Entry[];
     this.dirty = false;
   }
@@ -39,6 +43,7 @@ export class WatchedEntries {
   /** The caller assigned a whole new array. */
   replace(value: unknown): void {
     this.dirty = true;
+    this.viewTarget = value;
     this.view = (Array.isArray(value) ? this.watch(value) : value) as Entry[];
   }
 
