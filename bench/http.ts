@@ -12,6 +12,8 @@ import { join } from "node:path";
 import { startWrangler } from "../scripts/wrangler-server.mjs";
 
 export interface HttpRow {
+  /** what was sent: the write check, or the floor (a route that does nothing: 404) */
+  what: "check" | "floor";
   clients: number;
   checksPerSecond: number;
   p50: number;
@@ -23,7 +25,10 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-export async function httpBench(seconds = 5, licenceVars = ""): Promise<HttpRow[]> {
+export async function httpBench(seconds = 5): Promise<HttpRow[]> {
+  // The worker answers nothing without a licence: give it the dev-signed fixture the tests use.
+  const { workerLicence } = await import("../test/helpers/licensed-home.js");
+  const licenceVars = `STALWART_LICENCE='${workerLicence}'\n`;
   const dir = mkdtempSync(join(tmpdir(), "stalwart-bench-http-"));
   const key = `sk_bench_${randomBytes(12).toString("hex")}`;
   const envFile = join(dir, "vars.env");
@@ -42,25 +47,36 @@ export async function httpBench(seconds = 5, licenceVars = ""): Promise<HttpRow[
     }
     const body = JSON.stringify({ session, ...call });
     const rows: HttpRow[] = [];
-    for (const clients of [1, 8, 64]) {
-      const latencies: number[] = [];
-      let errors = 0;
-      const until = Date.now() + seconds * 1000;
-      const t0 = process.hrtime.bigint();
-      await Promise.all(
-        Array.from({ length: clients }, async () => {
-          while (Date.now() < until) {
-            const s = process.hrtime.bigint();
-            const r = await fetch(`${w.url}/v1/check`, { method: "POST", headers: H, body });
-            const j = (await r.json()) as { check?: { decision: string } };
-            if (!r.ok || j.check?.decision !== "confirm") errors++;
-            latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
-          }
-        }),
-      );
-      const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
-      latencies.sort((a, b) => a - b);
-      rows.push({ clients, checksPerSecond: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors });
+    const check = async () => {
+      const r = await fetch(`${w.url}/v1/check`, { method: "POST", headers: H, body });
+      const j = (await r.json()) as { check?: { decision: string } };
+      return r.ok && j.check?.decision === "confirm";
+    };
+    // The floor: what the local runtime costs for a request that does nothing at all.
+    const floor = async () => {
+      const r = await fetch(`${w.url}/nothing-here`);
+      await r.text();
+      return r.status === 404;
+    };
+    for (const [what, send] of [["check", check], ["floor", floor]] as const) {
+      for (const clients of [1, 8, 64]) {
+        const latencies: number[] = [];
+        let errors = 0;
+        const until = Date.now() + seconds * 1000;
+        const t0 = process.hrtime.bigint();
+        await Promise.all(
+          Array.from({ length: clients }, async () => {
+            while (Date.now() < until) {
+              const s = process.hrtime.bigint();
+              if (!(await send())) errors++;
+              latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
+            }
+          }),
+        );
+        const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
+        latencies.sort((a, b) => a - b);
+        rows.push({ what, clients, checksPerSecond: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors });
+      }
     }
     return rows;
   } finally {

@@ -217,7 +217,7 @@ export function createApp(opts: AppOptions) {
       ...(taint ? { taintModelAfterUntrusted: true } : {}),
       ...(rulebook ? { rulebook } : {}),
     });
-    return c.json({ session: session.toJSON() }, 201);
+    return c.json({ session: session.toJSON(false) }, 201);
   });
 
   app.post("/v1/sessions/read", async (c) => {
@@ -225,7 +225,7 @@ export function createApp(opts: AppOptions) {
     const text = field(body, "text", isString, "the person's turn, a string")!;
     const session = await resume(c, body);
     const { step } = await session.read(text);
-    return c.json({ step, session: session.toJSON() });
+    return c.json({ step, session: session.toJSON(false) });
   });
 
   app.post("/v1/check", async (c) => {
@@ -239,7 +239,7 @@ export function createApp(opts: AppOptions) {
     const check = await session.checkToolCall(tool, body.args, options);
     const bundles = bundlesOf(c.get("licence"));
     if (bundles) check.detail.bundles = bundles;
-    return c.json({ check, session: session.toJSON() });
+    return c.json({ check, session: session.toJSON(false) });
   });
 
   app.post("/v1/report", async (c) => {
@@ -248,7 +248,7 @@ export function createApp(opts: AppOptions) {
     const outcome = field(body, "outcome", (v): v is Outcome => OUTCOMES.includes(v as Outcome), OUTCOMES.join(" | "))!;
     const session = await resume(c, body);
     const r = await session.report(step, outcome, body.result);
-    return c.json({ step: r.step, session: session.toJSON() });
+    return c.json({ step: r.step, session: session.toJSON(false) });
   });
 
   app.post("/v1/filter", async (c) => {

@@ -302,9 +302,15 @@ export class Session {
     return this.engine.now();
   }
 
-  toJSON(): SavedSession {
+  /**
+   * The session to persist (and `resume` later). A copy, so later edits on either side stay apart;
+   * `copy: false` hands out the engine's own entries, for a caller that only serialises them (the
+   * worker's response).
+   */
+  toJSON(copy: boolean | string = true): SavedSession {
     const body = this.header();
-    const entries = JSON.parse(JSON.stringify(this.watched.view)) as Entry[];
+    const source = this.watched.viewTarget as Entry[];
+    const entries = copy === false ? source : (JSON.parse(JSON.stringify(source)) as Entry[]);
     const seal = this.macText(`stalwart-session-v1.${canonicalize(body)}`);
     return { ...body, entries, seal, head: this.headSeal(seal, entries) };
   }
