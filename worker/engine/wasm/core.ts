@@ -203,6 +203,17 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
     const most = offset + text.length * 3;
     if (most > CHUNK) return -1;
     reserve(most);
+    // Short ASCII (history entries, token bodies, digests) by hand: cheaper than the encoder's call.
+    if (text.length <= 2048) {
+      const at = IN + offset;
+      let i = 0;
+      for (; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c > 0x7f) break;
+        u8[at + i] = c;
+      }
+      if (i === text.length) return i;
+    }
     return encoder.encodeInto(text, u8.subarray(IN + offset, IN + most)).written;
   }
 
