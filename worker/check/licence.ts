@@ -23,9 +23,8 @@ import {
 import type { Engine } from "../engine/engine.js";
 import { HttpError } from "./http-errors.js";
 
-/** What `STALWART_LICENCE` holds (v1): the public part of an activated installation. */
-export interface WorkerLicence {
-  v: 1;
+/** The fields of an installation (cli/licence/installation.ts) the worker needs. */
+export interface InstallationLike {
   installation_id: string;
   licence_id: string;
   /** the installation's public key (base64url) the lease is bound to */
@@ -39,16 +38,9 @@ export interface WorkerLicence {
   revoked_at?: string;
 }
 
-/** The fields of an installation (cli/licence/installation.ts) the worker needs. */
-export interface InstallationLike {
-  installation_id: string;
-  licence_id: string;
-  public_key: string;
-  activation_id: string;
-  licence: SignedDocument<LicencePayload>;
-  lease: SignedDocument<LeasePayload>;
-  bundles?: Record<string, string>;
-  revoked_at?: string;
+/** What `STALWART_LICENCE` holds (v1): the public part of an activated installation. */
+export interface WorkerLicence extends InstallationLike {
+  v: 1;
 }
 
 /** The `STALWART_LICENCE` value for an activated installation (no private key in it). */
