@@ -464,7 +464,9 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
     new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
     }),
-  ]).finally(() => clearTimeout(timer));
+  ]).finally(() => {
+    if (timer !== undefined) clearTimeout(timer);
+  });
 }
 
 function sameText(a: string, b: string): boolean {
