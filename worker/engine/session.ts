@@ -6,10 +6,10 @@
  * is new unless the caller touched the entries, when it verifies everything (history/watched.ts).
  */
 import type { CompiledCatalogue, Language } from "./catalogue/types.js";
-import type { CallOptions, Call, CheckContext, CheckResult, Labels } from "./check/types.js";
+import type { CallOptions, Call, CheckContext, CheckResult } from "./check/types.js";
 import type { Engine } from "./engine.js";
 import { runSteps, STEPS, type NumberedStep } from "./check/orchestrator.js";
-import { canonicalize, canonicalizeTop } from "./canonical/jcs.js";
+import { canonicalize } from "./canonical/jcs.js";
 import { equalBytes, fromBase64Url, fromHex, toBase64Url, toHex, utf8 } from "./canonical/bytes.js";
 import { entryCanonical, OUTCOMES, type CheckEntry, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 import { GENESIS, verifyChain } from "./history/verify.js";
@@ -19,7 +19,8 @@ import { TurnIndex } from "./origins/typed.js";
 import { HistoryIndex } from "./history/index.js";
 import { propagatedLabels } from "./origins/labels.js";
 import { fromResults } from "./conditions/read.js";
-import type { Answer } from "./check/orchestrator.js";
+import { settleCounters } from "./counters/settle.js";
+import { addLabels, normaliseCall } from "./check/normalise.js";
 import { filterResult, planFollow, planUndo, judgeOutcome, type FollowPlan, type Judged, type UndoPlan } from "./plans.js";
 import type { FilterOutcome } from "./conditions/filter.js";
 import type { CompiledRulebook } from "./rulebook/types.js";
@@ -190,7 +191,7 @@ export class Session {
     let answer = runSteps(call, ctx, this.steps);
     if (!verified.ok) this.restart();
     const step = this.watched.raw.length;
-    if (answer.at > 7 && ctx.counters.length > 0) answer = await this.settleCounters(ctx, answer, `${this.id}:${step}`);
+    if (answer.at > 7 && ctx.counters.length > 0) answer = await settleCounters(this.engine.counters, ctx, answer, `${this.id}:${step}`);
 
     const r = answer.result;
     const decision = r.kind === "pass" ? "refuse" : r.kind;
@@ -215,36 +216,6 @@ export class Session {
       });
     }
     return result;
-  }
-
-  /**
-   * Step 7's counters, once the rest of the check has answered: an allow reserves them
-   * atomically (so concurrent calls never overshoot); any other answer only looks, because a
-   * confirm that is never approved uses nothing — but a ceiling already reached still refuses
-   * first, as step 7 comes before 8–13. A store that cannot answer refuses (fail closed).
-   */
-  private async settleCounters(ctx: CheckContext, answer: Answer, reservation: string): Promise<Answer> {
-    const needs = ctx.counters;
-    const items = needs.map((n) => n.item);
-    const unknownReason = needs.some((n) => n.kind === "spend") ? "spend_unknown" : "usage_unknown";
-    const store = this.engine.counters;
-    if (!store) return { at: 7, result: { kind: "refuse", reason: unknownReason, detail: { wording: "no counter store is configured" } } };
-    let got;
-    try {
-      const work = answer.result.kind === "allow" ? store.reserve(reservation, items, ctx.now) : store.peek(items, ctx.now);
-      got = await withDeadline(Promise.resolve(work), 1500);
-    } catch (err) {
-      return { at: 7, result: { kind: "refuse", reason: unknownReason, detail: { wording: `the counter store did not answer (${(err as Error)?.message ?? String(err)})` } } };
-    }
-    if (got.ok) return answer;
-    const need = needs.find((n) => n.item.key === got.key) ?? needs[0]!;
-    if (need.kind === "rate") {
-      return { at: 7, result: { kind: "refuse", reason: "limit_reached", detail: { limit: need.describe, used: got.used, tool: ctx.tool?.name } } };
-    }
-    return {
-      at: 7,
-      result: { kind: "refuse", reason: "spend_exceeded", detail: { pool: need.pool, per: need.per, at_most: got.limit, used: got.used, amount: need.item.amount, currency: ctx.tool?.currency ?? null } },
-    };
   }
 
   private async record(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
@@ -447,28 +418,6 @@ export function valueDigest(engine: Engine, value: unknown): string {
   return engine.sha256Hex(canonicalize(value)).slice(0, 32);
 }
 
-function addLabels(call: Call, extra: Record<string, string[]>): void {
-  const keys = Object.keys(extra);
-  if (keys.length === 0) return;
-  const byArg: Record<string, string[]> = {};
-  for (const [k, v] of Object.entries(call.labelsByArg)) byArg[k] = [...v];
-  for (const k of keys) byArg[k] = [...new Set([...(byArg[k] ?? []), ...extra[k]!])];
-  call.labelsByArg = byArg;
-  call.labels = [...new Set(Object.values(byArg).flat())].sort();
-}
-
-function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => {
-    if (timer !== undefined) clearTimeout(timer);
-  });
-}
-
 function sameText(a: string, b: string): boolean {
   const x = fromBase64Url(a);
   const y = fromBase64Url(b);
@@ -479,53 +428,5 @@ function randomId(): string {
   const b = new Uint8Array(16);
   crypto.getRandomValues(b);
   return toHex(b);
-}
-
-/**
- * Turn the caller's input into a Call. Arguments that are not JSON data refuse at step 3's place
- * (`argument_schema`, rule `json`); options of the wrong shape are a typed error.
- */
-function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgent: string | null, sha: (s: string) => string): Call {
-  if (typeof tool !== "string") throw new InputError("the tool name must be a string", "/tool");
-  if (typeof o !== "object" || o === null) throw new InputError("options must be an object", "/options");
-  const origins = o.origins ?? {};
-  if (typeof origins !== "object" || origins === null || Array.isArray(origins) || Object.values(origins).some((v) => typeof v !== "string")) {
-    throw new InputError("`origins` must map argument names to origin strings", "/options/origins");
-  }
-  const labelsByArg: Labels = o.labels ?? {};
-  if (typeof labelsByArg !== "object" || labelsByArg === null || Array.isArray(labelsByArg) || Object.values(labelsByArg).some((v) => !Array.isArray(v) || v.some((l) => typeof l !== "string"))) {
-    throw new InputError("`labels` must map `call` or argument names to lists of labels", "/options/labels");
-  }
-  if (o.confirmation !== undefined && typeof o.confirmation !== "string") throw new InputError("`confirmation` must be the token string a confirm returned", "/options/confirmation");
-  if (o.undoOf !== undefined && !Number.isSafeInteger(o.undoOf)) throw new InputError("`undoOf` must be a step number", "/options/undoOf");
-  if (o.agent !== undefined && typeof o.agent !== "string") throw new InputError("`agent` must be a string", "/options/agent");
-  const facts = o.facts ?? {};
-  if (typeof facts !== "object" || facts === null || Array.isArray(facts)) throw new InputError("`facts` must be an object", "/options/facts");
-
-  const labels = [...new Set(Object.values(labelsByArg).flat())].sort();
-  const originsCanonical = canonicalize(origins);
-  const call: Call = {
-    tool, args: {}, digest: "0".repeat(64), originsDigest: sha(originsCanonical), origins, labels, labelsByArg,
-    agent: o.agent ?? defaultAgent, facts,
-    ...(o.confirmation !== undefined ? { confirmation: o.confirmation } : {}),
-    ...(o.undoOf !== undefined ? { undoOf: o.undoOf } : {}),
-  };
-  if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    call.argsError = { pointer: "", rule: "type", message: "arguments must be an object" };
-    return call;
-  }
-  let canonical: string;
-  try {
-    const top = canonicalizeTop(args as Record<string, unknown>);
-    canonical = top.text;
-    call.argParts = top.parts;
-  } catch (err) {
-    if (!(err instanceof InputError)) throw err;
-    call.argsError = { pointer: err.pointer ?? "", rule: "json", message: err.message };
-    return call;
-  }
-  call.args = args as Record<string, unknown>;
-  call.digest = sha(canonical);
-  return call;
 }
 
