@@ -25,6 +25,7 @@ import { rulebookFromText } from "../engine/rulebook/index.js";
 import type { CompiledRulebook } from "../engine/rulebook/types.js";
 import type { KeySet, LicenceState } from "../licensing/index.js";
 import { WorkerLicenceCache, bundlesOf, withLicence } from "./licence.js";
+import { LicenceRenewal, type LicenceStore, type RenewalEnv, type WaitUntil } from "./renewal.js";
 
 export interface AppOptions {
   core: () => Core;
@@ -33,9 +34,13 @@ export interface AppOptions {
   version?: string;
   /** the key set licences and leases must verify under; default: the one compiled into this build */
   trustedKeys?: KeySet;
+  /** the fetch lease renewals use (renewal.ts); default: the global one */
+  fetch?: typeof fetch;
+  /** where renewed leases are shared between isolates (the LICENCE_STATE Durable Object); none: per isolate only */
+  licenceStore?: (env: unknown, installationId: string) => LicenceStore | undefined;
 }
 
-type Env = { Bindings: TenantConfig & { STALWART_LICENCE?: string } & Record<string, unknown>; Variables: { tenant: string; licence: LicenceState } };
+type Env = { Bindings: TenantConfig & RenewalEnv & Record<string, unknown>; Variables: { tenant: string; licence: LicenceState } };
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -59,6 +64,31 @@ export function createApp(opts: AppOptions) {
   }
   let secretSlot: { hex: string; slot: number } | undefined;
   const licences = new WorkerLicenceCache(opts.trustedKeys);
+  const renewal = new LicenceRenewal({
+    ...(opts.trustedKeys ? { keys: opts.trustedKeys } : {}),
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.licenceStore ? { store: opts.licenceStore } : {}),
+  });
+  const wallNow = () => (opts.now ? opts.now() : new Date());
+
+  /**
+   * The licence this request answers under: the secret's, or a renewed lease that verifies the same
+   * way and is newer (renewal.ts). Then, when due, a renewal starts in the background.
+   */
+  async function licenceOf(c: Context<Env>): Promise<LicenceState> {
+    const env = (c.env ?? {}) as RenewalEnv;
+    const secret = await licences.state(env.STALWART_LICENCE);
+    const t = wallNow();
+    const state = await renewal.effective(env, secret, t);
+    let ctx: WaitUntil | undefined;
+    try {
+      ctx = c.executionCtx;
+    } catch {
+      ctx = undefined; // app.request() without an execution context
+    }
+    renewal.after(env, state, t, ctx);
+    return state;
+  }
 
   /** The tenant's engine: its history key is HMAC(secret, tenant), loaded once per isolate. */
   function engineFor(env: TenantConfig, tenant: string, licence: LicenceState): Engine {
@@ -150,7 +180,7 @@ export function createApp(opts: AppOptions) {
     } catch {
       wasm = "unavailable";
     }
-    const licence = await licences.describe(c.env?.STALWART_LICENCE, opts.now ? opts.now() : new Date());
+    const licence = await licences.describe(c.env?.STALWART_LICENCE, wallNow(), (secret) => renewal.effective((c.env ?? {}) as RenewalEnv, secret, wallNow()));
     return c.json({ ok: wasm === "ok", service: "stalwart-check", version: opts.version ?? "0.1.0", wasm, licence });
   });
   app.get("/v1/openapi.json", (c) => c.json(openapi));
@@ -159,7 +189,7 @@ export function createApp(opts: AppOptions) {
   app.use("/v1/*", async (c, next) => {
     c.set("tenant", tenantOf(c.req.header("authorization"), parseKeys(c.env?.STALWART_API_KEYS)));
     // The worker is a runtime: nothing is answered without its licence (licensing.md).
-    c.set("licence", await licences.state(c.env?.STALWART_LICENCE));
+    c.set("licence", await licenceOf(c));
     await next();
   });
 

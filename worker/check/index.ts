@@ -6,15 +6,17 @@
 import wasm from "../../build/core.wasm";
 import { createCore, type Core } from "../engine/wasm/core.js";
 import { createApp } from "./app.js";
-import { durableStores, type DurableEnv } from "./durable-stores.js";
+import { durableLicenceStore, durableStores, type DurableEnv } from "./durable-stores.js";
 
 export { CatalogueObject } from "./catalogue-object.js";
 export { CounterObject } from "./counter-object.js";
+export { LicenceStateObject } from "./licence-state-object.js";
 
 let core: Core | undefined;
 const app = createApp({
   core: () => (core ??= createCore(wasm)),
   stores: (env) => durableStores(env as DurableEnv),
+  licenceStore: (env, installationId) => durableLicenceStore(env as DurableEnv, installationId),
 });
 
 export default app;

@@ -104,9 +104,10 @@ export class WorkerLicenceCache {
   }
 
   /** For health: the stage, or why there is none. Never throws. */
-  async describe(text: string | undefined, now: Date): Promise<{ stage: LicenceView["stage"] | "none" | "invalid"; lease_ends?: string; grace_ends?: string; lapsed_at?: string }> {
+  async describe(text: string | undefined, now: Date, effective?: (secret: LicenceState) => Promise<LicenceState>): Promise<{ stage: LicenceView["stage"] | "none" | "invalid"; lease_ends?: string; grace_ends?: string; lapsed_at?: string }> {
     try {
-      const v = licenceView(await this.state(text), now);
+      const secret = await this.state(text);
+      const v = licenceView(effective ? await effective(secret).catch(() => secret) : secret, now);
       return { stage: v.stage, lease_ends: v.leaseEnds, grace_ends: v.graceEnds, ...(v.lapsedAt ? { lapsed_at: v.lapsedAt } : {}) };
     } catch (err) {
       return { stage: (err as HttpError).code === "licence_required" ? "none" : "invalid" };
