@@ -11,7 +11,7 @@ import type { CompiledCatalogue, CompiledTool } from "./catalogue/types.js";
 import { applyFilter, type FilterOutcome } from "./conditions/filter.js";
 import { evaluateAll } from "./conditions/index.js";
 import type { Scope } from "./conditions/evaluate.js";
-import { MISSING, readPath } from "./origins/origins.js";
+import { MISSING, readValue } from "./conditions/read.js";
 
 export function filterResult(tool: CompiledTool, result: unknown, from: Scope["from"]): FilterOutcome {
   if (!tool.filter) return { kept: result, dropped: 0, unknown: 0 };
@@ -38,7 +38,7 @@ export function planUndo(catalogue: CompiledCatalogue, tool: string, args: Recor
   for (const name of Object.keys(props)) {
     if (Object.prototype.hasOwnProperty.call(args, name)) out[name] = args[name];
     else if (t.returnsDeclares(name)) {
-      const v = readPath(result, name);
+      const v = readValue(result, name);
       if (v !== MISSING) out[name] = v;
     }
   }
@@ -56,7 +56,7 @@ export interface FollowPlan {
 export function planFollow(catalogue: CompiledCatalogue, tool: string, step: number, args: Record<string, unknown>, result: unknown): FollowPlan | null {
   const outcome = catalogue.tools.get(tool)?.outcome;
   if (!outcome) return null;
-  const fromResult = readPath(result, outcome.same);
+  const fromResult = readValue(result, outcome.same);
   const value = fromResult !== MISSING ? fromResult : args[outcome.same];
   if (value === undefined) return null;
   return {

@@ -4,8 +4,8 @@
  * call ran in this session, its tool's `returns` schema declares the path, and the value equals
  * what was recorded). Anything else, `model` included, and a missing origin, is asked about.
  */
-import { canonicalize } from "../canonical/jcs.js";
-import type { Entry, ReportEntry } from "../history/entry.js";
+import { MISSING, readValue } from "../conditions/read.js";
+import { jsonEqual } from "../conditions/values.js";
 import type { Call, CheckContext } from "../check/types.js";
 
 const TRUSTED = new Set(["reply", "context", "computed"]);
@@ -39,65 +39,24 @@ export function parseResultRef(ref: string): ResultRef | null {
   return { step: Number(m[1]), path: m[2] ?? "" };
 }
 
-/** The last `ran` report on the check entry at `step`, if that call was allowed. */
-export function ranReport(history: readonly Entry[], step: number): ReportEntry | undefined {
-  const checked = history[step];
-  if (!checked || checked.kind !== "check" || checked.decision !== "allow") return undefined;
-  let found: ReportEntry | undefined;
-  for (let i = step + 1; i < history.length; i++) {
-    const e = history[i]!;
-    if (e.kind === "report" && e.of === step) found = e;
-  }
-  return found && found.outcome === "ran" ? found : undefined;
-}
-
 function resultOriginHolds(ref: string, value: unknown, ctx: CheckContext): boolean {
   const r = parseResultRef(ref);
-  if (!r) return false;
-  const report = ranReport(ctx.history, r.step);
-  if (!report) return false;
-  const checked = ctx.history[r.step] as Extract<Entry, { kind: "check" }>;
+  // That call was allowed and its caller reported it `ran` (the index keeps the last report).
+  if (!r || !ctx.index.ran(r.step)) return false;
+  const checked = ctx.index.check(r.step)!;
   const tool = ctx.catalogue.tools.get(checked.tool);
   if (!tool) return false;
   if (r.path !== "" && !tool.returnsDeclares(r.path)) return false;
-  const recorded = r.path === "" ? report.result : readPath(report.result, r.path);
+  const result = ctx.index.lastReport.get(r.step)!.result;
+  const recorded = r.path === "" ? result : readValue(result, r.path);
   if (recorded === MISSING) return false;
   return sameJson(recorded, value);
 }
 
-export const MISSING: unique symbol = Symbol("missing");
-
-/** Read `a.b[2].c` from JSON data; MISSING when any part is absent. */
-export function readPath(root: unknown, path: string): unknown {
-  let cur: unknown = root;
-  for (const part of splitPath(path)) {
-    if (cur === null || typeof cur !== "object") return MISSING;
-    if (typeof part === "number") {
-      if (!Array.isArray(cur) || part >= cur.length) return MISSING;
-      cur = cur[part];
-    } else {
-      if (Array.isArray(cur) || !Object.prototype.hasOwnProperty.call(cur, part)) return MISSING;
-      cur = (cur as Record<string, unknown>)[part];
-    }
-  }
-  return cur;
-}
-
-export function splitPath(path: string): (string | number)[] {
-  const out: (string | number)[] = [];
-  for (const seg of path.split(".")) {
-    const m = /^([^[\]]*)((?:\[\d+\])*)$/.exec(seg);
-    if (!m) return [seg];
-    if (m[1]) out.push(m[1]);
-    for (const idx of m[2]!.matchAll(/\[(\d+)\]/g)) out.push(Number(idx[1]));
-  }
-  return out;
-}
-
+/** JSON equality that never throws (too deep to compare is not equal). */
 export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
   try {
-    return canonicalize(a) === canonicalize(b);
+    return jsonEqual(a, b);
   } catch {
     return false;
   }

@@ -4,7 +4,8 @@
  * same name, the same value); the step is undone at most once.
  * Reasons `compensation_mismatch`, `compensation_spent`.
  */
-import { readPath, MISSING, sameJson } from "../../origins/origins.js";
+import { sameJson } from "../../origins/origins.js";
+import { MISSING, readValue } from "../../conditions/read.js";
 import { PASS, type Call, type CheckContext, type StepResult } from "../types.js";
 
 export function undoBound(call: Call, ctx: CheckContext): StepResult {
@@ -27,7 +28,7 @@ export function undoBound(call: Call, ctx: CheckContext): StepResult {
     const fromArgs = undone.values[name] !== undefined && undone.values[name] === ctx.valueDigest(value);
     const declared = undoneTool.returnsDeclares(name);
     const fromResult = declared && result !== undefined && (() => {
-      const r = readPath(result, name);
+      const r = readValue(result, name);
       return r !== MISSING && sameJson(r, value);
     })();
     if (!fromArgs && !fromResult) return mismatch(step, `\`${name}\` is not the value step ${step} was called with or returned`, name);

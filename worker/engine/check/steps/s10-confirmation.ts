@@ -8,7 +8,8 @@ import { PASS, type Call, type CheckContext, type StepResult } from "../types.js
 
 export type TokenProblem = "not_ours" | "expired" | "other_call" | "used" | "no_ask";
 
-export function tokenProblem(call: Call, ctx: CheckContext): TokenProblem | null {
+/** The ask entry the token covers, or why it covers nothing (the token's MAC is checked once). */
+export function tokenProblem(call: Call, ctx: CheckContext): TokenProblem | { ask: number } {
   const claims = ctx.openToken(call.confirmation!);
   if (!claims || claims.session !== ctx.sessionId) return "not_ours";
   if (claims.tool !== call.tool || claims.agent !== call.agent || claims.digest !== call.digest) return "other_call";
@@ -16,16 +17,16 @@ export function tokenProblem(call: Call, ctx: CheckContext): TokenProblem | null
   const ask = ctx.history[claims.ask];
   if (!ask || ask.kind !== "check" || ask.decision !== "confirm" || ask.tool !== call.tool || ask.args !== call.digest || ask.agent !== call.agent) return "no_ask";
   if (ctx.index.usedAsks.has(claims.ask)) return "used";
-  return null;
+  return { ask: claims.ask };
 }
 
 export function confirmation(call: Call, ctx: CheckContext): StepResult {
   if (call.confirmation === undefined) return PASS;
-  const problem = tokenProblem(call, ctx);
-  if (problem) {
-    ctx.tokenProblem = problem;
+  const covered = tokenProblem(call, ctx);
+  if (typeof covered === "string") {
+    ctx.tokenProblem = covered;
     return PASS;
   }
-  ctx.confirmedAsk = ctx.openToken(call.confirmation)!.ask;
+  ctx.confirmedAsk = covered.ask;
   return { kind: "allow", reason: "confirmed", detail: { asked_at: ctx.confirmedAsk } };
 }
