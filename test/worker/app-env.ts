@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createApp } from "../../worker/check/app.js";
-import { memoryStores } from "../../worker/check/stores.js";
+import { testStores } from "../helpers/memory-stores.js";
 import { nodeCore } from "../../cli/wasm-node.js";
 import { workerLicence } from "../helpers/licensed-home.js";
 
@@ -12,7 +12,7 @@ export const KEY_B = "key-globex-0123456789abcdef";
 export const storeYaml = readFileSync(join(import.meta.dirname, "../../examples/store/agent.yaml"), "utf8");
 
 export function testApp() {
-  const stores = memoryStores();
+  const stores = testStores();
   const app = createApp({ core: nodeCore, stores: () => stores });
   const env = { STALWART_API_KEYS: `acme:${KEY_A},globex:${KEY_B}`, STALWART_HISTORY_SECRET: randomBytes(32).toString("hex"), STALWART_TEST_CLOCK: "1", STALWART_LICENCE: workerLicence };
   const call = (method: string, path: string, body?: unknown, key: string | null = KEY_A, type = "application/json") =>

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../worker/check/app.js";
-import { memoryStores } from "../../worker/check/stores.js";
+import { testStores } from "../helpers/memory-stores.js";
 import { memoryLicenceStore, type LicenceStore } from "../../worker/check/renewal.js";
 import { nodeCore } from "../../cli/wasm-node.js";
 import {
@@ -93,7 +93,7 @@ async function setup(o: { renew?: boolean; installationKey?: string; store?: Lic
   const pending: Promise<unknown>[] = [];
   const ctx = { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException() {}, props: {} };
   const newApp = (f: typeof globalThis.fetch = fetch) => {
-    const stores = memoryStores();
+    const stores = testStores();
     return createApp({ core: nodeCore, stores: () => stores, now: () => clock, fetch: f, licenceStore: () => store });
   };
   let app = newApp();
@@ -271,7 +271,7 @@ describe("check worker lease renewal against the licence service in-process", ()
     const store = memoryLicenceStore();
     const pending: Promise<unknown>[] = [];
     const ctx = { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException() {}, props: {} };
-    const stores = memoryStores();
+    const stores = testStores();
     const newApp = () => createApp({ core: nodeCore, stores: () => stores, fetch: svc.fetch, licenceStore: () => store });
     const put = async (app: ReturnType<typeof newApp>) => {
       const r = await app.request("/v1/catalogues/store", { method: "PUT", headers: { authorization: `Bearer ${KEY_A}`, "content-type": "application/yaml" }, body: storeYaml }, env, ctx as never);

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../worker/check/app.js";
-import { memoryStores } from "../../worker/check/stores.js";
+import { testStores } from "../helpers/memory-stores.js";
 import { nodeCore } from "../../cli/wasm-node.js";
 import { Client } from "../../cli/index.js";
 import { DAY_MS, type OnLapse } from "../../worker/licensing/index.js";
@@ -21,7 +21,7 @@ import { startCheckWorker } from "../helpers/check-worker.js";
 const T0 = new Date("2026-03-02T12:00:00Z");
 
 function appWith(licence: string | undefined) {
-  const stores = memoryStores();
+  const stores = testStores();
   const app = createApp({ core: nodeCore, stores: () => stores });
   const env: Record<string, string> = { STALWART_API_KEYS: `acme:${KEY_A}`, STALWART_HISTORY_SECRET: randomBytes(32).toString("hex"), STALWART_TEST_CLOCK: "1" };
   if (licence !== undefined) env.STALWART_LICENCE = licence;

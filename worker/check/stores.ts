@@ -32,8 +32,11 @@ export interface Stores {
   counters(tenant: string): CounterStore;
 }
 
-/** In-memory stores for route tests and single-process use. */
-export function memoryStores(): Stores {
+/**
+ * In-memory catalogue stores for route tests and single-process use; counters come from the
+ * factory given (tests pass the in-process WASM counter table, the same one the SDK uses).
+ */
+export function memoryStores(makeCounters: () => CounterStore): Stores {
   const cats = new Map<string, Map<string, StoredCatalogue>>();
   const counters = new Map<string, CounterStore>();
   return {
@@ -56,46 +59,8 @@ export function memoryStores(): Stores {
     },
     counters(tenant) {
       let c = counters.get(tenant);
-      if (!c) counters.set(tenant, (c = memoryCounters()));
+      if (!c) counters.set(tenant, (c = makeCounters()));
       return c;
-    },
-  };
-}
-
-export function memoryCounters(): CounterStore {
-  const used = new Map<string, { used: number; until: number }>();
-  const reservations = new Map<string, { key: string; amount: number; until: number }[]>();
-  const current = (key: string, until: number, now: number) => {
-    const c = used.get(key);
-    if (!c || (c.until !== 0 && now >= c.until) || c.until !== until) return 0;
-    return c.used;
-  };
-  const fits = (items: CounterItem[], now: number): ReserveAnswer => {
-    for (const it of items) {
-      const u = current(it.key, it.until, now);
-      if (u + it.amount > it.limit) return { ok: false, key: it.key, used: u, limit: it.limit };
-    }
-    return { ok: true };
-  };
-  return {
-    async reserve(reservation, items, now) {
-      const answer = fits(items, now);
-      if (!answer.ok) return answer;
-      for (const it of items) used.set(it.key, { used: current(it.key, it.until, now) + it.amount, until: it.until });
-      reservations.set(reservation, items.map((i) => ({ key: i.key, amount: i.amount, until: i.until })));
-      return answer;
-    },
-    async peek(items, now) {
-      return fits(items, now);
-    },
-    async release(reservation) {
-      const items = reservations.get(reservation);
-      if (!items) return;
-      reservations.delete(reservation);
-      for (const it of items) {
-        const c = used.get(it.key);
-        if (c && c.until === it.until) c.used = Math.max(0, c.used - it.amount);
-      }
     },
   };
 }
