@@ -26,24 +26,8 @@ export function canonicalize(value: unknown): string {
  * values (the same substrings), so per-argument digests cost no second serialisation.
  */
 export function canonicalizeTop(value: Record<string, unknown>): { text: string; parts: Record<string, string> } {
-  const proto = Object.getPrototypeOf(value);
-  if (typeof value !== "object" || value === null || Array.isArray(value) || (proto !== Object.prototype && proto !== null)) {
-    return { text: canonicalize(value), parts: {} };
-  }
-  const keys = Object.keys(value);
-  if (keys.length > 1) keys.sort(compareUtf16);
   const parts: Record<string, string> = {};
-  const path: (string | number)[] = [];
-  let out = "{";
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    path.push(key);
-    const v = write(value[key], path, 1);
-    path.pop();
-    parts[key] = v;
-    out += (i > 0 ? "," : "") + canonicalString(key, () => pointerOf([key])) + ":" + v;
-  }
-  return { text: out + "}", parts };
+  return { text: write(value, [], 0, parts), parts };
 }
 
 function pointerOf(path: readonly (string | number)[]): string {
@@ -77,7 +61,8 @@ function fail(path: (string | number)[], what: (p: string) => string): never {
   throw new InputError(what(p || "/"), p);
 }
 
-function write(value: unknown, path: (string | number)[], depth: number): string {
+/** `parts`, when given, collects the canonical form of each value of the top-level object. */
+function write(value: unknown, path: (string | number)[], depth: number, parts?: Record<string, string>): string {
   switch (typeof value) {
     case "string":
       return canonicalString(value, () => pointerOf(path));
@@ -114,7 +99,9 @@ function write(value: unknown, path: (string | number)[], depth: number): string
     const key = keys[i]!;
     if (i > 0) out += ",";
     path.push(key);
-    out += canonicalString(key, () => pointerOf(path)) + ":" + write((value as Record<string, unknown>)[key], path, depth + 1);
+    const v = write((value as Record<string, unknown>)[key], path, depth + 1);
+    if (parts) parts[key] = v;
+    out += canonicalString(key, () => pointerOf(path)) + ":" + v;
     path.pop();
   }
   return out + "}";

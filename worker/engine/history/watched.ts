@@ -12,7 +12,8 @@ export class WatchedEntries {
   view: Entry[];
   /** What the view wraps: the same objects without the traps (reading them is much cheaper). */
   viewTarget: unknown;
-  /** The engine's own objects (never handed out), valid while !dirty. */
+  /** The entries the engine signed and indexes; the view wraps these same objects, so an edit
+   * through the view lands here too and marks the history dirty (valid while !dirty). */
   raw: Entry[];
   dirty = false;
   private proxies = new WeakMap<object, object>();
