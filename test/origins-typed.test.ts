@@ -282,16 +282,16 @@ describe("hostile turns", () => {
     "one long word": "a".repeat(1 << 20),
   };
   for (const [name, turn] of Object.entries(cases)) {
-    it(`1 MB of ${name} folds in linear time`, () => {
-      const t0 = performance.now();
+    // A super-linear fold of 1 MB runs for minutes: the test's timeout is what catches it.
+    it(`1 MB of ${name} is folded and searched within the timeout`, () => {
       for (const language of ["en", "pt-BR"] as const) {
         const index = new TurnIndex(language);
         index.add(turn);
+        expect(index.size).toBe(1);
         index.has(1);
         index.has("a1a1a1a1a1a1a1a1a1a1a1a2");
         index.has("a".repeat(4000));
       }
-      void t0; // guarded by the test timeout, not a time assertion
     }, 60_000);
   }
 });

@@ -24,8 +24,7 @@ const VALUES = ["true", "false", "null", "~", "0", "-1", "1e400", ".nan", ".inf"
 
 type Outcome = "ok" | "error";
 
-function runOne(text: string | object, compiler: SchemaCompiler, label: string): { outcome: Outcome; ms: number } {
-  const t0 = performance.now();
+function runOne(text: string | object, compiler: SchemaCompiler, label: string): { outcome: Outcome } {
   let outcome: Outcome = "ok";
   try {
     loadCatalogue(text, { file: "fuzz.yaml", schemaCompiler: compiler });
@@ -38,7 +37,7 @@ function runOne(text: string | object, compiler: SchemaCompiler, label: string):
     }
     outcome = "error";
   }
-  return { outcome, ms: performance.now() - t0 };
+  return { outcome };
 }
 
 function mutate(rnd: () => number, base: string): string {
@@ -122,19 +121,16 @@ describe(`catalogue loader fuzz (seed ${SEED}, set FUZZ_SEED to vary)`, () => {
   it("2,000 mutated YAML documents: only CatalogueError", () => {
     const rnd = prng(SEED);
     const counts = { ok: 0, error: 0 };
-    let slowest = 0;
     for (let i = 0; i < 2000; i++) {
       const text = mutate(rnd, bases[i % bases.length]!);
       // ajv compiles each `args` schema (slow-ish): every tenth case; the rest use cfworker
-      const { outcome, ms } = runOne(text, i % 10 === 0 ? ajvCompiler : cfworkerCompiler, `seed ${SEED} case ${i}`);
+      const { outcome } = runOne(text, i % 10 === 0 ? ajvCompiler : cfworkerCompiler, `seed ${SEED} case ${i}`);
       counts[outcome]++;
-      slowest = Math.max(slowest, ms);
     }
     expect(counts.ok + counts.error).toBe(2000);
     // the mutations do reach both sides
     expect(counts.error).toBeGreaterThan(500);
     expect(counts.ok).toBeGreaterThan(20);
-    void slowest; // speed lives in bench/; the test timeout guards against a hang
   });
 
   it("500 mutated objects: only CatalogueError", () => {
