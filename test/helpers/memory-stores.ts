@@ -9,7 +9,7 @@ function wasmCounters(): CounterStore {
   return {
     reserve: async (id, items, now) => local.reserve(id, items, now),
     peek: async (items, now) => local.peek(items, now),
-    release: async (id) => local.release(id),
+    release: async (id, now) => local.release(id, now),
   };
 }
 

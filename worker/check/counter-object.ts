@@ -49,7 +49,7 @@ export class CounterObject extends DurableObject {
     return this.fits(items, now);
   }
 
-  release(reservation: string): void {
+  release(reservation: string, _now: number): void {
     this.ctx.storage.transactionSync(() => {
       const rows = this.sql.exec<{ key: string; until: number; amount: number }>(`SELECT key, until, amount FROM reservations WHERE id = ?`, reservation).toArray();
       for (const r of rows) this.sql.exec(`UPDATE counters SET used = MAX(0, used - ?) WHERE key = ? AND until = ?`, r.amount, r.key, r.until);

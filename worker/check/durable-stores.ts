@@ -38,7 +38,7 @@ export function durableStores(env: DurableEnv): Stores {
       return {
         reserve: async (id, items, now) => await stub.reserve(id, items, now),
         peek: async (items, now) => await stub.peek(items, now),
-        release: async (id) => void (await stub.release(id)),
+        release: async (id, now) => void (await stub.release(id, now)),
       };
     },
   };

@@ -15,17 +15,8 @@ export interface CatalogueStore {
   byDigest(digest: string): Promise<StoredCatalogue | null>;
 }
 
-import type { CounterItem, ReserveAnswer } from "../engine/counters/store.js";
-export type { CounterItem, ReserveAnswer } from "../engine/counters/store.js";
-
-export interface CounterStore {
-  /** All items or none, atomically; `reservation` names it for a later release. */
-  reserve(reservation: string, items: CounterItem[], now: number): Promise<ReserveAnswer>;
-  /** Would these fit now? (no change) */
-  peek(items: CounterItem[], now: number): Promise<ReserveAnswer>;
-  /** Give back what `reservation` took (the caller reported `failed`). Idempotent. */
-  release(reservation: string): Promise<void>;
-}
+import type { CounterStore } from "../engine/counters/store.js";
+export type { CounterItem, CounterStore, ReserveAnswer } from "../engine/counters/store.js";
 
 export interface Stores {
   catalogues(tenant: string): CatalogueStore;

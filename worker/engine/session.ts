@@ -232,7 +232,7 @@ export class Session {
       kept = tool.keepDeclared(result) ?? null;
     }
     if (outcome === "failed" && checked.decision === "allow" && this.engine.counters && this.index.lastReport.get(step)?.outcome !== "failed") {
-      await this.engine.counters.release(`${this.id}:${step}`);
+      await this.engine.counters.release(`${this.id}:${step}`, now);
     }
     const entry = this.append({ v: 1, step: 0, at: now, kind: "report", of: step, outcome, result: kept, link: "" } as ReportEntry);
     return { step: entry.step };

@@ -43,7 +43,7 @@ export class LocalCounterStore implements CounterStore {
     if (!a.ok) return a;
     if (!this.core.counterAdd(cells, now, 1)) throw new Error("the counter table is full");
     this.reservations[reservation] = items;
-    this.save();
+    this.save(now);
     return a;
   }
 
@@ -51,18 +51,18 @@ export class LocalCounterStore implements CounterStore {
     return this.answer(items, this.cells(items), now);
   }
 
-  release(reservation: string): void {
+  release(reservation: string, now: number): void {
     const items = this.reservations[reservation];
     if (!items) return;
     // Released in the period it was taken (items carry their own `until`); an ended period is gone anyway.
     this.core.counterAdd(this.cells(items), 0, -1);
     delete this.reservations[reservation];
-    this.save();
+    this.save(now);
   }
 
-  private save(): void {
+  private save(now: number): void {
     // Reservations whose periods all ended can never be released into anything: drop them.
-    const now = Date.now();
+    // `now` is the check's injected clock: the wall clock here made answers depend on the day.
     for (const [id, items] of Object.entries(this.reservations)) {
       if (items.every((i) => i.until !== 0 && i.until < now - 86_400_000)) delete this.reservations[id];
     }

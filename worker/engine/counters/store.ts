@@ -18,5 +18,5 @@ export type ReserveAnswer = { ok: true } | { ok: false; key: string; used: numbe
 export interface CounterStore {
   reserve(reservation: string, items: CounterItem[], now: number): Promise<ReserveAnswer> | ReserveAnswer;
   peek(items: CounterItem[], now: number): Promise<ReserveAnswer> | ReserveAnswer;
-  release(reservation: string): Promise<void> | void;
+  release(reservation: string, now: number): Promise<void> | void;
 }
