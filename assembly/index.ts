@@ -1,5 +1,5 @@
 // The check core's hot path: SHA-256, slot-keyed HMAC-SHA256 and the history link, over linear
-// memory. Only pointers, lengths and status codes cross the boundary (worker/engine/wasm/core.ts is
+// memory. Only pointers, lengths and status codes cross the boundary (worker/portable/engine/wasm/core.ts is
 // the one TypeScript file that calls these; its header documents the ABI for callers).
 //
 // Memory: static data (hash context, 1024 key slots, OUT, CHAIN, the tag) sits below

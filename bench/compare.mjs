@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 async function load(root) {
   const m = async (p) => import(join(root, "dist", p));
-  const { Engine } = await m("worker/engine/engine.js");
-  const { Session } = await m("worker/engine/session.js");
+  const { Engine } = await m("worker/portable/engine/engine.js");
+  const { Session } = await m("worker/portable/engine/session.js");
   const { nodeCore } = await m("cli/wasm-node.js");
   const { installationKey } = await m("cli/home.js");
   const { catalogueFrom } = await m("cli/catalogue-input.js");
-  const { ajvCompiler } = await m("worker/engine/schema/ajv.js");
+  const { ajvCompiler } = await m("worker/portable/engine/schema/ajv.js");
   const core = nodeCore();
   const engine = new Engine({ core, key: installationKey(mkdtempSync(join(tmpdir(), "cmp-"))), schemaCompiler: ajvCompiler });
   const cat = catalogueFrom(join(root, "examples/store/agent.yaml"), { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });

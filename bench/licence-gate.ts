@@ -1,15 +1,15 @@
 /**
- * The licence gate's cost per check (cli/licence-gate.ts): the engine without a licence hook, the
+ * The licence gate's cost per check (cli/sdk/licence-gate.ts): the engine without a licence hook, the
  * SDK with a licence whose view is read (no count), the SDK with the real handle (view + count of
  * `tool_checks`), each 200 sessions x 50 reads, 11 rounds, medians; then view() and count() alone.
  *   node --expose-gc --import tsx bench/licence-gate.ts
  */
-import { Client } from "../cli/index.js";
-import { Engine } from "../worker/engine/engine.js";
-import { Session } from "../worker/engine/session.js";
-import { nodeCore } from "../cli/wasm-node.js";
-import { ajvCompiler } from "../worker/engine/schema/ajv.js";
-import { catalogueFrom } from "../cli/catalogue-input.js";
+import { Client } from "../cli/sdk/index.js";
+import { Engine } from "../worker/portable/engine/engine.js";
+import { Session } from "../worker/portable/engine/session.js";
+import { nodeCore } from "../cli/sdk/wasm-node.js";
+import { ajvCompiler } from "../cli/sdk/ajv-compiler.js";
+import { catalogueFrom } from "../cli/sdk/catalogue-input.js";
 import { openLicence } from "../cli/licence/index.js";
 import { licensedHome } from "../test/helpers/licensed-home.js";
 import { randomBytes } from "node:crypto";

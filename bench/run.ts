@@ -9,19 +9,19 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Core } from "../worker/engine/wasm/core.js";
-import type { Session as SessionT } from "../worker/engine/session.js";
+import type { Core } from "../worker/portable/engine/wasm/core.js";
+import type { Session as SessionT } from "../worker/portable/engine/session.js";
 
 // Measure what users run: the compiled JS in dist/ (`npm run bench` builds it first), not the
 // sources through a TypeScript loader, which adds its own wrappers to every function.
 const dist = new URL("../dist/", import.meta.url).href;
-const { Engine } = (await import(dist + "worker/engine/engine.js")) as typeof import("../worker/engine/engine.js");
-const { Session } = (await import(dist + "worker/engine/session.js")) as typeof import("../worker/engine/session.js");
-const { nodeCore } = (await import(dist + "cli/wasm-node.js")) as typeof import("../cli/wasm-node.js");
-const { createJsCore } = (await import(dist + "cli/hotpath-js.js")) as typeof import("../cli/hotpath-js.js");
-const { installationKey } = (await import(dist + "cli/home.js")) as typeof import("../cli/home.js");
-const { catalogueFrom } = (await import(dist + "cli/catalogue-input.js")) as typeof import("../cli/catalogue-input.js");
-const { ajvCompiler } = (await import(dist + "worker/engine/schema/ajv.js")) as typeof import("../worker/engine/schema/ajv.js");
+const { Engine } = (await import(dist + "worker/portable/engine/engine.js")) as typeof import("../worker/portable/engine/engine.js");
+const { Session } = (await import(dist + "worker/portable/engine/session.js")) as typeof import("../worker/portable/engine/session.js");
+const { nodeCore } = (await import(dist + "cli/wasm-node.js")) as typeof import("../cli/sdk/wasm-node.js");
+const { createJsCore } = (await import(dist + "cli/hotpath-js.js")) as typeof import("./hotpath-js.js");
+const { installationKey } = (await import(dist + "cli/home.js")) as typeof import("../cli/sdk/home.js");
+const { catalogueFrom } = (await import(dist + "cli/catalogue-input.js")) as typeof import("../cli/sdk/catalogue-input.js");
+const { ajvCompiler } = (await import(dist + "worker/portable/engine/schema/ajv.js")) as typeof import("../cli/sdk/ajv-compiler.js");
 type Session = SessionT;
 import { httpBench } from "./http.js";
 

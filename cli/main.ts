@@ -3,7 +3,7 @@
  * The `stalwart` command: `stalwart <noun> <verb>`. Each command lives in cli/commands/<noun>.ts
  * and exports `run(argv: string[]): Promise<number>` (the exit code); this file only dispatches.
  */
-import { StalwartError } from "../worker/engine/errors.js";
+import { StalwartError } from "../worker/portable/engine/index.js";
 
 type Command = { run(argv: string[]): Promise<number>; summary: string };
 

@@ -1,4 +1,4 @@
-// Ship the compiled check core beside the JS: dist/cli/*.js finds it at ../build/core.wasm,
+// Ship the compiled check core beside the JS: dist/cli/sdk/*.js finds it at ../../build/core.wasm,
 // the same relative path the sources use, so Node glue has one lookup.
 import { mkdirSync, copyFileSync, chmodSync, existsSync } from "node:fs";
 mkdirSync("dist/build", { recursive: true });

@@ -5,5 +5,5 @@
 export { activate, licencePaths } from "../cli/licence/index.js";
 export { readInstallation } from "../cli/licence/installation.js";
 export { adminCall, adminSecretFrom } from "../cli/licence/admin.js";
-export { devSigningKey, toBase64Url } from "../worker/licensing/index.js";
-export { workerLicenceOf } from "../worker/check/licence.js";
+export { devSigningKey, toBase64Url } from "../worker/portable/licensing/index.js";
+export { workerLicenceOf } from "../worker/workerd/check/licence.js";

@@ -4,7 +4,7 @@
 //      state in .wrangler/licence-state), with a dev organisation on the enterprise plan and its
 //      API key in <home>/licence/dev-api-key (what `stalwart licence activate` uses locally);
 //   2. activations against it: the check worker's own installation (home .wrangler/dev-licence),
-//      whose licence + lease go into `.dev.vars` as STALWART_LICENCE (worker/check/LICENCE.md); and
+//      whose licence + lease go into `.dev.vars` as STALWART_LICENCE (worker/workerd/check/LICENCE.md); and
 //      your runtime's home ($STALWART_HOME or ~/.stalwart) when it holds no licence or a local dev
 //      one — a licence from a real service is never touched;
 //   3. the check worker under `wrangler dev` on 127.0.0.1:8787, with the example store catalogue
@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { register } from "tsx/esm/api";
 import { startWrangler } from "./wrangler-server.mjs";
 
-register(); // the licence code is TypeScript (cli/licence, worker/licensing)
+register(); // the licence code is TypeScript (cli/licence, worker/portable/licensing)
 const { activate, licencePaths, readInstallation, devSigningKey, toBase64Url, workerLicenceOf, adminCall, adminSecretFrom } = await import("./dev-licence.ts");
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -1,5 +1,5 @@
 /**
- * Print the check worker's `STALWART_LICENCE` (worker/check/LICENCE.md) for an activated
+ * Print the check worker's `STALWART_LICENCE` (worker/workerd/check/LICENCE.md) for an activated
  * installation: its signed licence and lease, never its private key.
  *
  *   STALWART_HOME=/path/to/worker-home stalwart licence activate     # the worker's own seat
@@ -10,7 +10,7 @@
  */
 import { readInstallation, verifyStored } from "../cli/licence/installation.js";
 import { resolveHome } from "../cli/licence/files.js";
-import { workerLicenceOf } from "../worker/check/licence.js";
+import { workerLicenceOf } from "../worker/workerd/check/licence.js";
 
 const i = process.argv.indexOf("--home");
 const home = resolveHome(i >= 0 ? process.argv[i + 1] : undefined);

@@ -3,7 +3,7 @@
  * under `wrangler dev`, started and stopped by this file. Same data files, same assertions.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client } from "../cli/index.js";
+import { Client } from "../cli/sdk/index.js";
 import { assertOutcomes, loadCases, runCase, type Driver } from "./conformance/runner.js";
 import { startCheckWorker, type RunningWorker } from "./helpers/check-worker.js";
 

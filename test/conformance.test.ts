@@ -3,7 +3,7 @@
  * test/conformance-http.test.ts (issue 4).
  */
 import { describe, expect, it } from "vitest";
-import { Client } from "../cli/index.js";
+import { Client } from "../cli/sdk/index.js";
 import { licensedHome } from "./helpers/licensed-home.js";
 import { assertOutcomes, loadCases, runCase, type Driver } from "./conformance/runner.js";
 

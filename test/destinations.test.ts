@@ -4,9 +4,9 @@ import {
   findDestinations,
   parseDestinationPattern,
   scanDestinations,
-} from "../worker/engine/destinations/index.js";
-import { MAX_FOUND, MAX_LENGTH, MORE_DESTINATIONS } from "../worker/engine/destinations/scan.js";
-import type { DestinationPattern } from "../worker/engine/catalogue/types.js";
+} from "../worker/portable/engine/destinations/index.js";
+import { MAX_FOUND, MAX_LENGTH, MORE_DESTINATIONS } from "../worker/portable/engine/destinations/scan.js";
+import type { DestinationPattern } from "../worker/portable/engine/catalogue/types.js";
 import { prng as mulberry32 } from "./helpers/prng.js";
 
 const NONE = new Set<string>();

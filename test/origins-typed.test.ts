@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { TurnIndex, readNumber, tokenizeTurn, typedIn } from "../worker/engine/origins/typed.js";
-import type { Language } from "../worker/engine/catalogue/types.js";
+import { TurnIndex, readNumber, tokenizeTurn, typedIn } from "../worker/portable/engine/origins/typed.js";
+import type { Language } from "../worker/portable/engine/catalogue/types.js";
 import { prng as mulberry32 } from "./helpers/prng.js";
 
 type Case = readonly [turn: string, value: unknown, found: boolean];

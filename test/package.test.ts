@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { copyLicence } from "./helpers/licensed-home.js";
@@ -19,8 +19,8 @@ describe("npm package", () => {
     const tarball = join(dir, JSON.parse(out)[0].filename);
     const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path);
     expect(files).toContain("dist/build/core.wasm");
-    expect(files).toContain("dist/cli/index.js");
-    expect(files).toContain("dist/cli/index.d.ts");
+    expect(files).toContain("dist/cli/sdk/index.js");
+    expect(files).toContain("dist/cli/sdk/index.d.ts");
     expect(files.some((f) => f.startsWith("test/"))).toBe(false);
 
     const app = join(dir, "app");
@@ -42,5 +42,21 @@ console.log(JSON.stringify({ decision: check.decision, reasons: check.reasons, a
     expect(JSON.parse(printed)).toEqual({ decision: "confirm", reasons: ["argument_origin"], arguments: ["amount"] });
     const lint = execFileSync(join(app, "node_modules/.bin/stalwart"), ["check", "agent.yaml"], { cwd: app, encoding: "utf8" });
     expect(lint).toMatch(/ok/);
+
+    // Every subpath the package exports imports from the tarball and gives what it documents.
+    const exported = Object.keys(JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).exports as Record<string, unknown>);
+    for (const sub of exported) {
+      const name = sub === "." ? "stalwart-agents" : `stalwart-agents/${sub.slice(2)}`;
+      const keys = execFileSync("node", ["--input-type=module", "-e", `const m = await import(${JSON.stringify(name)}); console.log(JSON.stringify(Object.keys(m)))`], { cwd: app, encoding: "utf8" });
+      expect(JSON.parse(keys).length, name).toBeGreaterThan(0);
+    }
+    writeFileSync(
+      join(app, "engine.mjs"),
+      `import { canonicalize, cfworkerCompiler, lintCatalogue } from "stalwart-agents/engine";
+import { readFileSync } from "node:fs";
+console.log(JSON.stringify({ jcs: canonicalize({ b: 1, a: [2, "x"] }), problems: lintCatalogue(readFileSync("agent.yaml", "utf8"), { file: "agent.yaml", schemaCompiler: cfworkerCompiler }).length }));
+`,
+    );
+    expect(JSON.parse(execFileSync("node", ["engine.mjs"], { cwd: app, encoding: "utf8" }))).toEqual({ jcs: '{"a":[2,"x"],"b":1}', problems: 0 });
   }, 180_000);
 });

@@ -1,11 +1,11 @@
-// The check core's hot path (build/core.wasm via worker/engine/wasm/core.ts): known answers from
+// The check core's hot path (build/core.wasm via worker/portable/engine/wasm/core.ts): known answers from
 // FIPS 180-4 / NIST and RFC 4231, a cross-check against node:crypto, and the history link / run
 // verification contract. Needs `npm run build:wasm` first.
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { nodeCore } from "../cli/wasm-node.js";
-import { createCore, WasmCoreError, type Core } from "../worker/engine/wasm/core.js";
+import { nodeCore } from "../cli/sdk/wasm-node.js";
+import { createCore, WasmCoreError, type Core } from "../worker/portable/engine/wasm/core.js";
 
 const hex = (u: Uint8Array): string => Buffer.from(u).toString("hex");
 const unhex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, "hex"));

@@ -3,11 +3,11 @@
  * does — every problem as `file:line:column: error: message` with a `hint:` line, on stderr —
  * and exit 1; exit 0 with `agent.yaml: ok (N tools)`. Works without a licence.
  */
-import { CatalogueError, formatProblem, type CatalogueProblem } from "../../worker/engine/errors.js";
-import { loadCatalogue } from "../../worker/engine/catalogue/index.js";
-import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
-import { readCatalogueFile } from "../catalogue-node.js";
-import { lintRulebookNode } from "../rulebook-node.js";
+import { CatalogueError, formatProblem, type CatalogueProblem } from "../../worker/portable/engine/index.js";
+import { loadCatalogue } from "../../worker/portable/engine/index.js";
+import { ajvCompiler } from "../sdk/ajv-compiler.js";
+import { readCatalogueFile } from "../sdk/catalogue-node.js";
+import { lintRulebookNode } from "../sdk/rulebook-node.js";
 
 export const summary = "lint a catalogue: every error with file:line:column; exit 1 on error";
 

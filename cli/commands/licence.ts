@@ -2,7 +2,7 @@
  * `stalwart licence activate | status | release | request | answer FILE | install FILE`
  * (licensing.md). Human output by default, `--json` for machines; errors say how to fix them.
  */
-import { StalwartError } from "../../worker/engine/errors.js";
+import { StalwartError } from "../../worker/portable/engine/index.js";
 import { activate, release } from "../licence/activate.js";
 import { parseArgs } from "../licence/args.js";
 import { formatStatus } from "../licence/format.js";

@@ -14,11 +14,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "../client.js";
-import { readCatalogueFile } from "../catalogue-node.js";
-import { loadCatalogue } from "../../worker/engine/catalogue/index.js";
-import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
-import { CatalogueError, formatProblem } from "../../worker/engine/errors.js";
+import { Client } from "../sdk/client.js";
+import { readCatalogueFile } from "../sdk/catalogue-node.js";
+import { loadCatalogue } from "../../worker/portable/engine/index.js";
+import { ajvCompiler } from "../sdk/ajv-compiler.js";
+import { CatalogueError, formatProblem } from "../../worker/portable/engine/index.js";
 import { formatTraceProblem, parseTrace, TraceError, type Trace } from "../replay/trace.js";
 import { ReplayClock, replayTrace } from "../replay/replay.js";
 import { buildReport, formatReport, reportJson } from "../replay/report.js";

@@ -8,12 +8,12 @@
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import type { CompiledCatalogue } from "../../worker/engine/catalogue/types.js";
-import { CatalogueError, formatProblem, type CatalogueProblem } from "../../worker/engine/errors.js";
-import { REGISTRY_FILE, registryText, type CompiledRulebook } from "../../worker/engine/rulebook/index.js";
-import { loadCatalogueNode } from "../catalogue-node.js";
-import { lintRulebookNode, loadRulebookNode, readRulebookInput } from "../rulebook-node.js";
-import { requireLicence } from "../licence-gate.js";
+import type { CompiledCatalogue } from "../../worker/portable/engine/index.js";
+import { CatalogueError, formatProblem, type CatalogueProblem } from "../../worker/portable/engine/index.js";
+import { REGISTRY_FILE, registryText, type CompiledRulebook } from "../../worker/portable/engine/index.js";
+import { loadCatalogueNode } from "../sdk/catalogue-node.js";
+import { lintRulebookNode, loadRulebookNode, readRulebookInput } from "../sdk/rulebook-node.js";
+import { requireLicence } from "../sdk/licence-gate.js";
 
 export const summary = "compile a rulebook (YAML or CSV) into the registry the check reads; check one";
 

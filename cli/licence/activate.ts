@@ -17,7 +17,7 @@ import {
   type LeasePayload,
   type LicencePayload,
   type SignedDocument,
-} from "../../worker/licensing/index.js";
+} from "../../worker/portable/licensing/index.js";
 import { loadCounters } from "./counters.js";
 import { licencePaths, resolveHome } from "./files.js";
 import { loadInstallation, readInstallation, writeInstallation, type LoadedInstallation, type StoredInstallation } from "./installation.js";

@@ -1,5 +1,5 @@
 /** A small argument reader for `stalwart licence …` and `stalwart doctor`. */
-import { StalwartError } from "../../worker/engine/errors.js";
+import { StalwartError } from "../../worker/portable/engine/index.js";
 
 export interface Parsed {
   positional: string[];

@@ -4,7 +4,7 @@
  * clock is checked against the latest time seen. Each process counts in memory and merges its
  * own increments into the file at flush, so two processes on one home do not overwrite each other.
  */
-import { meters, type Anomaly, type Counters, type CountersWitness } from "../../worker/licensing/index.js";
+import { meters, type Anomaly, type Counters, type CountersWitness } from "../../worker/portable/licensing/index.js";
 import { licencePaths, readJson, writeJsonAtomic } from "./files.js";
 
 export interface LoadedCounters {

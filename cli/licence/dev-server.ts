@@ -12,7 +12,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { devSigningKey, randomBytes, toBase64Url } from "../../worker/licensing/index.js";
+import { devSigningKey, randomBytes, toBase64Url } from "../../worker/portable/licensing/index.js";
 import { adminCall, adminSecretFrom } from "./admin.js";
 import { licencePaths } from "./files.js";
 import { writeJsonAtomic } from "./files.js";

@@ -4,7 +4,7 @@
  * dates, the round trip to the service, the plan, its entitlements and this month's use of each
  * meter. It works without a licence, to say what is missing.
  */
-import { LicenceServiceError, StalwartError, TRUSTED_KEYS, isDevKeySet } from "../../worker/licensing/index.js";
+import { LicenceServiceError, StalwartError, TRUSTED_KEYS, isDevKeySet } from "../../worker/portable/licensing/index.js";
 import { apiKeyOf, serviceUrlOf, type ServiceOptions } from "./activate.js";
 import { resolveHome } from "./files.js";
 import { openLicence, type LicenceStatus } from "./handle.js";
@@ -28,7 +28,7 @@ export type RuntimeProbe = () => Promise<{ ok: boolean; detail: string }>;
 /** Default probe: the check core loads and computes (the WASM core's SHA-256 of nothing). */
 export const probeRuntime: RuntimeProbe = async () => {
   try {
-    const { nodeCore } = await import("../wasm-node.js");
+    const { nodeCore } = await import("../sdk/wasm-node.js");
     const digest = nodeCore().sha256(new Uint8Array());
     const ok = digest.length === 32 && digest[0] === 0xe3;
     return { ok, detail: ok ? "the in-process check core loaded and answered" : "the check core answered wrongly" };

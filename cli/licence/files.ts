@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { StalwartError } from "../../worker/engine/errors.js";
+import { StalwartError } from "../../worker/portable/engine/index.js";
 
 export function resolveHome(home?: string): string {
   return home ?? process.env.STALWART_HOME ?? join(homedir(), ".stalwart");

@@ -16,7 +16,7 @@ import {
   type Counters,
   type KeySet,
   type LicenceView,
-} from "../../worker/licensing/index.js";
+} from "../../worker/portable/licensing/index.js";
 import { flushCounters, loadCounters } from "./counters.js";
 import { licencePaths, resolveHome } from "./files.js";
 import { loadInstallation, stateOf, type LoadedInstallation } from "./installation.js";

@@ -9,5 +9,5 @@ export { writeRequest, writeAnswer, installAnswer } from "./offline.js";
 export { doctor, probeRuntime, type DoctorReport, type RuntimeProbe } from "./doctor.js";
 export { licencePaths, resolveHome } from "./files.js";
 export { DEFAULT_SERVICE_URL } from "./service.js";
-export type { LicenceView, LicenceStage } from "../../worker/licensing/index.js";
-export { LicenceRequired, QuotaExhausted, LicenceInvalid } from "../../worker/licensing/index.js";
+export type { LicenceView, LicenceStage } from "../../worker/portable/licensing/index.js";
+export { LicenceRequired, QuotaExhausted, LicenceInvalid } from "../../worker/portable/licensing/index.js";

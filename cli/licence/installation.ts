@@ -15,7 +15,7 @@ import {
   type LicencePayload,
   type LicenceState,
   type SignedDocument,
-} from "../../worker/licensing/index.js";
+} from "../../worker/portable/licensing/index.js";
 import { licencePaths, readJson, writeJsonAtomic } from "./files.js";
 
 export interface StoredInstallation {

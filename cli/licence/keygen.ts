@@ -11,16 +11,16 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { devSigningKey, generateKeyPair, publicEntry, toBase64Url, TRUSTED_KEYS, type PublicKeyEntry } from "../../worker/licensing/index.js";
+import { devSigningKey, generateKeyPair, publicEntry, toBase64Url, TRUSTED_KEYS, type PublicKeyEntry } from "../../worker/portable/licensing/index.js";
 
-const file = fileURLToPath(new URL("../../worker/licensing/trusted-keys.ts", import.meta.url));
+const file = fileURLToPath(new URL("../../worker/portable/licensing/trusted-keys.ts", import.meta.url));
 
 function render(keys: PublicKeyEntry[], dev: boolean): string {
   const header = dev
     ? ` * These are the DEV/TEST keys: their secrets are derived from a published phrase (keys.ts,
  * \`devSecretKey\`), so anyone can sign with them. A production build replaces this file with the
  * public keys of the deployer's own signing keys (\`cli/licence/keygen.ts --write\`, see
- * worker/licensing/README.md) before building; production secrets are never committed.`
+ * worker/portable/licensing/README.md) before building; production secrets are never committed.`
     : ` * Production keys: only the public halves. The secrets live in the licence service's
  * \`LICENCE_SIGNING_KEYS\` Workers secret and nowhere in this repository.`;
   const lines = keys.map((k) => `    { kid: ${JSON.stringify(k.kid)}, alg: "Ed25519", public_key: ${JSON.stringify(k.public_key)}${k.dev ? ", dev: true" : ""} },`);

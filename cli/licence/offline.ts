@@ -13,7 +13,7 @@ import {
   TRUSTED_KEYS,
   type OfflineAnswer,
   type OfflineRequest,
-} from "../../worker/licensing/index.js";
+} from "../../worker/portable/licensing/index.js";
 import { adopt, requireApiKey, serviceUrlOf, type IssuedAnswer, type ServiceOptions } from "./activate.js";
 import { licencePaths, readJson, resolveHome, writeJsonAtomic } from "./files.js";
 import type { LoadedInstallation } from "./installation.js";

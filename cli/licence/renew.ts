@@ -16,7 +16,7 @@ import {
   type LicencePayload,
   type SignedDocument,
   type UsageReport,
-} from "../../worker/licensing/index.js";
+} from "../../worker/portable/licensing/index.js";
 import { licencePaths } from "./files.js";
 import { writeInstallation, type LoadedInstallation } from "./installation.js";
 import type { ServiceClient } from "./service.js";

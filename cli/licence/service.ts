@@ -4,7 +4,7 @@
  * outgoing body is checked against the organisation's own identifiers first: nothing containing
  * one is sent (licensing.md, bundles).
  */
-import { containsOwnIdentifier, signRequest, LicenceServiceError } from "../../worker/licensing/index.js";
+import { containsOwnIdentifier, signRequest, LicenceServiceError } from "../../worker/portable/licensing/index.js";
 
 export const DEFAULT_SERVICE_URL = "http://127.0.0.1:8788";
 const TIMEOUT_MS = 10_000;

@@ -8,9 +8,9 @@
  * (after an approval, the step the token was presented at), else the step of the call's last check.
  * `undo_of` and `result:<id>.<path>` origins are rewritten with that number.
  */
-import type { CallOptions, CheckResult } from "../../worker/engine/check/types.js";
-import type { Outcome } from "../../worker/engine/history/entry.js";
-import { CatalogueError, StalwartError } from "../../worker/engine/errors.js";
+import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
+import type { Outcome } from "../../worker/portable/engine/index.js";
+import { CatalogueError, StalwartError } from "../../worker/portable/engine/index.js";
 import { TraceError, type Language, type Trace, type TraceCall, type TraceOutcome, type Verdict } from "./trace.js";
 
 /** What replay needs of a session: the SDK's `ClientSession` (in-process or a worker's). */

@@ -8,7 +8,7 @@
  * false: not fine). A held call judged fine is a false positive of every predicate that held it;
  * the rate is over the held calls the trace judges.
  */
-import type { CheckResult } from "../../worker/engine/check/types.js";
+import type { CheckResult } from "../../worker/portable/engine/index.js";
 import type { ReplayedCall, ReplayResult } from "./replay.js";
 
 export interface CallReport {

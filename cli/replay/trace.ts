@@ -7,8 +7,8 @@
  * `call.undo_of`, a `result:<id>.<path>` origin) must name a call defined on an earlier line of the
  * same session, so that replay can map it to the replayed session's step number.
  */
-import { StalwartError } from "../../worker/engine/errors.js";
-import { closest } from "../../worker/engine/schema/suggest.js";
+import { StalwartError } from "../../worker/portable/engine/index.js";
+import { closest } from "../../worker/portable/engine/index.js";
 
 export const TRACE_VERSION = 1;
 

@@ -4,10 +4,10 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { lintCatalogue, loadCatalogue } from "../../worker/engine/catalogue/index.js";
-import { CatalogueError, type CatalogueProblem } from "../../worker/engine/errors.js";
-import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
-import { cfworkerCompiler } from "../../worker/engine/schema/cfworker.js";
+import { lintCatalogue, loadCatalogue } from "../../worker/portable/engine/catalogue/index.js";
+import { CatalogueError, type CatalogueProblem } from "../../worker/portable/engine/errors.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
+import { cfworkerCompiler } from "../../worker/portable/engine/schema/cfworker.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/catalogues/${name}`, import.meta.url), "utf8");
 const lint = (text: string, file = "t.yaml") => lintCatalogue(text, { file, schemaCompiler: ajvCompiler });

@@ -8,11 +8,11 @@
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../worker/engine/catalogue/index.js";
-import type { SchemaCompiler } from "../../worker/engine/catalogue/types.js";
-import { CatalogueError } from "../../worker/engine/errors.js";
-import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
-import { cfworkerCompiler } from "../../worker/engine/schema/cfworker.js";
+import { loadCatalogue } from "../../worker/portable/engine/catalogue/index.js";
+import type { SchemaCompiler } from "../../worker/portable/engine/catalogue/types.js";
+import { CatalogueError } from "../../worker/portable/engine/errors.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
+import { cfworkerCompiler } from "../../worker/portable/engine/schema/cfworker.js";
 import { prng } from "../helpers/prng.js";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 4411);

@@ -6,10 +6,10 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { lintCatalogue, loadCatalogue, sha256 } from "../../worker/engine/catalogue/index.js";
-import type { CompiledCatalogue, SchemaCompiler } from "../../worker/engine/catalogue/types.js";
-import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
-import { cfworkerCompiler } from "../../worker/engine/schema/cfworker.js";
+import { lintCatalogue, loadCatalogue, sha256 } from "../../worker/portable/engine/catalogue/index.js";
+import type { CompiledCatalogue, SchemaCompiler } from "../../worker/portable/engine/catalogue/types.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
+import { cfworkerCompiler } from "../../worker/portable/engine/schema/cfworker.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/catalogues/${name}`, import.meta.url), "utf8");
 

@@ -4,9 +4,9 @@
  * One table of cases, run against both; then seeded random schemas and values.
  */
 import { describe, expect, it } from "vitest";
-import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
-import { cfworkerCompiler } from "../../worker/engine/schema/cfworker.js";
-import { InvalidSchema } from "../../worker/engine/schema/prepare.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
+import { cfworkerCompiler } from "../../worker/portable/engine/schema/cfworker.js";
+import { InvalidSchema } from "../../worker/portable/engine/schema/prepare.js";
 import { prng } from "../helpers/prng.js";
 
 type Case = [name: string, schema: object, value: unknown, expected: { pointer: string; rule: string } | "ok"];

@@ -1,6 +1,6 @@
 /** Destination patterns, field paths, durations: the small parsers of the catalogue. */
 import { describe, expect, it } from "vitest";
-import { declares, parseDestination, parseDuration, parseIPv6, parsePath } from "../../worker/engine/catalogue/index.js";
+import { declares, parseDestination, parseDuration, parseIPv6, parsePath } from "../../worker/portable/engine/catalogue/index.js";
 
 describe("sends_out patterns", () => {
   it.each([

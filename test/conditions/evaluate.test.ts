@@ -8,10 +8,10 @@
  * opposite operators answer opposite).
  */
 import { describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../worker/engine/catalogue/index.js";
-import type { Condition } from "../../worker/engine/catalogue/types.js";
-import { evaluate, evaluateAll, fromResults, parseInstant, type Scope, type Truth, type Verdict } from "../../worker/engine/conditions/index.js";
-import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
+import { loadCatalogue } from "../../worker/portable/engine/catalogue/index.js";
+import type { Condition } from "../../worker/portable/engine/catalogue/types.js";
+import { evaluate, evaluateAll, fromResults, parseInstant, type Scope, type Truth, type Verdict } from "../../worker/portable/engine/conditions/index.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 import { prng as mulberry32 } from "../helpers/prng.js";
 
 /** What the tools last returned, unless a case says otherwise. */

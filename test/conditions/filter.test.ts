@@ -5,10 +5,10 @@
  * result is never changed.
  */
 import { describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../worker/engine/catalogue/index.js";
-import type { Filter } from "../../worker/engine/catalogue/types.js";
-import { applyFilter, fromResults } from "../../worker/engine/conditions/index.js";
-import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
+import { loadCatalogue } from "../../worker/portable/engine/catalogue/index.js";
+import type { Filter } from "../../worker/portable/engine/catalogue/types.js";
+import { applyFilter, fromResults } from "../../worker/portable/engine/conditions/index.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 
 const CATALOGUE = loadCatalogue(
   `tools:

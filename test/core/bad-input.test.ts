@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { Client, InputError } from "../../cli/index.js";
+import { Client, InputError } from "../../cli/sdk/index.js";
 import { licensedHome } from "../helpers/licensed-home.js";
 
 const catalogue = join(import.meta.dirname, "../../examples/store/agent.yaml");

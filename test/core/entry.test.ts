@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import reference from "canonicalize";
-import { entryCanonical, type Entry } from "../../worker/engine/history/entry.js";
-import { canonicalizeTop } from "../../worker/engine/canonical/jcs.js";
-import { claimsJson } from "../../worker/engine/tokens/confirmation.js";
+import { entryCanonical, type Entry } from "../../worker/portable/engine/history/entry.js";
+import { canonicalizeTop } from "../../worker/portable/engine/canonical/jcs.js";
+import { claimsJson } from "../../worker/portable/engine/tokens/confirmation.js";
 import { prng as rng } from "../helpers/prng.js";
 
 const NAMES = ["refund_card", "get-order", "a.b", "São", "x\"y", "back\\slash", "ü", "tab\t", "😀", "", "untrusted:read_inbox", "0"];

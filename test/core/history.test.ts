@@ -6,9 +6,9 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client, type ClientSession } from "../../cli/index.js";
+import { Client, type ClientSession } from "../../cli/sdk/index.js";
 import { copyLicence } from "../helpers/licensed-home.js";
-import { canonicalize } from "../../worker/engine/canonical/jcs.js";
+import { canonicalize } from "../../worker/portable/engine/canonical/jcs.js";
 import { prng as rng } from "../helpers/prng.js";
 
 const catalogue = join(import.meta.dirname, "../../examples/store/agent.yaml");

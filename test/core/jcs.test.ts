@@ -1,8 +1,8 @@
 /** RFC 8785 canonical JSON against the reference implementation (canonicalize, by the RFC's author). */
 import { describe, expect, it } from "vitest";
 import reference from "canonicalize";
-import { canonicalize } from "../../worker/engine/canonical/jcs.js";
-import { InputError } from "../../worker/engine/errors.js";
+import { canonicalize } from "../../worker/portable/engine/canonical/jcs.js";
+import { InputError } from "../../worker/portable/engine/errors.js";
 import { prng as rng } from "../helpers/prng.js";
 
 

@@ -1,7 +1,7 @@
 /**
  * Start the real check worker under `wrangler dev` for a test file (127.0.0.1, a free port, a
  * temporary state folder, offline), with generated keys, the test clock enabled and the fixture
- * licence (signed with the dev keys, active 2026–2035; worker/check/LICENCE.md); stop it after.
+ * licence (signed with the dev keys, active 2026–2035; worker/workerd/check/LICENCE.md); stop it after.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";

@@ -21,7 +21,7 @@ import {
   type OnLapse,
   type PlanName,
   type SigningKey,
-} from "../../worker/licensing/index.js";
+} from "../../worker/portable/licensing/index.js";
 
 export function tempHome(tag = "licence"): string {
   return mkdtempSync(join(tmpdir(), `stalwart-${tag}-`));

@@ -6,11 +6,11 @@
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { fileURLToPath } from "node:url";
-import { createApp } from "../../worker/licence-service/app.js";
-import type { Env } from "../../worker/licence-service/env.js";
-import { devSigningKey } from "../../worker/licensing/index.js";
+import { createApp } from "../../worker/workerd/licence-service/app.js";
+import type { Env } from "../../worker/workerd/licence-service/env.js";
+import { devSigningKey } from "../../worker/portable/licensing/index.js";
 
-const entry = fileURLToPath(new URL("../../worker/licence-service/index.ts", import.meta.url));
+const entry = fileURLToPath(new URL("../../worker/workerd/licence-service/index.ts", import.meta.url));
 
 export interface InProcessService {
   app: ReturnType<typeof createApp>;

@@ -15,7 +15,7 @@ import {
   fromBase64Url,
   TRUSTED_KEYS,
   type LeasePayload,
-} from "../../worker/licensing/index.js";
+} from "../../worker/portable/licensing/index.js";
 
 export interface ServiceTarget {
   request(path: string, init?: RequestInit): Promise<Response>;

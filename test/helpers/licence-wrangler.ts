@@ -10,7 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { devSigningKey, randomBytes, toBase64Url } from "../../worker/licensing/index.js";
+import { devSigningKey, randomBytes, toBase64Url } from "../../worker/portable/licensing/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 

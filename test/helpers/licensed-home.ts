@@ -11,7 +11,7 @@ import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFixtureInstallation, type FixtureOptions } from "./licence-fixtures.js";
-import { workerLicenceOf } from "../../worker/check/licence.js";
+import { workerLicenceOf } from "../../worker/workerd/check/licence.js";
 
 export const FIXTURE_NOW = new Date("2026-01-01T00:00:00Z");
 const LONG: FixtureOptions = { now: FIXTURE_NOW, leaseEndsInDays: 3650, licenceEndsInDays: 3650, plan: "enterprise" };
@@ -21,7 +21,7 @@ const fixture = await writeFixtureInstallation({ ...LONG, home: mkdtempSync(join
 /** The fixture installation, as written (`stored` is `licence/installation.json`). */
 export const licenceFixture = fixture;
 
-/** The check worker's `STALWART_LICENCE` for the same fixture (worker/check/LICENCE.md). */
+/** The check worker's `STALWART_LICENCE` for the same fixture (worker/workerd/check/LICENCE.md). */
 export const workerLicence = JSON.stringify(workerLicenceOf(fixture.stored));
 
 /** The `STALWART_LICENCE` of any fixture installation (e.g. a lapsed one). */

@@ -1,7 +1,7 @@
 /** The check worker's stores in memory for `app.request()` tests, counters on the WASM table. */
-import { memoryStores, type CounterStore, type Stores } from "../../worker/check/stores.js";
-import { LocalCounterStore } from "../../worker/engine/counters/local.js";
-import { freshCore } from "../../cli/wasm-node.js";
+import { memoryStores, type CounterStore, type Stores } from "../../worker/workerd/check/stores.js";
+import { LocalCounterStore } from "../../worker/portable/engine/counters/local.js";
+import { freshCore } from "../../cli/sdk/wasm-node.js";
 
 function wasmCounters(): CounterStore {
   const core = freshCore();

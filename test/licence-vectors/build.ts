@@ -9,7 +9,7 @@ import {
   type LeasePayload,
   type LicencePayload,
   type SignedDocument,
-} from "../../worker/licensing/index.js";
+} from "../../worker/portable/licensing/index.js";
 
 /** RFC 8032, section 7.1, TEST 1 secret key: a fixed, published key. */
 export const VECTOR_SECRET_HEX = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";

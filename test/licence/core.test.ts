@@ -1,4 +1,4 @@
-// worker/licensing as plain functions: signatures, leases, the stage machine, requests, meters, bundles.
+// worker/portable/licensing as plain functions: signatures, leases, the stage machine, requests, meters, bundles.
 import canonicalize from "canonicalize";
 import { describe, expect, test } from "vitest";
 import {
@@ -24,7 +24,7 @@ import {
   type LeasePayload,
   type LicencePayload,
   type RequestParts,
-} from "../../worker/licensing/index.js";
+} from "../../worker/portable/licensing/index.js";
 import { writeFixtureInstallation } from "../helpers/licence-fixtures.js";
 
 const NOW = new Date("2026-06-15T12:00:00.000Z");

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { activate, installAnswer, licencePaths, openLicence, release, resetRenewals, writeAnswer, writeRequest } from "../../cli/licence/index.js";
 import { readInstallation } from "../../cli/licence/installation.js";
 import { ServiceClient } from "../../cli/licence/service.js";
-import { DAY_MS, lapseAllows, LicenceRequired, QuotaExhausted, type LicenceView } from "../../worker/licensing/index.js";
+import { DAY_MS, lapseAllows, LicenceRequired, QuotaExhausted, type LicenceView } from "../../worker/portable/licensing/index.js";
 import { startInProcessService, type InProcessService } from "../helpers/licence-miniflare.js";
 import { bootstrap, withKey } from "../helpers/licence-service-cases.js";
 import { tempHome, unreachable, writeFixtureInstallation } from "../helpers/licence-fixtures.js";

@@ -1,7 +1,7 @@
 // The published vectors (test/licence-vectors/vectors.json) verify, and the file is current.
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { licenceView, signingInput, verifyLease, verifyLicence, type LeasePayload, type LicencePayload } from "../../worker/licensing/index.js";
+import { licenceView, signingInput, verifyLease, verifyLicence, type LeasePayload, type LicencePayload } from "../../worker/portable/licensing/index.js";
 import { buildVectors } from "../licence-vectors/build.js";
 
 const vectors = JSON.parse(readFileSync(new URL("../licence-vectors/vectors.json", import.meta.url), "utf8"));

@@ -9,8 +9,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseTrace, TraceError } from "../../cli/replay/trace.js";
 import { ReplayClock, replayTrace, type ReplaySession, type SessionSpec } from "../../cli/replay/replay.js";
-import type { CallOptions, CheckResult } from "../../worker/engine/check/types.js";
-import { InputError } from "../../worker/engine/errors.js";
+import type { CallOptions, CheckResult } from "../../worker/portable/engine/check/types.js";
+import { InputError } from "../../worker/portable/engine/errors.js";
 
 const WRITES = new Set(["refund_card", "charge_card", "send_receipt"]);
 

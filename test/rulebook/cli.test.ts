@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { run, summary } from "../../cli/commands/rules.js";
 import { licensedHome } from "../helpers/licensed-home.js";
-import { loadRegistry } from "../../worker/engine/rulebook/index.js";
+import { loadRegistry } from "../../worker/portable/engine/rulebook/index.js";
 
 const repo = (rel: string) => fileURLToPath(new URL(`../../${rel}`, import.meta.url));
 const STORE_YAML = repo("examples/store/rulebook.yaml");

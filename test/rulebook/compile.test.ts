@@ -5,10 +5,10 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../worker/engine/catalogue/index.js";
-import { CatalogueError, type CatalogueProblem } from "../../worker/engine/errors.js";
-import { compileRulebook, formatOf, lintRulebook, rulesFor, toRegistry } from "../../worker/engine/rulebook/index.js";
-import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
+import { loadCatalogue } from "../../worker/portable/engine/catalogue/index.js";
+import { CatalogueError, type CatalogueProblem } from "../../worker/portable/engine/errors.js";
+import { compileRulebook, formatOf, lintRulebook, rulesFor, toRegistry } from "../../worker/portable/engine/rulebook/index.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), "utf8");
 const catalogue = loadCatalogue(read("examples/store/agent.yaml"), { file: "agent.yaml", schemaCompiler: ajvCompiler });

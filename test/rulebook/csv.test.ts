@@ -4,7 +4,7 @@
  * random cells written the way a spreadsheet writes them.
  */
 import { describe, expect, it } from "vitest";
-import { columnLetter, parseCsv } from "../../worker/engine/rulebook/index.js";
+import { columnLetter, parseCsv } from "../../worker/portable/engine/rulebook/index.js";
 import { prng as makePrng } from "../helpers/prng.js";
 
 /** mulberry32: every random case reproduces from its seed */

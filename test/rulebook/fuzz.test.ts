@@ -5,8 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CatalogueError } from "../../worker/engine/errors.js";
-import { compileRulebook, lintRulebook, loadRegistry, registryText } from "../../worker/engine/rulebook/index.js";
+import { CatalogueError } from "../../worker/portable/engine/errors.js";
+import { compileRulebook, lintRulebook, loadRegistry, registryText } from "../../worker/portable/engine/rulebook/index.js";
 import { prng as makePrng } from "../helpers/prng.js";
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), "utf8");

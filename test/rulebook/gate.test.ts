@@ -7,15 +7,15 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadCatalogue } from "../../worker/engine/catalogue/index.js";
-import { runSteps, STEPS, type NumberedStep } from "../../worker/engine/check/orchestrator.js";
-import { rulebookGate } from "../../worker/engine/check/steps/s08-rulebook.js";
-import type { Call, CheckContext, Hold } from "../../worker/engine/check/types.js";
-import type { Entry } from "../../worker/engine/history/entry.js";
-import { HistoryIndex } from "../../worker/engine/history/index.js";
-import { TurnIndex } from "../../worker/engine/origins/typed.js";
-import { compileRulebook, type CompiledRulebook } from "../../worker/engine/rulebook/index.js";
-import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
+import { loadCatalogue } from "../../worker/portable/engine/catalogue/index.js";
+import { runSteps, STEPS, type NumberedStep } from "../../worker/portable/engine/check/orchestrator.js";
+import { rulebookGate } from "../../worker/portable/engine/check/steps/s08-rulebook.js";
+import type { Call, CheckContext, Hold } from "../../worker/portable/engine/check/types.js";
+import type { Entry } from "../../worker/portable/engine/history/entry.js";
+import { HistoryIndex } from "../../worker/portable/engine/history/index.js";
+import { TurnIndex } from "../../worker/portable/engine/origins/typed.js";
+import { compileRulebook, type CompiledRulebook } from "../../worker/portable/engine/rulebook/index.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), "utf8");
 const catalogue = loadCatalogue(read("examples/store/agent.yaml"), { file: "agent.yaml", schemaCompiler: ajvCompiler });

@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, loadCatalogue } from "../../worker/engine/catalogue/index.js";
-import { CatalogueError } from "../../worker/engine/errors.js";
-import { compileRulebook, loadRegistry, registryText, rulebookFromText, toRegistry, type Registry } from "../../worker/engine/rulebook/index.js";
-import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
-import { lintRulebookNode, loadRulebookNode } from "../../cli/rulebook-node.js";
+import { canonicalJson, loadCatalogue } from "../../worker/portable/engine/catalogue/index.js";
+import { CatalogueError } from "../../worker/portable/engine/errors.js";
+import { compileRulebook, loadRegistry, registryText, rulebookFromText, toRegistry, type Registry } from "../../worker/portable/engine/rulebook/index.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
+import { lintRulebookNode, loadRulebookNode } from "../../cli/sdk/rulebook-node.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/rulebooks/${name}`, import.meta.url));
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), "utf8");

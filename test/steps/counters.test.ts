@@ -8,12 +8,12 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Client } from "../../cli/index.js";
-import { Engine } from "../../worker/engine/engine.js";
-import { Session } from "../../worker/engine/session.js";
-import { nodeCore } from "../../cli/wasm-node.js";
-import { ajvCompiler } from "../../worker/engine/schema/ajv.js";
-import { catalogueFrom } from "../../cli/catalogue-input.js";
+import { Client } from "../../cli/sdk/index.js";
+import { Engine } from "../../worker/portable/engine/engine.js";
+import { Session } from "../../worker/portable/engine/session.js";
+import { nodeCore } from "../../cli/sdk/wasm-node.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
+import { catalogueFrom } from "../../cli/sdk/catalogue-input.js";
 import { copyLicence } from "../helpers/licensed-home.js";
 
 const repo = resolve(import.meta.dirname, "../..");
@@ -60,7 +60,7 @@ describe("counters", () => {
   it("a restart of the process keeps the counters", () => {
     const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-restart-")));
     const script = `
-      import { Client } from ${JSON.stringify(join(repo, "cli/index.ts"))};
+      import { Client } from ${JSON.stringify(join(repo, "cli/sdk/index.ts"))};
       const client = new Client({ home: process.argv[1], now: () => new Date("2026-11-15T12:00:00Z") });
       const s = client.session("p", { catalogue: ${JSON.stringify(catalogue)} });
       const out = [];

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "../../cli/index.js";
+import { Client } from "../../cli/sdk/index.js";
 import { copyLicence } from "../helpers/licensed-home.js";
 
 const catalogue = join(import.meta.dirname, "../fixtures/guarded.yaml");

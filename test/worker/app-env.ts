@@ -2,9 +2,9 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createApp } from "../../worker/check/app.js";
+import { createApp } from "../../worker/workerd/check/app.js";
 import { testStores } from "../helpers/memory-stores.js";
-import { nodeCore } from "../../cli/wasm-node.js";
+import { nodeCore } from "../../cli/sdk/wasm-node.js";
 import { workerLicence } from "../helpers/licensed-home.js";
 
 export const KEY_A = "key-acme-0123456789abcdef";

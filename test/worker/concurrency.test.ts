@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { Client } from "../../cli/index.js";
+import { Client } from "../../cli/sdk/index.js";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
 
 const catalogue = join(import.meta.dirname, "../fixtures/ceiling.yaml");

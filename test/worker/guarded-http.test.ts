@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { Client } from "../../cli/index.js";
-import { loadRulebookNode } from "../../cli/rulebook-node.js";
-import { REGISTRY_FILE, registryText } from "../../worker/engine/rulebook/index.js";
+import { Client } from "../../cli/sdk/index.js";
+import { loadRulebookNode } from "../../cli/sdk/rulebook-node.js";
+import { REGISTRY_FILE, registryText } from "../../worker/portable/engine/rulebook/index.js";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
 
 const catalogue = join(import.meta.dirname, "../fixtures/guarded.yaml");

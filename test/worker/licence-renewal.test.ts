@@ -1,5 +1,5 @@
 /**
- * The check worker renews its own lease (worker/check/LICENCE.md, "Renewal"; renewal.ts), through
+ * The check worker renews its own lease (worker/workerd/check/LICENCE.md, "Renewal"; renewal.ts), through
  * `app.request()` with a fake licence service injected as `fetch` and the clock as `now`: a renewed
  * lease is adopted (and shared through the licence store), an unreachable service leaves the last
  * lease → grace → lapse, a forged or foreign answer is ignored, a revocation lapses the licence,
@@ -7,10 +7,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../worker/check/app.js";
+import { createApp } from "../../worker/workerd/check/app.js";
 import { testStores } from "../helpers/memory-stores.js";
-import { memoryLicenceStore, type LicenceStore } from "../../worker/check/renewal.js";
-import { nodeCore } from "../../cli/wasm-node.js";
+import { memoryLicenceStore, type LicenceStore } from "../../worker/workerd/check/renewal.js";
+import { nodeCore } from "../../cli/sdk/wasm-node.js";
 import {
   devSigningKey,
   generateKeyPair,
@@ -22,12 +22,12 @@ import {
   sha256Hex,
   type LeasePayload,
   type SigningKey,
-} from "../../worker/licensing/index.js";
+} from "../../worker/portable/licensing/index.js";
 import { tempHome, writeFixtureInstallation } from "../helpers/licence-fixtures.js";
 import { startInProcessService, type InProcessService } from "../helpers/licence-miniflare.js";
 import { bootstrap } from "../helpers/licence-service-cases.js";
 import { activate } from "../../cli/licence/index.js";
-import { workerLicenceOf } from "../../worker/check/licence.js";
+import { workerLicenceOf } from "../../worker/workerd/check/licence.js";
 import { workerLicenceFor } from "../helpers/licensed-home.js";
 import { KEY_A, storeYaml } from "./app-env.js";
 

@@ -1,5 +1,5 @@
 /**
- * The check worker's licence (worker/check/LICENCE.md) through `app.request()`: no licence →
+ * The check worker's licence (worker/workerd/check/LICENCE.md) through `app.request()`: no licence →
  * every route but health and OpenAPI answers 503 `licence_required`, never an allow; a licence
  * that does not verify → `licence_invalid`; a lapsed licence gates step 1 per request, by
  * `on_licence_lapse`; the SDK against such a worker rejects with `LicenceRequired`. The last test
@@ -8,11 +8,11 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../worker/check/app.js";
+import { createApp } from "../../worker/workerd/check/app.js";
 import { testStores } from "../helpers/memory-stores.js";
-import { nodeCore } from "../../cli/wasm-node.js";
-import { Client } from "../../cli/index.js";
-import { DAY_MS, type OnLapse } from "../../worker/licensing/index.js";
+import { nodeCore } from "../../cli/sdk/wasm-node.js";
+import { Client } from "../../cli/sdk/index.js";
+import { DAY_MS, type OnLapse } from "../../worker/portable/licensing/index.js";
 import { writeFixtureInstallation } from "../helpers/licence-fixtures.js";
 import { workerLicence, workerLicenceFor } from "../helpers/licensed-home.js";
 import { KEY_A, storeYaml } from "./app-env.js";

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createServer } from "node:http";
 import { join } from "node:path";
-import { Client } from "../../cli/index.js";
+import { Client } from "../../cli/sdk/index.js";
 import { startCheckWorker } from "../helpers/check-worker.js";
 
 const catalogue = join(import.meta.dirname, "../../examples/store/agent.yaml");

@@ -1,9 +1,0 @@
-/** The public API of `stalwart-agents` in Node (the whole of it fits on one screen). */
-export { Client, ClientSession, type ClientOptions, type SessionOptions } from "./client.js";
-export { StalwartError, CatalogueError, LicenceRequired, CheckTimeout, InputError, type CatalogueProblem } from "../worker/engine/errors.js";
-export type { CheckResult, CallOptions, ReasonCode, Labels } from "../worker/engine/check/types.js";
-export type { Entry, TurnEntry, CheckEntry, ReportEntry, Outcome, Decision } from "../worker/engine/history/entry.js";
-export type { SavedSession } from "../worker/engine/session.js";
-export { canonicalize } from "../worker/engine/canonical/jcs.js";
-export type { LicenceOption, LicencePort, LicenceSource } from "./licence-gate.js";
-export type { RunOptions, RunResult, RollbackStep, Impl } from "../worker/engine/guarded.js";

@@ -1,0 +1,146 @@
+/**
+ * The Node schema adapter: ajv (draft-07) compiles each schema to a function once, at catalogue
+ * load. Not for workerd: ajv generates code from strings, which workerd forbids — the worker uses
+ * cfworker.ts, and the two return the same `{pointer, rule}` for every failure (verdict.ts).
+ *
+ * Hot path: one `allErrors: false` validator answers valid/invalid. Only on a failure is a second,
+ * `allErrors: true` validator (built lazily, once) asked for every error, so that the failure
+ * reported is picked by verdict.ts's rule rather than by ajv's evaluation order.
+ * Formats are @cfworker/json-schema's own functions, so both adapters judge `format` alike;
+ * `multipleOf` is exact decimal arithmetic (multiple-of.ts) for the same reason.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { format as cfFormats } from "@cfworker/json-schema";
+import type { SchemaCheck, SchemaCompiler } from "../../worker/portable/engine/index.js";
+import { isMultipleOf } from "../../worker/portable/engine/index.js";
+import { joinPointer } from "../../worker/portable/engine/index.js";
+import { prepareSchema } from "../../worker/portable/engine/index.js";
+import { failure, jsonLeaf, pickLeaf, type Leaf } from "../../worker/portable/engine/index.js";
+
+function makeAjv(allErrors: boolean) {
+  const ajv = new Ajv({
+    allErrors,
+    verbose: allErrors, // errors carry their parentSchema: needed to tell a rewritten `contains`
+    // check-schema.ts is the strict judge of schemas; ajv's own strict mode would reject
+    // `x-` annotations and unknown formats that cfworker accepts
+    strict: false,
+    strictNumbers: true,
+    validateFormats: true,
+    logger: false,
+    inlineRefs: true,
+  });
+  for (const [name, fn] of Object.entries(cfFormats)) ajv.addFormat(name, fn as (s: string) => boolean);
+  ajv.addKeyword({ keyword: CONTAINS_MARK, schemaType: "boolean" }); // an annotation
+  ajv.removeKeyword("multipleOf");
+  ajv.addKeyword({
+    keyword: "multipleOf",
+    type: "number",
+    schemaType: "number",
+    errors: false,
+    validate: (divisor: number, data: number) => isMultipleOf(data, divisor),
+  });
+  return ajv;
+}
+
+let fast: Ajv | undefined;
+let full: Ajv | undefined;
+
+/** ajv's errors as leaves (verdict.ts conventions). */
+export function ajvLeaves(errors: readonly ErrorObject[]): Leaf[] {
+  const out: Leaf[] = [];
+  for (const e of errors) {
+    if ((e as { propertyName?: string }).propertyName !== undefined) continue; // inside propertyNames
+    const p = e.params as Record<string, unknown>;
+    switch (e.keyword) {
+      case "if":
+        break;
+      case "additionalProperties":
+        out.push({ pointer: joinPointer(e.instancePath, String(p.additionalProperty)), rule: "additionalProperties" });
+        break;
+      case "required":
+        out.push({ pointer: joinPointer(e.instancePath, String(p.missingProperty)), rule: "required" });
+        break;
+      case "dependencies":
+        out.push({ pointer: joinPointer(e.instancePath, String(p.missingProperty)), rule: "dependencies" });
+        break;
+      case "propertyNames":
+        out.push({ pointer: joinPointer(e.instancePath, String(p.propertyName)), rule: "propertyNames" });
+        break;
+      case "additionalItems":
+        out.push({ pointer: joinPointer(e.instancePath, Number(p.limit)), rule: "additionalItems" });
+        break;
+      case "not":
+        out.push({ pointer: e.instancePath, rule: (e.parentSchema as Record<string, unknown> | undefined)?.[CONTAINS_MARK] === true ? "contains" : "not" });
+        break;
+      case "false schema":
+        out.push({ pointer: e.instancePath, rule: "false" });
+        break;
+      default:
+        out.push({ pointer: e.instancePath, rule: e.keyword });
+    }
+  }
+  return out;
+}
+
+const CONTAINS_MARK = "x-stalwart-contains";
+const SUBSCHEMA = ["additionalItems", "additionalProperties", "contains", "propertyNames", "not", "if", "then", "else"];
+const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf"];
+const SUBSCHEMA_MAPS = ["properties", "patternProperties", "definitions", "$defs"];
+
+/**
+ * Works around an ajv 8.20 bug found by the parity test: `contains` can accept an empty array —
+ * its loop never runs and its result variable keeps a stale `true` (e.g. `{items: {contains:
+ * {const: []}}}` passes `[[[]], []]`). So ajv never sees `contains`: `contains: S` is rewritten to
+ * its equivalent `not: {type: array, items: {not: S}}` ("not every item fails S"), placed in an
+ * `allOf` entry marked `x-stalwart-contains`, whose `not` failure is reported as the rule
+ * `contains` (the explaining validator runs with `verbose`, so the error carries its schema).
+ */
+export function rewriteContains(schema: unknown): unknown {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return schema;
+  const s = { ...(schema as Record<string, unknown>) };
+  for (const k of SUBSCHEMA) if (s[k] !== undefined) s[k] = rewriteContains(s[k]);
+  if (s.items !== undefined) s.items = Array.isArray(s.items) ? s.items.map(rewriteContains) : rewriteContains(s.items);
+  for (const k of SUBSCHEMA_LISTS) if (Array.isArray(s[k])) s[k] = (s[k] as unknown[]).map(rewriteContains);
+  for (const k of SUBSCHEMA_MAPS) {
+    const m = s[k];
+    if (m && typeof m === "object" && !Array.isArray(m)) s[k] = Object.fromEntries(Object.entries(m).map(([n, x]) => [n, rewriteContains(x)]));
+  }
+  if (s.dependencies && typeof s.dependencies === "object") {
+    s.dependencies = Object.fromEntries(Object.entries(s.dependencies).map(([n, x]) => [n, Array.isArray(x) ? x : rewriteContains(x)]));
+  }
+  if (s.contains !== undefined) {
+    const inner = s.contains;
+    delete s.contains;
+    const entry = { [CONTAINS_MARK]: true, not: { type: "array", items: { not: inner } } };
+    s.allOf = Array.isArray(s.allOf) ? [...s.allOf, entry] : [entry];
+  }
+  return s;
+}
+
+/** Compiles a draft-07 schema with ajv. Throws `InvalidSchema` for a schema check-schema.ts refuses. */
+export const ajvCompiler: SchemaCompiler = (schema: object): SchemaCheck => {
+  const prepared = rewriteContains(prepareSchema(schema)) as object;
+  fast ??= makeAjv(false);
+  const quick: ValidateFunction = fast.compile(prepared);
+  fast.removeSchema(prepared); // the function stays usable; the instance keeps no reference
+  let explain: ValidateFunction | undefined;
+  return (value: unknown) => {
+    const bad = jsonLeaf(value);
+    if (bad) return failure(bad);
+    try {
+      if (quick(value)) return { ok: true };
+      full ??= makeAjv(true);
+      if (!explain) {
+        explain = full.compile(prepared);
+        full.removeSchema(prepared);
+      }
+      const all: ValidateFunction = explain;
+      all(value);
+      const leaf = pickLeaf(ajvLeaves(all.errors ?? []));
+      return failure(leaf ?? { pointer: "", rule: quick.errors?.[0]?.keyword ?? "invalid" });
+    } catch {
+      // fail closed: a validator that cannot answer is a failure, never a pass
+      return failure({ pointer: "", rule: "depth" });
+    }
+  };
+};

@@ -1,0 +1,35 @@
+/**
+ * A catalogue as the SDK takes it — a path to agent.yaml, its YAML text, or the parsed object —
+ * compiled once per distinct input and cached (compile once, check many). Reading and errors are
+ * catalogue-node.ts's; this adds the cache the SDK needs.
+ */
+import { resolve } from "node:path";
+import { loadCatalogue } from "../../worker/portable/engine/index.js";
+import type { CompiledCatalogue, SchemaCompiler } from "../../worker/portable/engine/index.js";
+import { CatalogueError } from "../../worker/portable/engine/index.js";
+import { looksLikePath, readCatalogueFile } from "./catalogue-node.js";
+
+const cache = new Map<string, CompiledCatalogue>();
+const objectCache = new WeakMap<object, CompiledCatalogue>();
+
+export function catalogueFrom(input: string | object, opts: { schemaCompiler: SchemaCompiler; sha256: (b: Uint8Array) => Uint8Array }): CompiledCatalogue {
+  if (typeof input === "object" && input !== null) {
+    const hit = objectCache.get(input);
+    if (hit) return hit;
+    const compiled = loadCatalogue(input, opts);
+    objectCache.set(input, compiled);
+    return compiled;
+  }
+  if (typeof input !== "string") {
+    throw new CatalogueError([{ file: "<catalogue>", line: 1, column: 1, pointer: "", message: "a catalogue is a path, YAML text or an object", hint: "pass `catalogue: \"agent.yaml\"`" }]);
+  }
+  const isPath = looksLikePath(input);
+  const text = isPath ? readCatalogueFile(input) : input;
+  const file = isPath ? input : "<catalogue>";
+  const key = `${isPath ? resolve(input) : ""}\u0000${text}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const compiled = loadCatalogue(text, { ...opts, file });
+  cache.set(key, compiled);
+  return compiled;
+}

@@ -1,0 +1,70 @@
+/**
+ * Node glue for the catalogue: read `agent.yaml` from a path (or take YAML text / an object) and
+ * load it with the ajv adapter. The engine itself (worker/portable/engine/catalogue) does no I/O.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { lintCatalogue, loadCatalogue } from "../../worker/portable/engine/index.js";
+import type { CompiledCatalogue, SchemaCompiler } from "../../worker/portable/engine/index.js";
+import { CatalogueError, type CatalogueProblem } from "../../worker/portable/engine/index.js";
+import { ajvCompiler } from "./ajv-compiler.js";
+
+export interface NodeCatalogueOptions {
+  /** name used in messages for YAML text; a path names itself */
+  file?: string;
+  schemaCompiler?: SchemaCompiler;
+  sha256?: (b: Uint8Array) => Uint8Array;
+}
+
+/** A string is a path when it is one line and names an existing file or a .yaml/.yml/.json file. */
+export function looksLikePath(s: string): boolean {
+  if (s.includes("\n") || s.length > 4096) return false;
+  return /\.(ya?ml|json)$/i.test(s.trim()) || existsSync(s);
+}
+
+/** The text of a catalogue file, or a CatalogueError saying why it cannot be read. */
+export function readCatalogueFile(path: string): string {
+  const fail = (message: string, hint: string): never => {
+    throw new CatalogueError([{ file: path, line: 1, column: 1, pointer: "", message, hint }]);
+  };
+  if (!existsSync(path)) fail(`cannot read \`${path}\`: no such file`, "check the path; `stalwart check` reads `agent.yaml` in the current folder by default");
+  let st;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    return fail(`cannot read \`${path}\`: ${(e as Error).message}`, "check the file's permissions");
+  }
+  if (st.isDirectory()) fail(`\`${path}\` is a folder, not a catalogue file`, `name the file, e.g. \`${path.replace(/\/$/, "")}/agent.yaml\``);
+  if (st.size > 16 * 1024 * 1024) fail(`\`${path}\` is ${st.size} bytes; a catalogue is read up to 16 MiB`, "check that this is the right file");
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    return fail(`cannot read \`${path}\`: ${(e as Error).message}`, "check the file's permissions");
+  }
+}
+
+function resolveInput(input: string | object, options: NodeCatalogueOptions): { input: string | object; file?: string } {
+  if (typeof input === "string" && looksLikePath(input)) return { input: readCatalogueFile(input), file: input };
+  return { input, ...(options.file ? { file: options.file } : {}) };
+}
+
+/** Loads a catalogue given as a path, YAML text or an object; throws CatalogueError. */
+export function loadCatalogueNode(input: string | object, options: NodeCatalogueOptions = {}): CompiledCatalogue {
+  const r = resolveInput(input, options);
+  return loadCatalogue(r.input, {
+    schemaCompiler: options.schemaCompiler ?? ajvCompiler,
+    ...(r.file ? { file: r.file } : {}),
+    ...(options.sha256 ? { sha256: options.sha256 } : {}),
+  });
+}
+
+/** Every problem of a catalogue given as a path, YAML text or an object; [] when clean. */
+export function lintCatalogueNode(input: string | object, options: NodeCatalogueOptions = {}): CatalogueProblem[] {
+  let r;
+  try {
+    r = resolveInput(input, options);
+  } catch (e) {
+    if (e instanceof CatalogueError) return [...e.problems];
+    throw e;
+  }
+  return lintCatalogue(r.input, { schemaCompiler: options.schemaCompiler ?? ajvCompiler, ...(r.file ? { file: r.file } : {}) });
+}

@@ -1,0 +1,248 @@
+/**
+ * The SDK's `Client` (interfaces.md, "SDK"). In-process it runs the WASM check core inside Node;
+ * with `{ url }` it speaks to a check worker with the same API (issue 4). Every method is async
+ * so the two modes are interchangeable.
+ */
+import { Engine } from "../../worker/portable/engine/index.js";
+import { Session, type SavedSession } from "../../worker/portable/engine/index.js";
+import type { CompiledCatalogue, Language } from "../../worker/portable/engine/index.js";
+import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
+import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
+import { InputError } from "../../worker/portable/engine/index.js";
+import { nodeCore } from "./wasm-node.js";
+import { installationKey, resolveHome } from "./home.js";
+import { localCounters } from "./counters-node.js";
+import { loadRulebookNode } from "./rulebook-node.js";
+import type { CompiledRulebook } from "../../worker/portable/engine/index.js";
+import { catalogueFrom } from "./catalogue-input.js";
+import { ajvCompiler } from "./ajv-compiler.js";
+import { Http, RemoteSession, ensureCatalogue, ensureRulebook } from "./remote.js";
+import { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "../../worker/portable/engine/index.js";
+import { ClientLicence, pinBundles, type LicenceOption } from "./licence-gate.js";
+
+export interface ClientOptions {
+  /** licence + state folder; default $STALWART_HOME or ~/.stalwart */
+  home?: string;
+  /** injectable clock */
+  now?: () => Date;
+  /** a check worker's base URL; absent = in-process */
+  url?: string;
+  key?: string;
+  /** fail closed past this many milliseconds (worker mode) */
+  timeoutMs?: number;
+  /**
+   * The licence in-process checks run under (licensing.md; ignored with `url`: a check worker
+   * holds its own). Default: the installation in `home`, opened on the first session operation.
+   * - an opened licence (`await openLicence(…)` from cli/licence, or anything with its
+   *   `view()`, `count()` and `answered()`): shared as it is, never closed by this client;
+   * - `{ home?, now?, serviceUrl?, fetch?, renew? }`: open the licence of another home — absent
+   *   `home` means $STALWART_HOME, else ~/.stalwart — while the history key and the counters stay
+   *   in this client's `home`. `stalwart replay` uses `{ now: () => new Date() }`: the user's
+   *   licence on the real clock, a temporary state home on the trace's clock.
+   */
+  licence?: LicenceOption;
+}
+
+export interface SessionOptions {
+  /** path to agent.yaml, its YAML text, or the parsed object */
+  catalogue: string | object;
+  rulebook?: string | object;
+  language?: Language;
+  context?: Record<string, unknown>;
+  agent?: string;
+  /** `model` arguments written after anything untrusted was read carry its label */
+  taintModelAfterUntrusted?: boolean;
+}
+
+export class Client {
+  readonly home: string;
+  private readonly options: ClientOptions;
+  private engineCache?: Engine;
+  private readonly http?: Http;
+  private readonly licence: ClientLicence;
+
+  constructor(options: ClientOptions = {}) {
+    if (typeof options !== "object" || options === null) throw new InputError("Client options must be an object");
+    this.options = options;
+    this.home = resolveHome(options.home);
+    this.licence = new ClientLicence(options.licence, this.home, options.now);
+    if (options.url !== undefined) this.http = new Http({ url: options.url, ...(options.key ? { key: options.key } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.now ? { now: options.now } : {}) });
+  }
+
+  /** A new conversation's session. */
+  session(name: string, options: SessionOptions): ClientSession {
+    if (this.http) {
+      const http = this.http;
+      const created = ensureCatalogue(http, options.catalogue).then(async (catalogue) => {
+        const rulebook = options.rulebook !== undefined ? await ensureRulebook(http, options.rulebook) : undefined;
+        const r = await http.send("POST", "/v1/sessions", {
+          catalogue, name,
+          ...(rulebook ? { rulebook } : {}),
+          ...(options.language ? { language: options.language } : {}),
+          ...(options.context ? { context: options.context } : {}),
+          ...(options.agent ? { agent: options.agent } : {}),
+          ...(options.taintModelAfterUntrusted ? { taint_model_after_untrusted: true } : {}),
+        });
+        return r.session as SavedSession;
+      });
+      return new RemoteSession(http, created, this.options.now) as unknown as ClientSession;
+    }
+    const catalogue = this.catalogue(options.catalogue);
+    const rulebook = options.rulebook !== undefined ? this.rulebookFor(options.rulebook, catalogue) : undefined;
+    const s = new Session(this.engine(), name, catalogue, {
+      ...(rulebook ? { rulebook } : {}),
+      ...(options.taintModelAfterUntrusted ? { taintModelAfterUntrusted: true } : {}),
+      ...(options.language ? { language: options.language } : {}),
+      ...(options.context ? { context: options.context } : {}),
+      ...(options.agent ? { agent: options.agent } : {}),
+    });
+    return new ClientSession(s, this.licence);
+  }
+
+  /** Continue a session saved with `toJSON()`, in this process or another. */
+  resume(saved: SavedSession | string, options: { catalogue: string | object; rulebook?: string | object }): ClientSession {
+    if (this.http) {
+      const data = (typeof saved === "string" ? parseJson(saved) : saved) as SavedSession;
+      const http = this.http;
+      const ready = ensureCatalogue(http, options.catalogue).then(async () => {
+        if (options.rulebook !== undefined) await ensureRulebook(http, options.rulebook);
+        return data;
+      });
+      return new RemoteSession(http, ready, this.options.now) as unknown as ClientSession;
+    }
+    const data = typeof saved === "string" ? parseJson(saved) : saved;
+    const catalogue = this.catalogue(options.catalogue);
+    const rulebook = options.rulebook !== undefined ? this.rulebookFor(options.rulebook, catalogue) : undefined;
+    return new ClientSession(Session.resume(this.engine(), catalogue, data, undefined, rulebook ? { rulebook } : undefined), this.licence);
+  }
+
+  /** `with Client() as client` in the seed's Python: writes the licence's counts now. */
+  close(): void {
+    this.licence.flush();
+  }
+
+  private catalogue(input: string | object): CompiledCatalogue {
+    const core = this.engine().core;
+    return catalogueFrom(input, { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });
+  }
+
+  private rulebookFor(input: string | object, catalogue: CompiledCatalogue): CompiledRulebook {
+    const core = this.engine().core;
+    return loadRulebookNode(input, { catalogue, sha256: (b) => core.sha256(b) });
+  }
+
+  private engine(): Engine {
+    if (!this.engineCache) {
+      this.engineCache = new Engine({
+        core: nodeCore(),
+        key: installationKey(this.home),
+        schemaCompiler: ajvCompiler,
+        counters: localCounters(this.home),
+        licence: () => this.licence.gate(),
+        ...(this.options.now ? { now: this.options.now } : {}),
+      });
+    }
+    return this.engineCache;
+  }
+}
+
+/**
+ * The session API of interfaces.md, async so that it is the same against a worker. Every
+ * operation waits for the client's licence first (cli/sdk/licence-gate.ts), in the order it was
+ * called; a check counts the `tool_checks` meter and records the bundles pinned at the start.
+ */
+export class ClientSession {
+  private readonly guarded: GuardedSteps;
+  private licensed: Promise<void> | undefined;
+  private bundles: Readonly<Record<string, string>> | undefined;
+
+  constructor(private readonly inner: Session, private readonly licence: ClientLicence) {
+    const metered = (tool: string, args: unknown, options?: CallOptions) => this.metered(tool, args, options);
+    this.guarded = new GuardedSteps({
+      checkToolCall: metered,
+      report: (step, outcome, result) => inner.report(step, outcome, result),
+      planUndo: (tool, args, result) => inner.planUndo(tool, args, result),
+      planFollow: (tool, step, args, result) => inner.planFollow(tool, step, args, result),
+      judgeOutcome: (tool, result) => inner.judgeOutcome(tool, result),
+      now: () => inner.now(),
+    });
+  }
+
+  /**
+   * Runs `work` once the licence is open. Every operation chains on one promise, so they reach
+   * the session in the order they were called; a failed open is retried by the next operation.
+   */
+  private whenLicensed<T>(work: () => Promise<T> | T): Promise<T> {
+    if (!this.licensed) {
+      const opened = this.licence.open().then(() => {
+        this.bundles ??= pinBundles(this.licence.view());
+      });
+      opened.catch(() => {
+        if (this.licensed === opened) this.licensed = undefined;
+      });
+      this.licensed = opened;
+    }
+    return this.licensed.then(work);
+  }
+
+  private metered(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {
+    const refused = this.licence.count();
+    if (refused) return Promise.resolve(refused);
+    const bundles = this.bundles;
+    if (!bundles) return this.inner.checkToolCall(tool, args, options);
+    return this.inner.checkToolCall(tool, args, options).then((r) => {
+      r.detail.bundles = bundles;
+      return r;
+    });
+  }
+
+  /** The guarded step: check, run `impl` once on allow, report what happened. */
+  run(tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult> {
+    return this.whenLicensed(() => this.guarded.run(tool, args, options ?? {}, impl));
+  }
+  approve(step: number): Promise<RunResult> {
+    return this.whenLicensed(() => this.guarded.approve(step));
+  }
+  deny(step: number): Promise<RunResult> {
+    return this.whenLicensed(() => this.guarded.deny(step));
+  }
+  rollback(): Promise<RollbackStep[]> {
+    return this.whenLicensed(() => this.guarded.rollback());
+  }
+  /** The records a read's `filter` passes on. */
+  filter(step: number, result: unknown): Promise<unknown> {
+    return this.whenLicensed(async () => (await this.inner.filter(step, result)).kept);
+  }
+
+  get id(): string {
+    return this.inner.id;
+  }
+  get history(): { entries: Entry[] } {
+    return this.inner.history;
+  }
+  /** A person's turn, recorded in the history — also during a lapse (licensing.md). */
+  read(text: string): Promise<{ step: number }> {
+    this.guarded.newRun();
+    return this.whenLicensed(() => {
+      this.licence.answered();
+      return this.inner.read(text);
+    });
+  }
+  checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {
+    return this.whenLicensed(() => this.metered(tool, args, options));
+  }
+  report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
+    return this.whenLicensed(() => this.inner.report(step, outcome, result));
+  }
+  toJSON(): SavedSession {
+    return this.inner.toJSON();
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new InputError(`a saved session is not JSON: ${(err as Error).message}`);
+  }
+}

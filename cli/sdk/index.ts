@@ -1,0 +1,9 @@
+/** The public API of `stalwart-agents` in Node (the whole of it fits on one screen). */
+export { Client, ClientSession, type ClientOptions, type SessionOptions } from "./client.js";
+export { StalwartError, CatalogueError, LicenceRequired, CheckTimeout, InputError, type CatalogueProblem } from "../../worker/portable/engine/index.js";
+export type { CheckResult, CallOptions, ReasonCode, Labels } from "../../worker/portable/engine/index.js";
+export type { Entry, TurnEntry, CheckEntry, ReportEntry, Outcome, Decision } from "../../worker/portable/engine/index.js";
+export type { SavedSession } from "../../worker/portable/engine/index.js";
+export { canonicalize } from "../../worker/portable/engine/index.js";
+export type { LicenceOption, LicencePort, LicenceSource } from "./licence-gate.js";
+export type { RunOptions, RunResult, RollbackStep, Impl } from "../../worker/portable/engine/index.js";

@@ -1,0 +1,159 @@
+/**
+ * The licence of the in-process SDK (licensing.md; checks.md step 1 and "quota_exhausted").
+ *
+ * A `Client` opens its licence once, lazily, on the first session operation (`session()` itself
+ * stays synchronous); every async operation waits for it, and with no installation rejects with
+ * `LicenceRequired` naming `stalwart licence activate`. Then, per operation:
+ *   - the engine's step-1 hook reads `view()` (stage, onLapse, lapsedAt): a lapsed licence
+ *     refuses writes (`reads_only`) or every check (`refuse`) with `licence_lapsed`; turns are
+ *     always recorded;
+ *   - each check counts the `tool_checks` meter first; past the plan's limit the check answers
+ *     `refuse` / `quota_exhausted` naming the meter — an answer on the caller's side, outside the
+ *     order, like `check_unavailable` (step -1, not recorded in the history), never an exception;
+ *   - the first answer in a process starts the lease renewal in the background (the handle does
+ *     that on `count` / `answered`; it never blocks or fails a check).
+ */
+import { openLicence, type LicenceHandle } from "../licence/index.js";
+import { LicenceRequired, StalwartError } from "../../worker/portable/engine/index.js";
+import type { LicenceGate } from "../../worker/portable/engine/index.js";
+import type { CheckResult } from "../../worker/portable/engine/index.js";
+import type { LicenceView } from "../../worker/portable/licensing/index.js";
+
+/** What the SDK needs of an opened licence: `LicenceHandle` (cli/licence) has it all. */
+export type LicencePort = Pick<LicenceHandle, "view" | "count" | "answered">;
+
+/** Where to open the licence from, when the client is not handed an opened one. */
+export interface LicenceSource {
+  /** the home holding `licence/installation.json`; absent: $STALWART_HOME, else ~/.stalwart */
+  home?: string;
+  /** the licence's clock; default the client's `now` */
+  now?: () => Date;
+  serviceUrl?: string;
+  fetch?: typeof fetch;
+  /** `false`: never contact the licence service from this client */
+  renew?: boolean;
+}
+
+export type LicenceOption = LicencePort | LicenceSource;
+
+export const METER = "tool_checks";
+
+/** Any error here is a gate, not a crash: with no open licence the hook refuses everything. */
+const CLOSED: LicenceGate = Object.freeze({ stage: "lapsed", onLapse: "refuse" });
+
+function isPort(x: LicenceOption): x is LicencePort {
+  return typeof (x as LicencePort).view === "function" && typeof (x as LicencePort).count === "function";
+}
+
+/** One client's licence: opened once (a failed open is retried by the next operation). */
+export class ClientLicence {
+  private handle: LicencePort | undefined;
+  private opening: Promise<LicencePort> | undefined;
+  /** opened here (not injected): flushed by `close()` */
+  private owned = false;
+
+  constructor(
+    private readonly source: LicenceOption | undefined,
+    private readonly clientHome: string,
+    private readonly clientNow: (() => Date) | undefined,
+  ) {
+    if (source && isPort(source)) this.handle = source;
+  }
+
+  /** The opened licence; rejects `LicenceRequired` (or `LicenceInvalid`) when there is none. */
+  open(): Promise<LicencePort> {
+    if (this.handle) return Promise.resolve(this.handle);
+    if (!this.opening) {
+      const s = (this.source ?? { home: this.clientHome }) as LicenceSource;
+      const now = s.now ?? this.clientNow;
+      this.opening = openLicence({
+        ...(s.home !== undefined ? { home: s.home } : {}),
+        ...(now ? { now } : {}),
+        ...(s.serviceUrl !== undefined ? { serviceUrl: s.serviceUrl } : {}),
+        ...(s.fetch ? { fetch: s.fetch } : {}),
+        ...(s.renew !== undefined ? { renew: s.renew } : {}),
+      }).then(
+        (h) => {
+          this.handle = h;
+          this.owned = true;
+          return h;
+        },
+        (err: unknown) => {
+          this.opening = undefined;
+          throw requiredError(err);
+        },
+      );
+    }
+    return this.opening;
+  }
+
+  /** Step 1's hook (the engine calls it once per check): the current stage, never stale. */
+  gate(): LicenceGate {
+    return this.handle ? this.handle.view() : CLOSED;
+  }
+
+  view(): LicenceView | undefined {
+    return this.handle?.view();
+  }
+
+  /** A turn was recorded: an answer (the first one in a process renews the lease). */
+  answered(): void {
+    this.handle?.answered();
+  }
+
+  /**
+   * Count one check. Past the limit: the refusal the check answers instead (step -1); any other
+   * failure to count is a refusal too (fail closed).
+   */
+  count(): CheckResult | undefined {
+    const h = this.handle;
+    if (!h) return refusal("internal_error", { wording: "the licence is not open" });
+    try {
+      h.count(METER);
+      return undefined;
+    } catch (err) {
+      const e = err as StalwartError & { meter?: string; limit?: number; used?: number };
+      if (e?.code === "quota_exhausted") {
+        return refusal("quota_exhausted", { meter: e.meter ?? METER, limit: e.limit, used: e.used, wording: e.message });
+      }
+      return refusal("internal_error", { wording: `the meter could not be counted (${e?.message ?? String(err)})` });
+    }
+  }
+
+  /** Write this client's counts now (they are also written shortly after each count, and at exit). */
+  flush(): void {
+    if (this.owned) (this.handle as LicenceHandle | undefined)?.flush?.();
+  }
+}
+
+function refusal(reason: "quota_exhausted" | "internal_error", detail: Record<string, unknown>): CheckResult {
+  return { decision: "refuse", reasons: [reason], detail, step: -1 };
+}
+
+/** `LicenceRequired` always names the command that fixes it. */
+function requiredError(err: unknown): unknown {
+  if (err instanceof LicenceRequired && !/stalwart licence activate/.test(`${err.message} ${err.hint ?? ""}`)) {
+    return new LicenceRequired(err.message, "run `stalwart licence activate` with QLS_API_KEY set");
+  }
+  return err;
+}
+
+/** The bundle digests a session pins at its start (recorded in each of its decisions). */
+export function pinBundles(view: LicenceView | undefined): Readonly<Record<string, string>> | undefined {
+  const digests = view?.bundleDigests;
+  if (!digests || Object.keys(digests).length === 0) return undefined;
+  return Object.freeze({ ...digests });
+}
+
+/**
+ * For commands that need a licence but give no answer (`stalwart rules compile|check`): the
+ * installation must be there and verify. Nothing is renewed or counted.
+ */
+export async function requireLicence(home?: string): Promise<void> {
+  try {
+    const handle = await openLicence({ ...(home !== undefined ? { home } : {}), renew: false });
+    await handle.close();
+  } catch (err) {
+    throw requiredError(err);
+  }
+}

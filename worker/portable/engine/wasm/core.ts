@@ -1,0 +1,456 @@
+/**
+ * The check core's hot path (assembly/ → build/core.wasm), typed for TypeScript. This is the only
+ * file that touches `WebAssembly`; it uses Web-standard APIs only, so Node (cli/sdk/wasm-node.ts passes
+ * the bytes) and workerd (passes the compiled `WebAssembly.Module`) share it.
+ *
+ * ABI (abiVersion 1) — only pointers, lengths and status codes cross the boundary:
+ * - Memory: static data (hash context, 1024 HMAC key slots of 64 bytes, OUT[32], …) lies
+ *   below `inputPtr()`; from there up is the INPUT area we write arguments into. `ensureInput(n)`
+ *   grows memory so INPUT holds n bytes and returns 0 (never traps) when it cannot. INPUT never
+ *   needs more than CHUNK (1 MiB): larger inputs are streamed through begin/update/end.
+ * - `sha256(p, n, out)`; streaming `shaBegin()`, `update(p, n)`, `shaEnd(out)`.
+ * - `setKey(slot, p, n)` precomputes the HMAC inner/outer states (RFC 2104) of a key into a slot;
+ *   `hmac(slot, p, n, out)`; streaming `hmacBegin(slot)`, `update`, `hmacEnd(out)`.
+ *   Calls on a slot never loaded return -1: a MAC under an all-zero state must not happen.
+ * - History link: `link(slot, prev, sid, sidLen, entry, entryLen, out)` =
+ *   HMAC_slot("stalwart-history-v1" ‖ u32be(sidLen) ‖ sid ‖ prev[32] ‖ u32be(entryLen) ‖ entry);
+ *   streaming `linkHead(slot, sidLen)`, update(sid), `linkMid(prev, entryLen)`, update(entry),
+ *   hmacEnd(out). The first entry of a history chains on 32 zero bytes.
+ * - `verifyRun(slot, prev, sid, sidLen, rec, recLen, count)`: INPUT holds
+ *     prev[32] ‖ sid ‖ count × ( u32le entryLen ‖ entry ‖ link[32] )
+ *   Each record is recomputed on the *expected* previous link and compared in constant time;
+ *   returns the first failing index, -1 when all match, -2 for a malformed layout, -3 bad slot.
+ * - `equal32(a, b)` constant-time comparison of two 32-byte strings.
+ * - Counters (step 7, assembly/counters.ts): a table of 8,192 slots in static data;
+ *   `counterFits(items, n, now)`, `counterUsed(items, k, now)`, `counterAdd(items, n, now, sign)`
+ *   over items laid out in INPUT as digest[32] ‖ until f64 ‖ amount f64 ‖ limit f64;
+ *   `counterTable()` / `counterTableBytes()` locate the table to persist and restore it.
+ */
+import { StalwartError } from "../errors.js";
+
+/** Bytes the core hands back: fresh copies on their own ArrayBuffer, usable as a BufferSource. */
+export type Bytes = Uint8Array<ArrayBuffer>;
+
+export interface Core {
+  /** SHA-256 (FIPS 180-4), 32 bytes. */
+  sha256(data: Uint8Array): Bytes;
+  /** Load a key into a free slot; the same key bytes return the same slot. */
+  loadKey(key: Uint8Array): number;
+  /** HMAC-SHA256 (RFC 2104) under a loaded slot, 32 bytes. */
+  hmac(slot: number, data: Uint8Array): Bytes;
+  /** The history link of `entry` chained on `prev` (32 bytes; 32 zero bytes for the first entry). */
+  link(slot: number, sessionId: Uint8Array, prev: Uint8Array, entry: Uint8Array): Bytes;
+  /**
+   * Recompute the links of a run of entries chained from `prev`; the index of the first entry whose
+   * stored link differs, or -1. A prefix of a valid run is valid by itself: detecting truncation
+   * means comparing the last link with the head the caller recorded.
+   */
+  verifyRun(
+    slot: number,
+    sessionId: Uint8Array,
+    prev: Uint8Array,
+    entries: readonly Uint8Array[],
+    links: readonly Uint8Array[],
+  ): number;
+  /** SHA-256 of a string's UTF-8 bytes, encoded straight into the core's memory (no copy). */
+  sha256Text(text: string): Uint8Array;
+  /** HMAC-SHA256 of a string's UTF-8 bytes under a loaded slot. */
+  hmacText(slot: number, text: string): Uint8Array;
+  /** `link` over a string's UTF-8 bytes. */
+  linkText(slot: number, sessionId: Uint8Array, prev: Uint8Array, entry: string): Uint8Array;
+  /** Overwrite `slot` (from loadKey) with another key, e.g. after a tenant rotates its secret. */
+  setKey(slot: number, key: Uint8Array): void;
+  /** How many key slots the module has. */
+  readonly slotCapacity: number;
+}
+
+/** One counter item as step 7 hands it to the table: the key's SHA-256 and its numbers. */
+export interface CounterCell {
+  digest: Uint8Array;
+  until: number;
+  amount: number;
+  limit: number;
+}
+
+/** The counter table in the core's memory (assembly/counters.ts). */
+export interface CounterCore {
+  /** -1 when all fit under their limits, else the index of the first that does not. */
+  counterFits(items: readonly CounterCell[], now: number): number;
+  /** What item `k` has used in its current period. */
+  counterUsed(items: readonly CounterCell[], k: number, now: number): number;
+  /** Add (sign 1) or give back (sign -1) every item; false when the table is full. */
+  counterAdd(items: readonly CounterCell[], now: number, sign: 1 | -1): boolean;
+  /** A copy of the table, to persist. */
+  counterSnapshot(): Uint8Array;
+  /** Put a persisted table back (same size, else an error). */
+  counterRestore(bytes: Uint8Array): void;
+}
+
+export type WasmCoreCode = "WasmOutOfMemory" | "WasmKeySlotsFull" | "WasmBadSlot" | "WasmBadArgument" | "WasmBadModule";
+
+/** A misuse of the core or a resource it ran out of; `code` says which. */
+export class WasmCoreError extends StalwartError {
+  declare readonly code: WasmCoreCode;
+  constructor(code: WasmCoreCode, message: string, hint?: string) {
+    super(code, message, hint ? { hint } : undefined);
+  }
+}
+
+const ABI_VERSION = 1;
+/** Inputs above this many bytes are streamed, so INPUT (and the memory) stays about this size. */
+const CHUNK = 1 << 20;
+const LINK_BYTES = 32;
+
+interface Exports {
+  memory: WebAssembly.Memory;
+  abiVersion(): number;
+  outPtr(): number;
+  inputPtr(): number;
+  slotCapacity(): number;
+  ensureInput(len: number): number;
+  sha256(p: number, len: number, out: number): void;
+  shaBegin(): void;
+  update(p: number, len: number): void;
+  shaEnd(out: number): void;
+  setKey(slot: number, p: number, len: number): number;
+  hmac(slot: number, p: number, len: number, out: number): number;
+  hmacBegin(slot: number): number;
+  hmacEnd(out: number): void;
+  linkHead(slot: number, sidLen: number): number;
+  linkMid(prev: number, entryLen: number): void;
+  link(slot: number, prev: number, sid: number, sidLen: number, entry: number, entryLen: number, out: number): number;
+  verifyRun(slot: number, prev: number, sid: number, sidLen: number, rec: number, recLen: number, count: number): number;
+  equal32(a: number, b: number): number;
+  counterFits(items: number, n: number, now: number): number;
+  counterUsed(items: number, k: number, now: number): number;
+  counterAdd(items: number, n: number, now: number, sign: number): number;
+  counterTable(): number;
+  counterTableBytes(): number;
+}
+
+const EXPORTS: readonly (keyof Exports)[] = [
+  "memory", "abiVersion", "outPtr", "inputPtr", "slotCapacity", "ensureInput", "sha256", "shaBegin", "update",
+  "shaEnd", "setKey", "hmac", "hmacBegin", "hmacEnd", "linkHead", "linkMid", "link", "verifyRun", "equal32",
+  "counterFits", "counterUsed", "counterAdd", "counterTable", "counterTableBytes",
+];
+
+export function createCore(source: BufferSource | WebAssembly.Module): Core & CounterCore {
+  // Workers only instantiate pre-compiled modules (their types make Module abstract); Node compiles bytes.
+  const Compile = WebAssembly.Module as unknown as new (bytes: BufferSource) => WebAssembly.Module;
+  const module = source instanceof WebAssembly.Module ? source : new Compile(source);
+  // The module imports nothing today; `env.abort` is there in case a future build adds assertions.
+  const instance = new WebAssembly.Instance(module, {
+    env: {
+      abort(): never {
+        throw new WasmCoreError("WasmBadModule", "the check core aborted");
+      },
+    },
+  });
+  const w = instance.exports as unknown as Exports;
+  for (const name of EXPORTS) {
+    if (!(name in w)) throw new WasmCoreError("WasmBadModule", `the check core lacks the export \`${name}\``, "rebuild it with `npm run build:wasm`");
+  }
+  if (w.abiVersion() !== ABI_VERSION) {
+    throw new WasmCoreError("WasmBadModule", `the check core speaks ABI ${w.abiVersion()}, expected ${ABI_VERSION}`, "rebuild it with `npm run build:wasm`");
+  }
+
+  const OUT = w.outPtr();
+  const IN = w.inputPtr();
+  const SLOTS = w.slotCapacity();
+  let buffer = w.memory.buffer;
+  let u8 = new Uint8Array(buffer);
+  let dv = new DataView(buffer);
+  /** Bytes INPUT holds without growing. */
+  let room = buffer.byteLength - IN;
+
+  /** Make INPUT hold `n` bytes; views are rebuilt only when the memory actually grew. */
+  function reserve(n: number): void {
+    if (n <= room) return;
+    if (w.ensureInput(n) !== 1) {
+      throw new WasmCoreError(
+        "WasmOutOfMemory",
+        `the check core cannot grow its memory to hold ${n} input bytes`,
+        "the isolate is out of memory; inputs over 1 MiB are already streamed, so look for what else holds memory",
+      );
+    }
+    if (w.memory.buffer !== buffer) {
+      buffer = w.memory.buffer;
+      u8 = new Uint8Array(buffer);
+      dv = new DataView(buffer);
+    }
+    room = buffer.byteLength - IN;
+  }
+
+  /** update() over `data` in CHUNK-sized pieces. */
+  function stream(data: Uint8Array): void {
+    reserve(Math.min(data.length, CHUNK));
+    for (let off = 0; off < data.length; off += CHUNK) {
+      const piece = data.subarray(off, off + CHUNK);
+      u8.set(piece, IN);
+      w.update(IN, piece.length);
+    }
+  }
+
+  const out = (): Bytes => u8.slice(OUT, OUT + 32);
+  const encoder = new TextEncoder();
+
+  /**
+   * Encode `text` as UTF-8 into INPUT at `offset`; its byte length, or -1 when it may not fit in
+   * one load (the caller then encodes to a separate array and streams). UTF-8 takes at most 3
+   * bytes per UTF-16 unit, which bounds the room to reserve.
+   */
+  function encodeAt(text: string, offset: number): number {
+    const most = offset + text.length * 3;
+    if (most > CHUNK) return -1;
+    reserve(most);
+    // Short ASCII (history entries, token bodies, digests) by hand: cheaper than the encoder's call.
+    if (text.length <= 2048) {
+      const at = IN + offset;
+      let i = 0;
+      for (; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c > 0x7f) break;
+        u8[at + i] = c;
+      }
+      if (i === text.length) return i;
+    }
+    return encoder.encodeInto(text, u8.subarray(IN + offset, IN + most)).written;
+  }
+
+  // Same key bytes → same slot. Keyed by the key's digest so no key material is kept in JS.
+  const slotOf = new Map<string, number>();
+  const slotKey: (string | undefined)[] = [];
+  let nextSlot = 0;
+  const loaded = (slot: number): boolean => Number.isInteger(slot) && slot >= 0 && slot < nextSlot;
+
+  function fingerprint(key: Uint8Array): string {
+    let s = "";
+    for (const b of core.sha256(key)) s += String.fromCharCode(b);
+    return s;
+  }
+
+  function putKey(slot: number, key: Uint8Array): void {
+    if (key.length <= CHUNK) {
+      reserve(key.length);
+      u8.set(key, IN);
+      w.setKey(slot, IN, key.length);
+    } else {
+      // RFC 2104 §2: a key longer than a block is replaced by its digest; same MAC, bounded memory.
+      const digest = core.sha256(key);
+      u8.set(digest, IN);
+      w.setKey(slot, IN, 32);
+    }
+  }
+
+  function badSlot(slot: number): never {
+    throw new WasmCoreError("WasmBadSlot", `key slot \`${slot}\` was never loaded`, "use the slot loadKey returned");
+  }
+
+  function checkPrev(prev: Uint8Array): void {
+    if (prev.length !== LINK_BYTES) {
+      throw new WasmCoreError("WasmBadArgument", `a previous link must be 32 bytes, got ${prev.length}`);
+    }
+  }
+
+  /** Streamed link into OUT, for inputs too big for one INPUT load. */
+  function linkStreamed(slot: number, sid: Uint8Array, prev: Uint8Array, entry: Uint8Array): void {
+    if (w.linkHead(slot, sid.length) !== 0) badSlot(slot);
+    stream(sid);
+    u8.set(prev, IN);
+    w.linkMid(IN, entry.length);
+    stream(entry);
+    w.hmacEnd(OUT);
+  }
+
+  const ITEM = 56;
+  /** Lay counter items out in INPUT: digest[32] ‖ until ‖ amount ‖ limit (f64, little-endian). */
+  function putItems(items: readonly CounterCell[]): void {
+    reserve(items.length * ITEM);
+    for (let k = 0; k < items.length; k++) {
+      const at = IN + k * ITEM;
+      const it = items[k]!;
+      if (it.digest.length !== 32) throw new WasmCoreError("WasmBadArgument", "a counter key digest must be 32 bytes");
+      u8.set(it.digest, at);
+      dv.setFloat64(at + 32, it.until, true);
+      dv.setFloat64(at + 40, it.amount, true);
+      dv.setFloat64(at + 48, it.limit, true);
+    }
+  }
+
+  const core: Core & CounterCore = {
+    counterFits(items, now) {
+      putItems(items);
+      return w.counterFits(IN, items.length, now);
+    },
+    counterUsed(items, k, now) {
+      putItems(items);
+      return w.counterUsed(IN, k, now);
+    },
+    counterAdd(items, now, sign) {
+      putItems(items);
+      return w.counterAdd(IN, items.length, now, sign) === 0;
+    },
+    counterSnapshot() {
+      const at = w.counterTable();
+      return u8.slice(at, at + w.counterTableBytes());
+    },
+    counterRestore(bytes) {
+      if (bytes.length !== w.counterTableBytes()) throw new WasmCoreError("WasmBadArgument", `a counter table is ${w.counterTableBytes()} bytes, got ${bytes.length}`);
+      u8.set(bytes, w.counterTable());
+    },
+
+    slotCapacity: SLOTS,
+
+    sha256(data) {
+      if (data.length <= CHUNK) {
+        reserve(data.length);
+        u8.set(data, IN);
+        w.sha256(IN, data.length, OUT);
+      } else {
+        w.shaBegin();
+        stream(data);
+        w.shaEnd(OUT);
+      }
+      return out();
+    },
+
+    sha256Text(text) {
+      const n = encodeAt(text, 0);
+      if (n < 0) return core.sha256(encoder.encode(text));
+      w.sha256(IN, n, OUT);
+      return out();
+    },
+
+    hmacText(slot, text) {
+      if (!loaded(slot)) badSlot(slot);
+      const n = encodeAt(text, 0);
+      if (n < 0) return core.hmac(slot, encoder.encode(text));
+      if (w.hmac(slot, IN, n, OUT) !== 0) badSlot(slot);
+      return out();
+    },
+
+    linkText(slot, sessionId, prev, entry) {
+      if (!loaded(slot)) badSlot(slot);
+      checkPrev(prev);
+      const sidLen = sessionId.length;
+      const at = LINK_BYTES + sidLen;
+      const n = encodeAt(entry, at);
+      if (n < 0) return core.link(slot, sessionId, prev, encoder.encode(entry));
+      u8.set(prev, IN);
+      u8.set(sessionId, IN + LINK_BYTES);
+      w.link(slot, IN, IN + LINK_BYTES, sidLen, IN + at, n, OUT);
+      return out();
+    },
+
+    loadKey(key) {
+      const fp = fingerprint(key);
+      const known = slotOf.get(fp);
+      if (known !== undefined) return known;
+      if (nextSlot >= SLOTS) {
+        throw new WasmCoreError("WasmKeySlotsFull", `all ${SLOTS} key slots are in use`, "reuse a slot with setKey");
+      }
+      const slot = nextSlot;
+      putKey(slot, key);
+      nextSlot++;
+      slotOf.set(fp, slot);
+      slotKey[slot] = fp;
+      return slot;
+    },
+
+    setKey(slot, key) {
+      if (!loaded(slot)) badSlot(slot);
+      const fp = fingerprint(key);
+      const old = slotKey[slot];
+      if (old !== undefined && slotOf.get(old) === slot) slotOf.delete(old);
+      putKey(slot, key);
+      slotOf.set(fp, slot);
+      slotKey[slot] = fp;
+    },
+
+    hmac(slot, data) {
+      if (!loaded(slot)) badSlot(slot);
+      if (data.length <= CHUNK) {
+        reserve(data.length);
+        u8.set(data, IN);
+        if (w.hmac(slot, IN, data.length, OUT) !== 0) badSlot(slot);
+      } else {
+        if (w.hmacBegin(slot) !== 0) badSlot(slot);
+        stream(data);
+        w.hmacEnd(OUT);
+      }
+      return out();
+    },
+
+    link(slot, sessionId, prev, entry) {
+      if (!loaded(slot)) badSlot(slot);
+      checkPrev(prev);
+      const sidLen = sessionId.length;
+      const size = LINK_BYTES + sidLen + entry.length;
+      if (size <= CHUNK) {
+        reserve(size);
+        u8.set(prev, IN);
+        u8.set(sessionId, IN + LINK_BYTES);
+        u8.set(entry, IN + LINK_BYTES + sidLen);
+        w.link(slot, IN, IN + LINK_BYTES, sidLen, IN + LINK_BYTES + sidLen, entry.length, OUT);
+      } else {
+        linkStreamed(slot, sessionId, prev, entry);
+      }
+      return out();
+    },
+
+    verifyRun(slot, sessionId, prev, entries, links) {
+      if (!loaded(slot)) badSlot(slot);
+      checkPrev(prev);
+      const n = entries.length;
+      if (links.length !== n) {
+        throw new WasmCoreError("WasmBadArgument", `${n} entries but ${links.length} links`);
+      }
+      const sidLen = sessionId.length;
+      const head = LINK_BYTES + sidLen;
+      let chain = prev;
+      let i = 0;
+      while (i < n) {
+        if (links[i]!.length !== LINK_BYTES) return i;
+        const first = 4 + entries[i]!.length + LINK_BYTES;
+        if (head + first > CHUNK) {
+          // One record too big for a load: stream its link, compare in constant time in the core.
+          linkStreamed(slot, sessionId, chain, entries[i]!);
+          reserve(LINK_BYTES);
+          u8.set(links[i]!, IN);
+          if (w.equal32(OUT, IN) !== 1) return i;
+          chain = links[i]!;
+          i++;
+          continue;
+        }
+        // Pack records i..j-1 into one load of at most CHUNK bytes (always at least record i).
+        let size = head + first;
+        let j = i + 1;
+        while (j < n && links[j]!.length === LINK_BYTES) {
+          const next = 4 + entries[j]!.length + LINK_BYTES;
+          if (size + next > CHUNK) break;
+          size += next;
+          j++;
+        }
+        reserve(size);
+        u8.set(chain, IN);
+        u8.set(sessionId, IN + LINK_BYTES);
+        let p = IN + head;
+        for (let k = i; k < j; k++) {
+          const e = entries[k]!;
+          dv.setUint32(p, e.length, true);
+          u8.set(e, p + 4);
+          u8.set(links[k]!, p + 4 + e.length);
+          p += 4 + e.length + LINK_BYTES;
+        }
+        const r = w.verifyRun(slot, IN, IN + LINK_BYTES, sidLen, IN + head, p - IN - head, j - i);
+        if (r >= 0) return i + r;
+        if (r === -3) badSlot(slot);
+        if (r !== -1) throw new WasmCoreError("WasmBadModule", `the check core rejected its own record layout (${r})`);
+        chain = links[j - 1]!; // equal to the expected link, since record j-1 passed
+        i = j;
+      }
+      return -1;
+    },
+  };
+  return core;
+}
