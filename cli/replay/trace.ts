@@ -7,13 +7,14 @@
  * `call.undo_of`, a `result:<id>.<path>` origin) must name a call defined on an earlier line of the
  * same session, so that replay can map it to the replayed session's step number.
  */
+import { OUTCOMES, type Outcome } from "../../worker/portable/engine/index.js";
 import { StalwartError } from "../../worker/portable/engine/index.js";
 import { closest } from "../../worker/portable/engine/index.js";
 
 export const TRACE_VERSION = 1;
 
 export type Language = "en" | "pt-BR";
-export type TraceOutcome = "ran" | "failed" | "outcome_unknown" | "compensated";
+export type TraceOutcome = Outcome;
 export type Verdict = "fine" | "harmful";
 
 export interface TraceSession {
@@ -91,7 +92,6 @@ const FIELDS: Record<string, readonly string[]> = {
   outcome: ["v", "type", "call", "outcome", "result", "at"],
 };
 const TYPES = Object.keys(FIELDS);
-const OUTCOMES: readonly TraceOutcome[] = ["ran", "failed", "outcome_unknown", "compensated"];
 const LANGUAGES: readonly Language[] = ["en", "pt-BR"];
 const VERDICTS: readonly Verdict[] = ["fine", "harmful"];
 /** A call id: a word that never reads as a step number or a path (`c1`, `refund-2`, `t_17`). */

@@ -17,7 +17,7 @@ import type { CompiledRulebook } from "../../worker/portable/engine/index.js";
 import { catalogueFrom } from "./catalogue-input.js";
 import { ajvCompiler } from "./ajv-compiler.js";
 import { Http, RemoteSession, ensureCatalogue, ensureRulebook } from "./remote.js";
-import { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "../../worker/portable/engine/index.js";
+import { SerialSession, type FollowPlan, type Judged, type SessionApi, type SessionCore, type UndoPlan } from "../../worker/portable/engine/index.js";
 import { ClientLicence, pinBundles, type LicenceOption } from "./licence-gate.js";
 
 export interface ClientOptions {
@@ -85,7 +85,7 @@ export class Client {
         });
         return r.session as SavedSession;
       });
-      return new RemoteSession(http, created, this.options.now) as unknown as ClientSession;
+      return new SerialSession(new RemoteSession(http, created, this.options.now));
     }
     const catalogue = this.catalogue(options.catalogue);
     const rulebook = options.rulebook !== undefined ? this.rulebookFor(options.rulebook, catalogue) : undefined;
@@ -96,7 +96,7 @@ export class Client {
       ...(options.context ? { context: options.context } : {}),
       ...(options.agent ? { agent: options.agent } : {}),
     });
-    return new ClientSession(s, this.licence);
+    return new SerialSession(new LicensedSession(s, this.licence));
   }
 
   /** Continue a session saved with `toJSON()`, in this process or another. */
@@ -108,12 +108,12 @@ export class Client {
         if (options.rulebook !== undefined) await ensureRulebook(http, options.rulebook);
         return data;
       });
-      return new RemoteSession(http, ready, this.options.now) as unknown as ClientSession;
+      return new SerialSession(new RemoteSession(http, ready, this.options.now));
     }
     const data = typeof saved === "string" ? parseJson(saved) : saved;
     const catalogue = this.catalogue(options.catalogue);
     const rulebook = options.rulebook !== undefined ? this.rulebookFor(options.rulebook, catalogue) : undefined;
-    return new ClientSession(Session.resume(this.engine(), catalogue, data, undefined, rulebook ? { rulebook } : undefined), this.licence);
+    return new SerialSession(new LicensedSession(Session.resume(this.engine(), catalogue, data, rulebook ? { rulebook } : {}), this.licence));
   }
 
   /** `with Client() as client` in the seed's Python: writes the licence's counts now. */
@@ -146,32 +146,21 @@ export class Client {
   }
 }
 
+/** What users get from `session()` / `resume()`: the same API in both modes (serial-session.ts). */
+export type ClientSession = SessionApi;
+
 /**
- * The session API of interfaces.md, async so that it is the same against a worker. Every
- * operation waits for the client's licence first (cli/sdk/licence-gate.ts), in the order it was
- * called; a check counts the `tool_checks` meter and records the bundles pinned at the start.
+ * The in-process session under the client's licence (cli/sdk/licence-gate.ts): every operation
+ * waits for the licence first; a check counts the `tool_checks` meter and carries the bundles
+ * pinned at the start. `SerialSession` puts its operations in one queue.
  */
-export class ClientSession {
-  private readonly guarded: GuardedSteps;
+class LicensedSession implements SessionCore {
   private licensed: Promise<void> | undefined;
   private bundles: Readonly<Record<string, string>> | undefined;
 
-  constructor(private readonly inner: Session, private readonly licence: ClientLicence) {
-    const metered = (tool: string, args: unknown, options?: CallOptions) => this.metered(tool, args, options);
-    this.guarded = new GuardedSteps({
-      checkToolCall: metered,
-      report: (step, outcome, result) => inner.report(step, outcome, result),
-      planUndo: (tool, args, result) => inner.planUndo(tool, args, result),
-      planFollow: (tool, step, args, result) => inner.planFollow(tool, step, args, result),
-      judgeOutcome: (tool, result) => inner.judgeOutcome(tool, result),
-      now: () => inner.now(),
-    });
-  }
+  constructor(private readonly inner: Session, private readonly licence: ClientLicence) {}
 
-  /**
-   * Runs `work` once the licence is open. Every operation chains on one promise, so they reach
-   * the session in the order they were called; a failed open is retried by the next operation.
-   */
+  /** Runs `work` once the licence is open; a failed open is retried by the next operation. */
   private whenLicensed<T>(work: () => Promise<T> | T): Promise<T> {
     if (!this.licensed) {
       const opened = this.licence.open().then(() => {
@@ -185,54 +174,45 @@ export class ClientSession {
     return this.licensed.then(work);
   }
 
-  private metered(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {
-    const refused = this.licence.count();
-    if (refused) return Promise.resolve(refused);
-    const bundles = this.bundles;
-    if (!bundles) return this.inner.checkToolCall(tool, args, options);
-    return this.inner.checkToolCall(tool, args, options).then((r) => {
-      r.detail.bundles = bundles;
-      return r;
-    });
-  }
-
-  /** The guarded step: check, run `impl` once on allow, report what happened. */
-  run(tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult> {
-    return this.whenLicensed(() => this.guarded.run(tool, args, options ?? {}, impl));
-  }
-  approve(step: number): Promise<RunResult> {
-    return this.whenLicensed(() => this.guarded.approve(step));
-  }
-  deny(step: number): Promise<RunResult> {
-    return this.whenLicensed(() => this.guarded.deny(step));
-  }
-  rollback(): Promise<RollbackStep[]> {
-    return this.whenLicensed(() => this.guarded.rollback());
-  }
-  /** The records a read's `filter` passes on. */
-  filter(step: number, result: unknown): Promise<unknown> {
-    return this.whenLicensed(async () => (await this.inner.filter(step, result)).kept);
-  }
-
   get id(): string {
     return this.inner.id;
   }
   get history(): { entries: Entry[] } {
     return this.inner.history;
   }
-  /** A person's turn, recorded in the history — also during a lapse (licensing.md). */
+  /** A person's turn — recorded also during a lapse (licensing.md). */
   read(text: string): Promise<{ step: number }> {
-    this.guarded.newRun();
     return this.whenLicensed(() => {
       this.licence.answered();
       return this.inner.read(text);
     });
   }
   checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {
-    return this.whenLicensed(() => this.metered(tool, args, options));
+    return this.whenLicensed(async () => {
+      const refused = this.licence.count();
+      if (refused) return refused;
+      const r = await this.inner.checkToolCall(tool, args, options);
+      if (this.bundles) r.detail.bundles = this.bundles;
+      return r;
+    });
   }
   report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
     return this.whenLicensed(() => this.inner.report(step, outcome, result));
+  }
+  filter(step: number, result: unknown): Promise<unknown> {
+    return this.whenLicensed(async () => (await this.inner.filter(step, result)).kept);
+  }
+  planUndo(tool: string, args: Record<string, unknown>, result: unknown): UndoPlan | null {
+    return this.inner.planUndo(tool, args, result);
+  }
+  planFollow(tool: string, step: number, args: Record<string, unknown>, result: unknown): FollowPlan | null {
+    return this.inner.planFollow(tool, step, args, result);
+  }
+  judgeOutcome(tool: string, followResult: unknown): Judged {
+    return this.inner.judgeOutcome(tool, followResult);
+  }
+  now(): Date {
+    return this.inner.now();
   }
   toJSON(): SavedSession {
     return this.inner.toJSON();

@@ -1,5 +1,6 @@
 /** The public API of `stalwart-agents` in Node (the whole of it fits on one screen). */
-export { Client, ClientSession, type ClientOptions, type SessionOptions } from "./client.js";
+export { Client, type ClientSession, type ClientOptions, type SessionOptions } from "./client.js";
+export { REASON_CODES, type SessionApi } from "../../worker/portable/engine/index.js";
 export { StalwartError, CatalogueError, LicenceRequired, CheckTimeout, InputError, type CatalogueProblem } from "../../worker/portable/engine/index.js";
 export type { CheckResult, CallOptions, ReasonCode, Labels } from "../../worker/portable/engine/index.js";
 export type { Entry, TurnEntry, CheckEntry, ReportEntry, Outcome, Decision } from "../../worker/portable/engine/index.js";

@@ -10,9 +10,9 @@ import { stringify } from "yaml";
 import type { SavedSession } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
 import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
-import { CatalogueError, InputError, LicenceRequired, StalwartError } from "../../worker/portable/engine/index.js";
+import { CatalogueError, CheckTimeout, InputError, LicenceRequired, StalwartError } from "../../worker/portable/engine/index.js";
 import { looksLikeRulebookPath, readRulebookInput } from "./rulebook-node.js";
-import { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "../../worker/portable/engine/index.js";
+import type { SessionCore } from "../../worker/portable/engine/index.js";
 import type { FollowPlan, Judged, UndoPlan } from "../../worker/portable/engine/index.js";
 
 export interface RemoteOptions {
@@ -52,7 +52,9 @@ export class Http {
       });
     } catch (err) {
       const name = (err as Error)?.name;
-      throw new Unavailable(name === "TimeoutError" || name === "AbortError" ? `the check worker did not answer within ${timeout} ms` : `the check worker could not be reached (${(err as Error).message})`);
+      // A deadline that passed is its own error; a check turns either into `check_unavailable`.
+      if (name === "TimeoutError" || name === "AbortError") throw new CheckTimeout(timeout);
+      throw new Unavailable(`the check worker could not be reached (${(err as Error).message})`);
     }
     let data: any;
     try {
@@ -103,37 +105,32 @@ export async function ensureRulebook(http: Http, input: string | object): Promis
   return name;
 }
 
-export class RemoteSession {
+/**
+ * The session's operations against a check worker (a `SessionCore`: `SerialSession` sends one
+ * request at a time, each carrying the state the previous answer returned).
+ */
+export class RemoteSession implements SessionCore {
   private state: Promise<SavedSession>;
   private current?: SavedSession;
-  private readonly guarded: GuardedSteps;
 
   constructor(private readonly http: Http, state: Promise<SavedSession>, private readonly clock: () => Date = () => new Date()) {
     this.state = state.then((s) => (this.current = s));
     this.state.catch(() => {});
-    const self = this;
-    this.guarded = new GuardedSteps({
-      checkToolCall: (t, a, o) => self.checkToolCall(t, a, o),
-      report: (s, o, r) => self.report(s, o, r),
-      planUndo: (tool, args, result) => self.plan({ kind: "undo", tool, args, result }) as Promise<UndoPlan | null>,
-      planFollow: (tool, step, args, result) => self.plan({ kind: "follow", tool, step, args, result }) as Promise<FollowPlan | null>,
-      judgeOutcome: (tool, result) => self.plan({ kind: "judge", tool, result }) as Promise<Judged>,
-      now: () => self.clock(),
-    });
   }
 
-  run(tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult> {
-    return this.guarded.run(tool, args, options ?? {}, impl);
+  planUndo(tool: string, args: Record<string, unknown>, result: unknown): Promise<UndoPlan | null> {
+    return this.plan({ kind: "undo", tool, args, result }) as Promise<UndoPlan | null>;
   }
-  approve(step: number): Promise<RunResult> {
-    return this.guarded.approve(step);
+  planFollow(tool: string, step: number, args: Record<string, unknown>, result: unknown): Promise<FollowPlan | null> {
+    return this.plan({ kind: "follow", tool, step, args, result }) as Promise<FollowPlan | null>;
   }
-  deny(step: number): Promise<RunResult> {
-    return this.guarded.deny(step);
+  judgeOutcome(tool: string, result: unknown): Promise<Judged> {
+    return this.plan({ kind: "judge", tool, result }) as Promise<Judged>;
   }
-  rollback(): Promise<RollbackStep[]> {
-    return this.guarded.rollback();
+  now(): Date {
+    return this.clock();
   }
+
   async filter(step: number, result: unknown): Promise<unknown> {
     const session = await this.state;
     const r = await this.http.send("POST", "/v1/filter", { session, step, result });
@@ -164,7 +161,6 @@ export class RemoteSession {
   }
 
   async read(text: string): Promise<{ step: number }> {
-    this.guarded.newRun();
     const session = await this.state;
     const r = await this.http.send("POST", "/v1/sessions/read", { session, text });
     this.current = r.session;
@@ -186,7 +182,7 @@ export class RemoteSession {
       this.state = Promise.resolve(r.session);
       return r.check as CheckResult;
     } catch (err) {
-      if (err instanceof Unavailable) return unavailable(err);
+      if (err instanceof Unavailable || err instanceof CheckTimeout) return unavailable(err);
       throw err;
     }
   }
@@ -201,7 +197,7 @@ export class RemoteSession {
 
   toJSON(): SavedSession {
     if (!this.current) throw new StalwartError("SessionNotReady", "the session has not been created on the worker yet; await a call first");
-    return JSON.parse(JSON.stringify(this.current));
+    return structuredClone(this.current);
   }
 }
 

@@ -32,9 +32,22 @@ export interface Expect {
   wording_ends_with?: string;
 }
 
+export interface CheckSpec {
+  tool: string;
+  args?: unknown;
+  origins?: Record<string, string>;
+  labels?: Record<string, string[]>;
+  confirmation?: string;
+  agent?: string;
+  undoOf?: number | string;
+  facts?: Record<string, unknown>;
+}
+
 export type CaseStep =
   | { read: string; in?: string }
-  | { check: { tool: string; args?: unknown; origins?: Record<string, string>; labels?: Record<string, string[]>; confirmation?: string; agent?: string; undoOf?: number | string; facts?: Record<string, unknown> }; in?: string; expect: Expect; save?: string; note?: string }
+  | { check: CheckSpec; in?: string; expect: Expect; save?: string; note?: string }
+  /** checks asked at once, none awaited before the next is asked; answered one at a time in the order asked */
+  | { together: { check: CheckSpec; expect: Expect }[]; in?: string; expect_entries?: number; note?: string }
   | { report: { step: number | string; outcome: string; result?: unknown }; in?: string }
   | { advance: string }
   | { history: HistoryEdit; in?: string }
@@ -135,21 +148,31 @@ export async function runCase(c: Case, driver: Driver): Promise<StepOutcome[]> {
     else if ("report" in step) await session.report(ref(step.report.step) as number, step.report.outcome, step.report.result);
     else if ("resume" in step) sessions.set(key, driver.resume(JSON.parse(JSON.stringify(session.toJSON())), { catalogue, ...rulebookOf(specs[key]!) }, now));
     else if ("history" in step) editHistory(session, step.history, sessions);
-    else if ("check" in step) {
+    else if ("together" in step) {
+      const answers = await Promise.all(step.together.map((t) => session.checkToolCall(t.check.tool, t.check.args ?? {}, optionsOf(t.check, ref))));
+      answers.forEach((r, j) => out.push({ index: i, note: `${step.note ?? "together"} #${j}`, expected: step.together[j]!.expect, actual: { decision: r.decision, reasons: r.reasons, detail: r.detail } }));
+      if (step.expect_entries !== undefined && session.history.entries.length !== step.expect_entries) {
+        throw new Error(`step ${i}: the history has ${session.history.entries.length} entries, expected ${step.expect_entries}`);
+      }
+    } else if ("check" in step) {
       const k = step.check;
-      const options: Record<string, unknown> = {};
-      if (k.origins) options.origins = k.origins;
-      if (k.labels) options.labels = k.labels;
-      if (k.confirmation !== undefined) options.confirmation = ref(k.confirmation);
-      if (k.agent !== undefined) options.agent = k.agent;
-      if (k.undoOf !== undefined) options.undoOf = ref(k.undoOf);
-      if (k.facts !== undefined) options.facts = k.facts;
-      const r = await session.checkToolCall(k.tool, k.args ?? {}, options);
+      const r = await session.checkToolCall(k.tool, k.args ?? {}, optionsOf(k, ref));
       if (step.save) saved.set(step.save, { step: r.step, ...(r.confirmation ? { confirmation: r.confirmation } : {}) });
       out.push({ index: i, ...(step.note ? { note: step.note } : {}), expected: step.expect, actual: { decision: r.decision, reasons: r.reasons, detail: r.detail } });
     } else throw new Error(`step ${i} has no known kind`);
   }
   return out;
+}
+
+function optionsOf(k: CheckSpec, ref: (v: unknown) => unknown): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  if (k.origins) options.origins = k.origins;
+  if (k.labels) options.labels = k.labels;
+  if (k.confirmation !== undefined) options.confirmation = ref(k.confirmation);
+  if (k.agent !== undefined) options.agent = k.agent;
+  if (k.undoOf !== undefined) options.undoOf = ref(k.undoOf);
+  if (k.facts !== undefined) options.facts = k.facts;
+  return options;
 }
 
 function editHistory(session: DriverSession, edit: HistoryEdit, sessions: Map<string, DriverSession>): void {

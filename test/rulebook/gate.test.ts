@@ -2,15 +2,15 @@
  * Step 8, the rulebook gate (checks.md "Rulebook gate", "Undo bound to what it undoes"): a
  * refusing rule refuses naming itself with its flow in detail; an asking rule adds `gate_clarify`;
  * facts nobody sent refuse (fail closed); an undo is never refused, only asked about; reads are
- * gated too. Unit tests on the pure step with a minimal CheckContext, then the step in the
- * orchestrator's order (steps 1–4, 8, 9–13) to see what the caller gets.
+ * gated too. Unit tests on the pure step with a minimal step input (its holds collected here, as
+ * the orchestrator does), then the step in the orchestrator's order to see what the caller gets.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadCatalogue } from "../../worker/portable/engine/catalogue/index.js";
-import { runSteps, STEPS, type NumberedStep } from "../../worker/portable/engine/check/orchestrator.js";
-import { rulebookGate } from "../../worker/portable/engine/check/steps/s08-rulebook.js";
-import type { Call, CheckContext, Hold } from "../../worker/portable/engine/check/types.js";
+import { runSteps, STEPS, type NamedStep } from "../../worker/portable/engine/check/orchestrator.js";
+import { rulebookGate as gate } from "../../worker/portable/engine/check/steps/rulebook.js";
+import type { Call, Hold, StepInput, StepResult } from "../../worker/portable/engine/check/types.js";
 import type { Entry } from "../../worker/portable/engine/history/entry.js";
 import { HistoryIndex } from "../../worker/portable/engine/history/index.js";
 import { TurnIndex } from "../../worker/portable/engine/origins/typed.js";
@@ -22,10 +22,23 @@ const catalogue = loadCatalogue(read("examples/store/agent.yaml"), { file: "agen
 const store = compileRulebook(read("examples/store/rulebook.yaml"), { file: "rulebook.yaml", catalogue });
 const rich = compileRulebook(read("test/fixtures/rulebooks/rich.yaml"), { file: "rich.yaml", catalogue });
 
+type Input = StepInput & { holds: Hold[] };
+
+/** The step, with the holds it contributes collected into its input as the orchestrator does. */
+function rulebookGate(c: Call, input: Input): StepResult {
+  const r = gate(c, input);
+  if (r.kind !== "pass") return r;
+  input.holds.push(...(r.holds ?? []));
+  return { kind: "pass" };
+}
+
 /** What session.ts builds, reduced to what the steps read; `valueDigest` is JSON here, in the entries too. */
-function context(rulebook: CompiledRulebook | undefined, results: Record<string, Record<string, unknown>> = {}, history: Entry[] = []): CheckContext {
+function context(rulebook: CompiledRulebook | undefined, results: Record<string, Record<string, unknown>> = {}, history: Entry[] = []): Input {
+  const tool = catalogue.tools.get("refund_card");
+  if (!tool) throw new Error("the store catalogue has refund_card");
   return {
     catalogue,
+    tool,
     history,
     sessionId: "s-test",
     turns: new TurnIndex("en"),
@@ -36,7 +49,6 @@ function context(rulebook: CompiledRulebook | undefined, results: Record<string,
     index: new HistoryIndex(catalogue, history),
     from: (tool, path) => results[tool]?.[path],
     valueDigest: (v) => JSON.stringify(v),
-    counters: [],
     taintModelAfterUntrusted: false,
     ...(rulebook ? { rulebook } : {}),
   };
@@ -133,7 +145,7 @@ describe("step 8 on its own", () => {
   it("several asking rules make one gate_clarify hold, questions in file order", () => {
     const ctx = context(rich);
     const facts = { ...paid, customer_tier: "regular", open_disputes: ["d-1"] };
-    expect(rulebookGate(call("refund_card", refund(400), { facts }), { ...ctx, from: () => 1000 })).toEqual({ kind: "pass" });
+    expect(rulebookGate(call("refund_card", refund(400), { facts }), { ...ctx, holds: ctx.holds, from: () => 1000 })).toEqual({ kind: "pass" });
     expect(ctx.holds).toHaveLength(1);
     expect(ctx.holds[0]).toEqual({
       reason: "gate_clarify",
@@ -179,49 +191,49 @@ describe("step 8 on its own", () => {
 
 describe("step 8 in the check's order", () => {
   // the orchestrator's list with step 8 in its place (the session adds it once it carries a rulebook)
-  const steps: NumberedStep[] = [...STEPS.filter((s) => s.number < 8), { number: 8, name: "rulebook", run: rulebookGate }, ...STEPS.filter((s) => s.number > 8)];
+  const steps: NamedStep[] = [...STEPS.filter((s) => s.number < 8), { number: 8, name: "rulebook", run: gate }, ...STEPS.filter((s) => s.number > 8)];
 
   it("a refund the rulebook's flow refuses: refuse at step 8, the rule as the reason, its flow in detail", () => {
     const answer = runSteps(call("refund_card", refund(40), { facts: { order_status: "pending" } }), context(store), steps);
-    expect(answer).toEqual({ at: 8, result: { kind: "refuse", reason: "refund_only_paid_orders", detail: { flow: "refunds", rule: "refund_only_paid_orders", wording: "Only paid orders can be refunded." } } });
+    expect(answer).toMatchObject({ at: "rulebook", verdict: { kind: "refuse", reason: "refund_only_paid_orders", detail: { flow: "refunds", rule: "refund_only_paid_orders", wording: "Only paid orders can be refunded." } } });
   });
 
   it("a refund the rulebook asks about: confirm with gate_clarify (`write` only stands alone), the question first", () => {
     const answer = runSteps(call("refund_card", refund(600), { facts: paid }), context(store), steps);
-    expect(answer.at).toBe(11);
-    expect(answer.result).toMatchObject({ kind: "confirm", reasons: ["gate_clarify"], detail: { question: "Refunds over 500 need a second look: go ahead?", flow: "refunds" } });
-    expect((answer.result as unknown as { detail: { wording: string } }).detail.wording).toMatch(/^Refunds over 500 need a second look: go ahead\? .*Allow refund_card\?$/);
+    expect(answer.at).toBe("confirm");
+    expect(answer.verdict).toMatchObject({ kind: "confirm", reasons: ["gate_clarify"], detail: { question: "Refunds over 500 need a second look: go ahead?", flow: "refunds" } });
+    expect((answer.verdict as unknown as { detail: { wording: string } }).detail.wording).toMatch(/^Refunds over 500 need a second look: go ahead\? .*Allow refund_card\?$/);
   });
 
   it("a refund the rulebook lets through goes on to the write's own confirmation", () => {
     const answer = runSteps(call("refund_card", refund(40), { facts: paid }), context(store), steps);
-    expect(answer.result).toMatchObject({ kind: "confirm", reasons: ["write"] });
+    expect(answer.verdict).toMatchObject({ kind: "confirm", reasons: ["write"] });
   });
 
   it("an earlier step answers first: a schema error is refused at step 3 whatever the rulebook says", () => {
     const answer = runSteps(call("refund_card", { ...refund(40), note: "x" }, { facts: { order_status: "pending" } }), context(store), steps);
-    expect(answer).toMatchObject({ at: 3, result: { kind: "refuse", reason: "argument_schema" } });
+    expect(answer).toMatchObject({ at: "argument_schema", verdict: { kind: "refuse", reason: "argument_schema" } });
   });
 
   it("an undo whose tool the rulebook would refuse is allowed, `compensation` (the essay's failed run)", () => {
     const undo = call("refund_card", refund(40), { facts: { order_status: "pending" }, undoOf: 0 });
-    expect(runSteps(undo, context(store, {}, charged(refund(40))), steps)).toEqual({ at: 12, result: { kind: "allow", reason: "compensation", detail: { undo_of: 0 } } });
+    expect(runSteps(undo, context(store, {}, charged(refund(40))), steps)).toMatchObject({ at: "compensation", verdict: { kind: "allow", reason: "compensation", detail: { undo_of: 0 } } });
     // the same call, not an undo, is refused by the rule
-    expect(runSteps(call("refund_card", refund(40), { facts: { order_status: "pending" } }), context(store, {}, charged(refund(40))), steps)).toMatchObject({ at: 8, result: { reason: "refund_only_paid_orders" } });
+    expect(runSteps(call("refund_card", refund(40), { facts: { order_status: "pending" } }), context(store, {}, charged(refund(40))), steps)).toMatchObject({ at: "rulebook", verdict: { reason: "refund_only_paid_orders" } });
   });
 
   it("an undo the rulebook asks about is confirmed with gate_clarify alone", () => {
     const undo = call("refund_card", refund(600), { undoOf: 0 });
     const answer = runSteps(undo, context(store, {}, charged(refund(600))), steps);
-    expect(answer).toMatchObject({ at: 11, result: { kind: "confirm", reasons: ["gate_clarify"], detail: { question: "Refunds over 500 need a second look: go ahead?", flow: "refunds" } } });
+    expect(answer).toMatchObject({ at: "confirm", verdict: { kind: "confirm", reasons: ["gate_clarify"], detail: { question: "Refunds over 500 need a second look: go ahead?", flow: "refunds" } } });
   });
 
   it("an asking rule on a read turns it into a confirmation", () => {
     const answer = runSteps(call("get_order", { order_id: "4411" }, { facts: { open_disputes: [1] } }), context(rich), steps);
-    expect(answer).toMatchObject({ at: 11, result: { kind: "confirm", reasons: ["gate_clarify"], detail: { question: "Order 4411 has an open dispute: go ahead?", flow: "operations" } } });
+    expect(answer).toMatchObject({ at: "confirm", verdict: { kind: "confirm", reasons: ["gate_clarify"], detail: { question: "Order 4411 has an open dispute: go ahead?", flow: "operations" } } });
   });
 
   it("a read the rulebook refuses is refused at step 8", () => {
-    expect(runSteps(call("read_inbox", { folder: "in" }), context(rich), steps)).toMatchObject({ at: 8, result: { kind: "refuse", reason: "no_inbox_reads", detail: { flow: "privacy" } } });
+    expect(runSteps(call("read_inbox", { folder: "in" }), context(rich), steps)).toMatchObject({ at: "rulebook", verdict: { kind: "refuse", reason: "no_inbox_reads", detail: { flow: "privacy" } } });
   });
 });

@@ -5,9 +5,10 @@
  */
 export { Engine } from "./engine.js";
 export { Session, type SavedSession } from "./session.js";
+export { SerialSession, type SessionApi, type SessionCore } from "./serial-session.js";
 export { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
 export type { FollowPlan, Judged, UndoPlan } from "./plans.js";
-export type { CallOptions, CheckResult, Labels, LicenceGate, ReasonCode } from "./check/types.js";
+export { REASON_CODES, type CallOptions, type CheckResult, type Labels, type LicenceGate, type ReasonCode } from "./check/types.js";
 export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 
 export { CatalogueError, CheckTimeout, InputError, LicenceRequired, StalwartError, formatProblem, type CatalogueProblem } from "./errors.js";

@@ -153,7 +153,15 @@ export function createApp(opts: AppOptions) {
     const rulebook = typeof saved.rulebook === "string" ? await rulebookByDigest(c, saved.rulebook) : undefined;
     const engine = engineFor(c.env, c.get("tenant"), c.get("licence"));
     clockFor(c);
-    return Session.resume(engine, catalogue, saved, undefined, { ...(adoptHeader ? { adoptBrokenSeal: true } : {}), ...(rulebook ? { rulebook } : {}) });
+    const opts = rulebook ? { rulebook } : {};
+    try {
+      return Session.resume(engine, catalogue, saved, opts);
+    } catch (err) {
+      // A check answers a session sealed by another key (another tenant's, or forged) with
+      // `history_invalid` and a new history, as the SDK's next check would; other routes refuse it.
+      if (!adoptHeader || !(err instanceof StalwartError) || err.code !== "SessionSealInvalid") throw err;
+      return Session.untrusted(engine, catalogue, saved, "the session was not sealed with this key (another tenant's or installation's, or changed by hand)", opts);
+    }
   }
 
   app.onError((err, c) => {

@@ -1,4 +1,5 @@
 /** The OpenAPI 3.1 document the worker serves at GET /v1/openapi.json. */
+import { OUTCOMES, REASON_CODES } from "../../portable/engine/index.js";
 const error = { $ref: "#/components/schemas/Error" };
 const errors = {
   "400": { description: "malformed request", content: { "application/json": { schema: error } } },
@@ -86,7 +87,7 @@ export const openapi = {
     "/v1/report": {
       post: {
         summary: "report what happened to a checked call",
-        requestBody: json({ type: "object", required: ["session", "step", "outcome"], properties: { session, step: { type: "integer" }, outcome: { enum: ["ran", "failed", "outcome_unknown", "compensated"] }, result: {} } }),
+        requestBody: json({ type: "object", required: ["session", "step", "outcome"], properties: { session, step: { type: "integer" }, outcome: { enum: [...OUTCOMES] }, result: {} } }),
         responses: ok({ type: "object", properties: { step: { type: "integer" }, session } }),
       },
     },
@@ -112,7 +113,7 @@ export const openapi = {
       Check: {
         type: "object",
         required: ["decision", "reasons", "detail", "step"],
-        properties: { decision: { enum: ["allow", "confirm", "refuse"] }, reasons: { type: "array", items: { type: "string" } }, detail: { type: "object" }, confirmation: { type: "string" }, step: { type: "integer" } },
+        properties: { decision: { enum: ["allow", "confirm", "refuse"] }, reasons: { type: "array", items: { anyOf: [{ enum: [...REASON_CODES] }, { type: "string", description: "the name of the rulebook rule that refused" }] } }, detail: { type: "object" }, confirmation: { type: "string" }, step: { type: "integer" } },
       },
       Session: {
         type: "object",

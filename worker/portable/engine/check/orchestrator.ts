@@ -1,79 +1,118 @@
 /**
- * The check, in the order of checks.md; the first step that answers ends it (step 11 collects
+ * The check, in the order of checks.md; the first step that answers ends it (`confirm` collects
  * every confirm reason at once):
  *
- *   1 catalogue, agent reach, licence     (s01-reach)
- *   2 history verifies                    (s02-history; the MACs are checked before the steps)
- *   3 arguments against the schema        (s03-schema)
- *   4 destinations / egress allow-list    (s04-destinations)
- *   5 order rules                         (s05-order)
- *   6 undo bound to its step              (s06-undo)
- *   7 checks, rate limits, spend          (s07-limits; counters settled by the session after 13)
- *   8 rulebook gate                       (s08-rulebook)
- *   9 labels                              (s09-labels)
- *  10 confirmation token                  (s10-confirmation)
- *  11 confirm reasons                     (s11-confirm)
- *  12 compensation                        (s12-compensation)
- *  13 allow                               (s13-allow)
+ *   1 reach             catalogue, agent reach, licence           (steps/reach.ts)
+ *   2 history           the history verifies                      (steps/history.ts; MACs checked before the steps)
+ *   3 argument_schema   arguments against the schema              (steps/argument-schema.ts)
+ *   4 destinations      destinations / egress allow-list          (steps/destinations.ts)
+ *   5 order             order rules                               (steps/order.ts)
+ *   6 undo              undo bound to its step                    (steps/undo.ts)
+ *   7 limits            checks, rate limits, spend                (steps/limits.ts; its counters settled after 13)
+ *   8 rulebook          rulebook gate                             (steps/rulebook.ts)
+ *   9 labels            labels                                    (steps/labels.ts)
+ *  10 confirmation      confirmation token                        (steps/confirmation.ts)
+ *  11 confirm           confirm reasons                           (steps/confirm.ts)
+ *  12 compensation      an undo that passed                       (steps/compensation.ts)
+ *  13 allow             allow                                     (steps/allow.ts)
  *
+ * Each step is a pure function of plain data that returns its contribution: a verdict, or a pass
+ * with the holds / counter needs / notes later steps and the answer read. The tool is resolved
+ * before the list; `reach` refuses when it is missing, and every later step gets it resolved.
  * Fail closed: a step that throws is a refusal (`internal_error`), never an allow.
  */
-import type { Call, CheckContext, Step, StepResult } from "./types.js";
-import { reach } from "./steps/s01-reach.js";
-import { historyVerified } from "./steps/s02-history.js";
-import { argumentSchema } from "./steps/s03-schema.js";
-import { destinations } from "./steps/s04-destinations.js";
-import { orderRules } from "./steps/s05-order.js";
-import { undoBound } from "./steps/s06-undo.js";
-import { limits } from "./steps/s07-limits.js";
-import { rulebookGate } from "./steps/s08-rulebook.js";
-import { labels } from "./steps/s09-labels.js";
-import { compensation } from "./steps/s12-compensation.js";
-import { confirmation } from "./steps/s10-confirmation.js";
-import { confirmReasons } from "./steps/s11-confirm.js";
-import { allow } from "./steps/s13-allow.js";
+import type { CompiledTool } from "../catalogue/types.js";
+import type { Call, CheckFacts, CounterNeed, Hold, Step, StepInput, StepResult, Verdict } from "./types.js";
+import { reach } from "./steps/reach.js";
+import { historyVerified } from "./steps/history.js";
+import { argumentSchema } from "./steps/argument-schema.js";
+import { destinations } from "./steps/destinations.js";
+import { orderRules } from "./steps/order.js";
+import { undoBound } from "./steps/undo.js";
+import { limits } from "./steps/limits.js";
+import { rulebookGate } from "./steps/rulebook.js";
+import { labels } from "./steps/labels.js";
+import { confirmation } from "./steps/confirmation.js";
+import { confirmReasons } from "./steps/confirm.js";
+import { compensation } from "./steps/compensation.js";
+import { allow } from "./steps/allow.js";
 
-export interface NumberedStep {
+export type StepName =
+  | "reach" | "history" | "argument_schema" | "destinations" | "order" | "undo" | "limits"
+  | "rulebook" | "labels" | "confirmation" | "confirm" | "compensation" | "allow";
+
+export interface NamedStep {
+  readonly name: StepName;
+  /** its number in checks.md, for the detail of an internal error */
   readonly number: number;
-  readonly name: string;
   readonly run: Step;
 }
 
-export const STEPS: readonly NumberedStep[] = Object.freeze([
-  { number: 1, name: "reach", run: reach },
-  { number: 2, name: "history", run: historyVerified },
-  { number: 3, name: "argument_schema", run: argumentSchema },
-  { number: 4, name: "destinations", run: destinations },
-  { number: 5, name: "order", run: orderRules },
-  { number: 6, name: "undo", run: undoBound },
-  { number: 7, name: "limits", run: limits },
-  { number: 8, name: "rulebook", run: rulebookGate },
-  { number: 9, name: "labels", run: labels },
-  { number: 10, name: "confirmation", run: confirmation },
-  { number: 11, name: "confirm", run: confirmReasons },
-  { number: 12, name: "compensation", run: compensation },
-  { number: 13, name: "allow", run: allow },
+/** Steps 2–13 (`reach` runs first, on the unresolved tool). */
+export const STEPS: readonly NamedStep[] = Object.freeze([
+  { name: "history", number: 2, run: historyVerified },
+  { name: "argument_schema", number: 3, run: argumentSchema },
+  { name: "destinations", number: 4, run: destinations },
+  { name: "order", number: 5, run: orderRules },
+  { name: "undo", number: 6, run: undoBound },
+  { name: "limits", number: 7, run: limits },
+  { name: "rulebook", number: 8, run: rulebookGate },
+  { name: "labels", number: 9, run: labels },
+  { name: "confirmation", number: 10, run: confirmation },
+  { name: "confirm", number: 11, run: confirmReasons },
+  { name: "compensation", number: 12, run: compensation },
+  { name: "allow", number: 13, run: allow },
 ]);
 
-export interface Answer {
-  result: StepResult;
-  /** the number of the step that answered */
-  at: number;
+const ORDER: readonly StepName[] = ["reach", ...STEPS.map((s) => s.name)];
+
+/** Did step `a` come after step `b` in the order? */
+export function after(a: StepName, b: StepName): boolean {
+  return ORDER.indexOf(a) > ORDER.indexOf(b);
 }
 
-export function runSteps(call: Call, ctx: CheckContext, steps: readonly NumberedStep[] = STEPS): Answer {
+export interface Answer {
+  verdict: Verdict;
+  /** the step that answered */
+  at: StepName;
+  /** the resolved tool (absent when `reach` refused it) */
+  tool?: CompiledTool;
+  /** counters `limits` needs settled */
+  counters: readonly CounterNeed[];
+  /** detail every answer carries, whatever step decided */
+  notes: Readonly<Record<string, unknown>>;
+}
+
+export function runSteps(call: Call, facts: CheckFacts, steps: readonly NamedStep[] = STEPS): Answer {
+  const tool = facts.catalogue.tools.get(call.tool);
+  const first = guarded(() => reach(call, facts, tool), 1);
+  if (first.kind !== "pass") return { verdict: first, at: "reach", counters: [], notes: {} };
+  if (!tool) return { verdict: internal(1, "reach passed an unknown tool"), at: "reach", counters: [], notes: {} };
+
+  const holds: Hold[] = [];
+  const counters: CounterNeed[] = [];
+  let notes: Record<string, unknown> = {};
+  // One input for every step; only the orchestrator adds to `holds`, steps read it.
+  const input: StepInput = { ...facts, tool, holds };
   for (const step of steps) {
-    let result: StepResult;
-    try {
-      result = step.run(call, ctx);
-    } catch (err) {
-      return {
-        result: { kind: "refuse", reason: "internal_error", detail: { step: step.number, message: (err as Error)?.message ?? String(err) } },
-        at: step.number,
-      };
-    }
-    if (result.kind !== "pass") return { result, at: step.number };
+    const result = guarded(() => step.run(call, input), step.number);
+    if (result.kind !== "pass") return { verdict: result, at: step.name, tool, counters, notes };
+    if (result.holds) holds.push(...result.holds);
+    if (result.counters) counters.push(...result.counters);
+    if (result.note) notes = { ...notes, ...result.note };
   }
-  // Unreachable with step 13 in the list; fail closed if a list omits it.
-  return { result: { kind: "refuse", reason: "internal_error", detail: { message: "no step answered" } }, at: 0 };
+  // Unreachable with `allow` in the list; fail closed if a list omits it.
+  return { verdict: internal(0, "no step answered"), at: "allow", tool, counters, notes };
+}
+
+function guarded(run: () => StepResult, number: number): StepResult {
+  try {
+    return run();
+  } catch (err) {
+    return internal(number, (err as Error)?.message ?? String(err));
+  }
+}
+
+function internal(step: number, message: string): Verdict {
+  return { kind: "refuse", reason: "internal_error", detail: { step, message } };
 }

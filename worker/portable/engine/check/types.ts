@@ -9,20 +9,23 @@ import type { HistoryIndex } from "../history/index.js";
 import type { CounterItem } from "../counters/store.js";
 import type { CompiledRulebook } from "../rulebook/types.js";
 
-/** Every reason code of checks.md, exact (the public contract). */
-export type ReasonCode =
-  | "unknown_tool" | "agent_required" | "licence_lapsed"
-  | "history_invalid"
-  | "argument_schema"
-  | "undeclared_destination"
-  | "order_rule"
-  | "compensation_spent" | "compensation_mismatch"
-  | "condition_failed" | "condition_unknown" | "usage_unknown" | "limit_reached" | "spend_unknown" | "spend_exceeded"
-  | "tainted_call"
-  | "confirmed"
-  | "gate_clarify" | "argument_origin" | "irreversible_pivot" | "schema_partial" | "write"
-  | "compensation"
-  | "check_unavailable" | "quota_exhausted" | "internal_error" | "input_invalid";
+/** Every reason code of checks.md, exact (the public contract); the rulebook's reserved names and the OpenAPI enums read this list. */
+export const REASON_CODES = [
+  "unknown_tool", "agent_required", "licence_lapsed",
+  "history_invalid",
+  "argument_schema",
+  "undeclared_destination",
+  "order_rule",
+  "compensation_spent", "compensation_mismatch",
+  "condition_failed", "condition_unknown", "usage_unknown", "limit_reached", "spend_unknown", "spend_exceeded",
+  "tainted_call",
+  "confirmed",
+  "gate_clarify", "argument_origin", "irreversible_pivot", "schema_partial", "write",
+  "compensation",
+  "check_unavailable", "quota_exhausted", "internal_error",
+] as const;
+
+export type ReasonCode = (typeof REASON_CODES)[number];
 
 /** Labels: `call` applies to the whole call; any other key is an argument name. */
 export type Labels = Readonly<Record<string, readonly string[]>>;
@@ -73,11 +76,13 @@ export interface TokenClaims {
   exp: number;
 }
 
-export interface CheckContext {
+/**
+ * What every step reads: plain data, never written by a step. The tool is resolved before the
+ * steps run; `reach` is the one step that sees it possibly missing.
+ */
+export interface CheckFacts {
   catalogue: CompiledCatalogue;
-  /** set by step 1 */
-  tool?: CompiledTool;
-  /** verified history (step 2 replaces an invalid one with []) */
+  /** verified history ([] when step 2 found it invalid) */
   history: readonly Entry[];
   sessionId: string;
   turns: TurnIndex;
@@ -86,26 +91,25 @@ export interface CheckContext {
   licence?: LicenceGate;
   /** verifies a token's MAC; null when it is not ours or unreadable */
   openToken(token: string): TokenClaims | null;
-  /** step 2's finding, for the orchestrator */
+  /** why the history did not verify (step 2 refuses with it) */
   historyInvalid?: string;
-  /** confirm reasons gathered by steps 8 and 9 for step 11 */
-  holds: Hold[];
-  /** the ask entry a token was accepted for at step 10 */
-  confirmedAsk?: number;
-  /** why a presented token covered nothing (step 10), for the detail */
-  tokenProblem?: string;
   /** the verified history, indexed for steps 5–11 */
   index: HistoryIndex;
   /** `{from: tool.path}`: what that tool last returned in this session */
   from: (tool: string, path: string) => unknown;
   /** the digest an argument value has in a check entry's `values` */
   valueDigest: (value: unknown) => string;
-  /** counter items step 7 wants reserved if the call is allowed */
-  counters: CounterNeed[];
   /** session option: `model` arguments after an untrusted read carry its label */
   taintModelAfterUntrusted: boolean;
   /** the session's compiled rulebook, read by step 8; absent: no rulebook, step 8 passes */
   rulebook?: CompiledRulebook;
+}
+
+/** The input of every step after `reach`: the facts, the resolved tool, and what earlier steps contributed. */
+export interface StepInput extends CheckFacts {
+  tool: CompiledTool;
+  /** confirm reasons held by earlier steps (rulebook, labels) for `confirm` */
+  holds: readonly Hold[];
 }
 
 export interface CounterNeed {
@@ -123,15 +127,27 @@ export interface Hold {
   wording: string;
 }
 
-export type StepResult =
-  | { kind: "pass" }
+/** A step that lets the call go on, with what it adds for later steps and for the answer. */
+export interface Pass {
+  kind: "pass";
+  /** confirm reasons for the `confirm` step */
+  holds?: readonly Hold[];
+  /** counters `limits` wants reserved if the call is allowed */
+  counters?: readonly CounterNeed[];
+  /** detail for the answer, whatever decides (e.g. why a presented token covered nothing) */
+  note?: Readonly<Record<string, unknown>>;
+}
+
+export type Verdict =
   | { kind: "refuse"; reason: ReasonCode | string; detail?: Record<string, unknown> }
-  | { kind: "allow"; reason?: ReasonCode; detail?: Record<string, unknown> }
+  | { kind: "allow"; reason?: ReasonCode; detail?: Record<string, unknown>; /** the ask entry a token was accepted for */ confirmedAsk?: number }
   | { kind: "confirm"; reasons: ReasonCode[]; detail: Record<string, unknown> };
 
-export const PASS: StepResult = Object.freeze({ kind: "pass" });
+export type StepResult = Pass | Verdict;
 
-export type Step = (call: Call, ctx: CheckContext) => StepResult;
+export const PASS: Pass = Object.freeze({ kind: "pass" });
+
+export type Step = (call: Call, input: StepInput) => StepResult;
 
 /** The answer the SDK returns. */
 export interface CheckResult {

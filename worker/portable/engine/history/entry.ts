@@ -9,8 +9,9 @@
 import { canonicalize, canonicalNumber, canonicalString, compareUtf16 } from "../canonical/jcs.js";
 
 export type Decision = "allow" | "confirm" | "refuse";
-export type Outcome = "ran" | "failed" | "outcome_unknown" | "compensated";
-export const OUTCOMES: readonly Outcome[] = ["ran", "failed", "outcome_unknown", "compensated"];
+/** What happened to a checked call, as its caller (or the gateway) reports it. */
+export const OUTCOMES = ["ran", "failed", "outcome_unknown", "compensated"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
 
 interface Base {
   v: 1;

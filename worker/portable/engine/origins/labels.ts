@@ -8,10 +8,10 @@
  *   - with the session option `taint_model_after_untrusted`, every `model` argument written after
  *     anything untrusted was read carries `untrusted:<that tool>`.
  */
-import type { CheckContext, Call } from "../check/types.js";
+import type { CheckFacts, Call } from "../check/types.js";
 import { parseResultRef } from "./origins.js";
 
-export function propagatedLabels(call: Call, ctx: CheckContext): Record<string, string[]> {
+export function propagatedLabels(call: Call, ctx: CheckFacts): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   const add = (key: string, label: string) => {
     const list = (out[key] ??= []);

@@ -6,12 +6,15 @@
  */
 import { MISSING, readValue } from "../conditions/read.js";
 import { jsonEqual } from "../conditions/values.js";
-import type { Call, CheckContext } from "../check/types.js";
+import type { Call, CheckFacts } from "../check/types.js";
+
+/** What an origin is judged against: the verified turns, history and catalogue. */
+export type OriginFacts = Pick<CheckFacts, "turns" | "index" | "catalogue">;
 
 const TRUSTED = new Set(["reply", "context", "computed"]);
 
 /** Names of the arguments whose origin is not trusted, in argument order. */
-export function originProblems(call: Call, ctx: CheckContext): string[] {
+export function originProblems(call: Call, ctx: OriginFacts): string[] {
   const out: string[] = [];
   for (const name of Object.keys(call.args)) {
     if (!originTrusted(call.origins[name], call.args[name], ctx)) out.push(name);
@@ -19,7 +22,7 @@ export function originProblems(call: Call, ctx: CheckContext): string[] {
   return out;
 }
 
-export function originTrusted(origin: string | undefined, value: unknown, ctx: CheckContext): boolean {
+export function originTrusted(origin: string | undefined, value: unknown, ctx: OriginFacts): boolean {
   if (origin === undefined) return false;
   if (TRUSTED.has(origin)) return true;
   if (origin === "typed") return ctx.turns.has(value);
@@ -39,7 +42,7 @@ export function parseResultRef(ref: string): ResultRef | null {
   return { step: Number(m[1]), path: m[2] ?? "" };
 }
 
-function resultOriginHolds(ref: string, value: unknown, ctx: CheckContext): boolean {
+function resultOriginHolds(ref: string, value: unknown, ctx: OriginFacts): boolean {
   const r = parseResultRef(ref);
   // That call was allowed and its caller reported it `ran` (the index keeps the last report).
   if (!r || !ctx.index.ran(r.step)) return false;

@@ -11,6 +11,7 @@
  *   - with a catalogue: `tools` and `from` name its tools, and `args.<name>` is an argument every
  *     tool the rule applies to takes (a value no call can carry is unknown, and unknown refuses).
  */
+import { REASON_CODES } from "../check/types.js";
 import type { CompiledCatalogue } from "../catalogue/types.js";
 import { sortProblems, type CatalogueProblem } from "../errors.js";
 import { lintCondition, type ConditionScope } from "../catalogue/conditions.js";
@@ -31,13 +32,7 @@ const TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
 export const ROOTS = ["args", "facts"] as const;
 
 /** checks.md reason codes: a rule named like one would make an answer ambiguous. */
-export const RESERVED_NAMES: readonly string[] = [
-  "unknown_tool", "agent_required", "licence_lapsed", "history_invalid", "argument_schema", "undeclared_destination",
-  "order_rule", "compensation_spent", "compensation_mismatch", "condition_failed", "condition_unknown", "usage_unknown",
-  "limit_reached", "spend_unknown", "spend_exceeded", "tainted_call", "confirmed", "gate_clarify", "argument_origin",
-  "irreversible_pivot", "schema_partial", "write", "compensation", "check_unavailable", "quota_exhausted",
-  "internal_error", "input_invalid",
-];
+export const RESERVED_NAMES: readonly string[] = REASON_CODES;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);

@@ -2,28 +2,28 @@
  * Step 11: every reason a write needs a person, together. A write with none of them is still
  * confirmed, by `write` — unless the tool declares `confirm: when_held`. Reads pass.
  * This module gathers `argument_origin`; `tainted_call` (step 9) and later `gate_clarify` (step 8)
- * arrive in `ctx.holds`.
+ * arrive in `input.holds`.
  */
 import { originProblems } from "../../origins/origins.js";
-import { PASS, type Call, type CheckContext, type Hold, type ReasonCode, type StepResult } from "../types.js";
+import { PASS, type Call, type StepInput, type Hold, type ReasonCode, type StepResult } from "../types.js";
 import { isWrite } from "./classes.js";
 
 export const PIVOT_ENDING = "Nothing undoes this step, and the steps after it cannot undo it.";
 
-export function confirmReasons(call: Call, ctx: CheckContext): StepResult {
-  const tool = ctx.tool!;
+export function confirmReasons(call: Call, input: StepInput): StepResult {
+  const { tool, index } = input;
   if (call.undoOf !== undefined) {
     // A bound undo needs no person unless the rulebook asks about it (step 12 allows it).
-    const asked = ctx.holds.filter((h) => h.reason === "gate_clarify");
+    const asked = input.holds.filter((h) => h.reason === "gate_clarify");
     return asked.length ? confirmWith(asked, tool.name) : PASS;
   }
   // A read is never held by a label, but the rulebook may ask about it (step 8's gate_clarify).
   if (!isWrite(tool)) {
-    const asked = ctx.holds.filter((h) => h.reason === "gate_clarify");
+    const asked = input.holds.filter((h) => h.reason === "gate_clarify");
     return asked.length ? confirmWith(asked, tool.name) : PASS;
   }
   const holds: Hold[] = [];
-  const untrusted = originProblems(call, ctx);
+  const untrusted = originProblems(call, input);
   if (untrusted.length > 0) {
     holds.push({
       reason: "argument_origin",
@@ -31,12 +31,12 @@ export function confirmReasons(call: Call, ctx: CheckContext): StepResult {
       wording: `${untrusted.map((a) => `\`${a}\``).join(", ")} ${untrusted.length === 1 ? "was" : "were"} not typed by you or taken from a trusted source.`,
     });
   }
-  holds.push(...ctx.holds);
+  holds.push(...input.holds);
   if (tool.irreversible) {
     // Earlier writes of this run that would be undone if this one failed.
-    const undoable = ctx.index.runWrites.filter((s) => {
-      const w = ctx.index.check(s)!;
-      return ctx.catalogue.tools.get(w.tool)?.undo !== undefined && ctx.index.counts(s) && !(ctx.index.undosOf.get(s) ?? []).some((u) => ctx.index.counts(u));
+    const undoable = index.runWrites.filter((s) => {
+      const w = index.check(s);
+      return w !== undefined && input.catalogue.tools.get(w.tool)?.undo !== undefined && index.counts(s) && !(index.undosOf.get(s) ?? []).some((u) => index.counts(u));
     });
     if (undoable.length > 0) {
       holds.push({

@@ -4,29 +4,26 @@
  * before. Reason `confirmed` (allow). A token that covers nothing is ignored: the call goes on to
  * step 11 and is asked about again (checks.md, "Confirmation tokens").
  */
-import { PASS, type Call, type CheckContext, type StepResult } from "../types.js";
+import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
 export type TokenProblem = "not_ours" | "expired" | "other_call" | "used" | "no_ask";
 
 /** The ask entry the token covers, or why it covers nothing (the token's MAC is checked once). */
-export function tokenProblem(call: Call, ctx: CheckContext): TokenProblem | { ask: number } {
-  const claims = ctx.openToken(call.confirmation!);
-  if (!claims || claims.session !== ctx.sessionId) return "not_ours";
+export function tokenProblem(token: string, call: Call, input: StepInput): TokenProblem | { ask: number } {
+  const claims = input.openToken(token);
+  if (!claims || claims.session !== input.sessionId) return "not_ours";
   if (claims.tool !== call.tool || claims.agent !== call.agent || claims.digest !== call.digest) return "other_call";
-  if (ctx.now >= claims.exp) return "expired";
-  const ask = ctx.history[claims.ask];
+  if (input.now >= claims.exp) return "expired";
+  const ask = input.history[claims.ask];
   if (!ask || ask.kind !== "check" || ask.decision !== "confirm" || ask.tool !== call.tool || ask.args !== call.digest || ask.agent !== call.agent) return "no_ask";
-  if (ctx.index.usedAsks.has(claims.ask)) return "used";
+  if (input.index.usedAsks.has(claims.ask)) return "used";
   return { ask: claims.ask };
 }
 
-export function confirmation(call: Call, ctx: CheckContext): StepResult {
+export function confirmation(call: Call, input: StepInput): StepResult {
   if (call.confirmation === undefined) return PASS;
-  const covered = tokenProblem(call, ctx);
-  if (typeof covered === "string") {
-    ctx.tokenProblem = covered;
-    return PASS;
-  }
-  ctx.confirmedAsk = covered.ask;
-  return { kind: "allow", reason: "confirmed", detail: { asked_at: ctx.confirmedAsk } };
+  const covered = tokenProblem(call.confirmation, call, input);
+  // A token that covers nothing is ignored, but the answer says why.
+  if (typeof covered === "string") return { kind: "pass", note: { confirmation: covered } };
+  return { kind: "allow", reason: "confirmed", detail: { asked_at: covered.ask }, confirmedAsk: covered.ask };
 }

@@ -8,11 +8,10 @@
  * Reason `order_rule`, detail `rule` in words (`after get_order`, `not_after untrusted`, …).
  */
 import { parseResultRef, originTrusted } from "../../origins/origins.js";
-import { PASS, type Call, type CheckContext, type StepResult } from "../types.js";
+import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
-export function orderRules(call: Call, ctx: CheckContext): StepResult {
-  const tool = ctx.tool!;
-  const index = ctx.index;
+export function orderRules(call: Call, input: StepInput): StepResult {
+  const { tool, index } = input;
   // An undo is bound to its step by step 6; order rules are about the forward path.
   if (call.undoOf !== undefined) return PASS;
 
@@ -22,7 +21,7 @@ export function orderRules(call: Call, ctx: CheckContext): StepResult {
     for (const [arg, field] of Object.entries(rule.bind ?? {})) {
       const origin = call.origins[arg];
       const ref = origin?.startsWith("result:") ? parseResultRef(origin.slice(7)) : null;
-      const bound = ref !== null && ref.path === field && steps.includes(ref.step) && index.ran(ref.step) && originTrusted(origin, call.args[arg], ctx);
+      const bound = ref !== null && ref.path === field && steps.includes(ref.step) && index.ran(ref.step) && originTrusted(origin, call.args[arg], input);
       if (!bound) {
         return refuse(`after ${rule.tool} (${arg} from ${rule.tool}.${field})`, { binding: { argument: arg, tool: rule.tool, field }, origin: origin ?? null });
       }
@@ -31,14 +30,15 @@ export function orderRules(call: Call, ctx: CheckContext): StepResult {
 
   for (const name of tool.notAfter) {
     if (name === "untrusted") {
-      if (index.outsideReads.length > 0) return refuse("not_after untrusted", { after: index.outsideReads[0]!.tool });
+      const first = index.outsideReads[0];
+      if (first) return refuse("not_after untrusted", { after: first.tool });
     } else if ((index.allowedByTool.get(name) ?? []).length > 0) {
       return refuse(`not_after ${name}`, { after: name });
     }
   }
 
   if (tool.atMostPerSession !== undefined) {
-    const used = (index.allowedByTool.get(tool.name) ?? []).filter((s) => index.counts(s) && index.check(s)!.undo_of === null).length;
+    const used = (index.allowedByTool.get(tool.name) ?? []).filter((s) => index.counts(s) && index.check(s)?.undo_of === null).length;
     if (used >= tool.atMostPerSession) return refuse(`at_most ${tool.atMostPerSession}`, { used });
   }
   return PASS;

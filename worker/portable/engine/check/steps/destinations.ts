@@ -4,10 +4,10 @@
  * Reason `undeclared_destination`, detail `destinations`.
  */
 import { destinationAllowed, scanDestinations } from "../../destinations/index.js";
-import { PASS, type Call, type CheckContext, type StepResult } from "../types.js";
+import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
-export function destinations(call: Call, ctx: CheckContext): StepResult {
-  const tool = ctx.tool!;
+export function destinations(call: Call, input: StepInput): StepResult {
+  const tool = input.tool;
   const found = scanDestinations(call.args, tool.lookupArgs);
   if (found.length === 0) return PASS;
   const patterns = tool.sendsOut;

@@ -3,32 +3,29 @@
  * agents the call names its agent; with a lapsed licence a write is refused (every call when
  * `on_licence_lapse` is `refuse`). Reasons: `unknown_tool`, `agent_required`, `licence_lapsed`.
  */
-import { PASS, type Call, type CheckContext, type StepResult } from "../types.js";
+import type { CompiledTool } from "../../catalogue/types.js";
+import { PASS, type Call, type CheckFacts, type StepResult } from "../types.js";
 import { isWrite } from "./classes.js";
 
-export function reach(call: Call, ctx: CheckContext): StepResult {
-  const { catalogue } = ctx;
+/** The one step that sees the tool possibly missing: the orchestrator resolves it before the steps. */
+export function reach(call: Call, facts: CheckFacts, tool: CompiledTool | undefined): StepResult {
+  const { catalogue } = facts;
   // A lapse under `refuse` refuses every operation, whatever the call names (licensing.md).
-  const lic = ctx.licence;
-  const lapsed = lic !== undefined && lic.stage === "lapsed";
-  const refuseAll = lapsed && (lic!.onLapse === "refuse" || catalogue.settings.onLicenceLapse === "refuse");
-  if (refuseAll) return { kind: "refuse", reason: "licence_lapsed", detail: lic!.lapsedAt ? { lapsed_at: lic!.lapsedAt } : {} };
-  const tool = catalogue.tools.get(call.tool);
+  const lic = facts.licence?.stage === "lapsed" ? facts.licence : undefined;
+  const lapsedDetail = lic?.lapsedAt ? { lapsed_at: lic.lapsedAt } : {};
+  if (lic && (lic.onLapse === "refuse" || catalogue.settings.onLicenceLapse === "refuse")) return { kind: "refuse", reason: "licence_lapsed", detail: lapsedDetail };
   if (!tool) return { kind: "refuse", reason: "unknown_tool", detail: { tool: call.tool } };
 
   if (catalogue.agents.size > 0) {
     if (call.agent === null) {
       if (catalogue.agents.size > 1) return { kind: "refuse", reason: "agent_required", detail: { agents: [...catalogue.agents.keys()] } };
     }
-    const agent = call.agent === null ? [...catalogue.agents.values()][0]! : catalogue.agents.get(call.agent);
+    const agent = call.agent === null ? catalogue.agents.values().next().value : catalogue.agents.get(call.agent);
     if (!agent) return { kind: "refuse", reason: "agent_required", detail: { agent: call.agent, agents: [...catalogue.agents.keys()] } };
     if (!agent.tools.has(tool.name)) return { kind: "refuse", reason: "unknown_tool", detail: { tool: call.tool, agent: agent.name } };
   }
 
   // `reads_only` (the stricter of the tenant's and the catalogue's setting decided above): writes stop.
-  if (lapsed && isWrite(tool)) {
-    return { kind: "refuse", reason: "licence_lapsed", detail: lic!.lapsedAt ? { lapsed_at: lic!.lapsedAt } : {} };
-  }
-  ctx.tool = tool;
+  if (lic && isWrite(tool)) return { kind: "refuse", reason: "licence_lapsed", detail: lapsedDetail };
   return PASS;
 }

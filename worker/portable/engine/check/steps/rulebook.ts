@@ -1,6 +1,6 @@
 /**
  * Step 8: the rulebook gate (checks.md "Rulebook gate"; "Undo bound to what it undoes").
- * The compiled rulebook (`ctx.rulebook`; none: pass) decides the call. For each rule that applies
+ * The compiled rulebook (`input.rulebook`; none: pass) decides the call. For each rule that applies
  * to the call's tool, in file order, whose `when` holds:
  *   - `then: refuse` refuses with the rule's name as the reason, `detail: {flow, rule, wording}`;
  *     the first refusing rule wins;
@@ -11,22 +11,22 @@
  * An undo (`undoOf`) is never refused by the rulebook — it undoes a write this check allowed — but
  * asking rules still ask. Reads are gated like writes.
  * Pure: no I/O, no clock. Rules read `{args, facts}` (the facts come with the check) and
- * `{from: tool.field}` through `ctx.from` (absent: nothing was returned, so unknown).
+ * `{from: tool.field}` through `input.from` (absent: nothing was returned, so unknown).
  */
 import { evaluateAll, type Scope } from "../../conditions/index.js";
 import { rulesFor } from "../../rulebook/compile.js";
 import type { CompiledRule } from "../../rulebook/types.js";
-import { PASS, type Call, type CheckContext, type Hold, type StepResult } from "../types.js";
+import { PASS, type Call, type StepInput, type Hold, type StepResult } from "../types.js";
 
 const nothing = () => undefined;
 
-export function rulebookGate(call: Call, ctx: CheckContext): StepResult {
-  const rulebook = ctx.rulebook;
+export function rulebookGate(call: Call, input: StepInput): StepResult {
+  const rulebook = input.rulebook;
   if (!rulebook) return PASS;
   const rules = rulesFor(rulebook, call.tool);
   if (rules.length === 0) return PASS;
   const undo = call.undoOf !== undefined;
-  const scope: Scope = { subject: { args: call.args, facts: call.facts }, from: ctx.from ?? nothing };
+  const scope: Scope = { subject: { args: call.args, facts: call.facts }, from: input.from ?? nothing };
   const asks: Ask[] = [];
   for (const rule of rules) {
     if (rule.then === "refuse" && undo) continue; // the rulebook cannot refuse an undo
@@ -42,8 +42,7 @@ export function rulebookGate(call: Call, ctx: CheckContext): StepResult {
     }
     asks.push(unknown ? { rule, unknown: unknown.path } : { rule });
   }
-  if (asks.length > 0) ctx.holds.push(clarify(asks));
-  return PASS;
+  return asks.length > 0 ? { kind: "pass", holds: [clarify(asks)] } : PASS;
 }
 
 interface Ask {
@@ -52,10 +51,10 @@ interface Ask {
 }
 
 /** One `gate_clarify` hold for every asking rule that applies; `{question, flow}` as for one. */
-function clarify(asks: Ask[]): Hold {
+function clarify(asks: readonly [Ask, ...Ask[]] | Ask[]): Hold {
   const questions = asks.map((a) => a.rule.question ?? `Rule ${a.rule.name} of the ${a.rule.flow} flow asks about this call: go ahead?`);
   const question = questions.join(" ");
-  const detail: Record<string, unknown> = { question, flow: asks[0]!.rule.flow };
+  const detail: Record<string, unknown> = { question, flow: asks[0]?.rule.flow };
   if (asks.length > 1) {
     detail.questions = questions;
     detail.flows = asks.map((a) => a.rule.flow);

@@ -6,16 +6,16 @@
  */
 import { sameJson } from "../../origins/origins.js";
 import { MISSING, readValue } from "../../conditions/read.js";
-import { PASS, type Call, type CheckContext, type StepResult } from "../types.js";
+import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
-export function undoBound(call: Call, ctx: CheckContext): StepResult {
+export function undoBound(call: Call, input: StepInput): StepResult {
   if (call.undoOf === undefined) return PASS;
-  const index = ctx.index;
+  const index = input.index;
   const step = call.undoOf;
   const undone = index.check(step);
   if (!undone || !index.ran(step)) return mismatch(step, "that step did not run in this session");
   if (undone.undo_of !== null) return mismatch(step, "that step is itself an undo");
-  const undoneTool = ctx.catalogue.tools.get(undone.tool);
+  const undoneTool = input.catalogue.tools.get(undone.tool);
   if (!undoneTool || undoneTool.undo !== call.tool) {
     return mismatch(step, `${undone.tool} declares ${undoneTool?.undo ? `\`${undoneTool.undo}\`` : "no undo"}, not \`${call.tool}\``);
   }
@@ -25,7 +25,7 @@ export function undoBound(call: Call, ctx: CheckContext): StepResult {
   const result = index.lastReport.get(step)?.result;
   for (const name of Object.keys(call.args)) {
     const value = call.args[name];
-    const fromArgs = undone.values[name] !== undefined && undone.values[name] === ctx.valueDigest(value);
+    const fromArgs = undone.values[name] !== undefined && undone.values[name] === input.valueDigest(value);
     const declared = undoneTool.returnsDeclares(name);
     const fromResult = declared && result !== undefined && (() => {
       const r = readValue(result, name);

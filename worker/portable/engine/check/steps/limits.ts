@@ -1,0 +1,97 @@
+/**
+ * Step 7: the tool's own `checks`, its rate limits `at_most: [{count, per}]` and its `spend`
+ * ceilings — never on an undo. Both phases live here:
+ *   1. `limits` (pure, in the step order): conditions are decided; rate limits and spend become
+ *      counter needs;
+ *   2. `settleLimits` (after the rest of the check has answered): an allow reserves the needs
+ *      atomically in the counter store, any other answer only peeks — a confirm that is never
+ *      approved uses nothing (checks.md), but a ceiling already reached still refuses first, as
+ *      step 7 comes before 8–13. A store that cannot answer refuses (fail closed).
+ * Reasons `condition_failed`, `condition_unknown`, `spend_exceeded` (per call), `spend_unknown`;
+ * `limit_reached`, `usage_unknown` and period `spend_exceeded` come from the counter store.
+ */
+import { evaluateAll } from "../../conditions/index.js";
+import { periodWindow } from "../../counters/periods.js";
+import type { CounterStore, ReserveAnswer } from "../../counters/store.js";
+import type { CompiledTool } from "../../catalogue/types.js";
+import { PASS, type Call, type CounterNeed, type StepInput, type StepResult, type Verdict } from "../types.js";
+
+export function limits(call: Call, input: StepInput): StepResult {
+  if (call.undoOf !== undefined) return PASS;
+  const { tool } = input;
+
+  if (tool.checks.length > 0) {
+    const v = evaluateAll(tool.checks, { subject: call.args, row: call.args, from: input.from });
+    if (v.truth === "fails") return { kind: "refuse", reason: "condition_failed", detail: { ...(v.wording ? { wording: v.wording } : {}), ...(v.condition ? { because: v.condition.because ?? null } : {}) } };
+    if (v.truth === "unknown") return { kind: "refuse", reason: "condition_unknown", detail: { ...(v.unknown ? { unknown: v.unknown } : {}), ...(v.wording ? { wording: v.wording } : {}) } };
+  }
+
+  const needs: CounterNeed[] = [];
+  const run = input.index.lastTurn;
+  for (const limit of tool.rateLimits) {
+    if (limit.per === "call") continue; // one call is one call
+    const w = periodWindow(limit.per, input.now, input.sessionId, run);
+    needs.push({ kind: "rate", item: { key: `rate|${tool.name}|${limit.per}|${w.id}`, amount: 1, limit: limit.count, until: w.until }, describe: `${limit.count} per ${limit.per}` });
+  }
+
+  for (const rule of tool.spend) {
+    const amount = call.args[rule.field];
+    if (typeof amount !== "number" || !Number.isFinite(amount) || amount < 0) {
+      return { kind: "refuse", reason: "spend_unknown", detail: { field: rule.field, wording: `\`${rule.field}\` is not an amount that can be counted.` } };
+    }
+    const pool = rule.pool ?? tool.name;
+    if (rule.per === "call") {
+      if (amount > rule.atMost) {
+        return { kind: "refuse", reason: "spend_exceeded", detail: { pool, per: "call", at_most: rule.atMost, amount, currency: tool.currency ?? null } };
+      }
+      continue;
+    }
+    const w = periodWindow(rule.per, input.now, input.sessionId, run);
+    needs.push({
+      kind: "spend",
+      item: { key: `spend|${pool}|${tool.currency ?? ""}|${rule.per}|${w.id}`, amount, limit: rule.atMost, until: w.until },
+      describe: `${rule.atMost} ${tool.currency ?? ""} per ${rule.per}`.replace("  ", " "),
+      pool,
+      per: rule.per,
+    });
+  }
+  return needs.length > 0 ? { kind: "pass", counters: needs } : PASS;
+}
+
+/** How long a counter store may take before the check refuses (fail closed). */
+export const COUNTER_DEADLINE_MS = 1500;
+
+/**
+ * Phase 2: reserve (an allow) or peek (anything else) the needs `limits` gave. Returns the
+ * verdict unchanged when the counters hold, else the refusal step 7 answers.
+ */
+export async function settleLimits(store: CounterStore | undefined, needs: readonly CounterNeed[], verdict: Verdict, tool: CompiledTool, reservation: string, now: number): Promise<Verdict> {
+  const items = needs.map((n) => n.item);
+  const unknownReason = needs.some((n) => n.kind === "spend") ? "spend_unknown" : "usage_unknown";
+  if (!store) return { kind: "refuse", reason: unknownReason, detail: { wording: "no counter store is configured" } };
+  let got: ReserveAnswer;
+  try {
+    const work = verdict.kind === "allow" ? store.reserve(reservation, items, now) : store.peek(items, now);
+    got = await withDeadline(Promise.resolve(work), COUNTER_DEADLINE_MS);
+  } catch (err) {
+    return { kind: "refuse", reason: unknownReason, detail: { wording: `the counter store did not answer (${(err as Error)?.message ?? String(err)})` } };
+  }
+  if (got.ok) return verdict;
+  const need = needs.find((n) => n.item.key === got.key) ?? needs[0];
+  if (!need || need.kind === "rate") {
+    return { kind: "refuse", reason: "limit_reached", detail: { limit: need?.describe ?? got.key, used: got.used, tool: tool.name } };
+  }
+  return { kind: "refuse", reason: "spend_exceeded", detail: { pool: need.pool, per: need.per, at_most: got.limit, used: got.used, amount: need.item.amount, currency: tool.currency ?? null } };
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => {
+    if (timer !== undefined) clearTimeout(timer);
+  });
+}

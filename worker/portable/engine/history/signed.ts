@@ -1,0 +1,134 @@
+/**
+ * One session's signed history (checks.md, "The session history"): the caller's watched view,
+ * the head (entry count and last link), appending a signed entry, verifying what the caller
+ * carries, and restarting at step 0 after `history_invalid`. The caller carries the entries; this
+ * class verifies only what is new unless the caller touched them (watched.ts), when it verifies
+ * everything.
+ */
+import { toHex, utf8 } from "../canonical/bytes.js";
+import type { CompiledCatalogue, Language } from "../catalogue/types.js";
+import { TurnIndex } from "../origins/typed.js";
+import { entryCanonical, type Entry } from "./entry.js";
+import { HistoryIndex } from "./index.js";
+import { GENESIS, verifyChain, type ChainMac } from "./verify.js";
+import { WatchedEntries } from "./watched.js";
+
+/** A history's head: how many entries it has and the hex of its last link ("" when empty). */
+export interface Head {
+  count: number;
+  link: string;
+}
+
+export type Verified = { ok: true } | { ok: false; why: string };
+
+export class SignedHistory {
+  private readonly sid: Uint8Array;
+  private readonly watched: WatchedEntries;
+  private last: Uint8Array = GENESIS;
+  /** how many entries we have signed, with `last`: a valid prefix is still a cut history */
+  private signedCount = 0;
+  private broken?: string;
+  private indexed: HistoryIndex;
+  private turnIndex: TurnIndex;
+
+  constructor(
+    private readonly chain: ChainMac,
+    readonly sessionId: string,
+    private readonly catalogue: CompiledCatalogue,
+    private readonly language: Language,
+  ) {
+    this.sid = utf8(sessionId);
+    this.watched = new WatchedEntries([]);
+    this.indexed = new HistoryIndex(catalogue, this.watched.raw);
+    this.turnIndex = new TurnIndex(language);
+  }
+
+  /** The caller's entries: plain objects; editing one is detected at the next verification. */
+  get view(): Entry[] {
+    return this.watched.view;
+  }
+  set view(value: Entry[]) {
+    this.watched.replace(value);
+  }
+  /** What the view wraps, read beneath the traps (for serialising). */
+  get viewTarget(): unknown {
+    return this.watched.viewTarget;
+  }
+  /** The entries as signed (valid after a successful `verify()`). */
+  get entries(): readonly Entry[] {
+    return this.watched.raw;
+  }
+  get index(): HistoryIndex {
+    return this.indexed;
+  }
+  get turns(): TurnIndex {
+    return this.turnIndex;
+  }
+  get head(): Head {
+    return { count: this.signedCount, link: this.signedCount === 0 ? "" : toHex(this.last) };
+  }
+
+  /** Take the caller's entries as they come back from a saved session (verified at the next use). */
+  carry(entries: Entry[]): void {
+    this.watched.replace(entries);
+  }
+
+  /** The head the saved session's head seal vouched for: what we signed last. */
+  trustHead(count: number, last: Uint8Array): void {
+    this.signedCount = count;
+    this.last = last;
+  }
+
+  /** The saved session cannot be trusted as a whole: the next verification fails with `why`. */
+  markBroken(why: string): void {
+    this.broken = why;
+  }
+
+  /** Verify what needs verifying; on success our own copy is refreshed from the caller's. */
+  verify(): Verified {
+    if (this.broken !== undefined) return { ok: false, why: this.broken };
+    if (!this.watched.dirty) return { ok: true };
+    let view: unknown;
+    try {
+      // A plain copy of the caller's objects (read beneath the traps): what they hold now is what
+      // is verified, and later edits to their objects cannot reach ours.
+      view = JSON.parse(JSON.stringify(this.watched.viewTarget));
+    } catch {
+      return { ok: false, why: "the history is not JSON data" };
+    }
+    const v = verifyChain(this.chain, this.sessionId, view, {
+      expectedCount: this.signedCount,
+      ...(this.signedCount > 0 ? { expectedHead: toHex(this.last) } : {}),
+    });
+    if (!v.ok) return { ok: false, why: v.why };
+    this.watched.reset(v.entries);
+    this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);
+    this.last = v.head;
+    this.turnIndex = new TurnIndex(this.language);
+    for (const e of v.entries) if (e.kind === "turn") this.turnIndex.add(e.text);
+    return { ok: true };
+  }
+
+  /** `history_invalid`: a new history starts at step 0 (checks.md). */
+  restart(): void {
+    this.broken = undefined;
+    this.signedCount = 0;
+    this.watched.reset([]);
+    this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);
+    this.last = GENESIS;
+    this.turnIndex = new TurnIndex(this.language);
+  }
+
+  /** Sign and append an entry (its `step` and `link` are set here). */
+  append<E extends Entry>(entry: E): E {
+    entry.step = this.watched.raw.length;
+    const link = this.chain.linkText(this.sid, this.last, entryCanonical(entry));
+    entry.link = toHex(link);
+    this.last = link;
+    this.signedCount++;
+    this.watched.push(entry);
+    this.indexed.add(entry);
+    if (entry.kind === "turn") this.turnIndex.add(entry.text);
+    return entry;
+  }
+}

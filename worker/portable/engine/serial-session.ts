@@ -1,0 +1,118 @@
+/**
+ * The session API of interfaces.md, one for both modes. A mode provides a `SessionCore` — the
+ * in-process `Session` (under the client's licence) or the remote one that speaks to a check
+ * worker — and `SerialSession` puts every operation of one session in one queue, so that calls
+ * are answered one at a time, in the order they were asked, whichever mode answers them: each
+ * answer is a link of one history, and `at_most: 1` means once even for calls made at once.
+ */
+import type { CallOptions, CheckResult } from "./check/types.js";
+import type { Entry, Outcome } from "./history/entry.js";
+import type { FollowPlan, Judged, UndoPlan } from "./plans.js";
+import type { SavedSession } from "./saved-session.js";
+import { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
+
+/** What a mode answers; `SerialSession` calls it one operation at a time. */
+export interface SessionCore {
+  readonly id: string;
+  readonly history: { entries: Entry[] };
+  read(text: string): Promise<{ step: number }>;
+  checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult>;
+  report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
+  /** the records a read's `filter` passes on */
+  filter(step: number, result: unknown): Promise<unknown>;
+  planUndo(tool: string, args: Record<string, unknown>, result: unknown): Promise<UndoPlan | null> | UndoPlan | null;
+  planFollow(tool: string, step: number, args: Record<string, unknown>, result: unknown): Promise<FollowPlan | null> | FollowPlan | null;
+  judgeOutcome(tool: string, followResult: unknown): Promise<Judged> | Judged;
+  now(): Date;
+  toJSON(): SavedSession;
+}
+
+/** The session users program against (interfaces.md, "SDK"), the same in both modes. */
+export interface SessionApi {
+  readonly id: string;
+  readonly history: { entries: Entry[] };
+  read(text: string): Promise<{ step: number }>;
+  checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult>;
+  report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
+  filter(step: number, result: unknown): Promise<unknown>;
+  run(tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult>;
+  approve(step: number): Promise<RunResult>;
+  deny(step: number): Promise<RunResult>;
+  rollback(): Promise<RollbackStep[]>;
+  toJSON(): SavedSession;
+}
+
+export class SerialSession implements SessionApi {
+  private readonly guarded: GuardedSteps;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly core: SessionCore) {
+    // The guarded step's own calls go through the queue one by one; the tool itself runs outside
+    // it, so a slow tool does not hold the session's other calls.
+    this.guarded = new GuardedSteps({
+      checkToolCall: (t, a, o) => this.checkToolCall(t, a, o),
+      report: (s, o, r) => this.report(s, o, r),
+      planUndo: (t, a, r) => this.serial(() => core.planUndo(t, a, r)),
+      planFollow: (t, s, a, r) => this.serial(() => core.planFollow(t, s, a, r)),
+      judgeOutcome: (t, r) => this.serial(() => core.judgeOutcome(t, r)),
+      now: () => core.now(),
+    });
+  }
+
+  /** Run `work` after everything asked before it has been answered (or has failed). */
+  private serial<T>(work: () => Promise<T> | T): Promise<T> {
+    // Idle: start now (no extra turn of the microtask queue); busy: after what is in flight.
+    let next: Promise<T>;
+    if (this.pending === 0) {
+      try {
+        next = Promise.resolve(work());
+      } catch (err) {
+        next = Promise.reject(err);
+      }
+    } else {
+      next = this.queue.then(work, work);
+    }
+    this.pending++;
+    this.queue = next.then(this.done, this.done);
+    return next;
+  }
+  private pending = 0;
+  private readonly done = () => void this.pending--;
+
+  get id(): string {
+    return this.core.id;
+  }
+  get history(): { entries: Entry[] } {
+    return this.core.history;
+  }
+  /** A person's turn, recorded in the history; it starts a new run for `rollback`. */
+  read(text: string): Promise<{ step: number }> {
+    this.guarded.newRun();
+    return this.serial(() => this.core.read(text));
+  }
+  checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {
+    return this.serial(() => this.core.checkToolCall(tool, args, options));
+  }
+  report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
+    return this.serial(() => this.core.report(step, outcome, result));
+  }
+  filter(step: number, result: unknown): Promise<unknown> {
+    return this.serial(() => this.core.filter(step, result));
+  }
+  /** The guarded step: check, run `impl` once on allow, report what happened. */
+  run(tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult> {
+    return this.guarded.run(tool, args, options ?? {}, impl);
+  }
+  approve(step: number): Promise<RunResult> {
+    return this.guarded.approve(step);
+  }
+  deny(step: number): Promise<RunResult> {
+    return this.guarded.deny(step);
+  }
+  rollback(): Promise<RollbackStep[]> {
+    return this.guarded.rollback();
+  }
+  toJSON(): SavedSession {
+    return this.core.toJSON();
+  }
+}
