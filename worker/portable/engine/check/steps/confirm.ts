@@ -1,10 +1,16 @@
 /**
  * Step 11: every reason a write needs a person, together. A write with none of them is still
- * confirmed, by `write` — unless the tool declares `confirm: when_held`. Reads pass.
- * This module gathers `argument_origin`; `tainted_call` (step 9) and later `gate_clarify` (step 8)
+ * confirmed, by `write` — unless the tool declares `confirm: when_held`.
+ * This module gathers `argument_origin`; `tainted_call` (step 9) and `gate_clarify` (step 8)
  * arrive in `input.holds`.
+ * Egress provenance (checks.md, beyond the seed): a destination is egress whatever the tool's
+ * class, so a destination argument of any tool — a read included — whose origin is not trusted
+ * or that carries an untrusted label is confirmed with `argument_origin` naming it. Labels alone
+ * still never hold a read.
  */
-import { originProblems } from "../../origins/origins.js";
+import { originProblems, originTrusted } from "../../origins/origins.js";
+import { scanDestinations } from "../../destinations/index.js";
+import { isUntrustedLabel } from "./labels.js";
 import { PASS, type Call, type StepInput, type Hold, type ReasonCode, type StepResult } from "../types.js";
 import { isWrite } from "./classes.js";
 
@@ -17,20 +23,18 @@ export function confirmReasons(call: Call, input: StepInput): StepResult {
     const asked = input.holds.filter((h) => h.reason === "gate_clarify");
     return asked.length ? confirmWith(asked, tool.name) : PASS;
   }
-  // A read is never held by a label, but the rulebook may ask about it (step 8's gate_clarify).
+  const egress = egressProblems(call, input);
+  // A read is never held by a label, but the rulebook may ask about it (step 8's gate_clarify),
+  // and a destination it would send to must come from somewhere trusted.
   if (!isWrite(tool)) {
-    const asked = input.holds.filter((h) => h.reason === "gate_clarify");
+    const asked: Hold[] = input.holds.filter((h) => h.reason === "gate_clarify");
+    if (egress.length > 0) asked.push(originHold(egress));
     return asked.length ? confirmWith(asked, tool.name) : PASS;
   }
   const holds: Hold[] = [];
-  const untrusted = originProblems(call, input);
-  if (untrusted.length > 0) {
-    holds.push({
-      reason: "argument_origin",
-      detail: { arguments: untrusted },
-      wording: `${untrusted.map((a) => `\`${a}\``).join(", ")} ${untrusted.length === 1 ? "was" : "were"} not typed by you or taken from a trusted source.`,
-    });
-  }
+  const origins = originProblems(call, input);
+  const untrusted = Object.keys(call.args).filter((a) => origins.includes(a) || egress.includes(a));
+  if (untrusted.length > 0) holds.push(originHold(untrusted));
   holds.push(...input.holds);
   if (tool.irreversible) {
     // Earlier writes of this run that would be undone if this one failed.
@@ -55,6 +59,34 @@ export function confirmReasons(call: Call, input: StepInput): StepResult {
   }
   return confirmWith(holds, tool.name);
 }
+
+function originHold(names: readonly string[]): Hold {
+  return {
+    reason: "argument_origin",
+    detail: { arguments: [...names] },
+    wording: `${names.map((a) => `\`${a}\``).join(", ")} ${names.length === 1 ? "was" : "were"} not typed by you or taken from a trusted source.`,
+  };
+}
+
+/**
+ * Arguments holding a destination whose origin is not trusted, or that carry an untrusted label.
+ * Only a `sends_out` tool can get here with a destination: step 4 refused any other's.
+ */
+function egressProblems(call: Call, input: StepInput): string[] {
+  if (!input.tool.sendsOut) return [];
+  const callLabels = Object.hasOwn(call.labelsByArg, "call") ? (call.labelsByArg.call ?? []) : [];
+  const out: string[] = [];
+  for (const name of Object.keys(call.args)) {
+    const value = call.args[name];
+    if (scanDestinations([name, value], NO_SKIP).length === 0) continue;
+    const origin = Object.hasOwn(call.origins, name) ? call.origins[name] : undefined;
+    const labels = Object.hasOwn(call.labelsByArg, name) ? (call.labelsByArg[name] ?? []) : [];
+    if (!originTrusted(origin, value, input) || labels.some(isUntrustedLabel) || callLabels.some(isUntrustedLabel)) out.push(name);
+  }
+  return out;
+}
+
+const NO_SKIP: ReadonlySet<string> = new Set();
 
 function confirmWith(holds: Hold[], toolName: string): StepResult {
   // Order is the contract's list order, so answers compare stably.
