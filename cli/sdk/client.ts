@@ -17,7 +17,7 @@ import type { CompiledRulebook } from "../../worker/portable/engine/index.js";
 import { catalogueFrom } from "./catalogue-input.js";
 import { ajvCompiler } from "./ajv-compiler.js";
 import { Http, RemoteSession, ensureCatalogue, ensureRulebook } from "./remote.js";
-import { SerialSession, type FollowPlan, type Judged, type SessionApi, type SessionCore, type UndoPlan } from "../../worker/portable/engine/index.js";
+import { MemoryStateStore, SerialSession, type FollowPlan, type Judged, type SessionApi, type SessionCore, type UndoPlan } from "../../worker/portable/engine/index.js";
 import { ClientLicence, pinBundles, type LicenceOption } from "./licence-gate.js";
 
 export interface ClientOptions {
@@ -138,6 +138,7 @@ export class Client {
         key: installationKey(this.home),
         schemaCompiler: ajvCompiler,
         counters: localCounters(this.home),
+        state: stateOf(this.home),
         licence: () => this.licence.gate(),
         ...(this.options.now ? { now: this.options.now } : {}),
       });
@@ -217,6 +218,14 @@ class LicensedSession implements SessionCore {
   toJSON(): SavedSession {
     return this.inner.toJSON();
   }
+}
+
+// Until the home's durable store lands: one in-memory session store per home per process.
+const states = new Map<string, MemoryStateStore>();
+function stateOf(home: string): MemoryStateStore {
+  let s = states.get(home);
+  if (!s) states.set(home, (s = new MemoryStateStore()));
+  return s;
 }
 
 function parseJson(text: string): unknown {

@@ -51,7 +51,11 @@ export type CaseStep =
   | { report: { step: number | string; outcome: string; result?: unknown }; in?: string }
   | { advance: string }
   | { history: HistoryEdit; in?: string }
-  | { resume: true; in?: string };
+  | { resume: true; in?: string }
+  /** keep a copy of the session as it is now (what `toJSON()` gives) under a name */
+  | { snapshot: string; in?: string }
+  /** resume a kept copy as another session of the case (a fork, an older snapshot, a second process) */
+  | { resume_snapshot: string; as: string };
 
 export type HistoryEdit =
   | { set: { index: number; field: string; value: unknown } }
@@ -138,6 +142,7 @@ export async function runCase(c: Case, driver: Driver): Promise<StepOutcome[]> {
     return field === "step" ? s.step : s.confirmation;
   };
   const out: StepOutcome[] = [];
+  const snapshots = new Map<string, unknown>();
   for (let i = 0; i < c.steps.length; i++) {
     const step = c.steps[i]!;
     const key = ("in" in step && step.in) || first;
@@ -148,6 +153,12 @@ export async function runCase(c: Case, driver: Driver): Promise<StepOutcome[]> {
     else if ("report" in step) await session.report(ref(step.report.step) as number, step.report.outcome, step.report.result);
     else if ("resume" in step) sessions.set(key, driver.resume(JSON.parse(JSON.stringify(session.toJSON())), { catalogue, ...rulebookOf(specs[key]!) }, now));
     else if ("history" in step) editHistory(session, step.history, sessions);
+    else if ("snapshot" in step) snapshots.set(step.snapshot, JSON.parse(JSON.stringify(session.toJSON())));
+    else if ("resume_snapshot" in step) {
+      const copy = snapshots.get(step.resume_snapshot);
+      if (copy === undefined) throw new Error(`step ${i} resumes unknown snapshot \`${step.resume_snapshot}\``);
+      sessions.set(step.as, driver.resume(structuredClone(copy), { catalogue, ...rulebookOf(specs[key] ?? {}) }, now));
+    }
     else if ("together" in step) {
       const answers = await Promise.all(step.together.map((t) => session.checkToolCall(t.check.tool, t.check.args ?? {}, optionsOf(t.check, ref))));
       answers.forEach((r, j) => out.push({ index: i, note: `${step.note ?? "together"} #${j}`, expected: step.together[j]!.expect, actual: { decision: r.decision, reasons: r.reasons, detail: r.detail } }));

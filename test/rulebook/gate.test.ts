@@ -16,6 +16,7 @@ import { HistoryIndex } from "../../worker/portable/engine/history/index.js";
 import { TurnIndex } from "../../worker/portable/engine/origins/typed.js";
 import { compileRulebook, type CompiledRulebook } from "../../worker/portable/engine/rulebook/index.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
+import { NOTHING_KEPT } from "../../worker/portable/engine/state/changes.js";
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), "utf8");
 const catalogue = loadCatalogue(read("examples/store/agent.yaml"), { file: "agent.yaml", schemaCompiler: ajvCompiler });
@@ -49,6 +50,7 @@ function context(rulebook: CompiledRulebook | undefined, results: Record<string,
     index: new HistoryIndex(catalogue, history),
     from: (tool, path) => results[tool]?.[path],
     valueDigest: (v) => JSON.stringify(v),
+    kept: NOTHING_KEPT,
     taintModelAfterUntrusted: false,
     ...(rulebook ? { rulebook } : {}),
   };

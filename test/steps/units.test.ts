@@ -24,7 +24,7 @@ const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 const valueDigest = (v: unknown) => sha(canonicalize(v)).slice(0, 32);
 
 type Short =
-  | { check: string; decision: "allow" | "confirm" | "refuse"; values?: Record<string, unknown>; undo_of?: number; labels?: string[]; agent?: string }
+  | { check: string; decision: "allow" | "confirm" | "refuse"; values?: Record<string, unknown>; undo_of?: number; labels?: string[]; agent?: string; link?: string }
   | { report: number; outcome: "ran" | "failed" | "outcome_unknown" | "compensated"; result?: unknown }
   | { turn: string };
 
@@ -34,6 +34,8 @@ interface UnitCase {
   rulebook?: string;
   licence?: LicenceGate;
   historyInvalid?: string;
+  /** what the runtime keeps for the session (state/changes.ts) */
+  kept?: { spent?: string[]; tallies?: Record<string, number> };
   history?: Short[];
   holds?: Hold[];
   call: { tool: string; args: unknown; origins?: Record<string, string>; labels?: Record<string, string[]>; confirmation?: string; undoOf?: number; facts?: Record<string, unknown> };
@@ -55,7 +57,7 @@ function entries(short: Short[]): Entry[] {
     const values = Object.fromEntries(Object.entries(s.values ?? {}).map(([k, v]) => [k, valueDigest(v)]));
     return {
       v: 1, step, at: 0, kind: "check", tool: s.check, agent: s.agent ?? null, args: "0".repeat(64), origins: "0".repeat(64),
-      labels: s.labels ?? [], decision: s.decision, reasons: [], confirmed: null, undo_of: s.undo_of ?? null, values, link: "",
+      labels: s.labels ?? [], decision: s.decision, reasons: [], confirmed: null, undo_of: s.undo_of ?? null, values, link: s.link ?? "",
     };
   });
 }
@@ -71,6 +73,7 @@ function run(c: UnitCase): StepResult {
     openToken: () => null,
     from: fromResults((t) => index.lastResult.get(t)),
     valueDigest, taintModelAfterUntrusted: false,
+    kept: { spent: new Set(c.kept?.spent ?? []), tallies: c.kept?.tallies ?? {} },
     ...(c.licence ? { licence: c.licence } : {}),
     ...(c.historyInvalid ? { historyInvalid: c.historyInvalid } : {}),
     ...(c.rulebook ? { rulebook: compileRulebook(readFileSync(join(REPO, c.rulebook), "utf8"), { file: c.rulebook, catalogue }) } : {}),

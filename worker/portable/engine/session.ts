@@ -8,15 +8,16 @@
  * assembled in check/answer.ts. What is left here is the order of one operation.
  */
 import type { CompiledCatalogue, Language } from "./catalogue/types.js";
-import type { CallOptions, Call, CheckFacts, CheckResult } from "./check/types.js";
+import type { CallOptions, Call, CheckFacts, CheckResult, Verdict } from "./check/types.js";
 import type { Engine } from "./engine.js";
 import { after, runSteps, STEPS, type NamedStep } from "./check/orchestrator.js";
 import { assemble, resultOf } from "./check/answer.js";
 import { settleLimits } from "./check/steps/limits.js";
 import { canonicalize } from "./canonical/jcs.js";
 import { toHex } from "./canonical/bytes.js";
-import { OUTCOMES, type Entry, type Outcome } from "./history/entry.js";
-import { SignedHistory } from "./history/signed.js";
+import { OUTCOMES, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
+import { SignedHistory, type Head, type Verified } from "./history/signed.js";
+import { changeOfCheck, changeOfReport, NOTHING_KEPT, type KeptChange, type KeptState } from "./state/changes.js";
 import { HistoryIndex } from "./history/index.js";
 import { TurnIndex } from "./origins/typed.js";
 import { openToken, sealToken } from "./tokens/confirmation.js";
@@ -91,18 +92,35 @@ export class Session {
     };
   }
 
-  /** A person's turn, recorded in the history. */
+  /** A person's turn, recorded in the history (an invalid or superseded one starts anew). */
   async read(text: string): Promise<{ step: number }> {
     if (typeof text !== "string") throw new InputError("a turn must be a string", "/text");
-    if (!this.signed.verify().ok) this.signed.restart();
-    const entry = this.signed.append({ v: 1, step: 0, at: this.nowMs(), kind: "turn", text, link: "" });
+    const now = this.nowMs();
+    const kept = await this.keptState();
+    if ("error" in kept) throw kept.error;
+    let expect: Head | "restart" = this.signed.head;
+    if (!this.verifiedAgainst(kept.head).ok) {
+      this.signed.restart();
+      expect = "restart";
+    }
+    const entry = this.signed.seal<TurnEntry>({ v: 1, step: 0, at: now, kind: "turn", text, link: "" });
+    if (this.engine.state && !(await this.commit(expect, entry, { spend: [], tally: {} })).ok) {
+      // Another answer moved this session on meanwhile: the turn starts a new history.
+      this.signed.restart();
+      const again = this.signed.seal<TurnEntry>({ v: 1, step: 0, at: now, kind: "turn", text, link: "" });
+      await this.commit("restart", again, { spend: [], tally: {} });
+      this.signed.push(again);
+      return { step: again.step };
+    }
+    this.signed.push(entry);
     return { step: entry.step };
   }
 
   /** Check a tool call before it runs. Never throws for a bad call: it refuses with a reason. */
   async checkToolCall(tool: string, args: unknown, options: CallOptions = {}): Promise<CheckResult> {
     const now = this.nowMs();
-    const verified = this.signed.verify();
+    const kept = await this.keptState();
+    const verified = "error" in kept ? this.signed.verify() : this.verifiedAgainst(kept.head);
     const index = verified.ok ? this.signed.index : new HistoryIndex(this.catalogue, []);
     const facts: CheckFacts = {
       catalogue: this.catalogue,
@@ -116,6 +134,7 @@ export class Session {
       from: fromResults((t) => index.lastResult.get(t)),
       valueDigest: (v) => valueDigest(this.engine, v),
       taintModelAfterUntrusted: this.taintModelAfterUntrusted,
+      kept: "error" in kept ? NOTHING_KEPT : kept,
       ...(verified.ok ? {} : { historyInvalid: verified.why }),
       ...(this.rulebook ? { rulebook: this.rulebook } : {}),
     };
@@ -125,15 +144,38 @@ export class Session {
     const call = normaliseCall(tool, args, options, this.agent, (s) => this.engine.sha256Hex(s));
     if (verified.ok && !call.argsError) addLabels(call, propagatedLabels(call, facts));
     const answer = runSteps(call, facts, this.steps);
+    const expect: Head | "restart" = verified.ok ? this.signed.head : "restart";
     if (!verified.ok) this.signed.restart();
-    const step = this.signed.entries.length;
-    let verdict = answer.verdict;
-    if (answer.tool && answer.counters.length > 0 && after(answer.at, "limits")) {
-      verdict = await settleLimits(this.engine.counters, answer.counters, verdict, answer.tool, `${this.id}:${step}`, now);
+    const extra = this.rulebook ? { rulebook: this.rulebook.digest } : {};
+    const values = () => this.valueDigests(call);
+    let verdict = "error" in kept ? storeRefusal(kept.error, answer.counters) : answer.verdict;
+    let a = assemble(call, answer, verdict, now, values, extra);
+    let entry = this.signed.seal(a.entry);
+    let reserved = false;
+    if (answer.tool && answer.counters.length > 0 && after(answer.at, "limits") && !("error" in kept)) {
+      // The reservation is named by the entry that takes it: its link, never reused.
+      const settled = await settleLimits(this.engine.counters, answer.counters, verdict, answer.tool, entry.link, now);
+      reserved = settled === verdict && verdict.kind === "allow";
+      if (settled !== verdict) {
+        verdict = settled;
+        a = assemble(call, answer, verdict, now, values, extra);
+        entry = this.signed.seal(a.entry);
+      }
     }
-
-    const a = assemble(call, answer, verdict, now, () => this.valueDigests(call), this.rulebook ? { rulebook: this.rulebook.digest } : {});
-    const entry = this.signed.append(a.entry);
+    if (this.engine.state && !("error" in kept)) {
+      const committed = await this.commit(expect, entry, changeOfCheck(entry, this.signed.entries, this.catalogue));
+      if (!committed.ok) {
+        // Another answer of this session came first (a second copy sent in parallel, a fork):
+        // this one is answered `history_invalid` and starts a new history, holding nothing.
+        if (reserved) await this.releaseQuietly(entry.link, now);
+        this.signed.restart();
+        verdict = { kind: "refuse", reason: "history_invalid", detail: { why: committed.why } };
+        a = assemble(call, { verdict, at: answer.at, counters: [], notes: {} }, verdict, now, values, extra);
+        entry = this.signed.seal(a.entry);
+        await this.commit("restart", entry, { spend: [], tally: {} });
+      }
+    }
+    this.signed.push(entry);
     const token = a.decision === "confirm"
       ? sealToken(this.macFn, { tool: call.tool, agent: call.agent, digest: call.digest, session: this.id, ask: entry.step, exp: now + this.catalogue.settings.confirmationTtlMs })
       : undefined;
@@ -144,17 +186,31 @@ export class Session {
   async report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
     const now = this.nowMs();
     if (!OUTCOMES.includes(outcome)) throw new InputError(`outcome \`${String(outcome)}\` is not one of ${OUTCOMES.join(", ")}`, "/outcome");
-    const checked = this.checkedEntry(step);
+    const kept = await this.keptState();
+    if ("error" in kept) throw kept.error;
+    const checked = this.checkedEntry(step, kept.head);
+    const before = this.signed.index.lastReport.get(step)?.outcome;
+    if (before !== undefined && before !== outcome && !laterReport(before, outcome)) {
+      throw new InputError(`step ${step} was reported \`${before}\`; a report is final but for what comes to be known later (after \`${before}\`: ${LATER[before].map((o) => `\`${o}\``).join(", ") || "nothing"})`, "/outcome");
+    }
     const tool = this.catalogue.tools.get(checked.tool);
-    let kept: unknown = null;
+    let keptResult: unknown = null;
     if (result !== undefined && tool) {
       canonicalize(result); // throws InputError naming the pointer when it is not JSON data
-      kept = tool.keepDeclared(result) ?? null;
+      keptResult = tool.keepDeclared(result) ?? null;
     }
-    if (outcome === "failed" && checked.decision === "allow" && this.engine.counters && this.signed.index.lastReport.get(step)?.outcome !== "failed") {
-      await this.engine.counters.release(`${this.id}:${step}`, now);
+    const entry = this.signed.seal<ReportEntry>({ v: 1, step: 0, at: now, kind: "report", of: step, outcome, result: keptResult, link: "" });
+    if (this.engine.state) {
+      const committed = await this.commit(this.signed.head, entry, changeOfReport(checked, outcome, before, this.signed.entries));
+      if (!committed.ok) throw new StalwartError("HistoryInvalid", `the history does not verify (${committed.why}); the next check starts a new one`);
     }
-    const entry = this.signed.append({ v: 1, step: 0, at: now, kind: "report", of: step, outcome, result: kept, link: "" });
+    const counters = this.engine.counters;
+    if (counters && checked.decision === "allow") {
+      // Only its own entry's reservation: released by `failed`, counted again by a later `ran`.
+      if (outcome === "failed" && before !== "failed") await counters.release(checked.link, now);
+      if (outcome === "ran" && before === "failed") await counters.recount?.(checked.link, now);
+    }
+    this.signed.push(entry);
     return { step: entry.step };
   }
 
@@ -256,9 +312,47 @@ export class Session {
     return { v: 1, id: this.id, name: this.name, language: this.language, agent: this.agent, context: { ...this.context }, catalogue: this.catalogue.digest, taint_model_after_untrusted: this.taintModelAfterUntrusted, rulebook: this.rulebook?.digest ?? null };
   }
 
-  /** The check entry at `step` of a verified history, or a typed error. */
-  private checkedEntry(step: number) {
-    const verified = this.signed.verify();
+  /** What the runtime keeps for this session, or the typed error of a store that cannot say. */
+  private async keptState(): Promise<(KeptState & { head: Head | null }) | { error: StalwartError }> {
+    const store = this.engine.state;
+    if (!store) return { ...NOTHING_KEPT, head: null };
+    try {
+      const s = await store.load(this.id);
+      return { spent: s.spent, tallies: s.tallies, head: s.head };
+    } catch (err) {
+      return { error: err instanceof StalwartError ? err : new StalwartError("SessionStateUnreadable", `the session store could not be read (${(err as Error)?.message ?? String(err)})`) };
+    }
+  }
+
+  /** The history verifies, and is the newest this runtime answered for the session. */
+  private verifiedAgainst(stored: Head | null): Verified {
+    const v = this.signed.verify();
+    if (!v.ok || !this.engine.state) return v;
+    const mine = this.signed.head;
+    if (stored === null ? mine.count === 0 : stored.count === mine.count && stored.link === mine.link) return v;
+    return { ok: false, why: supersededWhy(stored, mine) };
+  }
+
+  /** Record the head `entry` makes, with what the answer spends and tallies. */
+  private async commit(expect: Head | "restart", entry: Entry, change: KeptChange): Promise<{ ok: true } | { ok: false; why: string }> {
+    const store = this.engine.state;
+    if (!store) return { ok: true };
+    const c = await store.commit(this.id, { expect, next: SignedHistory.headAfter(entry), spend: change.spend, tally: change.tally });
+    if (c.ok) return c;
+    return { ok: false, why: c.why === "head" ? supersededWhy(c.head, expect === "restart" ? { count: 0, link: "" } : expect) : `\`${c.name}\` was spent already, by another copy of this session` };
+  }
+
+  private async releaseQuietly(reservation: string, now: number): Promise<void> {
+    try {
+      await this.engine.counters?.release(reservation, now);
+    } catch {
+      // Kept counted: the safe direction for a ceiling.
+    }
+  }
+
+  /** The check entry at `step` of a verified, newest history, or a typed error. */
+  private checkedEntry(step: number, stored?: Head | null) {
+    const verified = stored === undefined ? this.signed.verify() : this.verifiedAgainst(stored);
     if (!verified.ok) throw new StalwartError("HistoryInvalid", `the history does not verify (${verified.why}); the next check starts a new one`);
     const checked = Number.isSafeInteger(step) ? this.signed.entries[step] : undefined;
     if (!checked || checked.kind !== "check") throw new InputError(`step ${String(step)} is not a checked call in this history`, "/step");
@@ -283,6 +377,34 @@ export class Session {
     if (!Number.isFinite(t)) throw new StalwartError("ClockUnreadable", "the clock gave an invalid date");
     return t;
   }
+}
+
+/** Why a history that verifies is still not the newest. */
+function supersededWhy(stored: Head | null, mine: Head): string {
+  if (stored === null) return "this runtime has no record of this history (started elsewhere, or its session store was reset)";
+  if (stored.count > mine.count) return `an older copy of this session: a newer history of it (${stored.count} entries) was answered`;
+  return "a copy of this session another answer has moved past (a fork, or a second copy sent in parallel)";
+}
+
+/**
+ * Reports are final but for what comes to be known later: a call that ran may then fail, be given
+ * up on or be undone (the guarded step follows its outcome); one reported failed or unknown may
+ * turn out to have run — then it counts again, because it happened.
+ */
+const LATER: Readonly<Record<Outcome, readonly Outcome[]>> = {
+  ran: ["failed", "outcome_unknown", "compensated"],
+  failed: ["ran"],
+  outcome_unknown: ["ran", "failed"],
+  compensated: [],
+};
+function laterReport(before: Outcome, outcome: Outcome): boolean {
+  return LATER[before].includes(outcome);
+}
+
+/** A damaged session store: nothing can be kept, so nothing is allowed (counted calls say which counter). */
+function storeRefusal(error: StalwartError, needs: readonly { kind: "rate" | "spend" }[]): Verdict {
+  const reason = needs.some((n) => n.kind === "spend") ? "spend_unknown" : needs.length > 0 ? "usage_unknown" : "internal_error";
+  return { kind: "refuse", reason, detail: { error: error.code, wording: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
 }
 
 /** 128 bits of SHA-256 over the canonical value: enough to bind, short enough to carry. */

@@ -8,6 +8,7 @@ import type { TurnIndex } from "../origins/typed.js";
 import type { HistoryIndex } from "../history/index.js";
 import type { CounterItem } from "../counters/store.js";
 import type { CompiledRulebook } from "../rulebook/types.js";
+import type { KeptState } from "../state/changes.js";
 
 /** Every reason code of checks.md, exact (the public contract); the rulebook's reserved names and the OpenAPI enums read this list. */
 export const REASON_CODES = [
@@ -103,6 +104,9 @@ export interface CheckFacts {
   taintModelAfterUntrusted: boolean;
   /** the session's compiled rulebook, read by step 8; absent: no rulebook, step 8 passes */
   rulebook?: CompiledRulebook;
+  /** what the runtime keeps for this session whatever history is carried: spent tokens and
+   *  undos, `at_most` counts, whether anything untrusted was read (state/changes.ts) */
+  kept: KeptState;
 }
 
 /** The input of every step after `reach`: the facts, the resolved tool, and what earlier steps contributed. */

@@ -57,7 +57,21 @@ export class LocalCounterStore implements CounterStore {
     // Released in the period it was taken (items carry their own `until`); an ended period is gone anyway.
     this.core.counterAdd(this.cells(items), 0, -1);
     delete this.reservations[reservation];
+    this.released.set(reservation, items);
     this.save(now);
+  }
+
+  /** Released reservations of this process, for a late `ran` (recount). */
+  private readonly released = new Map<string, CounterItem[]>();
+
+  recount(reservation: string, now: number): boolean {
+    const items = this.released.get(reservation);
+    if (!items) return false;
+    this.released.delete(reservation);
+    this.core.counterAdd(this.cells(items), now, 1);
+    this.reservations[reservation] = items;
+    this.save(now);
+    return true;
   }
 
   private save(now: number): void {

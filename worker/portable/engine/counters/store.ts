@@ -19,4 +19,9 @@ export interface CounterStore {
   reserve(reservation: string, items: CounterItem[], now: number): Promise<ReserveAnswer> | ReserveAnswer;
   peek(items: CounterItem[], now: number): Promise<ReserveAnswer> | ReserveAnswer;
   release(reservation: string, now: number): Promise<void> | void;
+  /**
+   * Count a released reservation again, past any ceiling: the call it names was reported
+   * `failed`, then `ran` — it happened. False when there is nothing released under that id.
+   */
+  recount?(reservation: string, now: number): Promise<boolean> | boolean;
 }

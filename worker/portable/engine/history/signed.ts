@@ -5,7 +5,7 @@
  * class verifies only what is new unless the caller touched them (watched.ts), when it verifies
  * everything.
  */
-import { toHex, utf8 } from "../canonical/bytes.js";
+import { fromHex, toHex, utf8 } from "../canonical/bytes.js";
 import type { CompiledCatalogue, Language } from "../catalogue/types.js";
 import { TurnIndex } from "../origins/typed.js";
 import { entryCanonical, type Entry } from "./entry.js";
@@ -13,11 +13,9 @@ import { HistoryIndex } from "./index.js";
 import { GENESIS, verifyChain, type ChainMac } from "./verify.js";
 import { WatchedEntries } from "./watched.js";
 
-/** A history's head: how many entries it has and the hex of its last link ("" when empty). */
-export interface Head {
-  count: number;
-  link: string;
-}
+import type { Head } from "../state/store.js";
+
+export type { Head } from "../state/store.js";
 
 export type Verified = { ok: true } | { ok: false; why: string };
 
@@ -119,16 +117,37 @@ export class SignedHistory {
     this.turnIndex = new TurnIndex(this.language);
   }
 
-  /** Sign and append an entry (its `step` and `link` are set here). */
-  append<E extends Entry>(entry: E): E {
+  /** Sign an entry as the next one (its `step` and `link` are set here) without appending it. */
+  seal<E extends Entry>(entry: E): E {
     entry.step = this.watched.raw.length;
     const link = this.chain.linkText(this.sid, this.last, entryCanonical(entry));
     entry.link = toHex(link);
+    this.sealed = { entry, link };
+    return entry;
+  }
+  /** the last entry `seal` signed and its link's bytes (saves decoding the hex again) */
+  private sealed?: { entry: Entry; link: Uint8Array };
+
+  /** Append an entry `seal` signed, if nothing was appended since. */
+  push(entry: Entry): void {
+    if (entry.step !== this.watched.raw.length) throw new Error("an entry sealed for another place in the history");
+    const link = this.sealed?.entry === entry ? this.sealed.link : fromHex(entry.link);
+    if (!link || link.length !== 32) throw new Error("an entry without a link");
     this.last = link;
     this.signedCount++;
     this.watched.push(entry);
     this.indexed.add(entry);
     if (entry.kind === "turn") this.turnIndex.add(entry.text);
+  }
+
+  /** Sign and append an entry. */
+  append<E extends Entry>(entry: E): E {
+    this.push(this.seal(entry));
     return entry;
+  }
+
+  /** The head this history will have once `entry` (sealed) is pushed. */
+  static headAfter(entry: Entry): Head {
+    return { count: entry.step + 1, link: entry.link };
   }
 }

@@ -27,7 +27,7 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
   private readonly sessions = new Map<string, SessionRow>();
   /** keyed by JSON [key, until] */
   private readonly counters = new Map<string, { used: number; until: number; touched: number }>();
-  private readonly reservations = new Map<string, { cells: { id: string; amount: number }[]; expires: number }>();
+  private readonly reservations = new Map<string, { cells: { id: string; amount: number }[]; expires: number; released?: boolean }>();
   private sweptAt = -Infinity;
 
   constructor(private readonly opts: MemoryStateOptions = {}) {}
@@ -81,13 +81,28 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
   release(reservation: string, now: number): void {
     const id = checkReservation(reservation);
     const r = this.reservations.get(id);
-    if (!r) return; // released already, or reclaimed after its periods ended: nothing to give back
+    if (!r || r.released) return; // released already, or reclaimed after its periods ended: nothing to give back
     for (const c of r.cells) {
       const cell = this.counters.get(c.id);
       if (cell) cell.used = Math.max(0, cell.used - c.amount);
     }
-    this.reservations.delete(id);
+    // Kept, released, until its periods end: a late `ran` counts it again (recount).
+    r.released = true;
     this.sweep(now);
+  }
+
+  recount(reservation: string, now: number): boolean {
+    const id = checkReservation(reservation);
+    const r = this.reservations.get(id);
+    if (!r || !r.released) return false;
+    for (const c of r.cells) {
+      const cell = this.counters.get(c.id);
+      if (cell) cell.used += c.amount;
+      else this.counters.set(c.id, { used: c.amount, until: JSON.parse(c.id)[1] as number, touched: now });
+    }
+    r.released = false;
+    this.sweep(now);
+    return true;
   }
 
   /** Rows held, for tests of reclamation. */

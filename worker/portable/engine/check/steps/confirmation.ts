@@ -4,6 +4,7 @@
  * before. Reason `confirmed` (allow). A token that covers nothing is ignored: the call goes on to
  * step 11 and is asked about again (checks.md, "Confirmation tokens").
  */
+import { askName } from "../../state/changes.js";
 import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
 export type TokenProblem = "not_ours" | "expired" | "other_call" | "used" | "no_ask";
@@ -16,7 +17,8 @@ export function tokenProblem(token: string, call: Call, input: StepInput): Token
   if (input.now >= claims.exp) return "expired";
   const ask = input.history[claims.ask];
   if (!ask || ask.kind !== "check" || ask.decision !== "confirm" || ask.tool !== call.tool || ask.args !== call.digest || ask.agent !== call.agent) return "no_ask";
-  if (input.index.usedAsks.has(claims.ask)) return "used";
+  // Used in this history, or in any other copy of it (the runtime keeps spent tokens).
+  if (input.index.usedAsks.has(claims.ask) || input.kept.spent.has(askName(ask.link))) return "used";
   return { ask: claims.ask };
 }
 

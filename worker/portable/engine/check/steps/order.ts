@@ -5,9 +5,12 @@
  *   not_after: [tool | untrusted] — never after `tool` (or any reads_outside tool) was allowed;
  *                                   a read counts whatever its outcome
  *   at_most: N                    — at most N allowed, not-failed calls of this tool per session
+ * What the runtime keeps for the session (`input.kept`) counts too, so a restarted or forked
+ * history forgets nothing the session already did.
  * Reason `order_rule`, detail `rule` in words (`after get_order`, `not_after untrusted`, …).
  */
 import { parseResultRef, originTrusted } from "../../origins/origins.js";
+import { countName, seenName, tally, UNTRUSTED } from "../../state/changes.js";
 import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
 export function orderRules(call: Call, input: StepInput): StepResult {
@@ -32,13 +35,15 @@ export function orderRules(call: Call, input: StepInput): StepResult {
     if (name === "untrusted") {
       const first = index.outsideReads[0];
       if (first) return refuse("not_after untrusted", { after: first.tool });
-    } else if ((index.allowedByTool.get(name) ?? []).length > 0) {
+      if (tally(input.kept, UNTRUSTED) > 0) return refuse("not_after untrusted", { after: "untrusted" });
+    } else if ((index.allowedByTool.get(name) ?? []).length > 0 || tally(input.kept, seenName(name)) > 0) {
       return refuse(`not_after ${name}`, { after: name });
     }
   }
 
   if (tool.atMostPerSession !== undefined) {
-    const used = (index.allowedByTool.get(tool.name) ?? []).filter((s) => index.counts(s) && index.check(s)?.undo_of === null).length;
+    const inHistory = (index.allowedByTool.get(tool.name) ?? []).filter((s) => index.counts(s) && index.check(s)?.undo_of === null).length;
+    const used = Math.max(inHistory, tally(input.kept, countName(tool.name)));
     if (used >= tool.atMostPerSession) return refuse(`at_most ${tool.atMostPerSession}`, { used });
   }
   return PASS;

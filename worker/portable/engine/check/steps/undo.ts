@@ -6,6 +6,7 @@
  */
 import { sameJson } from "../../origins/origins.js";
 import { MISSING, readValue } from "../../conditions/read.js";
+import { tally, undoName } from "../../state/changes.js";
 import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
 export function undoBound(call: Call, input: StepInput): StepResult {
@@ -21,6 +22,8 @@ export function undoBound(call: Call, input: StepInput): StepResult {
   }
   const earlier = (index.undosOf.get(step) ?? []).filter((s) => index.counts(s));
   if (earlier.length > 0) return { kind: "refuse", reason: "compensation_spent", detail: { undo_of: step, undone_by: earlier[0] } };
+  // Undone in another copy of this history (a fork, an older snapshot): once per session.
+  if (tally(input.kept, undoName(undone.link)) > 0) return { kind: "refuse", reason: "compensation_spent", detail: { undo_of: step, undone_by: null } };
 
   const result = index.lastReport.get(step)?.result;
   for (const name of Object.keys(call.args)) {

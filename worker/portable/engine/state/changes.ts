@@ -1,0 +1,70 @@
+/**
+ * What one answer changes in the session's kept state (state/store.ts): which names it spends and
+ * which tallies it moves, so that "once" holds whatever history the host hands back — a fork, an
+ * older snapshot, a restarted history (checks.md, "The session history"). Pure.
+ *
+ *   spent  "ask:<link>"   the ask entry whose token an allow consumed (step 10)
+ *   tally  "undo:<link>"  allowed undos of that entry not reported failed (once per session, step 6)
+ *          "count:<tool>" allowed, not-undo calls not reported failed (`at_most: N`, step 5)
+ *          "seen:<tool>"  allowed calls of the tool, whatever their outcome (`not_after: [tool]`)
+ *          "untrusted"    allowed reads of a `reads_outside` tool (`not_after: [untrusted]`)
+ */
+import type { CompiledCatalogue } from "../catalogue/types.js";
+import type { CheckEntry, Entry, Outcome } from "../history/entry.js";
+
+/** What the steps read of the kept state; empty when the engine keeps none. */
+export interface KeptState {
+  spent: ReadonlySet<string>;
+  tallies: Readonly<Record<string, number>>;
+}
+
+export const NOTHING_KEPT: KeptState = Object.freeze({ spent: new Set<string>(), tallies: Object.freeze({}) });
+
+export const askName = (link: string) => `ask:${link}`;
+export const undoName = (link: string) => `undo:${link}`;
+export const countName = (tool: string) => `count:${tool}`;
+export const seenName = (tool: string) => `seen:${tool}`;
+export const UNTRUSTED = "untrusted";
+
+export function tally(kept: KeptState, name: string): number {
+  return Object.hasOwn(kept.tallies, name) ? (kept.tallies[name] ?? 0) : 0;
+}
+
+export interface KeptChange {
+  spend: string[];
+  tally: Record<string, number>;
+}
+
+/** A check entry's change: nothing unless it allowed the call. */
+export function changeOfCheck(entry: CheckEntry, history: readonly Entry[], catalogue: CompiledCatalogue): KeptChange {
+  const change: KeptChange = { spend: [], tally: Object.create(null) as Record<string, number> };
+  if (entry.decision !== "allow") return change;
+  change.tally[seenName(entry.tool)] = 1;
+  if (entry.confirmed !== null) {
+    const ask = history[entry.confirmed];
+    if (ask) change.spend.push(askName(ask.link));
+  }
+  if (entry.undo_of !== null) {
+    const undone = history[entry.undo_of];
+    if (undone) change.tally[undoName(undone.link)] = 1;
+  } else {
+    change.tally[countName(entry.tool)] = 1;
+  }
+  if (catalogue.tools.get(entry.tool)?.readsOutside) change.tally[UNTRUSTED] = 1;
+  return change;
+}
+
+/**
+ * A report's change: `failed` gives back the call's `at_most` count (an undo's: the undo may be
+ * sent again); `ran` after `failed` takes it again, because the call happened.
+ */
+export function changeOfReport(checked: CheckEntry, outcome: Outcome, before: Outcome | undefined, history: readonly Entry[]): KeptChange {
+  const change: KeptChange = { spend: [], tally: Object.create(null) as Record<string, number> };
+  if (checked.decision !== "allow") return change;
+  const undone = checked.undo_of !== null ? history[checked.undo_of] : undefined;
+  const name = undone ? undoName(undone.link) : checked.undo_of === null ? countName(checked.tool) : undefined;
+  if (name === undefined) return change;
+  if (outcome === "failed" && before !== "failed") change.tally[name] = -1;
+  if (outcome === "ran" && before === "failed") change.tally[name] = 1;
+  return change;
+}
