@@ -8,6 +8,7 @@ export { Session, type SavedSession } from "./session.js";
 export { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
 export type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 export type { CallOptions, CheckResult, Labels, LicenceGate, ReasonCode } from "./check/types.js";
+export { bindsOf, inferOrigins, originsOf, prepareView, viewOfHistory, type InferenceView, type InferOptions, type InferredOrigin, type PreparedView, type RecordedResult } from "./origins/infer.js";
 export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 
 export { CatalogueError, CheckTimeout, InputError, LicenceRequired, StalwartError, formatProblem, type CatalogueProblem } from "./errors.js";
