@@ -8,7 +8,7 @@ import { Client } from "../sdk/index.js";
 import { resolveHome } from "../sdk/home.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
-import { loadCatalogue, type CompiledCatalogue, type Language } from "../../worker/portable/engine/index.js";
+import { loadCatalogue, type CompiledCatalogue, type Entry, type Language } from "../../worker/portable/engine/index.js";
 import { Calls, type GatewaySession } from "./calls.js";
 import { PendingStore } from "./pending.js";
 import { LiveServers, serverFactory } from "./server.js";
@@ -42,6 +42,8 @@ export interface RunningGateway {
   sessionId: string;
   pending: PendingStore;
   catalogue: CompiledCatalogue;
+  /** the session's history (what the check signed) */
+  entries(): Entry[];
   close(): Promise<void>;
 }
 
@@ -88,6 +90,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     },
     pending,
     catalogue,
+    entries: () => session.history.entries,
     close: async () => {
       await closeDownstream().catch(() => undefined);
       await upstream.close();
