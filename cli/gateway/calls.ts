@@ -124,14 +124,19 @@ export class Calls {
     const tool = params.name;
     const token = progressTokenOf(params._meta);
     let result: Record<string, unknown>;
+    // Progress goes out in order and before the result (a client drops progress after the response).
+    let progressSent: Promise<void> = Promise.resolve();
+    let relayed = 0;
+    const relay = (p: { progress: number; total?: number; message?: string }) => {
+      relayed++;
+      progressSent = progressSent.then(() => ctx.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token! } })).catch(() => undefined);
+    };
     try {
-      result = await this.o.upstream.request("tools/call", params, {
-        timeoutMs: this.o.callTimeoutMs,
-        signal: ctx.mcpReq.signal,
-        ...(token !== undefined
-          ? { onprogress: (p) => void ctx.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token } }).catch(() => undefined) }
-          : {}),
-      });
+      result = await this.o.upstream.request("tools/call", params, { timeoutMs: this.o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) });
+      await progressSent;
+      // A client SDK that runs progress handlers a microtask late drops one read together with the
+      // response; a few milliseconds between the last progress and the result, only after progress.
+      if (relayed > 0) await new Promise((r) => setTimeout(r, 5));
     } catch (err) {
       // Sent but not answered: it may have run, so its counters stay reserved.
       await this.report(check.step, "outcome_unknown");

@@ -20,7 +20,7 @@ export interface UpstreamEvents {
   promptsChanged?: () => void;
 }
 
-/** What the SDK's request options take; long by default, because a tool may itself wait on a person. */
+/** Per request: long by default, because a tool may itself wait on a person. */
 export interface CallOptions {
   signal?: AbortSignal;
   timeoutMs: number;
@@ -59,16 +59,31 @@ export class Upstream {
   /** One JSON-RPC request, answered as the server answered it. */
   async request(method: string, params: Record<string, unknown> | undefined, o: CallOptions): Promise<Record<string, unknown>> {
     const client = await this.connected();
-    const options = {
-      timeout: o.timeoutMs,
-      resetTimeoutOnProgress: true,
-      ...(o.signal ? { signal: o.signal } : {}),
-      ...(o.onprogress ? { onprogress: o.onprogress } : {}),
-    };
-    // Typed per method by the SDK; the gateway forwards whatever the server said, so it reads it as a record.
-    const result: unknown = await client.request({ method: method as "tools/call", ...(params ? { params } : {}) }, options);
-    return result as Record<string, unknown>;
+    const options = { timeout: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) };
+    let sent = params;
+    let token: string | undefined;
+    if (o.onprogress) {
+      // Our own token and handler, not the SDK's `onprogress`: the SDK drops a progress
+      // notification that arrives in the same read as the response, and this one must reach the
+      // person's client.
+      token = `stalwart-${++this.progressCounter}`;
+      this.progress.set(token, o.onprogress);
+      const meta = typeof params?._meta === "object" && params._meta !== null ? (params._meta as Record<string, unknown>) : {};
+      sent = { ...(params ?? {}), _meta: { ...meta, progressToken: token } };
+    }
+    try {
+      // Typed per method by the SDK; the gateway forwards whatever the server said, so it reads it as a record.
+      const result: unknown = await client.request({ method: method as "tools/call", ...(sent ? { params: sent } : {}) }, options);
+      // notification handlers run a microtask late: let any progress read with the response through first
+      if (token) await new Promise((r) => setImmediate(r));
+      return result as Record<string, unknown>;
+    } finally {
+      if (token) this.progress.delete(token);
+    }
   }
+
+  private progressCounter = 0;
+  private readonly progress = new Map<string, (p: { progress: number; total?: number; message?: string }) => void>();
 
   async close(): Promise<void> {
     this.closed = true;
@@ -91,10 +106,21 @@ export class Upstream {
     client.setNotificationHandler("notifications/tools/list_changed", () => this.events.toolsChanged?.());
     client.setNotificationHandler("notifications/resources/list_changed", () => this.events.resourcesChanged?.());
     client.setNotificationHandler("notifications/prompts/list_changed", () => this.events.promptsChanged?.());
+    client.setNotificationHandler("notifications/progress", (n) => {
+      const p = n.params as { progressToken?: unknown; progress: number; total?: number; message?: string };
+      const relay = typeof p.progressToken === "string" ? this.progress.get(p.progressToken) : undefined;
+      relay?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) });
+    });
     const transport =
       "url" in this.spec
         ? new StreamableHTTPClientTransport(new URL(this.spec.url))
-        : new StdioClientTransport({ command: this.spec.command, args: this.spec.args, stderr: "inherit", ...(this.spec.cwd ? { cwd: this.spec.cwd } : {}), ...(this.spec.env ? { env: this.spec.env } : {}) });
+        : new StdioClientTransport({
+            command: this.spec.command, args: this.spec.args, stderr: "inherit",
+            // The host configured its environment for the tool server behind us: pass it on whole
+            // (the SDK's default would keep only HOME, PATH and a few more).
+            env: this.spec.env ?? inheritedEnv(),
+            ...(this.spec.cwd ? { cwd: this.spec.cwd } : {}),
+          });
     client.onclose = () => {
       // Died or closed: the next request connects again.
       if (this.client === client) this.client = undefined;
@@ -108,4 +134,10 @@ export class Upstream {
     this.client = client;
     return client;
   }
+}
+
+function inheritedEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (typeof v === "string") out[k] = v;
+  return out;
 }

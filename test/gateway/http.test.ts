@@ -26,7 +26,7 @@ afterAll(async () => {
   await gw?.close();
 });
 
-describe("gateway over streamable HTTP, filesystem server upstream", () => {
+describe("gateway over streamable HTTP, filesystem server upstream", { timeout: 30_000 }, () => {
   it("offers only the catalogue's tools, as the upstream describes them", async () => {
     const { client } = await overHttp(downstreamClient({}), gw.url!);
     const { tools } = await client.listTools();
@@ -87,6 +87,22 @@ describe("gateway over streamable HTTP, filesystem server upstream", () => {
     const last = gw.entries().filter((e) => e.kind === "check").at(-1) as { decision: string; confirmed: number | null };
     expect(last).toMatchObject({ decision: "allow" });
     expect(last.confirmed).not.toBeNull();
+    await d.client.close();
+  });
+
+  it("a value copied from an earlier result is result:<step>.<path>, worked out by the gateway and shown to the person", async () => {
+    const d = await overHttp(downstreamClient({ answer: "accept" }), gw.url!);
+    const read = await d.client.callTool({ name: "read_text_file", arguments: { path: join(dir, "hello.txt") } });
+    expect(read.isError).toBeFalsy();
+    const readStep = (gw.entries().filter((e) => e.kind === "check").at(-1) as { step: number }).step;
+    const copy = join(dir, "copy.txt");
+    const r = await d.client.callTool({ name: "write_file", arguments: { path: copy, content: "hello from the file\n" } });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(d.asked[0]).toContain(`content = "hello from the file\\n"   (from step ${readStep}'s result (content))`);
+    expect(d.asked[0]).toContain("(written by the model)");
+    // only `path` was asked about by name
+    expect(d.asked[0]).toContain("`path` was not typed by you");
+    expect(readFileSync(copy, "utf8")).toBe("hello from the file\n");
     await d.client.close();
   });
 

@@ -46,7 +46,7 @@ const WORDS = ["ana", "bruno", "carla", "delta", "echo", "fox", "gale", "hawk", 
 const client = () => new Client({ home: copyLicence(mkdtempSync(join(tmpdir(), "stalwart-infer-"))) });
 const compiled = loadCatalogue(CATALOGUE, { schemaCompiler: ajvCompiler });
 
-describe("origin inference against the check", () => {
+describe("origin inference against the check", { timeout: 60_000 }, () => {
   it("never infers an origin the check would not accept if declared (200 random sessions)", async () => {
     const c = client();
     let nonModel = 0;
