@@ -20,6 +20,7 @@ tools:
   - {name: slow, args: {type: object, additionalProperties: false}}
   - {name: grow, args: {type: object, additionalProperties: false}}
   - {name: grown1, args: {type: object, additionalProperties: false}}
+  - {name: die, args: {type: object, additionalProperties: false}}
 `;
 
 async function until(f: () => boolean, ms = 10_000): Promise<void> {
@@ -80,6 +81,18 @@ describe("forwarding over streamable HTTP", { timeout: 30_000 }, () => {
   it("pages, verbatim results, progress, cancellation", async () => {
     const d = await overHttp(downstreamClient({}), gw.url!);
     await exercise(d, log);
+    await d.client.close();
+  });
+
+  it("an upstream that dies answers isError, is reported outcome_unknown, and the next call starts it again", async () => {
+    const d = await overHttp(downstreamClient({}), gw.url!);
+    const died = await d.client.callTool({ name: "die", arguments: {} });
+    expect(died.isError).toBe(true);
+    expect(text(died)).toContain("the tool server did not answer");
+    expect(gw.entries().at(-1)).toMatchObject({ kind: "report", outcome: "outcome_unknown" });
+    const after = await d.client.callTool({ name: "alpha", arguments: {} });
+    expect(after.isError, text(after)).toBeFalsy();
+    expect(text(after)).toBe("ran alpha");
     await d.client.close();
   });
 
