@@ -1,0 +1,235 @@
+/**
+ * Every `tools/call` through the gateway, in order (issue 11):
+ *
+ *   1. origins: inferred from the session's own history (engine origins/infer.ts) — MCP carries no
+ *      person's turns, so in practice `result:<step>.<path>` of a call that ran here, `context`, or
+ *      `model`;
+ *   2. the check, all 13 steps (in-process, or the check worker with `--check-url`); an error in it
+ *      is a refusal (fail closed);
+ *   3. refuse → a tool result with `isError`, the reasons in its text, the decision in `_meta`;
+ *      the upstream never sees the call;
+ *   4. confirm → the person is asked through MCP: the handler returns `input_required` with the
+ *      check's question as a one-field form and the check's token as `requestState`. A 2026-07-28
+ *      client retries with the answer; for a 2025-era client the SDK's legacy shim pushes the same
+ *      form as `elicitation/create` and re-enters this handler. An approval re-checks the call
+ *      with the token (step 10: bound to tool, agent, argument digest, session and ask; spent
+ *      once) and forwards it. A client without elicitation gets `isError` naming a pending id
+ *      (pending.ts); once a person approves it there, the identical call spends that token;
+ *   5. allow → forwarded as it came (progress under the client's token, cancellation passed on),
+ *      and the gateway reports what it saw: `ran` with the result, `failed` on `isError`,
+ *      `outcome_unknown` when the upstream could not answer (it may have run).
+ */
+import { inputRequired, inputResponse, type ServerContext } from "@modelcontextprotocol/server";
+import type { CheckResult, CompiledCatalogue, Entry, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
+import { bindsOf, inferOrigins, originsOf, viewOfHistory } from "../../worker/portable/engine/index.js";
+import type { Upstream } from "./upstream.js";
+import { argsDigest, type PendingStore } from "./pending.js";
+import { approvalForm, errorResult, question, refusalText, type ToolResult } from "./words.js";
+
+/** The part of the SDK's session the gateway uses (in-process and remote alike). */
+export interface GatewaySession {
+  readonly id: string;
+  readonly history: { entries: Entry[] };
+  checkToolCall(tool: string, args: unknown, options?: { origins?: Record<string, string>; confirmation?: string }): Promise<CheckResult>;
+  report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
+}
+
+export interface CallsOptions {
+  catalogue: CompiledCatalogue;
+  session: GatewaySession;
+  upstream: Upstream;
+  pending: PendingStore;
+  language: Language;
+  context: Record<string, unknown>;
+  /** how long a forwarded call may take (reset by progress) */
+  callTimeoutMs: number;
+  /** where the gateway says what it did, one line per call (stderr by default) */
+  log?: (line: string) => void;
+}
+
+/** The one field of the approval form. */
+const FORM_KEY = "approve";
+
+export class Calls {
+  constructor(private readonly o: CallsOptions) {}
+
+  async call(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean): Promise<ToolResult | ReturnType<typeof inputRequired>> {
+    const tool = params.name;
+    const args = params.arguments ?? {};
+    const state = ctx.mcpReq.requestState();
+    if (typeof state === "string") return this.answered(params, args, state, ctx);
+
+    const origins = this.infer(tool, args);
+    const digest = safeDigest(args);
+    const approved = digest ? this.o.pending.approvedFor(this.o.session.id, tool, digest) : undefined;
+    const check = await this.check(tool, args, origins, approved?.token);
+    if (approved && check.decision === "allow") this.o.pending.markUsed(approved.id);
+    switch (check.decision) {
+      case "refuse":
+        this.log(`refuse ${tool} ${check.reasons.join(",")}`);
+        return errorResult(refusalText(tool, check), summary(check));
+      case "allow":
+        return this.forward(params, check, ctx);
+      case "confirm": {
+        const text = question(tool, args, origins, check);
+        if (canElicit && check.confirmation) {
+          this.log(`confirm ${tool} ${check.reasons.join(",")}: asking the person`);
+          return inputRequired({
+            inputRequests: { [FORM_KEY]: inputRequired.elicit({ message: text, requestedSchema: approvalForm(tool) }) },
+            requestState: check.confirmation,
+          });
+        }
+        return this.hold(tool, args, origins, check, text);
+      }
+    }
+  }
+
+  /** The second round: the person answered (or the client says so); `state` is the token we minted. */
+  private async answered(params: { name: string; _meta?: Record<string, unknown> }, args: Record<string, unknown>, token: string, ctx: ServerContext): Promise<ToolResult> {
+    const tool = params.name;
+    const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
+    const approved = answer.kind === "elicit" && answer.action === "accept" && answer.content?.[FORM_KEY] === true;
+    if (!approved) {
+      const how = answer.kind === "elicit" ? (answer.action === "accept" ? "not approved" : answer.action === "decline" ? "declined" : "cancelled") : "not answered";
+      this.log(`confirm ${tool}: ${how}; it did not run`);
+      return errorResult(`${tool} was not approved (${how}), and it did not run.`, { decision: "confirm", reasons: [], approved: false, answer: how });
+    }
+    // Re-checked from step 1 with the token: a changed argument or a spent or forged token covers
+    // nothing, and the call is confirmed again (asked again) instead of allowed.
+    const check = await this.check(tool, args, this.infer(tool, args), token);
+    if (check.decision === "allow") return this.forward(params, check, ctx);
+    if (check.decision === "refuse") return errorResult(refusalText(tool, check), summary(check));
+    this.log(`confirm ${tool}: the approval does not cover this call (${String(check.detail.confirmation ?? "")})`);
+    return errorResult(`the approval does not cover this call of ${tool} (${String(check.detail.confirmation ?? "the token covers another call")}), and it did not run.`, summary(check));
+  }
+
+  private hold(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, text: string): ToolResult {
+    const digest = safeDigest(args);
+    if (!check.confirmation || !digest) return errorResult(`${text}\n\nThis call waits for a person, and no approval can be recorded for it.`, summary(check));
+    let id: string;
+    try {
+      const exp = this.tokenExpiry(check);
+      id = this.o.pending.add({
+        session: this.o.session.id, step: check.step, tool, args, digest, origins, reasons: check.reasons,
+        wording: String(check.detail.wording ?? ""), token: check.confirmation, expires: exp,
+      }).id;
+    } catch (err) {
+      return errorResult(`${text}\n\nThis call waits for a person, but the pending confirmation could not be stored (${(err as Error).message}).`, summary(check));
+    }
+    this.log(`confirm ${tool} ${check.reasons.join(",")}: waiting as ${id}`);
+    return errorResult(`${text}\n\nThis call waits for a person (pending ${id}); it did not run. Once it is approved, the same call with the same arguments runs once.`, { ...summary(check), pending: id });
+  }
+
+  private async forward(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, check: CheckResult, ctx: ServerContext): Promise<ToolResult> {
+    const tool = params.name;
+    const token = progressTokenOf(params._meta);
+    let result: Record<string, unknown>;
+    // Progress goes out in order and before the result (a client drops progress after the response).
+    let progressSent: Promise<void> = Promise.resolve();
+    let relayed = 0;
+    const relay = (p: { progress: number; total?: number; message?: string }) => {
+      relayed++;
+      progressSent = progressSent.then(() => ctx.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token! } })).catch(() => undefined);
+    };
+    try {
+      result = await this.o.upstream.request("tools/call", params, { timeoutMs: this.o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) });
+      await progressSent;
+      // A client SDK that runs progress handlers a microtask late drops one read together with the
+      // response; a few milliseconds between the last progress and the result, only after progress.
+      if (relayed > 0) await new Promise((r) => setTimeout(r, 5));
+    } catch (err) {
+      // Sent but not answered: it may have run, so its counters stay reserved.
+      await this.report(check.step, "outcome_unknown");
+      this.log(`allow ${tool}: the tool server did not answer (${(err as Error).message})`);
+      if (ctx.mcpReq.signal.aborted) throw err;
+      return errorResult(`${tool} was allowed, but the tool server did not answer: ${(err as Error).message}`, { ...summary(check), outcome: "outcome_unknown" });
+    }
+    const failed = result.isError === true;
+    await this.report(check.step, failed ? "failed" : "ran", failed ? undefined : resultValue(result));
+    this.log(`allow ${tool}${check.reasons.length ? ` ${check.reasons.join(",")}` : ""}: ${failed ? "failed" : "ran"}`);
+    return result as ToolResult;
+  }
+
+  private infer(tool: string, args: Record<string, unknown>): Record<string, InferredOrigin> {
+    if (typeof args !== "object" || args === null || Array.isArray(args)) return {};
+    try {
+      const view = viewOfHistory(this.o.session.history.entries, this.o.catalogue, this.o.language, this.o.context);
+      return inferOrigins(args, view, { binds: bindsOf(this.o.catalogue, tool) });
+    } catch {
+      // Unreadable history or values: nothing is trusted, the check asks about every argument.
+      return {};
+    }
+  }
+
+  /** Fail closed: an error inside the check is a refusal with a reason, never an allow. */
+  private async check(tool: string, args: unknown, origins: Record<string, InferredOrigin>, token?: string): Promise<CheckResult> {
+    try {
+      return await this.o.session.checkToolCall(tool, args, { origins: originsOf(origins), ...(token ? { confirmation: token } : {}) });
+    } catch (err) {
+      return { decision: "refuse", reasons: ["internal_error"], detail: { message: (err as Error)?.message ?? String(err) }, step: -1 };
+    }
+  }
+
+  /** Background bookkeeping never throws into the call. */
+  private async report(step: number, outcome: Outcome, result?: unknown): Promise<void> {
+    if (step < 0) return;
+    try {
+      await this.o.session.report(step, outcome, result);
+    } catch (err) {
+      this.log(`report of step ${step} failed: ${(err as Error).message}`);
+    }
+  }
+
+  private tokenExpiry(check: CheckResult): string {
+    // The token carries its expiry (base64url JSON claims before the MAC); the TTL is the fallback.
+    const claims = check.confirmation?.split(".")[1];
+    try {
+      const exp = (JSON.parse(Buffer.from(claims ?? "", "base64url").toString("utf8")) as { exp?: unknown }).exp;
+      if (typeof exp === "number") return new Date(exp).toISOString();
+    } catch {
+      /* fall through */
+    }
+    return new Date(Date.now() + this.o.catalogue.settings.confirmationTtlMs).toISOString();
+  }
+
+  private log(line: string): void {
+    this.o.log?.(line);
+  }
+}
+
+function summary(check: CheckResult): Record<string, unknown> {
+  return { decision: check.decision, reasons: check.reasons, detail: check.detail, step: check.step };
+}
+
+function safeDigest(args: unknown): string | undefined {
+  try {
+    return argsDigest(args);
+  } catch {
+    return undefined;
+  }
+}
+
+function progressTokenOf(meta: Record<string, unknown> | undefined): string | number | undefined {
+  const t = meta?.progressToken;
+  return typeof t === "string" || typeof t === "number" ? t : undefined;
+}
+
+/**
+ * What the session records of a result: `structuredContent` when the tool gives one, else one text
+ * block that is JSON, else nothing (the `returns` schema keeps only what it declares).
+ */
+export function resultValue(result: Record<string, unknown>): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  const content = result.content;
+  if (Array.isArray(content) && content.length === 1) {
+    const c = content[0] as { type?: unknown; text?: unknown };
+    if (c.type === "text" && typeof c.text === "string") {
+      try {
+        return JSON.parse(c.text);
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,97 @@
+/**
+ * Downstream streamable HTTP (`--listen 127.0.0.1:PORT`, endpoint `/mcp`). Both eras from one
+ * endpoint, each the way its protocol needs:
+ *   - 2026-07-28 requests: the SDK's `createMcpHandler` (strict, per request; a confirm travels as
+ *     `input_required` + `requestState`, list changes on the client's `subscriptions/listen`);
+ *   - 2025-era clients: a sessionful `WebStandardStreamableHTTPServerTransport` per MCP session,
+ *     because pushing `elicitation/create` to the person and `list_changed` to the client needs the
+ *     session (per-request legacy serving has no way back to the client).
+ * Host and Origin are checked first (DNS rebinding), for a loopback bind: the gateway serves the
+ * person's own machine.
+ */
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import {
+  WebStandardStreamableHTTPServerTransport, createMcpHandler, hostHeaderValidationResponse, isLegacyRequest,
+  localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse, type McpServerFactory,
+} from "@modelcontextprotocol/server";
+import { InputError } from "../../worker/portable/engine/index.js";
+
+export interface Listening {
+  url: string;
+  /** publish a tool-list change to 2026-07-28 listeners */
+  toolsChanged(): void;
+  resourcesChanged(): void;
+  promptsChanged(): void;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+export function parseListen(value: string): { host: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
+  if (!m || Number(m[2]) > 65535) throw new InputError(`\`--listen ${value}\` is not HOST:PORT`, undefined, "e.g. `--listen 127.0.0.1:8765`");
+  const host = m[1]!;
+  if (!LOOPBACK.has(host)) throw new InputError(`\`--listen ${value}\`: the gateway binds to loopback only`, undefined, "use 127.0.0.1 (the person's own machine); put a reverse proxy with authentication in front for anything else");
+  return { host: host.replace(/^\[|\]$/g, ""), port: Number(m[2]) };
+}
+
+export async function listen(factory: McpServerFactory, at: { host: string; port: number }): Promise<Listening> {
+  const modern = createMcpHandler(factory, { legacy: "reject" });
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const hosts = localhostAllowedHostnames();
+  const origins = localhostAllowedOrigins();
+
+  const fetch = async (request: Request): Promise<Response> => {
+    const rejected = hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
+    if (rejected) return rejected;
+    if (new URL(request.url).pathname !== "/mcp") return new Response("not found: the MCP endpoint is /mcp\n", { status: 404 });
+    const sid = request.headers.get("mcp-session-id");
+    if (sid !== null) {
+      const t = sessions.get(sid);
+      if (t) return t.handleRequest(request);
+      return json(404, { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
+    }
+    if (await isLegacyRequest(request)) {
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+        onsessionclosed: (id) => void sessions.delete(id),
+      });
+      const server = await factory({ era: "legacy" });
+      await server.connect(transport);
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      return transport.handleRequest(request);
+    }
+    return modern.fetch(request);
+  };
+
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serve({ fetch, hostname: at.host, port: at.port }, () => resolve(s));
+    s.once("error", reject);
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/mcp`,
+    toolsChanged: () => modern.notify.toolsChanged(),
+    resourcesChanged: () => modern.notify.resourcesChanged(),
+    promptsChanged: () => modern.notify.promptsChanged(),
+    close: async () => {
+      await modern.close().catch(() => undefined);
+      for (const t of sessions.values()) await t.close().catch(() => undefined);
+      sessions.clear();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // open SSE streams would keep it open
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+    },
+  };
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+}

@@ -1,0 +1,100 @@
+/**
+ * `stalwart gateway` assembled: the catalogue, one stalwart session (in-process, or on the check
+ * worker with `checkUrl`), the upstream tool server, and the downstream server on stdio or HTTP.
+ * docs/gateway.md says what it checks, what it can and cannot see, and how a person is asked.
+ */
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { Client } from "../sdk/index.js";
+import { resolveHome } from "../sdk/home.js";
+import { ajvCompiler } from "../sdk/ajv-compiler.js";
+import { readCatalogueFile } from "../sdk/catalogue-node.js";
+import { loadCatalogue, type CompiledCatalogue, type Entry, type Language } from "../../worker/portable/engine/index.js";
+import { Calls, type GatewaySession } from "./calls.js";
+import { PendingStore } from "./pending.js";
+import { LiveServers, serverFactory } from "./server.js";
+import { Upstream, type UpstreamSpec } from "./upstream.js";
+import { listen } from "./http.js";
+
+export interface GatewayOptions {
+  /** path to agent.yaml */
+  catalogue: string;
+  upstream: UpstreamSpec;
+  /** downstream streamable HTTP on this loopback address; absent: stdio */
+  listen?: { host: string; port: number };
+  home?: string;
+  /** a check worker shared by several gateways (`--check-url`, `--key`) */
+  checkUrl?: string;
+  key?: string;
+  sessionName?: string;
+  language?: Language;
+  context?: Record<string, unknown>;
+  /** how long a person may take to answer (default: a day) */
+  askTimeoutMs?: number;
+  /** how long a forwarded call may run without progress (default: a day) */
+  callTimeoutMs?: number;
+  now?: () => Date;
+  log?: (line: string) => void;
+}
+
+export interface RunningGateway {
+  /** the downstream URL with `listen`; undefined on stdio */
+  url?: string;
+  sessionId: string;
+  pending: PendingStore;
+  catalogue: CompiledCatalogue;
+  /** the session's history (what the check signed) */
+  entries(): Entry[];
+  close(): Promise<void>;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
+  const catalogue = loadCatalogue(readCatalogueFile(o.catalogue), { file: o.catalogue, schemaCompiler: ajvCompiler });
+  const home = resolveHome(o.home);
+  const client = new Client({
+    ...(o.home ? { home: o.home } : {}),
+    ...(o.now ? { now: o.now } : {}),
+    ...(o.checkUrl ? { url: o.checkUrl, timeoutMs: 5000 } : {}),
+    ...(o.key ? { key: o.key } : {}),
+  });
+  const language = o.language ?? catalogue.settings.language;
+  const context = o.context ?? {};
+  const session: GatewaySession = client.session(o.sessionName ?? "gateway", { catalogue: o.catalogue, language, context });
+
+  const live = new LiveServers();
+  let http: Awaited<ReturnType<typeof listen>> | undefined;
+  const upstream = await new Upstream(o.upstream, {
+    toolsChanged: () => (live.toolsChanged(), http?.toolsChanged()),
+    resourcesChanged: () => (live.resourcesChanged(), http?.resourcesChanged()),
+    promptsChanged: () => (live.promptsChanged(), http?.promptsChanged()),
+  }).start();
+
+  const pending = new PendingStore(home, o.now);
+  const callTimeoutMs = o.callTimeoutMs ?? DAY;
+  const calls = new Calls({ catalogue, session, upstream, pending, language, context, callTimeoutMs, ...(o.log ? { log: o.log } : {}) });
+  const factory = serverFactory({ catalogue, upstream, calls, askTimeoutMs: o.askTimeoutMs ?? DAY, callTimeoutMs }, live);
+
+  let closeDownstream: () => Promise<void>;
+  if (o.listen) {
+    http = await listen(factory, o.listen);
+    closeDownstream = () => http!.close();
+  } else {
+    const handle = serveStdio(factory);
+    closeDownstream = () => handle.close();
+  }
+  return {
+    ...(http ? { url: http.url } : {}),
+    get sessionId() {
+      return session.id;
+    },
+    pending,
+    catalogue,
+    entries: () => session.history.entries,
+    close: async () => {
+      await closeDownstream().catch(() => undefined);
+      await upstream.close();
+      client.close();
+    },
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * `stalwart gateway init -- CMD`: a starter agent.yaml from what the tool server says of its
+ * tools. The class of each tool is a guess from its MCP annotations — hints, which the spec says a
+ * client must not trust from an untrusted server — so every guess carries a `# review:` comment
+ * for the person to confirm (checks.md: a tool's class is declared, not inferred):
+ *   readOnlyHint: true                 → a read (openWorldHint: true → reads_outside)
+ *   readOnlyHint false or absent       → writes (no hint at all is a write: fail toward asking)
+ *   destructiveHint: true on a write   → irreversible (nothing declared undoes it)
+ *   openWorldHint: true on a write     → noted: declare `sends_out` with the allowed destinations
+ * `args` is the tool's `inputSchema`, `returns` its `outputSchema` (what `result:` origins and
+ * `{from}` conditions may read). The file is linted before it is written: what init writes passes
+ * `stalwart check`.
+ */
+import { existsSync, writeFileSync } from "node:fs";
+import { stringify } from "yaml";
+import { CatalogueError, loadCatalogue, formatProblem, InputError } from "../../worker/portable/engine/index.js";
+import { ajvCompiler } from "../sdk/ajv-compiler.js";
+import { Upstream, type UpstreamSpec } from "./upstream.js";
+
+interface McpTool {
+  name: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; idempotentHint?: boolean; title?: string };
+}
+
+export async function listAllTools(spec: UpstreamSpec): Promise<{ tools: McpTool[]; server?: { name: string; version: string } }> {
+  const up = await new Upstream(spec).start();
+  try {
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 1000; page++) {
+      const r = await up.request("tools/list", cursor !== undefined ? { cursor } : undefined, { timeoutMs: 60_000 });
+      for (const t of Array.isArray(r.tools) ? r.tools : []) if (typeof t?.name === "string") tools.push(t as McpTool);
+      cursor = typeof r.nextCursor === "string" && r.nextCursor !== "" ? r.nextCursor : undefined;
+      if (cursor === undefined) break;
+    }
+    const server = up.serverInfo();
+    return { tools, ...(server ? { server } : {}) };
+  } finally {
+    await up.close();
+  }
+}
+
+export function starterCatalogue(tools: readonly McpTool[], source: string): { text: string; guesses: number } {
+  let guesses = 0;
+  const blocks: string[] = [];
+  for (const t of tools) {
+    const a = t.annotations ?? {};
+    const entry: Record<string, unknown> = { name: t.name };
+    const notes: string[] = [];
+    if (a.readOnlyHint === true) {
+      if (a.openWorldHint === true) {
+        entry.reads_outside = true;
+        notes.push("readOnlyHint + openWorldHint → reads_outside: what it returns is labelled untrusted");
+      } else {
+        notes.push(`readOnlyHint → a read${a.openWorldHint === false ? " of this server's own data" : " (no openWorldHint: if it reads the web or others' messages, add `reads_outside: true`)"}`);
+      }
+    } else {
+      entry.writes = true;
+      notes.push(a.readOnlyHint === false ? "readOnlyHint: false → writes" : "no readOnlyHint → assumed to write (it is confirmed); remove `writes` if it only reads");
+      if (a.destructiveHint === true) {
+        entry.irreversible = true;
+        notes.push("destructiveHint → irreversible; if another tool undoes it, declare `undo:` instead");
+      }
+      if (a.openWorldHint === true) notes.push("openWorldHint → it may reach others: declare `sends_out: [allowed destinations]`, or every destination in its arguments is refused");
+    }
+    const args = cleanSchema(t.inputSchema) ?? { type: "object", properties: {} };
+    // The server names its arguments; anything else is refused (step 3), not held as schema_partial.
+    if (args.type === "object" && args.additionalProperties === undefined) args.additionalProperties = false;
+    entry.args = args;
+    const returns = cleanSchema(t.outputSchema);
+    if (returns) entry.returns = returns;
+    else notes.push("no outputSchema: declare `returns` for the fields later calls may take from its result");
+    guesses += notes.length;
+    const head = [`# ${t.name}${t.description ? `: ${firstLine(t.description)}` : ""}`, ...notes.map((n) => `# review: ${n}`)];
+    const body = stringify([entry], { lineWidth: 0 }).trimEnd().split("\n").map((l) => `  ${l}`);
+    blocks.push([...head.map((l) => `  ${l}`), ...body].join("\n"));
+  }
+  const text = [
+    `# A starter catalogue written by \`stalwart gateway init\` from ${source}.`,
+    "# Each tool's class below is a guess from the server's MCP annotations: review every `# review:` line,",
+    "# then run `stalwart check` on this file. A tool the catalogue does not name is not offered at all.",
+    "settings:",
+    "  language: en",
+    "tools:",
+    ...(blocks.length ? blocks : ["  []"]),
+    "",
+  ].join("\n");
+  return { text, guesses };
+}
+
+export async function writeStarter(spec: UpstreamSpec, out: string, o: { force: boolean }): Promise<{ tools: number; guesses: number }> {
+  if (existsSync(out) && !o.force) throw new InputError(`\`${out}\` exists`, undefined, "pass `--force` to overwrite it, or `-o` another file");
+  const { tools, server } = await listAllTools(spec);
+  const source = server ? `${server.name} ${server.version}` : "url" in spec ? spec.url : [spec.command, ...spec.args].join(" ");
+  const { text, guesses } = starterCatalogue(tools, source);
+  try {
+    loadCatalogue(text, { file: out, schemaCompiler: ajvCompiler });
+  } catch (err) {
+    if (err instanceof CatalogueError) throw new InputError(`the starter catalogue does not pass the lint:\n${err.problems.map(formatProblem).join("\n")}`, undefined, "this is a bug in `stalwart gateway init`; please report it with the tool server's name");
+    throw err;
+  }
+  writeFileSync(out, text);
+  return { tools: tools.length, guesses };
+}
+
+/** A JSON Schema as a catalogue takes it: `$schema` dropped (the catalogue fixes the dialect). */
+function cleanSchema(s: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!s || typeof s !== "object") return undefined;
+  const { $schema: _drop, ...rest } = s;
+  return rest;
+}
+
+function firstLine(s: string): string {
+  const line = s.split("\n")[0]!.trim();
+  return line.length > 120 ? `${line.slice(0, 117)}…` : line;
+}

@@ -1,0 +1,111 @@
+/**
+ * The MCP server the person's client talks to: one low-level SDK `Server` per downstream
+ * connection (stdio) or request (2026-07-28 over HTTP), built by `serverFactory`, all sharing one
+ * `Calls` (one stalwart session) and one upstream. The gateway owns dispatch, so it is built on
+ * `Server`, not `McpServer`: `tools/list` answers with the upstream's own tool objects (only those
+ * the catalogue names, `outputSchema` and `_meta` verbatim, page by page with the upstream's
+ * cursor), and `tools/call` goes through the check (calls.ts). Resources and prompts, when the
+ * upstream has them, are forwarded as they are (read-only; not checked, see docs/gateway.md).
+ */
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server, type McpServerFactory, type ServerContext } from "@modelcontextprotocol/server";
+import type { CompiledCatalogue } from "../../worker/portable/engine/index.js";
+import type { Calls } from "./calls.js";
+import type { Upstream } from "./upstream.js";
+import { errorResult } from "./words.js";
+
+export interface ServeOptions {
+  catalogue: CompiledCatalogue;
+  upstream: Upstream;
+  calls: Calls;
+  /** how long the SDK waits for a person's answer to a pushed elicitation (2025-era clients) */
+  askTimeoutMs: number;
+  callTimeoutMs: number;
+}
+
+/** Servers of 2025-era connections that are open, for `list_changed` (2026-07-28 ones listen through the entry). */
+export class LiveServers {
+  private readonly servers = new Set<Server>();
+  add(s: Server): void {
+    this.servers.add(s);
+    const prev = s.onclose;
+    s.onclose = () => {
+      this.servers.delete(s);
+      prev?.();
+    };
+  }
+  toolsChanged(): void {
+    for (const s of this.servers) void s.sendToolListChanged().catch(() => undefined);
+  }
+  resourcesChanged(): void {
+    for (const s of this.servers) void s.sendResourceListChanged().catch(() => undefined);
+  }
+  promptsChanged(): void {
+    for (const s of this.servers) void s.sendPromptListChanged().catch(() => undefined);
+  }
+}
+
+export function serverFactory(o: ServeOptions, live: LiveServers): McpServerFactory {
+  return () => {
+    const server = buildServer(o);
+    live.add(server);
+    return server;
+  };
+}
+
+function buildServer(o: ServeOptions): Server {
+  const up = o.upstream.capabilities();
+  const has = (k: string) => up[k] !== undefined && up[k] !== null;
+  const capabilities: Record<string, unknown> = { tools: { listChanged: true } };
+  if (has("resources")) capabilities.resources = { listChanged: true };
+  if (has("prompts")) capabilities.prompts = { listChanged: true };
+  const server = new Server(
+    { name: "stalwart-gateway", version: "0.1.0" },
+    {
+      capabilities,
+      instructions: "Every tool call is checked by stalwart before it reaches the tool server; a call that needs a person is asked about through elicitation.",
+      inputRequired: { roundTimeoutMs: o.askTimeoutMs },
+    },
+  );
+  const forward = (method: string, params: Record<string, unknown> | undefined, ctx: ServerContext) =>
+    o.upstream.request(method, params, { timeoutMs: o.callTimeoutMs, signal: ctx.mcpReq.signal }).catch((err: unknown) => {
+      throw err instanceof ProtocolError ? err : new ProtocolError(ProtocolErrorCode.InternalError, `the tool server did not answer: ${(err as Error).message}`);
+    });
+
+  server.setRequestHandler("tools/list", async (request, ctx) => {
+    const page = await forward("tools/list", request.params?.cursor !== undefined ? { cursor: request.params.cursor } : undefined, ctx);
+    const tools = Array.isArray(page.tools) ? page.tools : [];
+    // Only the tools the catalogue names; each one as the upstream described it.
+    return { ...page, tools: tools.filter((t: { name?: unknown }) => typeof t?.name === "string" && o.catalogue.tools.has(t.name)) } as never;
+  });
+
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    const params = request.params as { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
+    try {
+      return (await o.calls.call(params, ctx, canElicit(server, ctx))) as never;
+    } catch (err) {
+      if (ctx.mcpReq.signal.aborted) throw err;
+      return errorResult(`stalwart could not complete ${params.name}: ${(err as Error).message}`) as never;
+    }
+  });
+
+  if (has("resources")) {
+    server.setRequestHandler("resources/list", async (r, ctx) => (await forward("resources/list", r.params, ctx)) as never);
+    server.setRequestHandler("resources/templates/list", async (r, ctx) => (await forward("resources/templates/list", r.params, ctx)) as never);
+    server.setRequestHandler("resources/read", async (r, ctx) => (await forward("resources/read", r.params, ctx)) as never);
+  }
+  if (has("prompts")) {
+    server.setRequestHandler("prompts/list", async (r, ctx) => (await forward("prompts/list", r.params, ctx)) as never);
+    server.setRequestHandler("prompts/get", async (r, ctx) => (await forward("prompts/get", r.params, ctx)) as never);
+  }
+  return server;
+}
+
+/** Form elicitation, as this request's client declared it (2026-07-28: per request; 2025: at initialize). */
+function canElicit(server: Server, ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const caps = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()) as { elicitation?: { form?: unknown; url?: unknown } } | undefined;
+  const e = caps?.elicitation;
+  if (e === undefined || e === null || typeof e !== "object") return false;
+  // `elicitation: {}` means form mode (the 2025-11-25 default); `{url: {}}` alone does not.
+  return e.form !== undefined || e.url === undefined;
+}

@@ -1,0 +1,143 @@
+/**
+ * The MCP tool server the gateway fronts: started from `-- CMD ARGS…` (stdio) or reached at
+ * `--url` (streamable HTTP), through the SDK's own `Client`. Requests go out as raw JSON-RPC
+ * (`client.request`), not `callTool`, so the result comes back as the server sent it: the SDK does
+ * not validate `structuredContent` against a cached `outputSchema` here, and `_meta` is untouched.
+ *
+ * An upstream that dies is not the end of the gateway: the next request starts (or reaches) it
+ * again once, and a call that cannot reach it answers `isError` (server.ts).
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { StalwartError } from "../../worker/portable/engine/index.js";
+
+export type UpstreamSpec = { command: string; args: string[]; cwd?: string; env?: Record<string, string> } | { url: string };
+
+export interface UpstreamEvents {
+  /** the server said its tool list changed */
+  toolsChanged?: () => void;
+  resourcesChanged?: () => void;
+  promptsChanged?: () => void;
+}
+
+/** Per request: long by default, because a tool may itself wait on a person. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs: number;
+  onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
+}
+
+export class UpstreamUnavailable extends StalwartError {
+  constructor(message: string) {
+    super("UpstreamUnavailable", message, { hint: "is the tool server's command right, and does it start on its own?" });
+  }
+}
+
+export class Upstream {
+  private client?: Client;
+  private connecting?: Promise<Client>;
+  private closed = false;
+
+  constructor(private readonly spec: UpstreamSpec, private readonly events: UpstreamEvents = {}, private readonly connectTimeoutMs = 60_000) {}
+
+  /** Connect now (the command starts and answers `initialize`), or throw `UpstreamUnavailable`. */
+  async start(): Promise<this> {
+    await this.connected();
+    return this;
+  }
+
+  /** The server's capabilities, as it declared them at `initialize`. */
+  capabilities(): Record<string, unknown> {
+    return (this.client?.getServerCapabilities() ?? {}) as Record<string, unknown>;
+  }
+
+  serverInfo(): { name: string; version: string } | undefined {
+    const v = this.client?.getServerVersion();
+    return v ? { name: v.name, version: v.version } : undefined;
+  }
+
+  /** One JSON-RPC request, answered as the server answered it. */
+  async request(method: string, params: Record<string, unknown> | undefined, o: CallOptions): Promise<Record<string, unknown>> {
+    const client = await this.connected();
+    const options = { timeout: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) };
+    let sent = params;
+    let token: string | undefined;
+    if (o.onprogress) {
+      // Our own token and handler, not the SDK's `onprogress`: the SDK drops a progress
+      // notification that arrives in the same read as the response, and this one must reach the
+      // person's client.
+      token = `stalwart-${++this.progressCounter}`;
+      this.progress.set(token, o.onprogress);
+      const meta = typeof params?._meta === "object" && params._meta !== null ? (params._meta as Record<string, unknown>) : {};
+      sent = { ...(params ?? {}), _meta: { ...meta, progressToken: token } };
+    }
+    try {
+      // Typed per method by the SDK; the gateway forwards whatever the server said, so it reads it as a record.
+      const result: unknown = await client.request({ method: method as "tools/call", ...(sent ? { params: sent } : {}) }, options);
+      // notification handlers run a microtask late: let any progress read with the response through first
+      if (token) await new Promise((r) => setImmediate(r));
+      return result as Record<string, unknown>;
+    } finally {
+      if (token) this.progress.delete(token);
+    }
+  }
+
+  private progressCounter = 0;
+  private readonly progress = new Map<string, (p: { progress: number; total?: number; message?: string }) => void>();
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const c = this.client;
+    this.client = undefined;
+    await c?.close().catch(() => undefined);
+  }
+
+  private connected(): Promise<Client> {
+    if (this.client) return Promise.resolve(this.client);
+    if (this.closed) return Promise.reject(new UpstreamUnavailable("the gateway is shutting down"));
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async connect(): Promise<Client> {
+    const client = new Client({ name: "stalwart-gateway", version: "0.1.0" }, { capabilities: {} });
+    client.setNotificationHandler("notifications/tools/list_changed", () => this.events.toolsChanged?.());
+    client.setNotificationHandler("notifications/resources/list_changed", () => this.events.resourcesChanged?.());
+    client.setNotificationHandler("notifications/prompts/list_changed", () => this.events.promptsChanged?.());
+    client.setNotificationHandler("notifications/progress", (n) => {
+      const p = n.params as { progressToken?: unknown; progress: number; total?: number; message?: string };
+      const relay = typeof p.progressToken === "string" ? this.progress.get(p.progressToken) : undefined;
+      relay?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) });
+    });
+    const transport =
+      "url" in this.spec
+        ? new StreamableHTTPClientTransport(new URL(this.spec.url))
+        : new StdioClientTransport({
+            command: this.spec.command, args: this.spec.args, stderr: "inherit",
+            // The host configured its environment for the tool server behind us: pass it on whole
+            // (the SDK's default would keep only HOME, PATH and a few more).
+            env: this.spec.env ?? inheritedEnv(),
+            ...(this.spec.cwd ? { cwd: this.spec.cwd } : {}),
+          });
+    client.onclose = () => {
+      // Died or closed: the next request connects again.
+      if (this.client === client) this.client = undefined;
+    };
+    try {
+      await client.connect(transport, { timeout: this.connectTimeoutMs });
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      throw new UpstreamUnavailable(`the tool server ${"url" in this.spec ? `at ${this.spec.url}` : `\`${[this.spec.command, ...this.spec.args].join(" ")}\``} did not start: ${(err as Error).message}`);
+    }
+    this.client = client;
+    return client;
+  }
+}
+
+function inheritedEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (typeof v === "string") out[k] = v;
+  return out;
+}

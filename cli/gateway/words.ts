@@ -1,0 +1,76 @@
+/**
+ * What the gateway says: the tool result a refused or waiting call comes back as (so the model
+ * reads why, and the host reads the decision in `_meta`), and the question a person is asked.
+ */
+import type { CheckResult, InferredOrigin } from "../../worker/portable/engine/index.js";
+
+/** The `_meta` key of the gateway's own answers (never added to a forwarded result). */
+export const META_KEY = "stalwart-agents/check";
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+export function errorResult(text: string, check?: Partial<CheckResult> & Record<string, unknown>): ToolResult {
+  return { content: [{ type: "text", text }], isError: true, ...(check ? { _meta: { [META_KEY]: check } } : {}) };
+}
+
+/** One line per reason, with the detail a person or a model can act on. */
+export function refusalText(tool: string, r: CheckResult): string {
+  const d = r.detail;
+  const parts: string[] = [];
+  for (const reason of r.reasons) {
+    switch (reason) {
+      case "argument_schema":
+        parts.push(`argument_schema: the argument at \`${String(d.pointer ?? "")}\` breaks \`${String(d.rule ?? "")}\`${d.message ? ` (${String(d.message)})` : ""}`);
+        break;
+      case "undeclared_destination":
+        parts.push(`undeclared_destination: ${JSON.stringify(d.destinations ?? [])} may not be sent to by ${tool}`);
+        break;
+      case "order_rule":
+        parts.push(`order_rule: ${String(d.rule ?? "")}`);
+        break;
+      case "unknown_tool":
+        parts.push(`unknown_tool: \`${tool}\` is not in the catalogue`);
+        break;
+      default:
+        parts.push(`${reason}${d.message ? `: ${String(d.message)}` : d.wording ? `: ${String(d.wording)}` : ""}`);
+    }
+  }
+  return `stalwart refused ${tool}, and it did not run.\n${parts.join("\n")}`;
+}
+
+export function originWords(o: InferredOrigin | undefined): string {
+  if (!o) return "origin unknown";
+  const labels = o.labels.length ? `; carries ${o.labels.join(", ")}` : "";
+  const m = /^result:(\d+)(?:\.(.+))?$/.exec(o.origin);
+  if (m) return `from step ${m[1]}'s result${m[2] ? ` (${m[2]})` : ""}${labels}`;
+  const words: Record<string, string> = { typed: "typed by you", reply: "your reply", context: "from the session's context", computed: "computed", model: "written by the model" };
+  return (Object.prototype.hasOwnProperty.call(words, o.origin) ? words[o.origin] : o.origin) + labels;
+}
+
+/** The check's own question: the tool, the exact arguments with where each came from, each reason's wording. */
+export function question(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, r: CheckResult): string {
+  const lines = [`${tool} needs your approval before it runs.`, "", "Arguments:"];
+  for (const k of Object.keys(args)) lines.push(`  ${k} = ${short(JSON.stringify(args[k]))}   (${originWords(origins[k])})`);
+  if (Object.keys(args).length === 0) lines.push("  (none)");
+  lines.push("", `Why (${r.reasons.join(", ")}): ${String(r.detail.wording ?? "")}`);
+  return lines.join("\n");
+}
+
+function short(s: string | undefined): string {
+  const t = s ?? "undefined";
+  return t.length > 500 ? `${t.slice(0, 500)}… (${t.length} characters)` : t;
+}
+
+/** The one-field form the person answers. */
+export function approvalForm(tool: string): { type: "object"; properties: Record<string, { type: "boolean"; title: string; description: string; default: boolean }>; required: string[] } {
+  return {
+    type: "object",
+    properties: { approve: { type: "boolean", title: `Allow ${tool}?`, description: "Approve this exact call once.", default: false } },
+    required: ["approve"],
+  };
+}

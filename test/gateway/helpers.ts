@@ -1,0 +1,100 @@
+/**
+ * Real components for the gateway tests: the registry's MCP servers as upstreams, the SDK's own
+ * `Client` downstream (2025-era by default, or pinned to 2026-07-28), over stdio (the gateway as
+ * a child process, as a person's MCP host starts it) or streamable HTTP (in-process, port 0).
+ */
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { copyLicence } from "../helpers/licensed-home.js";
+
+const require = createRequire(import.meta.url);
+export const ROOT = join(import.meta.dirname, "../..");
+export const FILESYSTEM = require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
+export const MEMORY = require.resolve("@modelcontextprotocol/server-memory/dist/index.js");
+export const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
+export const MAIN = join(ROOT, "cli/main.ts");
+
+export function home(): string {
+  return copyLicence(mkdtempSync(join(tmpdir(), "stalwart-gw-home-")));
+}
+
+/** A folder the filesystem server may use, with one file in it (real path: the server resolves links). */
+export function allowedDir(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "stalwart-gw-fs-")));
+  writeFileSync(join(dir, "hello.txt"), "hello from the file\n");
+  mkdirSync(join(dir, "sub"));
+  return dir;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A hand-written catalogue for the filesystem server: paths only inside `dir`, writes confirmed. */
+export function filesystemCatalogue(dir: string, at: string): string {
+  const path = JSON.stringify({ type: "string", pattern: `^${escape(dir)}/[^/]+$` });
+  const text = `
+settings: {language: en}
+tools:
+  - name: read_text_file
+    args: {type: object, properties: {path: ${path}}, required: [path], additionalProperties: false}
+    returns: {type: object, properties: {content: {type: string}}}
+  - name: list_allowed_directories
+    args: {type: object, properties: {}, additionalProperties: false}
+  - name: write_file
+    writes: true
+    args: {type: object, properties: {path: ${path}, content: {type: string}}, required: [path, content], additionalProperties: false}
+`;
+  writeFileSync(at, text);
+  return at;
+}
+
+export type Answer = "accept" | "decline" | "cancel";
+
+export interface Downstream {
+  client: Client;
+  /** the questions the person was asked */
+  asked: string[];
+}
+
+/** The SDK's Client; with `answer`, it supports elicitation and answers every question so. */
+export function downstreamClient(o: { answer?: Answer; modern?: boolean }): Downstream {
+  const asked: string[] = [];
+  const client = new Client(
+    { name: "test-host", version: "1.0.0" },
+    { capabilities: o.answer ? { elicitation: {} } : {}, ...(o.modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}) },
+  );
+  if (o.answer) {
+    const answer = o.answer;
+    client.setRequestHandler("elicitation/create", async (req) => {
+      asked.push(String((req.params as { message?: unknown }).message));
+      return answer === "accept" ? { action: "accept", content: { approve: true } } : { action: answer };
+    });
+  }
+  return { client, asked };
+}
+
+export async function overHttp(d: Downstream, url: string): Promise<Downstream> {
+  await d.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return d;
+}
+
+/** The gateway as a child process on stdio, as Claude Code / Cursor / VS Code start it. */
+export async function overStdio(d: Downstream, args: string[], env: Record<string, string> = {}): Promise<Downstream> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", "tsx", MAIN, "gateway", "--quiet", ...args],
+    cwd: ROOT,
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: "pipe",
+  });
+  await d.client.connect(transport, { timeout: 60_000 });
+  return d;
+}
+
+export function text(result: { content?: unknown }): string {
+  const c = (result.content as { type: string; text?: string }[] | undefined) ?? [];
+  return c.map((x) => x.text ?? "").join("\n");
+}

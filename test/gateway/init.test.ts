@@ -1,0 +1,53 @@
+/**
+ * `stalwart gateway init -- CMD`: a starter catalogue from the server's tools and annotations,
+ * which `stalwart check` passes.
+ */
+import { describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { starterCatalogue } from "../../cli/gateway/init.js";
+import { loadCatalogue } from "../../worker/portable/engine/index.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
+import { allowedDir, FILESYSTEM, MAIN, ROOT } from "./helpers.js";
+
+const cli = (...args: string[]) => execFileSync(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+describe("stalwart gateway init", () => {
+  it("writes the filesystem server's tools with classes from their annotations, and stalwart check passes it", () => {
+    const dir = allowedDir();
+    const out = join(dir, "agent.yaml");
+    expect(cli("gateway", "init", "-o", out, "--", process.execPath, FILESYSTEM, dir)).toContain("wrote 14 tools");
+    expect(cli("check", out)).toContain("ok (14 tools)");
+    const text = readFileSync(out, "utf8");
+    const tools = new Map((parse(text).tools as { name: string }[]).map((t) => [t.name, t as Record<string, unknown>]));
+    expect(tools.get("read_text_file")).not.toHaveProperty("writes");
+    expect(tools.get("write_file")).toMatchObject({ writes: true, irreversible: true, args: { additionalProperties: false, required: ["path", "content"] } });
+    expect(tools.get("create_directory")).toMatchObject({ writes: true });
+    expect(tools.get("create_directory")).not.toHaveProperty("irreversible");
+    expect(tools.get("read_text_file")).toHaveProperty("returns.properties.content");
+    expect(text).toContain("# review: destructiveHint → irreversible");
+    // an existing file is kept unless --force
+    expect(() => cli("gateway", "init", "-o", out, "--", process.execPath, FILESYSTEM, dir)).toThrow();
+  }, 60_000);
+
+  it("maps hints: openWorld reads are reads_outside, no hint at all is a write, and every guess is marked", () => {
+    const { text, guesses } = starterCatalogue(
+      [
+        { name: "fetch_page", annotations: { readOnlyHint: true, openWorldHint: true }, inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { url: { type: "string" } } } },
+        { name: "mystery", inputSchema: { type: "object", properties: {} } },
+        { name: "post", annotations: { readOnlyHint: false, openWorldHint: true } },
+      ],
+      "test",
+    );
+    const c = loadCatalogue(text, { file: "starter.yaml", schemaCompiler: ajvCompiler });
+    expect(c.tools.get("fetch_page")!.readsOutside).toBe(true);
+    expect(c.tools.get("fetch_page")!.writes).toBe(false);
+    expect(c.tools.get("mystery")!.writes).toBe(true);
+    expect(c.tools.get("post")!.writes).toBe(true);
+    expect(text).toContain("declare `sends_out:");
+    expect(text).not.toContain("$schema");
+    expect(guesses).toBeGreaterThanOrEqual(6);
+  });
+});

@@ -1,0 +1,206 @@
+/**
+ * Origin inference (issue 13, item 1; the gateway of issue 11 uses it too): a host that cannot say
+ * where each argument came from gets the most trusted origin that is honest — one the check will
+ * verify and accept if it is declared (checks.md, "Argument origins"):
+ *
+ *   1. `typed`   — the value occurs in one of the person's turns, by the contract's matching rules
+ *                  (the same `TurnIndex` step 11 verifies with: language chosen, whole tokens);
+ *   2. `result:<step>.<path>` of a call that ran and carries no untrusted label, whose tool's
+ *                  `returns` schema declares the path and whose recorded value equals the argument;
+ *   3. `context` — the value equals one of the session's context values;
+ *   4. `result:<step>.<path>` of a labelled call (a `reads_outside` tool, or one that carried an
+ *                  untrusted label): honest, and the session propagates its labels (`untrusted:…`),
+ *                  so a value copied out of what a page or an inbox said is held on a write;
+ *   5. `model`   — anything else (asked about on a write).
+ *
+ * A value that equals a trusted source is as good as that source whatever else also holds it, so a
+ * trusted match wins over a labelled one. An argument an `after` rule binds to a result field
+ * (`bind`) takes that field of that tool's latest run when the value equals it, since step 5
+ * refuses any other origin. Declared origins win and are returned as given (the check still
+ * verifies them). Pure: plain data in, plain data out; no clock, no I/O.
+ */
+import type { CompiledCatalogue, Language } from "../catalogue/types.js";
+import { declares } from "../catalogue/paths.js";
+import type { Entry } from "../history/entry.js";
+import { TurnIndex } from "./typed.js";
+import { sameJson } from "./origins.js";
+
+/** A call that ran in this session, with what its caller reported (kept to declared fields). */
+export interface RecordedResult {
+  step: number;
+  tool: string;
+  /** the labels the call carried (its check entry's `labels`) */
+  labels: readonly string[];
+  /** the reported result, kept to the fields the tool's `returns` declares */
+  result: unknown;
+  /** the tool's `returns` schema: the paths a `result:` origin may name */
+  returns?: object;
+  /** a `reads_outside` tool: its values carry `untrusted:<tool>` */
+  readsOutside: boolean;
+}
+
+/** The session as inference reads it. */
+export interface InferenceView {
+  language: Language;
+  /** the person's turns, as they typed them */
+  turns: readonly string[];
+  results: readonly RecordedResult[];
+  context: Readonly<Record<string, unknown>>;
+}
+
+export interface InferredOrigin {
+  origin: string;
+  /** the labels this origin brings (what the session will propagate), for showing to a person */
+  labels: string[];
+  /** true when the caller declared it */
+  declared?: true;
+}
+
+export interface InferOptions {
+  /** origins the host declared: they win (and are verified by the check) */
+  declared?: Readonly<Record<string, string>>;
+  /** argument → the `{tool, field}` an `after` rule binds it to */
+  binds?: Readonly<Record<string, { tool: string; field: string }>>;
+}
+
+/** A compiled view: turns folded once, so inferring many calls reads them once. */
+export interface PreparedView {
+  readonly turns: TurnIndex;
+  readonly results: readonly RecordedResult[];
+  readonly context: Readonly<Record<string, unknown>>;
+}
+
+export function prepareView(view: InferenceView): PreparedView {
+  const turns = new TurnIndex(view.language);
+  for (const t of view.turns) turns.add(t);
+  return { turns, results: view.results, context: view.context };
+}
+
+/** The origin of every argument, in argument order. */
+export function inferOrigins(args: Readonly<Record<string, unknown>>, view: InferenceView | PreparedView, options: InferOptions = {}): Record<string, InferredOrigin> {
+  const v = "language" in view ? prepareView(view) : view;
+  const out: Record<string, InferredOrigin> = {};
+  for (const name of Object.keys(args)) {
+    const declared = options.declared && Object.prototype.hasOwnProperty.call(options.declared, name) ? options.declared[name] : undefined;
+    const value = args[name];
+    let found: InferredOrigin;
+    if (typeof declared === "string") found = { origin: declared, labels: [], declared: true };
+    else found = inferOne(value, v, options.binds && Object.prototype.hasOwnProperty.call(options.binds, name) ? options.binds[name] : undefined);
+    Object.defineProperty(out, name, { value: found, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** Just the origin strings, as `checkToolCall`'s `origins` option takes them. */
+export function originsOf(inferred: Readonly<Record<string, InferredOrigin>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(inferred)) Object.defineProperty(out, k, { value: inferred[k]!.origin, enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: string } | undefined): InferredOrigin {
+  if (bind) {
+    for (let i = v.results.length - 1; i >= 0; i--) {
+      const r = v.results[i]!;
+      if (r.tool !== bind.tool) continue;
+      // step 5 binds to the field of a run of that tool; take the latest whose field holds the value
+      const at = fieldAt(r, bind.field);
+      if (at.ok && sameJson(at.value, value)) return fromResult(r, bind.field);
+    }
+  }
+  if (v.turns.has(value)) return { origin: "typed", labels: [] };
+  let labelled: InferredOrigin | undefined;
+  // latest first: the freshest copy of a value is the likeliest source
+  for (let i = v.results.length - 1; i >= 0; i--) {
+    const r = v.results[i]!;
+    const path = pathOf(r, value);
+    if (path === null) continue;
+    const found = fromResult(r, path);
+    if (found.labels.length === 0) return found;
+    labelled ??= found;
+  }
+  for (const k of Object.keys(v.context)) {
+    if (sameJson(v.context[k], value)) return { origin: "context", labels: [] };
+  }
+  return labelled ?? { origin: "model", labels: [] };
+}
+
+function fromResult(r: RecordedResult, path: string): InferredOrigin {
+  const labels: string[] = [];
+  if (r.readsOutside) labels.push(`untrusted:${r.tool}`);
+  for (const l of r.labels) if (!(l === "trusted" || l.startsWith("trusted:")) && !labels.includes(l)) labels.push(l);
+  return { origin: path === "" ? `result:${r.step}` : `result:${r.step}.${path}`, labels };
+}
+
+const NAME = /^[^.[\]\s]+$/;
+/** Nodes visited per result at most: a huge result is searched only this far (fail toward `model`). */
+const MAX_NODES = 10_000;
+
+/** The declared path in `r`'s result that holds `value` (shallowest first), or null. */
+function pathOf(r: RecordedResult, value: unknown): string | null {
+  if (!r.returns) return null;
+  // breadth first, so `result:4.order_id` is preferred over a deeper copy of the same value
+  const queue: { node: unknown; path: string }[] = [{ node: r.result, path: "" }];
+  for (let n = 0; n < queue.length && n < MAX_NODES; n++) {
+    const { node, path } = queue[n]!;
+    if (sameJson(node, value) && (path === "" ? value !== null : declares(r.returns, path))) return path;
+    if (Array.isArray(node)) {
+      node.forEach((x, i) => queue.push({ node: x, path: `${path}[${i}]` }));
+    } else if (node !== null && typeof node === "object") {
+      for (const k of Object.keys(node)) {
+        // a key the path grammar cannot name cannot be an origin
+        if (NAME.test(k)) queue.push({ node: (node as Record<string, unknown>)[k], path: path === "" ? k : `${path}.${k}` });
+      }
+    }
+  }
+  return null;
+}
+
+function fieldAt(r: RecordedResult, field: string): { ok: true; value: unknown } | { ok: false } {
+  if (!r.returns || !declares(r.returns, field)) return { ok: false };
+  let cur: unknown = r.result;
+  for (const part of field.split(".")) {
+    if (cur === null || typeof cur !== "object" || Array.isArray(cur) || !Object.prototype.hasOwnProperty.call(cur, part)) return { ok: false };
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return { ok: true, value: cur };
+}
+
+/**
+ * The view of a session's history: its turns, and the calls that were allowed and last reported
+ * `ran` (what a `result:` origin may name), with the catalogue's `returns` and `reads_outside`.
+ * The history is the session's own (the check verifies it before it accepts anything inferred).
+ */
+export function viewOfHistory(entries: readonly Entry[], catalogue: CompiledCatalogue, language: Language, context: Readonly<Record<string, unknown>> = {}): InferenceView {
+  const turns: string[] = [];
+  const lastOutcome = new Map<number, { outcome: string; result: unknown }>();
+  for (const e of entries) {
+    if (e.kind === "turn") turns.push(e.text);
+    else if (e.kind === "report") lastOutcome.set(e.of, { outcome: e.outcome, result: e.result });
+  }
+  const results: RecordedResult[] = [];
+  for (const e of entries) {
+    if (e.kind !== "check" || e.decision !== "allow") continue;
+    const report = lastOutcome.get(e.step);
+    if (!report || report.outcome !== "ran") continue;
+    const tool = catalogue.tools.get(e.tool);
+    if (!tool) continue;
+    results.push({
+      step: e.step, tool: e.tool, labels: e.labels, result: report.result, readsOutside: tool.readsOutside,
+      ...(tool.returnsSchema ? { returns: tool.returnsSchema } : {}),
+    });
+  }
+  return { language, turns, results, context };
+}
+
+/** `after` bindings of a tool, by argument (for `InferOptions.binds`). */
+export function bindsOf(catalogue: CompiledCatalogue, toolName: string): Record<string, { tool: string; field: string }> {
+  const out: Record<string, { tool: string; field: string }> = {};
+  const tool = catalogue.tools.get(toolName);
+  for (const rule of tool?.after ?? []) {
+    for (const [arg, field] of Object.entries(rule.bind ?? {})) {
+      if (!Object.prototype.hasOwnProperty.call(out, arg)) Object.defineProperty(out, arg, { value: { tool: rule.tool, field }, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return out;
+}
