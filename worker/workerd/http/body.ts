@@ -6,7 +6,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { InputError, type ErrorCode } from "../../portable/engine/index.js";
+import { InputError } from "../../portable/engine/index.js";
 import { HttpError } from "./errors.js";
 
 /** Past `maxBytes`, 413 `body_too_large`, whether the length is declared or only streamed. */
@@ -19,7 +19,7 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
   });
 }
 
-export const mediaType = (c: Context): string => (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+const mediaType = (c: Context): string => (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 
 /** The body as text: one of `types` (415 otherwise), decoded as strict UTF-8 (400 otherwise). */
 export async function readText(c: Context, types: readonly string[], what = "the body"): Promise<string> {
@@ -99,6 +99,3 @@ export const isBoolean = (v: unknown): v is boolean => typeof v === "boolean";
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 export const isInt = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 export const oneOf = <V extends string>(values: readonly V[]) => (v: unknown): v is V => typeof v === "string" && (values as readonly string[]).includes(v);
-
-/** The error code a worker's bad-input answers carry, for `JsonRules.invalid` and `fields`. */
-export const invalidAs = (code: ErrorCode) => (message: string, pointer: string) => new HttpError(code, message, pointer);

@@ -13,10 +13,6 @@ export class HttpError extends StalwartError {
   constructor(code: ErrorCode, message: string, pointer?: string, hint?: string) {
     super(code, message, { pointer, hint });
   }
-
-  get status(): number {
-    return statusOf(this.code);
-  }
 }
 
 export interface ErrorAnswers {
@@ -30,7 +26,7 @@ export interface ErrorAnswers {
   log?: (err: unknown) => void;
 }
 
-export function answer(c: Context, err: StalwartError, status = statusOf(err.code)): Response {
+function answer(c: Context, err: StalwartError, status = statusOf(err.code)): Response {
   const wire = toWire(err, status);
   return c.json(wire.body, wire.status as ContentfulStatusCode);
 }
