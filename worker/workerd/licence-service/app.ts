@@ -17,7 +17,7 @@ import { licenceRoutes } from "./routes/licences.js";
 
 export function createApp(): Hono<ServiceEnv> {
   const app = new Hono<ServiceEnv>();
-  answerErrors(app, { service: "licence service", status: (err) => (err instanceof ServiceError ? err.status : undefined), notFoundHint: 'see licensing.md, "Service endpoints"' });
+  answerErrors(app, { service: "licence service", log: (err) => console.error("stalwart-licence internal error:", (err as Error)?.stack ?? String(err)), status: (err) => (err instanceof ServiceError ? err.status : undefined), notFoundHint: 'see licensing.md, "Service endpoints"' });
 
   app.get("/health", (c) => c.json({ ok: true, service: "stalwart-licence" }));
   app.use("*", limitBody(MAX_BODY));
