@@ -10,7 +10,7 @@ import { stringify } from "yaml";
 import type { SavedSession } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
 import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
-import { CatalogueError, CheckTimeout, InputError, LicenceRequired, StalwartError } from "../../worker/portable/engine/index.js";
+import { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, errorFromWire, wireOf } from "../../worker/portable/engine/index.js";
 import { looksLikeRulebookPath, readRulebookInput } from "./rulebook-node.js";
 import type { SessionCore } from "../../worker/portable/engine/index.js";
 import type { FollowPlan, Judged, UndoPlan } from "../../worker/portable/engine/index.js";
@@ -62,20 +62,24 @@ export class Http {
     } catch {
       throw new Unavailable(`the check worker answered ${res.status} without JSON`);
     }
-    // The worker runs under its own licence (worker/workerd/check/LICENCE.md): without one it answers
-    // nothing, and says so with a code — the SDK's `LicenceRequired`, as in-process.
-    if (data?.error?.code === "licence_required" || data?.error?.code === "licence_invalid") {
-      throw new LicenceRequired(`the check worker has no valid licence: ${String(data.error.message ?? data.error.code)}`, "give the worker its licence (STALWART_LICENCE, see worker/workerd/check/LICENCE.md); locally `npm run dev` activates one with `stalwart licence activate` against the dev licence service");
-    }
-    if (res.status >= 500) throw new Unavailable(`the check worker failed (${res.status} ${data?.error?.code ?? ""})`);
-    if (!res.ok) {
-      const e = data?.error ?? {};
-      if (e.code === "catalogue_invalid" && Array.isArray(e.problems)) throw new CatalogueError(e.problems);
-      throw new StalwartError(String(e.code ?? `http_${res.status}`), String(e.message ?? `the check worker answered ${res.status}`));
-    }
+    if (!res.ok) throw answerError(res.status, data);
     return data;
   }
 }
+
+/**
+ * A worker's error answer as the error the same call throws in process: the same class and `code`
+ * (the engine's one registry, `errorFromWire`). The worker's licence errors are the SDK's
+ * (worker/workerd/check/LICENCE.md); any other 5xx means the worker could not check: unavailable.
+ */
+function answerError(status: number, data: unknown): StalwartError {
+  const error = typeof data === "object" && data !== null ? (data as { error?: unknown }).error : undefined;
+  const err = errorFromWire(error, status);
+  if (isLicenceError(err) || status < 500) return err;
+  return new Unavailable(`the check worker failed (${status} ${wireOf(err.code)})`);
+}
+
+const isLicenceError = (err: unknown): boolean => err instanceof LicenceRequired || err instanceof LicenceInvalid;
 
 /** Register a catalogue given as a path, YAML text or object; a bare name is one already registered. */
 export async function ensureCatalogue(http: Http, input: string | object): Promise<string> {
@@ -173,7 +177,7 @@ export class RemoteSession implements SessionCore {
     try {
       session = await this.state;
     } catch (err) {
-      if (err instanceof LicenceRequired) throw err;
+      if (isLicenceError(err)) throw err;
       return unavailable(err);
     }
     try {

@@ -62,6 +62,16 @@ export class Engine {
     return e;
   }
 
+  /**
+   * The same engine on another clock. The worker's clock is the request's (a local test may set
+   * it per request), while the engine and its key slot live for the isolate.
+   */
+  withClock(now: () => Date): Engine {
+    const e = Object.create(this) as Engine;
+    (e as { now: () => Date }).now = now;
+    return e;
+  }
+
   mac(data: Uint8Array): Uint8Array {
     return this.core.hmac(this.slot, data);
   }

@@ -1,15 +1,145 @@
 /**
  * One base class for every error the project throws on purpose, with a stable string `code`
- * callers can switch on (the panva/jose habit). Messages are lowercase; user input in backticks.
+ * callers can switch on (the panva/jose habit), and the one registry of those codes: the HTTP
+ * status each is answered with and its spelling on the wire. A worker answers an error with
+ * `toWire`; a client turns the answer back with `errorFromWire` into the same class with the same
+ * `code` as in process. Messages are lowercase; user input in backticks.
  */
+
+/**
+ * Every code thrown or answered, with its HTTP status. Codes thrown in process (the engine, the
+ * SDK, the CLI) are PascalCase, as the contract names them (`LicenceRequired`, `CatalogueError`),
+ * and the wire spells them snake_case (`wire`). Codes only a worker answers are snake_case and
+ * the wire spelling is the code: the remote SDK and the licence CLI throw them as they came.
+ */
+export const ERROR_CODES = {
+  // the engine and the SDK, in process and over HTTP
+  CatalogueError: { status: 400, wire: "catalogue_invalid" },
+  InputError: { status: 400, wire: "invalid_request" },
+  InvalidSchema: { status: 400, wire: "schema_invalid" },
+  HistoryInvalid: { status: 409, wire: "history_invalid" },
+  SessionSealInvalid: { status: 400, wire: "session_invalid" },
+  CatalogueMismatch: { status: 409, wire: "catalogue_mismatch" },
+  RulebookMismatch: { status: 409, wire: "rulebook_mismatch" },
+  ClockUnreadable: { status: 500, wire: "clock_unreadable" },
+  LicenceRequired: { status: 503, wire: "licence_required" },
+  LicenceInvalid: { status: 503, wire: "licence_invalid" },
+  CheckTimeout: { status: 504, wire: "check_timeout" },
+  CheckUnavailable: { status: 503, wire: "check_unavailable" },
+  SessionNotReady: { status: 409, wire: "session_not_ready" },
+  SessionStateUnreadable: { status: 503, wire: "session_state_unreadable" },
+  CounterStoreDamaged: { status: 503, wire: "counter_store_damaged" },
+  WasmOutOfMemory: { status: 503, wire: "wasm_out_of_memory" },
+  WasmKeySlotsFull: { status: 503, wire: "wasm_key_slots_full" },
+  WasmBadSlot: { status: 500, wire: "wasm_bad_slot" },
+  WasmBadArgument: { status: 400, wire: "wasm_bad_argument" },
+  WasmBadModule: { status: 500, wire: "wasm_bad_module" },
+  // the CLI and the Node glue
+  UsageError: { status: 400, wire: "usage_error" },
+  TraceInvalid: { status: 400, wire: "trace_invalid" },
+  FileUnreadable: { status: 400, wire: "file_unreadable" },
+  LicenceFileUnreadable: { status: 500, wire: "licence_file_unreadable" },
+  KeyUnreadable: { status: 500, wire: "key_unreadable" },
+  CountersUnreadable: { status: 500, wire: "counters_unreadable" },
+  NoPendingRequest: { status: 409, wire: "no_pending_request" },
+  ApiKeyRequired: { status: 401, wire: "api_key_not_configured" },
+  // the gateway (cli/gateway/): the MCP tool server it forwards to did not answer
+  UpstreamUnavailable: { status: 502, wire: "upstream_unavailable" },
+  // either worker (worker/workerd/http/)
+  not_found: { status: 404 },
+  body_too_large: { status: 413 },
+  malformed_json: { status: 400 },
+  internal_error: { status: 500 },
+  // the check worker
+  unauthorized: { status: 401 },
+  unsupported_media_type: { status: 415 },
+  catalogue_not_found: { status: 404 },
+  rulebook_not_found: { status: 404 },
+  history_secret_missing: { status: 503 },
+  // the licence service (licensing.md, "Service endpoints") and its Durable Objects
+  malformed_request: { status: 400 },
+  malformed_signature: { status: 400 },
+  malformed_usage_report: { status: 400 },
+  api_key_required: { status: 401 },
+  api_key_invalid: { status: 401 },
+  admin_required: { status: 401 },
+  signature_required: { status: 401 },
+  installation_unknown: { status: 401 },
+  stale_date: { status: 401 },
+  // 401 for a signed call; a forged offline activation request is answered 400 by the licence object
+  bad_signature: { status: 401 },
+  admin_disabled: { status: 403 },
+  licence_expired: { status: 403 },
+  licence_revoked: { status: 403 },
+  wrong_installation: { status: 403 },
+  offline_activation_not_allowed: { status: 403 },
+  licence_unknown: { status: 404 },
+  org_unknown: { status: 404 },
+  unknown_bundle_kind: { status: 404 },
+  licence_exists: { status: 409 },
+  installation_exists: { status: 409 },
+  seat_limit_reached: { status: 409 },
+  replayed_request: { status: 409 },
+  installation_released: { status: 410 },
+  quota_exhausted: { status: 429 },
+  signing_key_invalid: { status: 503 },
+  signing_key_missing: { status: 503 },
+  storage_unavailable: { status: 503 },
+  // the licence CLI's client (cli/licence/service.ts): the service could not be asked or understood
+  own_identifier_withheld: { status: 400 },
+  service_bad_answer: { status: 502 },
+  service_unreachable: { status: 503 },
+} as const satisfies Record<string, { status: number; wire?: string }>;
+
+/**
+ * A registered code, or `http_<status>` for an error answer whose code this build does not know
+ * (a newer server): the status is all that is sure of it.
+ */
+export type ErrorCode = keyof typeof ERROR_CODES | `http_${number}`;
+
+type Entry = { status: number; wire?: string };
+const entryOf = (code: string): Entry | undefined => (Object.hasOwn(ERROR_CODES, code) ? (ERROR_CODES as Record<string, Entry>)[code] : undefined);
+
+const BY_WIRE = new Map<string, ErrorCode>(Object.entries(ERROR_CODES).map(([code, e]: [string, Entry]) => [e.wire ?? code, code as ErrorCode]));
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return entryOf(code) !== undefined || /^http_[1-5][0-9]{2}$/.test(code);
+}
+
+/** The HTTP status a code is answered with. */
+export function statusOf(code: ErrorCode): number {
+  const http = /^http_([1-5][0-9]{2})$/.exec(code);
+  return entryOf(code)?.status ?? (http ? Number(http[1]) : 500);
+}
+
+/** The code's spelling on the wire. */
+export function wireOf(code: ErrorCode): string {
+  return entryOf(code)?.wire ?? code;
+}
+
+/** The code a wire spelling stands for; undefined when this build does not know it. */
+export function codeOfWire(wire: string): ErrorCode | undefined {
+  return BY_WIRE.get(wire);
+}
+
+export interface ErrorOptions {
+  hint?: string | undefined;
+  /** JSON pointer to where the input is wrong */
+  pointer?: string | undefined;
+  cause?: unknown;
+}
+
 export class StalwartError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly hint?: string;
-  constructor(code: string, message: string, options?: { hint?: string; cause?: unknown }) {
+  /** JSON pointer to where the input is wrong, when it is input */
+  readonly pointer?: string;
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     if (options?.hint) this.hint = options.hint;
+    if (options?.pointer !== undefined) this.pointer = options.pointer;
   }
 }
 
@@ -36,7 +166,7 @@ export class CatalogueError extends StalwartError {
   readonly column: number;
   constructor(problems: readonly CatalogueProblem[]) {
     const first = problems[0] ?? { file: "<catalogue>", line: 1, column: 1, message: "invalid catalogue", pointer: "" };
-    super("CatalogueError", problems.map(formatProblem).join("\n"), first.hint ? { hint: first.hint } : undefined);
+    super("CatalogueError", problems.map(formatProblem).join("\n"), { hint: first.hint });
     this.problems = problems;
     this.file = first.file;
     this.line = first.line;
@@ -48,10 +178,21 @@ export function formatProblem(p: CatalogueProblem): string {
   return `${p.file}:${p.line}:${p.column}: error: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ""}`;
 }
 
-/** No licence (or no activated installation) where one is needed. */
+/** No licence (or no activated installation) where one is needed. `hint: null`: none. */
 export class LicenceRequired extends StalwartError {
-  constructor(message = "no activated licence on this machine", hint = "run `stalwart licence activate` with QLS_API_KEY set") {
-    super("LicenceRequired", message, { hint });
+  constructor(message = "no activated licence on this machine", hint: string | null = "run `stalwart licence activate` with QLS_API_KEY set") {
+    super("LicenceRequired", message, { hint: hint ?? undefined });
+  }
+}
+
+/** The licence or lease in use does not verify (tampered, foreign, replayed); `reason` says how. */
+export class LicenceInvalid extends StalwartError {
+  readonly reason: string;
+  constructor(reason: string, detail: string, wire?: { message: string; hint?: string | undefined }) {
+    super("LicenceInvalid", wire?.message ?? `the stored licence does not verify: ${detail} (${reason})`, {
+      hint: wire ? wire.hint : "run `stalwart licence activate` again to fetch a fresh licence and lease",
+    });
+    this.reason = reason;
   }
 }
 
@@ -64,11 +205,67 @@ export class CheckTimeout extends StalwartError {
 
 /** Bad input handed to the SDK (not JSON-serialisable args, a history of the wrong shape, …). */
 export class InputError extends StalwartError {
-  readonly pointer?: string;
   constructor(message: string, pointer?: string, hint?: string) {
-    super("InputError", message, hint ? { hint } : undefined);
-    if (pointer !== undefined) this.pointer = pointer;
+    super("InputError", message, { hint, pointer });
   }
+}
+
+/** An error as a worker answers it: `{error: {code, message, pointer?, hint?, problems?}}`. */
+export interface WireError {
+  code: string;
+  message: string;
+  pointer?: string;
+  hint?: string;
+  problems?: readonly CatalogueProblem[];
+}
+
+/** The status and body a worker answers `err` with. */
+export function toWire(err: StalwartError, status = statusOf(err.code)): { status: number; body: { error: WireError } } {
+  if (err instanceof CatalogueError) {
+    // the problems say what and where; the message only names the error
+    return { status, body: { error: { code: wireOf(err.code), message: "the catalogue does not load", pointer: err.problems[0]?.pointer ?? "", problems: err.problems } } };
+  }
+  const error: WireError = { code: wireOf(err.code), message: err.message };
+  if (err.pointer !== undefined) error.pointer = err.pointer;
+  if (err.hint !== undefined) error.hint = err.hint;
+  return { status, body: { error } };
+}
+
+/**
+ * The error a worker's answer stands for: the same class with the same `code` as in process
+ * (`history_invalid` → a `StalwartError` with code `HistoryInvalid`, `catalogue_invalid` → a
+ * `CatalogueError` with its problems). `error` is the answer's `error` member, unchecked; an
+ * unknown code becomes `http_<status>` with the server's code kept in the message.
+ */
+export function errorFromWire(error: unknown, status = 500): StalwartError {
+  const e: Record<string, unknown> = typeof error === "object" && error !== null && !Array.isArray(error) ? { ...error } : {};
+  const wire = typeof e.code === "string" ? e.code : "";
+  const known = codeOfWire(wire);
+  const code: ErrorCode = known ?? `http_${Number.isInteger(status) && status >= 100 && status <= 599 ? status : 500}`;
+  const said = typeof e.message === "string" ? e.message : `the server answered ${status}${wire ? ` \`${wire}\`` : ""}`;
+  const message = known || !wire ? said : `${wire}: ${said}`;
+  const hint = typeof e.hint === "string" ? e.hint : undefined;
+  const pointer = typeof e.pointer === "string" ? e.pointer : undefined;
+  switch (code) {
+    case "CatalogueError": {
+      const problems = Array.isArray(e.problems) ? e.problems.filter(isProblem) : [];
+      if (problems.length > 0) return new CatalogueError(problems);
+      break;
+    }
+    case "InputError":
+      return new InputError(message, pointer, hint);
+    case "LicenceRequired":
+      return new LicenceRequired(message, hint ?? null);
+    case "LicenceInvalid":
+      return new LicenceInvalid(typeof e.reason === "string" ? e.reason : "remote", message, { message, hint });
+  }
+  return new StalwartError(code, message, { hint, pointer });
+}
+
+function isProblem(p: unknown): p is CatalogueProblem {
+  if (typeof p !== "object" || p === null) return false;
+  const q = p as Record<string, unknown>;
+  return typeof q.file === "string" && typeof q.line === "number" && typeof q.column === "number" && typeof q.message === "string" && typeof q.pointer === "string" && (q.hint === undefined || typeof q.hint === "string");
 }
 
 /** Problems in source order, each reported once (the same message at the same place collapses). */

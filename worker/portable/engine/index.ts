@@ -12,7 +12,10 @@ export { REASON_CODES, type CallOptions, type CheckResult, type Labels, type Lic
 export { bindsOf, inferOrigins, originsOf, prepareView, viewOfHistory, type InferenceView, type InferOptions, type InferredOrigin, type PreparedView, type RecordedResult } from "./origins/infer.js";
 export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 
-export { CatalogueError, CheckTimeout, InputError, LicenceRequired, StalwartError, formatProblem, type CatalogueProblem } from "./errors.js";
+export { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, formatProblem, type CatalogueProblem } from "./errors.js";
+// The error-code registry: every code → its HTTP status and wire spelling; workers answer with
+// `toWire`, clients read answers back with `errorFromWire`.
+export { ERROR_CODES, codeOfWire, errorFromWire, isErrorCode, statusOf, toWire, wireOf, type ErrorCode, type WireError } from "./errors.js";
 
 export { lintCatalogue, loadCatalogue } from "./catalogue/index.js";
 export type { CompiledCatalogue, Language, SchemaCheck, SchemaCompiler } from "./catalogue/types.js";

@@ -1,7 +1,7 @@
 /** Licensing errors: one base class (worker/portable/engine/errors.ts), stable codes callers switch on. */
-import { StalwartError } from "../engine/index.js";
+import { StalwartError, isErrorCode, type ErrorCode } from "../engine/index.js";
 
-export { LicenceRequired, StalwartError } from "../engine/index.js";
+export { LicenceInvalid, LicenceRequired, StalwartError } from "../engine/index.js";
 
 /** Past a monthly limit: the answer names the meter (licensing.md, "Meters and usage reports"). */
 export class QuotaExhausted extends StalwartError {
@@ -18,24 +18,16 @@ export class QuotaExhausted extends StalwartError {
   }
 }
 
-/** The stored licence or lease does not verify (tampered, foreign, replayed). */
-export class LicenceInvalid extends StalwartError {
-  readonly reason: string;
-  constructor(reason: string, detail: string) {
-    super("LicenceInvalid", `the stored licence does not verify: ${detail} (${reason})`, {
-      hint: "run `stalwart licence activate` again to fetch a fresh licence and lease",
-    });
-    this.reason = reason;
-  }
-}
-
-/** The licence service answered with an error. */
+/**
+ * The licence service answered with an error. Its codes are registered as the service spells
+ * them; one this build does not know becomes `http_<status>`, the service's code kept in the message.
+ */
 export class LicenceServiceError extends StalwartError {
   readonly status: number;
-  readonly pointer?: string;
   constructor(status: number, code: string, message: string, hint?: string, pointer?: string) {
-    super(code, message, hint ? { hint } : undefined);
+    const known = isErrorCode(code);
+    const fallback: ErrorCode = `http_${status >= 100 && status <= 599 ? status : 500}`;
+    super(known ? code : fallback, known ? message : `${code}: ${message}`, { hint, pointer });
     this.status = status;
-    if (pointer !== undefined) this.pointer = pointer;
   }
 }

@@ -40,8 +40,8 @@ export async function signOfflineRequest(r: Omit<OfflineRequest, "signature" | "
   return { ...unsigned, signature: toBase64Url(await signBytes(input(unsigned), secretKey)) };
 }
 
-export async function verifyOfflineRequest(x: unknown): Promise<{ ok: true; request: OfflineRequest } | { ok: false; code: string; message: string; pointer: string }> {
-  const bad = (pointer: string, message: string) => ({ ok: false as const, code: "malformed_request", message, pointer });
+export async function verifyOfflineRequest(x: unknown): Promise<{ ok: true; request: OfflineRequest } | { ok: false; code: "malformed_request" | "bad_signature"; message: string; pointer: string }> {
+  const bad = (pointer: string, message: string) => ({ ok: false as const, code: "malformed_request" as const, message, pointer });
   if (!x || typeof x !== "object" || Array.isArray(x)) return bad("/request", "expected the contents of activation-request.json");
   const r = x as Record<string, unknown>;
   if (r.v !== 1 || r.type !== "activation_request") return bad("/request/type", "expected `type: \"activation_request\"`, `v: 1`");

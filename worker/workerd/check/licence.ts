@@ -20,8 +20,7 @@ import {
   type LicenceView,
   type SignedDocument,
 } from "../../portable/licensing/index.js";
-import type { Engine } from "../../portable/engine/index.js";
-import { HttpError } from "./http-errors.js";
+import { LicenceRequired, errorFromWire, type Engine } from "../../portable/engine/index.js";
 
 /** The fields of an installation (cli/licence/installation.ts) the worker needs. */
 export interface InstallationLike {
@@ -95,11 +94,11 @@ export class WorkerLicenceCache {
   private last: { text: string | undefined; result: ReturnType<typeof verifyWorkerLicence> } | undefined;
   constructor(private readonly keys: KeySet = TRUSTED_KEYS) {}
 
-  /** The verified state, or an HttpError 503 `licence_required` / `licence_invalid`. */
+  /** The verified state, or `LicenceRequired` / `LicenceInvalid` (503 `licence_required` / `licence_invalid`). */
   async state(text: string | undefined): Promise<LicenceState> {
     if (!this.last || this.last.text !== text) this.last = { text, result: verifyWorkerLicence(text, this.keys) };
     const r = await this.last.result;
-    if (!r.ok) throw new HttpError(503, r.code, r.message);
+    if (!r.ok) throw errorFromWire({ code: r.code, message: r.message });
     return r.state;
   }
 
@@ -110,7 +109,7 @@ export class WorkerLicenceCache {
       const v = licenceView(effective ? await effective(secret).catch(() => secret) : secret, now);
       return { stage: v.stage, lease_ends: v.leaseEnds, grace_ends: v.graceEnds, ...(v.lapsedAt ? { lapsed_at: v.lapsedAt } : {}) };
     } catch (err) {
-      return { stage: (err as HttpError).code === "licence_required" ? "none" : "invalid" };
+      return { stage: err instanceof LicenceRequired ? "none" : "invalid" };
     }
   }
 }

@@ -6,7 +6,7 @@
  *                            so a history MAC'd for tenant A never verifies for tenant B.
  */
 import { equalBytes, utf8 } from "../../portable/engine/index.js";
-import { HttpError } from "./http-errors.js";
+import { HttpError } from "../http/errors.js";
 
 export interface TenantConfig {
   STALWART_API_KEYS?: string;
@@ -29,20 +29,20 @@ export function parseKeys(spec: string | undefined): Map<string, string> {
 /** The tenant a request's bearer key belongs to; compares every key in constant time. */
 export function tenantOf(authorization: string | undefined, keys: Map<string, string>): string {
   const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
-  if (!m) throw new HttpError(401, "unauthorized", "send `authorization: Bearer <key>`");
+  if (!m) throw new HttpError("unauthorized", "send `authorization: Bearer <key>`");
   const given = utf8(m[1]!);
   let found: string | undefined;
   for (const [key, tenant] of keys) {
     const k = utf8(key);
     if (k.length === given.length && equalBytes(k, given)) found = tenant;
   }
-  if (!found) throw new HttpError(401, "unauthorized", "the key is not valid for this worker");
+  if (!found) throw new HttpError("unauthorized", "the key is not valid for this worker");
   return found;
 }
 
 export function historySecret(env: TenantConfig): Uint8Array {
   const hex = env.STALWART_HISTORY_SECRET ?? "";
-  if (!/^[0-9a-fA-F]{64,}$/.test(hex)) throw new HttpError(503, "internal_error", "the worker has no STALWART_HISTORY_SECRET (hex, ≥ 32 bytes); set it with `wrangler secret put`");
+  if (!/^[0-9a-fA-F]{64,}$/.test(hex)) throw new HttpError("history_secret_missing", "the worker has no STALWART_HISTORY_SECRET (hex, ≥ 32 bytes); set it with `wrangler secret put`");
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   return out;

@@ -1,5 +1,6 @@
-/** What the service uses of worker/portable/licensing, in one place. */
+/** What the service uses of worker/portable/licensing and the engine, in one place. */
 export * from "../../portable/licensing/index.js";
+export { StalwartError, isErrorCode, toWire, type ErrorCode, type WireError } from "../../portable/engine/index.js";
 import { sha256, timingSafeEqual } from "../../portable/licensing/bytes.js";
 
 /** Compare secrets by their hashes in constant time (lengths may differ). */

@@ -1,28 +1,31 @@
 /**
  * Errors of the licence service: every refusal is a 4xx `{error: {code, message, pointer?, hint?}}`.
  * A `ServiceError` travels from a Durable Object to the worker as the same JSON and is re-raised.
+ * Its status is the one the thrower gives (the Durable Objects choose theirs); the codes are in
+ * the one registry (worker/portable/engine/errors.ts).
  */
-export class ServiceError extends Error {
+import { StalwartError, isErrorCode, toWire, type ErrorCode, type WireError } from "./deps.js";
+
+export type ServiceStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
+
+export class ServiceError extends StalwartError {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503,
-    readonly code: string,
+    readonly status: ServiceStatus,
+    code: ErrorCode,
     message: string,
-    readonly pointer?: string,
-    readonly hint?: string,
+    pointer?: string,
+    hint?: string,
   ) {
-    super(message);
+    super(code, message, { pointer, hint });
   }
 
-  toJSON(): { error: { code: string; message: string; pointer?: string; hint?: string } } {
-    const error: { code: string; message: string; pointer?: string; hint?: string } = { code: this.code, message: this.message };
-    if (this.pointer !== undefined) error.pointer = this.pointer;
-    if (this.hint !== undefined) error.hint = this.hint;
-    return { error };
+  toJSON(): { error: WireError } {
+    return toWire(this, this.status).body;
   }
 }
 
 export function errorResponse(err: ServiceError): Response {
-  return new Response(JSON.stringify(err.toJSON()), { status: err.status, headers: { "content-type": "application/json" } });
+  return Response.json(err.toJSON(), { status: err.status });
 }
 
 /** Re-raise an error that came back from a Durable Object (or wrap an unexpected answer). */
@@ -34,8 +37,8 @@ export async function raiseFrom(res: Response): Promise<never> {
     body = undefined;
   }
   const e = (body as { error?: { code?: unknown; message?: unknown; pointer?: unknown; hint?: unknown } } | undefined)?.error;
-  if (e && typeof e.code === "string" && typeof e.message === "string") {
-    throw new ServiceError(res.status as ServiceError["status"], e.code, e.message, typeof e.pointer === "string" ? e.pointer : undefined, typeof e.hint === "string" ? e.hint : undefined);
+  if (e && typeof e.code === "string" && isErrorCode(e.code) && typeof e.message === "string") {
+    throw new ServiceError(res.status as ServiceStatus, e.code, e.message, typeof e.pointer === "string" ? e.pointer : undefined, typeof e.hint === "string" ? e.hint : undefined);
   }
   throw new ServiceError(503, "storage_unavailable", `licence storage answered ${res.status}`);
 }

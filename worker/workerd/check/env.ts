@@ -1,0 +1,32 @@
+/** The check worker's options, bindings and per-request context variables (typed for every route). */
+import type { Core } from "../../portable/engine/index.js";
+import type { KeySet, LicenceState } from "../../portable/licensing/index.js";
+import type { LicenceStore, RenewalEnv } from "./renewal.js";
+import type { Stores } from "./stores.js";
+import type { TenantConfig } from "./tenants.js";
+
+export interface AppOptions {
+  core: () => Core;
+  stores: (env: unknown) => Stores;
+  /** the wall clock (licences, leases) and the default request clock; default: the system's */
+  now?: () => Date;
+  version?: string;
+  /** the key set licences and leases must verify under; default: the one compiled into this build */
+  trustedKeys?: KeySet;
+  /** the fetch lease renewals use (renewal.ts); default: the global one */
+  fetch?: typeof fetch;
+  /** where renewed leases are shared between isolates (the LICENCE_STATE Durable Object); none: per isolate only */
+  licenceStore?: (env: unknown, installationId: string) => LicenceStore | undefined;
+}
+
+export type CheckEnv = {
+  Bindings: TenantConfig & RenewalEnv & Record<string, unknown>;
+  Variables: {
+    /** the tenant the bearer key belongs to (tenants.ts) */
+    tenant: string;
+    /** the licence this request answers under (licence.ts, renewal.ts) */
+    licence: LicenceState;
+    /** this request's clock (clock.ts) */
+    now: () => Date;
+  };
+};

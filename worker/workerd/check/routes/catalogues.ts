@@ -1,0 +1,66 @@
+/**
+ * PUT /v1/catalogues/{name} and GET /v1/catalogues/{name}: register (lint, compile, store) and
+ * read back a tenant's catalogue. A text compiled before is not compiled again (compiled.ts).
+ */
+import { Hono } from "hono";
+import { validator } from "hono/validator";
+import { InputError } from "../../../portable/engine/index.js";
+import { readText } from "../../http/body.js";
+import { HttpError } from "../../http/errors.js";
+import { describe } from "../../http/openapi.js";
+import type { CheckEnv } from "../env.js";
+import { NAME_PATTERN, ok } from "../openapi.js";
+import type { CheckRuntime } from "../runtime.js";
+
+const NAME = new RegExp(NAME_PATTERN);
+export const YAML_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "text/plain", "application/json"] as const;
+
+/** `:name` is 1–64 letters, digits, `.`, `_` or `-` (`what`: "catalogue" or "rulebook"). */
+export const nameParam = (what: string) =>
+  validator("param", (p: Record<string, string>) => {
+    const name = p.name ?? "";
+    if (!NAME.test(name)) throw new InputError(`a ${what} name is 1–64 letters, digits, \`.\`, \`_\` or \`-\``, "/name");
+    return { name };
+  });
+
+export function catalogueRoutes(rt: CheckRuntime): Hono<CheckEnv> {
+  const app = new Hono<CheckEnv>();
+
+  app.put(
+    "/catalogues/:name",
+    describe({
+      operationId: "putCatalogue",
+      summary: "register or replace a catalogue (agent.yaml); lint errors come back as 400 with file:line:column",
+      params: { name: { type: "string", pattern: NAME_PATTERN } },
+      requestBody: { required: true, content: { "application/yaml": { schema: { type: "string" } } } },
+      responses: ok({ type: "object", properties: { name: { type: "string" }, digest: { type: "string" }, tools: { type: "array", items: { type: "string" } } } }),
+    }),
+    nameParam("catalogue"),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      const yaml = await readText(c, YAML_TYPES, "the catalogue");
+      const tenant = c.get("tenant");
+      const cat = rt.catalogues.fromText(tenant, yaml, (text) => rt.compileCatalogue(text, name));
+      await rt.stores(c).catalogues(tenant).put({ name, digest: cat.digest, yaml });
+      return c.json({ name, digest: cat.digest, tools: [...cat.tools.keys()] });
+    },
+  );
+
+  app.get(
+    "/catalogues/:name",
+    describe({
+      operationId: "getCatalogue",
+      summary: "the registered catalogue",
+      params: { name: { type: "string", pattern: NAME_PATTERN } },
+      responses: ok({ type: "object", properties: { name: { type: "string" }, digest: { type: "string" }, yaml: { type: "string" } } }),
+    }),
+    async (c) => {
+      const name = c.req.param("name");
+      const stored = await rt.stores(c).catalogues(c.get("tenant")).byName(name);
+      if (!stored) throw new HttpError("catalogue_not_found", `no catalogue named \`${name}\``);
+      return c.json(stored);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,144 @@
+/**
+ * The calls of a session: POST /v1/check (before a tool runs), /v1/report (what happened),
+ * /v1/filter (what an allowed read passes on) and /v1/plan (the guarded step's undo, follow and
+ * judge). Each takes the saved session and answers with the next one.
+ */
+import { Hono } from "hono";
+import { OUTCOMES } from "../../../portable/engine/index.js";
+import { fields, isInt, isObject, isString, jsonBody, oneOf } from "../../http/body.js";
+import { describe } from "../../http/openapi.js";
+import type { CheckEnv } from "../env.js";
+import { bundlesOf } from "../licence.js";
+import { json, ok, session } from "../openapi.js";
+import type { CheckRuntime } from "../runtime.js";
+import { sessionOf } from "../session-shape.js";
+
+const { field, optional, present } = fields();
+const KINDS = ["undo", "follow", "judge"] as const;
+
+const checkBody = jsonBody((b) => ({
+  tool: field(b, "tool", isString, "a tool name"),
+  args: present(b, "args", "`args` is required (an object)"),
+  options: optional(b, "options", isObject, "an object") ?? {},
+  session: sessionOf(b),
+}));
+
+const reportBody = jsonBody((b) => ({
+  step: field(b, "step", isInt, "the step number a check returned"),
+  outcome: field(b, "outcome", oneOf(OUTCOMES), OUTCOMES.join(" | ")),
+  result: b.result,
+  session: sessionOf(b),
+}));
+
+const filterBody = jsonBody((b) => ({
+  step: field(b, "step", isInt, "the step number of an allowed read"),
+  result: present(b, "result", "`result` is required: what the read returned"),
+  session: sessionOf(b),
+}));
+
+const planBody = jsonBody((b) => {
+  const kind = field(b, "kind", oneOf(KINDS), "`undo`, `follow` or `judge`");
+  return {
+    kind,
+    tool: field(b, "tool", isString, "a tool name"),
+    session: sessionOf(b),
+    step: kind === "follow" ? field(b, "step", isInt, "a step number") : 0,
+    args: isObject(b.args) ? b.args : {},
+    result: b.result,
+  };
+});
+
+export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
+  const app = new Hono<CheckEnv>();
+
+  app.post(
+    "/check",
+    describe({
+      operationId: "checkToolCall",
+      summary: "check a tool call before it runs",
+      requestBody: json({
+        type: "object",
+        required: ["session", "tool", "args"],
+        properties: {
+          session,
+          tool: { type: "string" },
+          args: { type: "object" },
+          options: {
+            type: "object",
+            properties: {
+              origins: { type: "object", additionalProperties: { type: "string" } },
+              labels: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+              confirmation: { type: "string" },
+              undoOf: { type: "integer" },
+              agent: { type: "string" },
+              facts: { type: "object" },
+            },
+          },
+        },
+      }),
+      responses: ok({ type: "object", properties: { check: { $ref: "#/components/schemas/Check" }, session } }),
+    }),
+    checkBody,
+    async (c) => {
+      const b = c.req.valid("json");
+      const s = await rt.resume(c, b.session, true);
+      const check = await s.checkToolCall(b.tool, b.args, b.options);
+      const bundles = bundlesOf(c.get("licence"));
+      if (bundles) check.detail.bundles = bundles;
+      return c.json({ check, session: s.toJSON(false) });
+    },
+  );
+
+  app.post(
+    "/report",
+    describe({
+      operationId: "reportOutcome",
+      summary: "report what happened to a checked call",
+      requestBody: json({ type: "object", required: ["session", "step", "outcome"], properties: { session, step: { type: "integer" }, outcome: { enum: [...OUTCOMES] }, result: {} } }),
+      responses: ok({ type: "object", properties: { step: { type: "integer" }, session } }),
+    }),
+    reportBody,
+    async (c) => {
+      const b = c.req.valid("json");
+      const s = await rt.resume(c, b.session);
+      const r = await s.report(b.step, b.outcome, b.result);
+      return c.json({ step: r.step, session: s.toJSON(false) });
+    },
+  );
+
+  app.post(
+    "/filter",
+    describe({
+      operationId: "filterRead",
+      summary: "the records an allowed read's `filter` passes on",
+      requestBody: json({ type: "object", required: ["session", "step", "result"], properties: { session, step: { type: "integer" }, result: {} } }),
+      responses: ok({ type: "object", properties: { kept: {}, dropped: { type: "integer" }, unknown: { type: "integer" }, problem: { type: "object" } } }),
+    }),
+    filterBody,
+    async (c) => {
+      const b = c.req.valid("json");
+      const s = await rt.resume(c, b.session);
+      return c.json(await s.filter(b.step, b.result));
+    },
+  );
+
+  app.post(
+    "/plan",
+    describe({
+      operationId: "planGuardedStep",
+      summary: "for the guarded step: a write's declared undo with bound arguments (`undo`), the read that follows a write's outcome (`follow`), or whether a follow read's result says done/failed/pending (`judge`)",
+      requestBody: json({ type: "object", required: ["session", "kind", "tool"], properties: { session, kind: { enum: [...KINDS] }, tool: { type: "string" }, step: { type: "integer" }, args: { type: "object" }, result: {} } }),
+      responses: ok({ type: "object", properties: { plan: {} } }),
+    }),
+    planBody,
+    async (c) => {
+      const b = c.req.valid("json");
+      const s = await rt.resume(c, b.session);
+      if (b.kind === "undo") return c.json({ plan: s.planUndo(b.tool, b.args, b.result) });
+      if (b.kind === "follow") return c.json({ plan: s.planFollow(b.tool, b.step, b.args, b.result) });
+      return c.json({ plan: s.judgeOutcome(b.tool, b.result) });
+    },
+  );
+
+  return app;
+}

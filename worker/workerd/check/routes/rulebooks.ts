@@ -1,0 +1,34 @@
+/** PUT /v1/rulebooks/{name}: register a rulebook (YAML, a rules spreadsheet as CSV, or a registry's JSON). */
+import { Hono } from "hono";
+import { readText } from "../../http/body.js";
+import { describe } from "../../http/openapi.js";
+import type { CheckEnv } from "../env.js";
+import { NAME_PATTERN, ok } from "../openapi.js";
+import { RULEBOOK, type CheckRuntime } from "../runtime.js";
+import { YAML_TYPES, nameParam } from "./catalogues.js";
+
+export function rulebookRoutes(rt: CheckRuntime): Hono<CheckEnv> {
+  const app = new Hono<CheckEnv>();
+
+  app.put(
+    "/rulebooks/:name",
+    describe({
+      operationId: "putRulebook",
+      summary: "register or replace a rulebook (YAML, or a rules spreadsheet as CSV); errors come back as 400 with file:line:column",
+      params: { name: { type: "string", pattern: NAME_PATTERN } },
+      requestBody: { required: true, content: { "application/yaml": { schema: { type: "string" } }, "text/csv": { schema: { type: "string" } } } },
+      responses: ok({ type: "object", properties: { name: { type: "string" }, digest: { type: "string" }, rules: { type: "integer" } } }),
+    }),
+    nameParam("rulebook"),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      const text = await readText(c, [...YAML_TYPES, "text/csv"], "the rulebook");
+      const tenant = c.get("tenant");
+      const rb = rt.rulebooks.fromText(tenant, text, (t) => rt.compileRulebook(t, name));
+      await rt.stores(c).catalogues(tenant).put({ name: `${RULEBOOK}${name}`, digest: rb.digest, yaml: text });
+      return c.json({ name, digest: rb.digest, rules: rb.rules.length });
+    },
+  );
+
+  return app;
+}

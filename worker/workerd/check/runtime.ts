@@ -1,0 +1,159 @@
+/**
+ * What the check worker's routes share within one isolate: the tenants' engines (one key slot
+ * each), the compiled catalogues and rulebooks, the licence and its renewal. Everything that
+ * belongs to one request — the tenant, the licence in force, the clock — comes from the request's
+ * context (env.ts), never from here.
+ */
+import type { Context } from "hono";
+import { Engine, Session, StalwartError, cfworkerCompiler, loadCatalogue, rulebookFromText, toHex, utf8 } from "../../portable/engine/index.js";
+import type { CompiledCatalogue, CompiledRulebook, Core } from "../../portable/engine/index.js";
+import type { LicenceState } from "../../portable/licensing/index.js";
+import { HttpError } from "../http/errors.js";
+import { Compiled } from "./compiled.js";
+import type { AppOptions, CheckEnv } from "./env.js";
+import { WorkerLicenceCache, withLicence } from "./licence.js";
+import { LicenceRenewal, type RenewalEnv, type WaitUntil } from "./renewal.js";
+import type { SessionShape } from "./session-shape.js";
+import type { Stores } from "./stores.js";
+import { historySecret, type TenantConfig } from "./tenants.js";
+
+type C = Context<CheckEnv>;
+
+export class CheckRuntime {
+  readonly catalogues: Compiled<CompiledCatalogue>;
+  readonly rulebooks: Compiled<CompiledRulebook>;
+  readonly licences: WorkerLicenceCache;
+  private readonly renewal: LicenceRenewal;
+  private readonly engines = new Map<string, Engine>();
+  private secretSlot: { hex: string; slot: number } | undefined;
+
+  constructor(private readonly opts: AppOptions) {
+    const hash = (text: string) => toHex(opts.core().sha256Text(text));
+    this.catalogues = new Compiled(hash);
+    this.rulebooks = new Compiled(hash);
+    this.licences = new WorkerLicenceCache(opts.trustedKeys);
+    this.renewal = new LicenceRenewal({
+      ...(opts.trustedKeys ? { keys: opts.trustedKeys } : {}),
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      ...(opts.licenceStore ? { store: opts.licenceStore } : {}),
+    });
+  }
+
+  core(): Core {
+    return this.opts.core();
+  }
+
+  stores(c: C): Stores {
+    return this.opts.stores(c.env);
+  }
+
+  /** The wall clock: licences and leases are judged on it, never on a test's request clock. */
+  wallNow(): Date {
+    return this.opts.now ? this.opts.now() : new Date();
+  }
+
+  /** The request clock when the request does not set one (clock.ts). */
+  defaultNow(): () => Date {
+    return this.opts.now ?? (() => new Date());
+  }
+
+  /**
+   * The licence this request answers under: the secret's, or a renewed lease that verifies the
+   * same way and is newer (renewal.ts). Then, when due, a renewal starts in the background.
+   */
+  async licenceOf(c: C): Promise<LicenceState> {
+    const env: RenewalEnv = c.env ?? {};
+    const secret = await this.licences.state(env.STALWART_LICENCE);
+    const t = this.wallNow();
+    const state = await this.renewal.effective(env, secret, t);
+    let ctx: WaitUntil | undefined;
+    try {
+      ctx = c.executionCtx;
+    } catch {
+      ctx = undefined; // app.request() without an execution context
+    }
+    this.renewal.after(env, state, t, ctx);
+    return state;
+  }
+
+  /** For health: the licence stage, or why there is none. Never throws. */
+  describeLicence(c: C) {
+    const env: RenewalEnv = c.env ?? {};
+    return this.licences.describe(env.STALWART_LICENCE, this.wallNow(), (secret) => this.renewal.effective(env, secret, this.wallNow()));
+  }
+
+  /**
+   * The request's engine: the tenant's (its history key is HMAC(secret, tenant), loaded once per
+   * isolate) with this request's counters, clock and licence. A Durable Object stub belongs to the
+   * request that made it.
+   */
+  engineFor(c: C): Engine {
+    const tenant = c.get("tenant");
+    const now = c.get("now");
+    const env: TenantConfig = c.env ?? {};
+    const core = this.core();
+    const secret = historySecret(env);
+    const hex = toHex(secret);
+    if (!this.secretSlot || this.secretSlot.hex !== hex) {
+      this.secretSlot = { hex, slot: core.loadKey(secret) };
+      this.engines.clear();
+    }
+    let engine = this.engines.get(tenant);
+    if (!engine) {
+      const key = core.hmac(this.secretSlot.slot, utf8(`stalwart-tenant-v1.${tenant}`));
+      engine = new Engine({ core, key, schemaCompiler: cfworkerCompiler });
+      this.engines.set(tenant, engine);
+    }
+    return withLicence(engine.withCounters(this.stores(c).counters(tenant)).withClock(now), c.get("licence"), now);
+  }
+
+  compileCatalogue(text: string, name: string): CompiledCatalogue {
+    const core = this.core();
+    return loadCatalogue(text, { file: `${name}.yaml`, schemaCompiler: cfworkerCompiler, sha256: (b) => core.sha256(b) });
+  }
+
+  /** YAML, CSV or a compiled registry's JSON, told apart by their text. */
+  compileRulebook(text: string, name: string): CompiledRulebook {
+    const core = this.core();
+    return rulebookFromText(text, { file: name, sha256: (b) => core.sha256(b) });
+  }
+
+  async catalogueByDigest(c: C, digest: string): Promise<CompiledCatalogue> {
+    const tenant = c.get("tenant");
+    const hit = this.catalogues.get(tenant, digest);
+    if (hit) return hit;
+    const stored = await this.stores(c).catalogues(tenant).byDigest(digest);
+    if (!stored) throw new HttpError("catalogue_not_found", `no catalogue with digest \`${digest.slice(0, 16)}…\` for this tenant`, "/session/catalogue");
+    return this.catalogues.fromText(tenant, stored.yaml, (text) => this.compileCatalogue(text, stored.name));
+  }
+
+  async rulebookByDigest(c: C, digest: string): Promise<CompiledRulebook> {
+    const tenant = c.get("tenant");
+    const hit = this.rulebooks.get(tenant, digest);
+    if (hit) return hit;
+    const stored = await this.stores(c).catalogues(tenant).byDigest(digest);
+    if (!stored || !stored.name.startsWith(RULEBOOK)) throw new HttpError("rulebook_not_found", `no rulebook with digest \`${digest.slice(0, 16)}…\` for this tenant`, "/session/rulebook");
+    return this.rulebooks.fromText(tenant, stored.yaml, (text) => this.compileRulebook(text, stored.name.slice(RULEBOOK.length)));
+  }
+
+  /**
+   * The session a request carries, resumed. `adoptBrokenSeal`: a session sealed by another key
+   * (another tenant's, or a forged one) is not an error; the check refuses it `history_invalid`
+   * and starts a new history, as the SDK does.
+   */
+  async resume(c: C, saved: SessionShape, adoptBrokenSeal = false): Promise<Session> {
+    const catalogue = await this.catalogueByDigest(c, saved.catalogue);
+    const rulebook = typeof saved.rulebook === "string" ? await this.rulebookByDigest(c, saved.rulebook) : undefined;
+    const engine = this.engineFor(c);
+    const opts = rulebook ? { rulebook } : {};
+    try {
+      return Session.resume(engine, catalogue, saved, opts);
+    } catch (err) {
+      if (!adoptBrokenSeal || !(err instanceof StalwartError) || err.code !== "SessionSealInvalid") throw err;
+      return Session.untrusted(engine, catalogue, saved, "the session was not sealed with this key (another tenant's or installation's, or changed by hand)", opts);
+    }
+  }
+}
+
+/** Rulebooks share the catalogue store under this name prefix (STORAGE.md). */
+export const RULEBOOK = "rulebook:";

@@ -1,0 +1,25 @@
+/**
+ * The `session` every session route carries: checked for the shape the worker needs before it
+ * looks anything up (the catalogue by digest, the rulebook). The rest — the seal, the head, every
+ * entry — is the engine's to verify (Session.resume and the history check).
+ */
+import { InputError, StalwartError } from "../../portable/engine/index.js";
+import { isObject } from "../http/body.js";
+
+export interface SessionShape extends Record<string, unknown> {
+  catalogue: string;
+  entries: Record<string, unknown>[];
+  rulebook?: string | null;
+}
+
+export function sessionOf(body: Record<string, unknown>): SessionShape {
+  const saved = Object.hasOwn(body, "session") ? body.session : undefined;
+  if (!isObject(saved)) throw new InputError("`session` must be the session object a previous answer returned", "/session");
+  const { catalogue, entries, rulebook } = saved;
+  if (typeof catalogue !== "string") throw invalid("`session.catalogue` must be the catalogue digest", "/session/catalogue");
+  if (!Array.isArray(entries) || !entries.every(isObject)) throw invalid("`session.entries` must be a list of entry objects", "/session/entries");
+  if (rulebook !== undefined && rulebook !== null && typeof rulebook !== "string") throw invalid("`session.rulebook` must be a digest or null", "/session/rulebook");
+  return { ...saved, catalogue, entries, ...(rulebook === undefined ? {} : { rulebook }) };
+}
+
+const invalid = (message: string, pointer: string) => new StalwartError("SessionSealInvalid", message, { pointer });

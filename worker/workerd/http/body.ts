@@ -1,0 +1,101 @@
+/**
+ * Reading request bodies, the same way in both workers: hono's `bodyLimit` bounds them; the
+ * content type is required (415); UTF-8 is read strictly (what is checked is what was sent, not
+ * a replacement character); JSON must be an object, whose fields the route checks once, up front,
+ * and reads typed from `c.req.valid("json")`.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { InputError } from "../../portable/engine/index.js";
+import { HttpError } from "./errors.js";
+
+/** Past `maxBytes`, 413 `body_too_large`, whether the length is declared or only streamed. */
+export function limitBody(maxBytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new HttpError("body_too_large", `the body is over ${maxBytes} bytes`);
+    },
+  });
+}
+
+const mediaType = (c: Context): string => (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+
+/** The body as text: one of `types` (415 otherwise), decoded as strict UTF-8 (400 otherwise). */
+export async function readText(c: Context, types: readonly string[], what = "the body"): Promise<string> {
+  if (!types.includes(mediaType(c))) throw new HttpError("unsupported_media_type", `send ${what} as \`content-type: ${types[0]}\``);
+  return strictUtf8(await c.req.arrayBuffer());
+}
+
+export function strictUtf8(buf: ArrayBuffer): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(buf);
+  } catch {
+    throw new HttpError("malformed_json", "the body is not UTF-8");
+  }
+}
+
+export interface JsonRules {
+  /** the error a body that is not a JSON object answers; default `InputError` (`invalid_request`) */
+  invalid?: (message: string, pointer: string) => Error;
+  /** read the body as JSON whatever its content type says (the licence service always has) */
+  anyType?: boolean;
+  /** an empty body reads as `{}` (the licence service's routes whose fields all have defaults) */
+  emptyIsObject?: boolean;
+}
+
+const inputError = (message: string, pointer: string) => new InputError(message, pointer);
+
+/**
+ * A JSON object body, checked by `read` (with `field`), handed to the route as
+ * `c.req.valid("json")`: hono's validated-data contract. Not hono's `validator("json")` itself:
+ * that parses only when the content type says JSON and otherwise hands the check `{}` in silence,
+ * decodes UTF-8 leniently, and answers a parse error without saying where.
+ */
+export function jsonBody<T extends object>(read: (body: Record<string, unknown>) => T, rules: JsonRules = {}): MiddlewareHandler<any, string, { in: { json: unknown }; out: { json: T } }> {
+  return async (c, next) => {
+    const text = rules.anyType ? strictUtf8(await c.req.arrayBuffer()) : await readText(c, ["application/json"]);
+    c.req.addValidatedData("json", read(parseObject(text, rules)));
+    await next();
+  };
+}
+
+/** Parse a JSON object from text already read (a signed body, whose bytes are hashed first). */
+export function parseObject(text: string, rules: JsonRules = {}): Record<string, unknown> {
+  if (rules.emptyIsObject && text.trim() === "") return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    throw new HttpError("malformed_json", `the body is not JSON: ${(err as Error).message}`, "");
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw (rules.invalid ?? inputError)("the body must be a JSON object", "");
+  return v as Record<string, unknown>;
+}
+
+/**
+ * Field checks for `read`: `field(body, name, check, what)` is the value or a 400 naming the
+ * field (`\`name\` must be <what>`, pointer `/name`); `optional` lets it be absent.
+ */
+export function fields(invalid: (message: string, pointer: string) => Error = inputError) {
+  function field<V>(body: Record<string, unknown>, name: string, check: (v: unknown) => v is V, what: string): V {
+    const v = Object.hasOwn(body, name) ? body[name] : undefined;
+    if (!check(v)) throw invalid(`\`${name}\` must be ${what}`, `/${name}`);
+    return v;
+  }
+  function optional<V>(body: Record<string, unknown>, name: string, check: (v: unknown) => v is V, what: string): V | undefined {
+    const v = Object.hasOwn(body, name) ? body[name] : undefined;
+    return v === undefined ? undefined : field(body, name, check, what);
+  }
+  function present(body: Record<string, unknown>, name: string, message: string): unknown {
+    if (!Object.hasOwn(body, name)) throw invalid(message, `/${name}`);
+    return body[name];
+  }
+  return { field, optional, present };
+}
+
+export const isString = (v: unknown): v is string => typeof v === "string";
+export const isBoolean = (v: unknown): v is boolean => typeof v === "boolean";
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isInt = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+export const oneOf = <V extends string>(values: readonly V[]) => (v: unknown): v is V => typeof v === "string" && (values as readonly string[]).includes(v);
