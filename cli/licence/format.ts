@@ -38,7 +38,7 @@ export function formatDoctor(r: DoctorReport): string {
   const ok = (b: boolean) => (b ? "ok  " : "no  ");
   const lines = [
     `service      ${r.service_url}`,
-    `api key      ${r.api_key.configured ? `configured (${r.api_key.source})` : "not configured — export QLS_API_KEY=qls_live_…"}`,
+    `api key      ${r.api_key.configured ? `configured (${r.api_key.source})` : "not configured (needed only to activate) — export QLS_API_KEY=qls_live_…"}`,
     `runtime      ${ok(r.runtime.answers_checks)}${r.runtime.detail}`,
   ];
   if (r.licence.ok) lines.push(...formatStatus(r.licence.status).split("\n"));
