@@ -1,5 +1,5 @@
 /**
- * `stalwart licence activate | status | release | request | answer FILE | install FILE`
+ * `stalwart licence dev | activate | status | release | request | answer FILE | install FILE`
  * (licensing.md). Human output by default, `--json` for machines; errors say how to fix them.
  */
 import { activate, release } from "../licence/activate.js";
@@ -23,6 +23,23 @@ async function statusOf(base: OpenLicenceOptions) {
   await h.close();
   return s;
 }
+
+const dev = defineCommand({
+  path: "licence dev",
+  summary: "a development licence for this home, in one command: no account, no service to run",
+  details:
+    "Runs the licence service in this process, creates a development organisation on the enterprise plan and\n" +
+    "activates this home against it. The licence is signed by the published dev keys this build trusts: it is\n" +
+    "for development and tests, never for production. Nothing renews it in the background; run this again to renew it.",
+  args: { synopsis: "", min: 0, max: 0 },
+  options: { home: homeOptions.home, json },
+  async run({ values, io }) {
+    const { devLicence, formatDevLicence } = await import("../licence/dev-licence.js");
+    const r = await devLicence(values.home !== undefined ? { home: values.home } : {});
+    printer(io, values.json)(r, formatDevLicence(r));
+    return 0;
+  },
+});
 
 const activateCmd = defineCommand({
   path: "licence activate",
@@ -107,8 +124,8 @@ const install = defineCommand({
 
 export const command: Group = {
   path: "licence",
-  summary: "this machine's licence: activation, status, release, offline activation",
-  commands: [activateCmd, status, releaseCmd, request, answer, install],
+  summary: "this machine's licence: a development one, activation, status, release, offline activation",
+  commands: [dev, activateCmd, status, releaseCmd, request, answer, install],
 };
 
 export const summary = command.summary;

@@ -270,6 +270,7 @@ describe("CLI: commands other than `licence activate`, `doctor` and `check` need
     expect(code).toBe(1);
     expect(err).toMatch(/^stalwart: LicenceRequired: /);
     expect(err).toContain("stalwart licence activate");
+    expect(err).toContain("stalwart licence dev");
   });
 
   it("`stalwart replay` with a licence in $STALWART_HOME runs, and counts nothing against its meters", async () => {
