@@ -250,7 +250,8 @@ export async function runGroup(group: Group, argv: string[], io: Io = processIo(
   }
   const words = group.commands.map(wordOf);
   const fail = (message: string, hint?: string) => report(usageError(message, hint), io, { json: false, path: group.path, help: usageHint(group) });
-  if (word === undefined) return fail(`name a ${what}: ${words.map((w) => `\`${w}\``).join(", ")}`);
+  // nothing named: the whole help, as a usage error
+  if (word === undefined) return report(usageError(`name a ${what}: ${words.map((w) => `\`${w}\``).join(", ")}`), io, { json: false, path: group.path, help: groupHelp(group) });
   const next = group.commands.find((c) => wordOf(c) === word);
   if (!next) {
     const near = closest(word, words);

@@ -39,7 +39,10 @@ function storageOf(db: Db): DurableObjectStateLike {
     storage: {
       sql: {
         exec<T>(query: string, ...bindings: unknown[]): SqlCursor<T> {
-          const rows = db.exec({ sql: query, bind: bindings.length > 0 ? bindings.map(bindable) : undefined, rowMode: "object", returnValue: "resultRows" }).map((r) => ({ ...r }) as T);
+          const result = bindings.length > 0
+            ? db.exec({ sql: query, bind: bindings.map(bindable), rowMode: "object", returnValue: "resultRows" })
+            : db.exec({ sql: query, rowMode: "object", returnValue: "resultRows" });
+          const rows = result.map((r) => ({ ...r }) as T);
           return {
             toArray: () => rows,
             one: () => {

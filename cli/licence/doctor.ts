@@ -47,7 +47,7 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
   const missing: string[] = [];
 
   const runtime = await (opts.probe ?? probeRuntime)();
-  if (!runtime.ok) missing.push("a working check core: run `npm run build`");
+  if (!runtime.ok) missing.push("a working check core: its WebAssembly did not load (reinstall the package; in the repository, `npm run build`)");
 
   let licence: DoctorReport["licence"];
   try {

@@ -101,6 +101,9 @@ describe("usage errors: exit 2 with a did-you-mean", () => {
   it("`stalwart chek`, `stalwart` alone, a group alone, an argument too many", async () => {
     const chek = await stalwart(["chek"]);
     expect([chek.code, chek.stderr.split("\n").slice(0, 2)]).toEqual([2, ["stalwart: unknown command `chek`", "  hint: did you mean `check`?"]]);
+    const alone = await stalwart([]);
+    expect(alone.code).toBe(2);
+    for (const leaf of leaves(root)) expect(alone.stderr).toContain(leaf.summary); // the usage text, on stderr
     for (const argv of [[], ["licence"], ["rules"], ["doctor", "now"], ["check", "a.yaml", "b.yaml"], ["replay", "t.jsonl"], ["rules", "compile", "r.yaml", "-o"]]) {
       const r = await stalwart(argv);
       expect(r.code, argv.join(" ")).toBe(2);
