@@ -1,65 +1,39 @@
 #!/usr/bin/env node
 /**
- * The `stalwart` command: `stalwart <noun> <verb>`. Each command lives in cli/commands/<noun>.ts
- * and exports `run(argv: string[]): Promise<number>` (the exit code); this file only dispatches.
+ * The `stalwart` command: `stalwart <command> [<verb>] [options]`. The commands are declared in
+ * cli/commands/ (cli/command.ts says how); this file only answers `--version` and dispatches.
  */
-import { StalwartError } from "../worker/portable/engine/index.js";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runGroup } from "./command.js";
+import { root } from "./commands/index.js";
 
-type Command = { run(argv: string[]): Promise<number>; summary: string };
-
-const commands: Record<string, () => Promise<Command>> = {
-  check: () => import("./commands/check.js"),
-  replay: () => import("./commands/replay.js"),
-  rules: () => import("./commands/rules.js"),
-  licence: () => import("./commands/licence.js"),
-  doctor: () => import("./commands/doctor.js"),
-  gateway: () => import("./commands/gateway.js"),
-};
-
-function usage(): string {
-  return [
-    "usage: stalwart <command> [options]",
-    "",
-    "  check [agent.yaml]                         lint a catalogue; exit 1 on error",
-    "  replay TRACE.jsonl --catalogue agent.yaml  check a recorded session offline; per predicate, how many calls it held",
-    "  rules compile RULEBOOK -o DIR              compile a rulebook (YAML or CSV) into the registry a session loads",
-    "  rules check RULEBOOK [--catalogue FILE]    lint a rulebook",
-    "  licence activate|status|release|request|answer|install",
-    "  doctor                                     what works, what is missing",
-    "",
-    "add --json for machine-readable output",
-  ].join("\n");
+/** The package's version: the package.json above this file (cli/ in the repository, dist/cli/ installed). */
+function version(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++, dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown; version?: unknown };
+    if (pkg.name === "stalwart-agents" && typeof pkg.version === "string") return pkg.version;
+  }
+  return "unknown";
 }
 
 async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (!name || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(usage() + "\n");
-    return name ? 0 : 2;
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
+    process.stdout.write(`stalwart ${version()}\n`);
+    return 0;
   }
-  const load = commands[name];
-  if (!load) {
-    process.stderr.write(`stalwart: unknown command \`${name}\`\n\n${usage()}\n`);
-    return 2;
-  }
-  let command: Command;
-  try {
-    command = await load();
-  } catch (err) {
-    process.stderr.write(`stalwart: command \`${name}\` is not available in this build (${(err as Error).message})\n`);
-    return 2;
-  }
-  return command.run(rest);
+  return runGroup(root, argv);
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof StalwartError) {
-      process.stderr.write(`stalwart: ${err.code}: ${err.message}${err.hint ? `\n  hint: ${err.hint}` : ""}\n`);
-    } else {
-      process.stderr.write(`stalwart: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
-    }
-    process.exit(2);
+    // every command reports its own errors (cli/command.ts); this is a bug in the dispatch itself
+    process.stderr.write(`stalwart: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
   },
 );

@@ -1,32 +1,52 @@
 /**
  * The package as users get it: `npm pack`, install the tarball into a temporary project, and
  * `import { Client } from "stalwart-agents"` from plain Node ESM — then check a call with it and
- * lint a catalogue with the installed `stalwart` binary.
+ * lint a catalogue with the installed `stalwart` binary; and, with nothing from the repository but
+ * the example catalogue, `stalwart licence dev` and then the README's 20-line example.
  */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import ts from "typescript";
 import { copyLicence } from "./helpers/licensed-home.js";
 
 const repo = resolve(import.meta.dirname, "..");
+const pkg = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { scripts: Record<string, string>; files: string[]; version: string };
+
+let dir: string;
+let app: string;
+let files: string[];
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "stalwart-pack-"));
+  // `npm test` built the package already: packing here skips `prepack` (its build would rewrite
+  // dist/ under the other test files); that `prepack` builds is asserted below.
+  const out = execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir, "--json"], { cwd: repo, encoding: "utf8" });
+  const tarball = join(dir, JSON.parse(out)[0].filename);
+  files = JSON.parse(out)[0].files.map((f: { path: string }) => f.path);
+  app = join(dir, "app");
+  mkdirSync(app);
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], { cwd: app, encoding: "utf8", stdio: "pipe" });
+}, 180_000);
 
 describe("npm package", () => {
-  it("packs, installs and runs from plain Node ESM", () => {
-    const dir = mkdtempSync(join(tmpdir(), "stalwart-pack-"));
-    const out = execFileSync("npm", ["pack", "--pack-destination", dir, "--json"], { cwd: repo, encoding: "utf8" });
-    const tarball = join(dir, JSON.parse(out)[0].filename);
-    const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path);
+  it("ships what it needs: dist/, LICENSE, CHANGELOG.md; `npm pack` builds first", () => {
     expect(files).toContain("dist/build/core.wasm");
     expect(files).toContain("dist/cli/sdk/index.js");
     expect(files).toContain("dist/cli/sdk/index.d.ts");
+    expect(files).toContain("dist/worker/workerd/licence-service/index.js"); // `stalwart licence dev` runs it
+    expect(files).toEqual(expect.arrayContaining(["LICENSE", "CHANGELOG.md", "README.md"]));
     expect(files.some((f) => f.startsWith("test/"))).toBe(false);
+    expect(readFileSync(join(app, "node_modules/stalwart-agents/LICENSE"), "utf8")).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/);
+    expect(readFileSync(join(app, "node_modules/stalwart-agents/CHANGELOG.md"), "utf8")).toContain(`## [${pkg.version}]`);
+    expect(pkg.scripts.prepack).toBe("npm run build");
+    expect(execFileSync(join(app, "node_modules/.bin/stalwart"), ["--version"], { cwd: app, encoding: "utf8" })).toBe(`stalwart ${pkg.version}\n`);
+  });
 
-    const app = join(dir, "app");
+  it("packs, installs and runs from plain Node ESM", () => {
     cpSync(join(repo, "examples/store/agent.yaml"), join(app, "agent.yaml"), { recursive: true });
-    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], { cwd: app, encoding: "utf8", stdio: "pipe" });
     writeFileSync(
       join(app, "main.mjs"),
       `import { Client } from "stalwart-agents";
@@ -59,4 +79,48 @@ console.log(JSON.stringify({ jcs: canonicalize({ b: 1, a: [2, "x"] }), problems:
     );
     expect(JSON.parse(execFileSync("node", ["engine.mjs"], { cwd: app, encoding: "utf8" }))).toEqual({ jcs: '{"a":[2,"x"],"b":1}', problems: 0 });
   }, 180_000);
+
+  it("`stalwart licence dev`, then the README's 20-line example gives its documented decisions", () => {
+    const project = join(app, "readme");
+    mkdirSync(project);
+    cpSync(join(repo, "examples/store"), join(project, "examples/store"), { recursive: true });
+    const { STALWART_LICENCE_URL: _url, QLS_API_KEY: _key, ...inherited } = process.env;
+    const env = { ...inherited, HOME: project, STALWART_HOME: join(project, ".stalwart") };
+
+    // before: the SDK stops with LicenceRequired, and its hint names the one command
+    const readme = readFileSync(join(repo, "README.md"), "utf8");
+    const example = /## In 20 lines\s+```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example, "README.md has the `## In 20 lines` TypeScript block").toBeDefined();
+    const js = ts.transpileModule(example ?? "", { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText;
+    // every check the example makes, recorded in order (the example itself prints nothing)
+    const record = `import { Client as RecordedClient } from "stalwart-agents";
+const seen = [];
+const openSession = RecordedClient.prototype.session;
+RecordedClient.prototype.session = function (...a) {
+  const s = openSession.apply(this, a);
+  const check = s.checkToolCall.bind(s);
+  s.checkToolCall = async (...b) => { const r = await check(...b); seen.push([r.decision, r.reasons]); return r; };
+  return s;
+};
+process.on("beforeExit", () => { if (!process.exitCode) console.log(JSON.stringify(seen)); });
+`;
+    writeFileSync(join(project, "example.mjs"), record + js);
+    let refused = "";
+    try {
+      execFileSync("node", ["example.mjs"], { cwd: project, env, encoding: "utf8", stdio: "pipe" });
+    } catch (err) {
+      refused = String((err as { stderr?: string }).stderr);
+    }
+    expect(refused).toContain("LicenceRequired");
+    expect(refused).toContain("stalwart licence dev");
+
+    const dev = execFileSync(join(app, "node_modules/.bin/stalwart"), ["licence", "dev"], { cwd: project, env, encoding: "utf8" });
+    expect(dev).toMatch(/^DEVELOPMENT LICENCE — .*dev keys.*never for production/);
+    expect(readdirSync(join(project, ".stalwart/licence"))).toContain("installation.json");
+
+    const seen = JSON.parse(execFileSync("node", ["example.mjs"], { cwd: project, env, encoding: "utf8" })) as [string, string[]][];
+    const documented = [...(example ?? "").matchAll(/\/\/ → (allow|confirm|refuse) (\[[^\]]*\])/g)].map((m) => [m[1], JSON.parse(m[2] ?? "[]")]);
+    expect(documented.length).toBeGreaterThanOrEqual(5);
+    expect(seen).toEqual(documented);
+  }, 120_000);
 });

@@ -3,65 +3,48 @@
  * does — every problem as `file:line:column: error: message` with a `hint:` line, on stderr —
  * and exit 1; exit 0 with `agent.yaml: ok (N tools)`. Works without a licence.
  */
-import { CatalogueError, formatProblem, type CatalogueProblem } from "../../worker/portable/engine/index.js";
-import { loadCatalogue } from "../../worker/portable/engine/index.js";
+import { CatalogueError, formatProblem, loadCatalogue, type CatalogueProblem } from "../../worker/portable/engine/index.js";
+import { defineCommand, runLeaf, type Io } from "../command.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
 import { lintRulebookNode } from "../sdk/rulebook-node.js";
 
-export const summary = "lint a catalogue: every error with file:line:column; exit 1 on error";
+export const command = defineCommand({
+  path: "check",
+  summary: "lint a catalogue, and a rulebook against it: every error with file:line:column; exit 1 on an error",
+  details: "The catalogue defaults to agent.yaml in the current folder. Works without a licence.",
+  args: { synopsis: "[agent.yaml]", min: 0, max: 1, extra: "one catalogue at a time" },
+  options: {
+    rulebook: { type: "string", value: "RULEBOOK", help: "a rulebook (.yaml or .csv) or a compiled registry folder, checked against the catalogue" },
+    json: { type: "boolean", help: "print {ok, tools, problems: [{file, line, column, message, hint, pointer}]}" },
+  },
+  async run({ values, positionals, io }) {
+    const file = positionals[0] ?? "agent.yaml";
+    let problems: readonly CatalogueProblem[] = [];
+    let tools = 0;
+    try {
+      // read the file here, so a path without a .yaml ending is still read as a path
+      const catalogue = loadCatalogue(readCatalogueFile(file), { file, schemaCompiler: ajvCompiler });
+      tools = catalogue.tools.size;
+      if (values.rulebook !== undefined) problems = lintRulebookNode(values.rulebook, { catalogue });
+    } catch (err) {
+      if (!(err instanceof CatalogueError)) throw err;
+      problems = err.problems;
+    }
+    if (values.json) {
+      const out = { ok: problems.length === 0, ...(problems.length === 0 ? { tools } : {}), problems: problems.map(({ file, line, column, message, hint, pointer }) => ({ file, line, column, message, hint: hint ?? null, pointer })) };
+      io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+      return problems.length === 0 ? 0 : 1;
+    }
+    if (problems.length === 0) {
+      io.stdout.write(`${file}: ok (${tools} tool${tools === 1 ? "" : "s"})\n`);
+      return 0;
+    }
+    io.stderr.write(problems.map(formatProblem).join("\n") + "\n");
+    io.stderr.write(`${file}: ${problems.length} error${problems.length === 1 ? "" : "s"}\n`);
+    return 1;
+  },
+});
 
-const USAGE = `usage: stalwart check [agent.yaml] [--rulebook RULEBOOK] [--json]
-
-  lint a catalogue (default: agent.yaml in the current folder), and a rulebook against it; exit 1 on error
-  --rulebook   a rulebook (.yaml or .csv) or a compiled registry folder, checked against the catalogue
-  --json       print {ok, problems: [{file, line, column, message, hint, pointer}]}`;
-
-export async function run(argv: string[]): Promise<number> {
-  const json = argv.includes("--json");
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(USAGE + "\n");
-    return 0;
-  }
-  let rulebook: string | undefined;
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === "--rulebook") rulebook = argv[++i];
-    else if (argv[i]!.startsWith("--rulebook=")) rulebook = argv[i]!.slice(11);
-    else rest.push(argv[i]!);
-  }
-  if (argv.includes("--rulebook") && !rulebook) {
-    process.stderr.write(`stalwart check: \`--rulebook\` needs a file\n\n${USAGE}\n`);
-    return 2;
-  }
-  const unknown = rest.filter((a) => a.startsWith("-") && a !== "--json");
-  const files = rest.filter((a) => !a.startsWith("-"));
-  if (unknown.length > 0 || files.length > 1) {
-    process.stderr.write(`stalwart check: ${unknown.length ? `unknown option \`${unknown[0]}\`` : "one catalogue at a time"}\n\n${USAGE}\n`);
-    return 2;
-  }
-  const file = files[0] ?? "agent.yaml";
-  let problems: readonly CatalogueProblem[] = [];
-  let tools = 0;
-  try {
-    // read the file here, so a path without a .yaml ending is still read as a path
-    const catalogue = loadCatalogue(readCatalogueFile(file), { file, schemaCompiler: ajvCompiler });
-    tools = catalogue.tools.size;
-    if (rulebook !== undefined) problems = lintRulebookNode(rulebook, { catalogue });
-  } catch (err) {
-    if (!(err instanceof CatalogueError)) throw err;
-    problems = err.problems;
-  }
-  if (json) {
-    const out = { ok: problems.length === 0, ...(problems.length === 0 ? { tools } : {}), problems: problems.map(({ file, line, column, message, hint, pointer }) => ({ file, line, column, message, hint: hint ?? null, pointer })) };
-    process.stdout.write(JSON.stringify(out, null, 2) + "\n");
-    return problems.length === 0 ? 0 : 1;
-  }
-  if (problems.length === 0) {
-    process.stdout.write(`${file}: ok (${tools} tool${tools === 1 ? "" : "s"})\n`);
-    return 0;
-  }
-  process.stderr.write(problems.map(formatProblem).join("\n") + "\n");
-  process.stderr.write(`${file}: ${problems.length} error${problems.length === 1 ? "" : "s"}\n`);
-  return 1;
-}
+export const summary = command.summary;
+export const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);

@@ -1,23 +1,24 @@
 /** `stalwart doctor`: what works, what is missing (licensing.md). Works without a licence. */
-import { parseArgs } from "../licence/args.js";
+import { defineCommand, runLeaf, type Io } from "../command.js";
 import { doctor } from "../licence/doctor.js";
 import { formatDoctor } from "../licence/format.js";
-import { fail } from "./licence.js";
+import { homeOptions, serviceBase } from "./licence-options.js";
 
-export const summary = "what works, what is missing";
-
-export async function run(argv: string[]): Promise<number> {
-  let json = false;
-  try {
-    const { flags } = parseArgs(argv, ["home", "service"], ["json"]);
-    json = flags.json === true;
-    const r = await doctor({
-      ...(typeof flags.home === "string" ? { home: flags.home } : {}),
-      ...(typeof flags.service === "string" ? { serviceUrl: flags.service } : {}),
-    });
-    process.stdout.write((json ? JSON.stringify(r, null, 2) : formatDoctor(r)) + "\n");
+export const command = defineCommand({
+  path: "doctor",
+  summary: "what works, what is missing: service, key, runtime, licence and its dates, plan, meters",
+  details: "Works without a licence. Exit 0 when checks can run here (the check core loads and a licence is active or in its grace), 1 otherwise.",
+  args: { synopsis: "", min: 0, max: 0 },
+  options: {
+    ...homeOptions,
+    json: { type: "boolean", help: "print the report as JSON" },
+  },
+  async run({ values, io }) {
+    const r = await doctor(serviceBase(values));
+    io.stdout.write((values.json ? JSON.stringify(r, null, 2) : formatDoctor(r)) + "\n");
     return r.missing.length === 0 ? 0 : 1;
-  } catch (err) {
-    return fail(err, json);
-  }
-}
+  },
+});
+
+export const summary = command.summary;
+export const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);

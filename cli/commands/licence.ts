@@ -1,101 +1,132 @@
 /**
- * `stalwart licence activate | status | release | request | answer FILE | install FILE`
+ * `stalwart licence dev | activate | status | release | request | answer FILE | install FILE`
  * (licensing.md). Human output by default, `--json` for machines; errors say how to fix them.
  */
-import { StalwartError } from "../../worker/portable/engine/index.js";
 import { activate, release } from "../licence/activate.js";
-import { parseArgs } from "../licence/args.js";
 import { formatStatus } from "../licence/format.js";
-import { openLicence } from "../licence/handle.js";
+import { openLicence, type OpenLicenceOptions } from "../licence/handle.js";
 import { installAnswer, writeAnswer, writeRequest } from "../licence/offline.js";
+import { defineCommand, runGroup, type Group, type Io } from "../command.js";
+import { homeOptions, serviceBase } from "./licence-options.js";
 
-export const summary = "activate|status|release|request|answer|install: this machine's licence";
+const json = { type: "boolean", help: "print the result (or the error) as JSON" } as const;
+const options = { ...homeOptions, json };
 
-const USAGE = `usage: stalwart licence <verb> [--json] [--home DIR] [--service URL]
-
-  activate              create this machine's installation and take a seat (needs QLS_API_KEY)
-  status [--refresh]    the licence, the lease, the grace, what remains of each meter
-  release               free this machine's seat (what a CI job does last)
-  request [-o FILE]     offline machine: write activation-request.json
-  answer FILE [-o OUT]  connected machine: post the request, write activation-answer.json
-  install FILE          offline machine: install the answer`;
-
-export async function run(argv: string[]): Promise<number> {
-  const [verb, ...rest] = argv;
-  let json = false;
-  try {
-    const { positional, flags } = parseArgs(rest, ["home", "service", "out"], ["json", "refresh", "help"]);
-    json = flags.json === true;
-    const base = {
-      ...(typeof flags.home === "string" ? { home: flags.home } : {}),
-      ...(typeof flags.service === "string" ? { serviceUrl: flags.service } : {}),
-    };
-    const out = (o: unknown, human: string) => process.stdout.write((json ? JSON.stringify(o, null, 2) : human) + "\n");
-    switch (verb) {
-      case "activate": {
-        const inst = await activate(base);
-        const h = await openLicence({ ...base, renew: false });
-        const s = h.status();
-        await h.close();
-        out({ activated: true, ...s }, `activated installation ${inst.stored.installation_id} on licence ${inst.stored.licence_id}\n${formatStatus(s)}`);
-        return 0;
-      }
-      case "status": {
-        const h = await openLicence({ ...base, renew: false });
-        const renewal = flags.refresh ? await h.renew() : undefined;
-        const s = h.status();
-        await h.close();
-        out(renewal ? { ...s, renewal } : s, formatStatus(s) + (renewal && !renewal.ok ? `\nrenewal      failed: ${renewal.code} — ${renewal.message}` : ""));
-        return s.stage === "lapsed" ? 1 : 0;
-      }
-      case "release": {
-        const r = await release(base);
-        out({ released: true, ...r }, `released the seat of installation ${r.installation_id}${r.already ? " (it was already free)" : ""}; \`stalwart licence activate\` takes one again`);
-        return 0;
-      }
-      case "request": {
-        const file = typeof flags.out === "string" ? flags.out : "activation-request.json";
-        const r = await writeRequest({ ...base, out: file });
-        out({ written: file, installation_id: r.installation_id }, `wrote ${file} (installation ${r.installation_id})\nnext: on a machine that reaches the service, \`stalwart licence answer ${file}\``);
-        return 0;
-      }
-      case "answer": {
-        const file = positional[0];
-        if (!file) throw new StalwartError("UsageError", "`stalwart licence answer` needs the request file", { hint: "stalwart licence answer activation-request.json" });
-        const target = typeof flags.out === "string" ? flags.out : "activation-answer.json";
-        const a = await writeAnswer(file, { ...base, out: target });
-        out({ written: target, installation_id: a.installation_id }, `wrote ${target} (a lease for the whole licence term)\nnext: on the offline machine, \`stalwart licence install ${target}\``);
-        return 0;
-      }
-      case "install": {
-        const file = positional[0];
-        if (!file) throw new StalwartError("UsageError", "`stalwart licence install` needs the answer file", { hint: "stalwart licence install activation-answer.json" });
-        await installAnswer(file, base);
-        const h = await openLicence({ ...base, renew: false });
-        const s = h.status();
-        await h.close();
-        out({ installed: true, ...s }, `installed the offline activation\n${formatStatus(s)}`);
-        return 0;
-      }
-      case undefined:
-      case "help":
-      case "--help":
-        process.stdout.write(USAGE + "\n");
-        return verb ? 0 : 2;
-      default:
-        throw new StalwartError("UsageError", `unknown verb \`${verb}\``, { hint: "stalwart licence activate|status|release|request|answer|install" });
-    }
-  } catch (err) {
-    return fail(err, json);
-  }
+function printer(io: Io, asJson: boolean | undefined) {
+  return (o: unknown, human: string) => io.stdout.write((asJson ? JSON.stringify(o, null, 2) : human) + "\n");
 }
 
-export function fail(err: unknown, json: boolean): number {
-  if (!(err instanceof StalwartError)) throw err;
-  if (json) {
-    process.stdout.write(JSON.stringify({ error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } }, null, 2) + "\n");
-  } else {
-    process.stderr.write(`stalwart: ${err.code}: ${err.message}${err.hint ? `\n  hint: ${err.hint}` : ""}\n`);
-  }
-  return err.code === "UsageError" ? 2 : 1;
+/** The licence as it now stands, for the line after an activation or an install. */
+async function statusOf(base: OpenLicenceOptions) {
+  const h = await openLicence({ ...base, renew: false });
+  const s = h.status();
+  await h.close();
+  return s;
 }
+
+const dev = defineCommand({
+  path: "licence dev",
+  summary: "a development licence for this home, in one command: no account, no service to run",
+  details:
+    "Runs the licence service in this process, creates a development organisation on the enterprise plan and\n" +
+    "activates this home against it. The licence is signed by the published dev keys this build trusts: it is\n" +
+    "for development and tests, never for production. Nothing renews it in the background; run this again to renew it.",
+  args: { synopsis: "", min: 0, max: 0 },
+  options: { home: homeOptions.home, json },
+  async run({ values, io }) {
+    const { devLicence, formatDevLicence } = await import("../licence/dev-licence.js");
+    const r = await devLicence(values.home !== undefined ? { home: values.home } : {});
+    printer(io, values.json)(r, formatDevLicence(r));
+    return 0;
+  },
+});
+
+const activateCmd = defineCommand({
+  path: "licence activate",
+  summary: "create this machine's installation and take a seat (needs QLS_API_KEY)",
+  args: { synopsis: "", min: 0, max: 0 },
+  options,
+  async run({ values, io }) {
+    const base = serviceBase(values);
+    const inst = await activate(base);
+    const s = await statusOf(base);
+    printer(io, values.json)({ activated: true, ...s }, `activated installation ${inst.stored.installation_id} on licence ${inst.stored.licence_id}\n${formatStatus(s)}`);
+    return 0;
+  },
+});
+
+const status = defineCommand({
+  path: "licence status",
+  summary: "the licence, the lease, the grace, what remains of each meter; exit 1 when lapsed",
+  args: { synopsis: "", min: 0, max: 0 },
+  options: { ...options, refresh: { type: "boolean", help: "renew the lease now (reach the service) before reporting" } },
+  async run({ values, io }) {
+    const h = await openLicence({ ...serviceBase(values), renew: false });
+    const renewal = values.refresh ? await h.renew() : undefined;
+    const s = h.status();
+    await h.close();
+    printer(io, values.json)(renewal ? { ...s, renewal } : s, formatStatus(s) + (renewal && !renewal.ok ? `\nrenewal      failed: ${renewal.code} — ${renewal.message}` : ""));
+    return s.stage === "lapsed" ? 1 : 0;
+  },
+});
+
+const releaseCmd = defineCommand({
+  path: "licence release",
+  summary: "free this machine's seat (what a CI job does last)",
+  args: { synopsis: "", min: 0, max: 0 },
+  options,
+  async run({ values, io }) {
+    const r = await release(serviceBase(values));
+    printer(io, values.json)({ released: true, ...r }, `released the seat of installation ${r.installation_id}${r.already ? " (it was already free)" : ""}; \`stalwart licence activate\` takes one again`);
+    return 0;
+  },
+});
+
+const request = defineCommand({
+  path: "licence request",
+  summary: "offline machine: write the activation request (activation-request.json)",
+  args: { synopsis: "", min: 0, max: 0 },
+  options: { ...options, out: { type: "string", short: "o", value: "FILE", help: "where to write the request (default activation-request.json)" } },
+  async run({ values, io }) {
+    const file = values.out ?? "activation-request.json";
+    const r = await writeRequest({ ...serviceBase(values), out: file });
+    printer(io, values.json)({ written: file, installation_id: r.installation_id }, `wrote ${file} (installation ${r.installation_id})\nnext: on a machine that reaches the service, \`stalwart licence answer ${file}\``);
+    return 0;
+  },
+});
+
+const answer = defineCommand({
+  path: "licence answer",
+  summary: "connected machine: post an activation request, write the answer (activation-answer.json)",
+  args: { synopsis: "REQUEST.json", min: 1, max: 1, missing: "`stalwart licence answer` needs the request file, e.g. `stalwart licence answer activation-request.json`", extra: "one request at a time" },
+  options: { ...options, out: { type: "string", short: "o", value: "FILE", help: "where to write the answer (default activation-answer.json)" } },
+  async run({ values, positionals, io }) {
+    const target = values.out ?? "activation-answer.json";
+    const a = await writeAnswer(positionals[0] ?? "", { ...serviceBase(values), out: target });
+    printer(io, values.json)({ written: target, installation_id: a.installation_id }, `wrote ${target} (a lease for the whole licence term)\nnext: on the offline machine, \`stalwart licence install ${target}\``);
+    return 0;
+  },
+});
+
+const install = defineCommand({
+  path: "licence install",
+  summary: "offline machine: install the activation answer",
+  args: { synopsis: "ANSWER.json", min: 1, max: 1, missing: "`stalwart licence install` needs the answer file, e.g. `stalwart licence install activation-answer.json`", extra: "one answer at a time" },
+  options,
+  async run({ values, positionals, io }) {
+    const base = serviceBase(values);
+    await installAnswer(positionals[0] ?? "", base);
+    const s = await statusOf(base);
+    printer(io, values.json)({ installed: true, ...s }, `installed the offline activation\n${formatStatus(s)}`);
+    return 0;
+  },
+});
+
+export const command: Group = {
+  path: "licence",
+  summary: "this machine's licence: a development one, activation, status, release, offline activation",
+  commands: [dev, activateCmd, status, releaseCmd, request, answer, install],
+};
+
+export const summary = command.summary;
+export const run = (argv: string[], io?: Io): Promise<number> => runGroup(command, argv, io);

@@ -5,11 +5,12 @@
  * (seed 003: post-hoc checking finds the predicates to add and measures their false positives).
  *
  * Exit 0 when the trace replayed (whatever the decisions), 1 when the trace, catalogue or rulebook
- * cannot be read (every problem as `file:line: error: …` with a `hint:` on stderr), 2 on bad usage.
- * The replay runs in a fresh, temporary home: it starts with no counters and never touches the
- * live ones (rate limits and spend under ~/.stalwart stay as they are). It runs under the user's
- * licence ($STALWART_HOME, else ~/.stalwart; licensing.md): without one it stops with
- * `LicenceRequired`, a lapsed one gates its checks as it gates live ones, and each check counts.
+ * cannot be read (every problem as `file:line: error: …` with a `hint:` on stderr) or there is no
+ * licence, 2 on bad usage. The replay runs in a fresh, temporary home: it starts with no counters
+ * and never touches the live ones (rate limits and spend under ~/.stalwart stay as they are). It
+ * runs under the user's licence ($STALWART_HOME, else ~/.stalwart; licensing.md): without one it
+ * stops with `LicenceRequired`, and a lapsed one gates its checks as it gates live ones; but a
+ * replay is not live use, so it counts nothing against the licence's meters (cli/replay/licence.ts).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,22 +24,28 @@ import { formatTraceProblem, parseTrace, TraceError, type Trace } from "../repla
 import { ReplayClock, replayTrace } from "../replay/replay.js";
 import { buildReport, formatReport, reportJson } from "../replay/report.js";
 import { openLicence } from "../licence/index.js";
+import { uncounted } from "../replay/licence.js";
+import { defineCommand, runLeaf, type Io } from "../command.js";
 
-export const summary = "check a recorded session offline; per predicate, how many calls it held";
+export const command = defineCommand({
+  path: "replay",
+  summary: "check a recorded session offline; print each decision, then per predicate how many calls it held",
+  details:
+    "Every call of the trace (its format: docs/trace-format.md, in the package) is checked as it would be\n" +
+    "checked now, with this catalogue, in a fresh temporary home. It runs under this machine's licence but\n" +
+    "counts nothing against its meters and contacts no service. Exit 0 when the trace replayed, whatever the decisions.",
+  args: { synopsis: "TRACE.jsonl", min: 1, max: 1, missing: "name the trace to replay", extra: "one trace at a time" },
+  options: {
+    catalogue: { type: "string", value: "agent.yaml", help: "the catalogue to check against", required: "name the catalogue to check against with `--catalogue agent.yaml`" },
+    rulebook: { type: "string", value: "PATH", help: "a rulebook (YAML, CSV, or a compiled registry folder)" },
+    json: { type: "boolean", help: "print {calls, predicates, missed, totals} as JSON" },
+  },
+  run: ({ values, positionals, io }) =>
+    replay(io, { trace: positionals[0] ?? "", catalogue: values.catalogue ?? "", json: values.json === true, ...(values.rulebook !== undefined ? { rulebook: values.rulebook } : {}) }),
+});
 
-const USAGE = `usage: stalwart replay TRACE.jsonl --catalogue agent.yaml [--rulebook RULEBOOK] [--json]
-
-  check every call of a recorded session (docs/trace-format.md) as it would be checked now,
-  print each decision, then per predicate how many calls it held and which
-  --catalogue FILE   the catalogue to check against (required)
-  --rulebook PATH    a rulebook (YAML, CSV, or a compiled registry folder)
-  --json             print {calls, predicates, missed, totals} as JSON`;
-
-/** Where the command writes; tests pass their own. */
-export interface Io {
-  stdout: { write(s: string): unknown };
-  stderr: { write(s: string): unknown; isTTY?: boolean };
-}
+export const summary = command.summary;
+export const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);
 
 /** Progress shows on a terminal's stderr for traces longer than this many calls. */
 const PROGRESS_ABOVE = 1000;
@@ -50,44 +57,10 @@ interface Args {
   json: boolean;
 }
 
-function parseArgs(argv: string[]): Args | { error: string } | "help" {
-  let json = false;
-  let catalogue: string | undefined;
-  let rulebook: string | undefined;
-  const files: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === "--help" || a === "-h") return "help";
-    if (a === "--json") json = true;
-    else if (a === "--catalogue" || a === "--rulebook") {
-      const v = argv[++i];
-      if (v === undefined || v.startsWith("--")) return { error: `\`${a}\` needs a path` };
-      if (a === "--catalogue") catalogue = v;
-      else rulebook = v;
-    } else if (a.startsWith("--catalogue=")) catalogue = a.slice("--catalogue=".length);
-    else if (a.startsWith("--rulebook=")) rulebook = a.slice("--rulebook=".length);
-    else if (a.startsWith("-") && a !== "-") return { error: `unknown option \`${a}\`` };
-    else files.push(a);
-  }
-  if (files.length === 0) return { error: "name the trace to replay" };
-  if (files.length > 1) return { error: "one trace at a time" };
-  if (!catalogue) return { error: "name the catalogue to check against with `--catalogue agent.yaml`" };
-  return { trace: files[0]!, catalogue, json, ...(rulebook !== undefined ? { rulebook } : {}) };
-}
-
-export async function run(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
-  const args = parseArgs(argv);
-  if (args === "help") {
-    io.stdout.write(USAGE + "\n");
-    return 0;
-  }
-  if ("error" in args) {
-    io.stderr.write(`stalwart replay: ${args.error}\n\n${USAGE}\n`);
-    return 2;
-  }
-
-  // The user's licence, on the real clock (the trace's clock drives only the temporary home).
-  const licence = await openLicence({});
+async function replay(io: Io, args: Args): Promise<number> {
+  // The user's licence, on the real clock (the trace's clock drives only the temporary home);
+  // a replay renews nothing: it stays offline.
+  const licence = await openLicence({ renew: false });
 
   // The catalogue first, compiler-style, so that a bad one is not reported as a bad trace.
   let catalogueText: string;
@@ -116,7 +89,7 @@ export async function run(argv: string[], io: Io = { stdout: process.stdout, std
   const home = mkdtempSync(join(tmpdir(), "stalwart-replay-"));
   try {
     const clock = new ReplayClock();
-    const client = new Client({ home, now: clock.now, licence });
+    const client = new Client({ home, now: clock.now, licence: uncounted(licence) });
     const progress = trace.calls > PROGRESS_ABOVE && io.stderr.isTTY === true ? progressLine(io, trace.calls) : undefined;
     let result;
     try {

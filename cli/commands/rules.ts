@@ -8,137 +8,123 @@
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import type { CompiledCatalogue } from "../../worker/portable/engine/index.js";
-import { CatalogueError, formatProblem, type CatalogueProblem } from "../../worker/portable/engine/index.js";
-import { REGISTRY_FILE, registryText, type CompiledRulebook } from "../../worker/portable/engine/index.js";
+import {
+  CatalogueError,
+  formatProblem,
+  REGISTRY_FILE,
+  registryText,
+  type CatalogueProblem,
+  type CompiledCatalogue,
+  type CompiledRulebook,
+} from "../../worker/portable/engine/index.js";
+import { defineCommand, runGroup, usageError, type Group, type Io } from "../command.js";
 import { loadCatalogueNode } from "../sdk/catalogue-node.js";
-import { lintRulebookNode, loadRulebookNode, readRulebookInput } from "../sdk/rulebook-node.js";
 import { requireLicence } from "../sdk/licence-gate.js";
-
-export const summary = "compile a rulebook (YAML or CSV) into the registry the check reads; check one";
-
-const USAGE = `usage: stalwart rules compile RULEBOOK -o DIR [--catalogue agent.yaml] [--json]
-       stalwart rules check RULEBOOK [--catalogue agent.yaml] [--json]
-
-  compile   lint RULEBOOK (rulebook.yaml or rules.csv) and write DIR/registry.json
-  check     lint only; RULEBOOK may also be a registry folder (its digest is verified)
-  -o, --out DIR          the registry folder (created if needed)
-  --catalogue FILE       check tool names, \`from\` fields and arguments against this catalogue
-  --json                 print {ok, rules, flows, digest, registry} or {ok: false, problems}`;
-
-interface Args {
-  verb?: string;
-  files: string[];
-  out?: string;
-  catalogue?: string;
-  json: boolean;
-  help: boolean;
-  error?: string;
-}
-
-function parse(argv: string[]): Args {
-  const a: Args = { files: [], json: false, help: false };
-  const value = (i: number, flag: string): string | undefined => {
-    const v = argv[i + 1];
-    if (v === undefined || v.startsWith("-")) a.error ??= `\`${flag}\` needs a value`;
-    return v;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf("=");
-    const [flag, inline] = arg.startsWith("--") && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
-    if (flag === "--json") a.json = true;
-    else if (flag === "--help" || flag === "-h") a.help = true;
-    else if (flag === "-o" || flag === "--out") a.out = inline ?? value(i++, flag);
-    else if (flag === "--catalogue") a.catalogue = inline ?? value(i++, flag);
-    else if (arg.startsWith("-") && arg !== "-") a.error ??= `unknown option \`${arg}\``;
-    else if (a.verb === undefined) a.verb = arg;
-    else a.files.push(arg);
-  }
-  return a;
-}
+import { lintRulebookNode, loadRulebookNode, readRulebookInput } from "../sdk/rulebook-node.js";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-export async function run(argv: string[]): Promise<number> {
-  const args = parse(argv);
-  if (args.help) {
-    process.stdout.write(USAGE + "\n");
-    return 0;
+const common = {
+  catalogue: { type: "string", value: "agent.yaml", help: "check tool names, `from` fields and arguments against this catalogue" },
+  json: { type: "boolean", help: "print {ok, rules, flows, digest, registry} or {ok: false, problems}" },
+} as const;
+
+const rulebookArg = { synopsis: "RULEBOOK", min: 1, max: 1, missing: "name the rulebook, e.g. `rulebook.yaml` or `rules.csv`", extra: "one rulebook at a time" };
+
+function problemsOut(io: Io, json: boolean | undefined, problems: readonly CatalogueProblem[], what: string): number {
+  if (json) {
+    const out = { ok: false, problems: problems.map(({ file, line, column, message, hint, pointer }) => ({ file, line, column, message, hint: hint ?? null, pointer })) };
+    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+  } else {
+    io.stderr.write(problems.map(formatProblem).join("\n") + "\n");
+    io.stderr.write(`${what}: ${plural(problems.length, "error")}\n`);
   }
-  const usage = (message: string) => {
-    process.stderr.write(`stalwart rules: ${message}\n\n${USAGE}\n`);
-    return 2;
-  };
-  if (args.error) return usage(args.error);
-  if (args.verb !== "compile" && args.verb !== "check") return usage(args.verb === undefined ? "name a verb: `compile` or `check`" : `unknown verb \`${args.verb}\``);
-  if (args.files.length !== 1) return usage(args.files.length === 0 ? "name the rulebook, e.g. `rulebook.yaml` or `rules.csv`" : "one rulebook at a time");
-  if (args.verb === "compile" && !args.out) return usage("name the registry folder: `-o DIR`");
-  if (args.verb === "check" && args.out) return usage("`-o` is for `compile`");
-  await requireLicence(); // licensing.md: only `licence activate`, `doctor` and `check` work without one
-  const file = args.files[0]!;
+  return 1;
+}
 
-  const problemsOut = (problems: readonly CatalogueProblem[], what: string): number => {
-    if (args.json) {
-      const out = { ok: false, problems: problems.map(({ file, line, column, message, hint, pointer }) => ({ file, line, column, message, hint: hint ?? null, pointer })) };
-      process.stdout.write(JSON.stringify(out, null, 2) + "\n");
-    } else {
-      process.stderr.write(problems.map(formatProblem).join("\n") + "\n");
-      process.stderr.write(`${what}: ${plural(problems.length, "error")}\n`);
-    }
-    return 1;
-  };
-
-  let catalogue: CompiledCatalogue | undefined;
-  if (args.catalogue) {
-    try {
-      catalogue = loadCatalogueNode(args.catalogue);
-    } catch (err) {
-      if (!(err instanceof CatalogueError)) throw err;
-      return problemsOut(err.problems, args.catalogue);
-    }
-  }
-  const options = catalogue ? { catalogue } : {};
-
-  if (args.verb === "check") {
-    const problems = lintRulebookNode(file, options);
-    if (problems.length > 0) return problemsOut(problems, file);
-    const rb = loadRulebookNode(file, options);
-    return done(args.json, rb, `${file}: ok (${counts(rb)})`, {});
-  }
-
-  // compile: a rulebook file, never a registry (that is already compiled)
-  let rb: CompiledRulebook;
+/** The licence first (licensing.md: only `licence`, `doctor` and `check` work without one), then the catalogue. */
+async function prepare(io: Io, values: { catalogue?: string | undefined; json?: boolean | undefined }): Promise<{ catalogue?: CompiledCatalogue } | number> {
+  await requireLicence();
+  if (values.catalogue === undefined) return {};
   try {
-    const input = readRulebookInput(file, options);
-    if (input.kind !== "rulebook") return usage(`\`${file}\` is a registry already; \`compile\` reads a rulebook (.yaml, .yml or .csv)`);
-    rb = loadRulebookNode(file, options);
+    return { catalogue: loadCatalogueNode(values.catalogue) };
   } catch (err) {
     if (!(err instanceof CatalogueError)) throw err;
-    return problemsOut(err.problems, file);
+    return problemsOut(io, values.json, err.problems, values.catalogue);
   }
-  const out = args.out!;
-  const target = join(out, REGISTRY_FILE);
-  const temp = join(out, `.${REGISTRY_FILE}.${process.pid}.tmp`);
-  try {
-    mkdirSync(out, { recursive: true });
-    // written beside and renamed: a reader never sees half a registry
-    writeFileSync(temp, registryText(rb, { source: basename(file) }));
-    renameSync(temp, target);
-  } catch (err) {
-    rmSync(temp, { force: true });
-    process.stderr.write(`stalwart rules compile: cannot write \`${target}\`: ${(err as Error).message}\n  hint: check that \`${out}\` is a folder you can write to\n`);
-    return 1;
-  }
-  return done(args.json, rb, `${counts(rb)} → ${target}`, { registry: target });
 }
 
 function counts(rb: CompiledRulebook): string {
   return `${plural(rb.rules.length, "rule")}, ${plural(rb.flows.length, "flow")}`;
 }
 
-function done(json: boolean, rb: CompiledRulebook, line: string, extra: Record<string, unknown>): number {
-  if (json) process.stdout.write(JSON.stringify({ ok: true, rules: rb.rules.length, flows: rb.flows.length, digest: rb.digest, source: rb.source, ...extra }, null, 2) + "\n");
-  else process.stdout.write(line + "\n");
+function done(io: Io, json: boolean | undefined, rb: CompiledRulebook, line: string, extra: Record<string, unknown>): number {
+  if (json) io.stdout.write(JSON.stringify({ ok: true, rules: rb.rules.length, flows: rb.flows.length, digest: rb.digest, source: rb.source, ...extra }, null, 2) + "\n");
+  else io.stdout.write(line + "\n");
   return 0;
 }
+
+const compile = defineCommand({
+  path: "rules compile",
+  summary: "compile a rulebook (YAML, or a rules spreadsheet as CSV) into the registry a session loads",
+  details: "Lints RULEBOOK (rulebook.yaml or rules.csv) and writes DIR/registry.json.",
+  args: rulebookArg,
+  options: {
+    out: { type: "string", short: "o", value: "DIR", help: "the registry folder (created if needed)", required: "name the registry folder: `-o DIR`" },
+    ...common,
+  },
+  async run({ values, positionals, io }) {
+    const file = positionals[0] ?? "";
+    const out = values.out ?? "";
+    const options = await prepare(io, values);
+    if (typeof options === "number") return options;
+    // a rulebook file, never a registry (that is already compiled)
+    let rb: CompiledRulebook;
+    try {
+      const input = readRulebookInput(file, options);
+      if (input.kind !== "rulebook") throw usageError(`\`${file}\` is a registry already; \`compile\` reads a rulebook (.yaml, .yml or .csv)`, `\`stalwart rules check ${file}\` verifies a registry`);
+      rb = loadRulebookNode(file, options);
+    } catch (err) {
+      if (!(err instanceof CatalogueError)) throw err;
+      return problemsOut(io, values.json, err.problems, file);
+    }
+    const target = join(out, REGISTRY_FILE);
+    const temp = join(out, `.${REGISTRY_FILE}.${process.pid}.tmp`);
+    try {
+      mkdirSync(out, { recursive: true });
+      // written beside and renamed: a reader never sees half a registry
+      writeFileSync(temp, registryText(rb, { source: basename(file) }));
+      renameSync(temp, target);
+    } catch (err) {
+      rmSync(temp, { force: true });
+      io.stderr.write(`stalwart rules compile: cannot write \`${target}\`: ${(err as Error).message}\n  hint: check that \`${out}\` is a folder you can write to\n`);
+      return 1;
+    }
+    return done(io, values.json, rb, `${counts(rb)} → ${target}`, { registry: target });
+  },
+});
+
+const check = defineCommand({
+  path: "rules check",
+  summary: "lint a rulebook, or verify a compiled registry folder (its digest and its rules)",
+  args: rulebookArg,
+  options: common,
+  async run({ values, positionals, io }) {
+    const file = positionals[0] ?? "";
+    const options = await prepare(io, values);
+    if (typeof options === "number") return options;
+    const problems = lintRulebookNode(file, options);
+    if (problems.length > 0) return problemsOut(io, values.json, problems, file);
+    const rb = loadRulebookNode(file, options);
+    return done(io, values.json, rb, `${file}: ok (${counts(rb)})`, {});
+  },
+});
+
+export const command: Group = {
+  path: "rules",
+  summary: "compile a rulebook (YAML or CSV) into the registry the check reads; check one",
+  commands: [compile, check],
+};
+
+export const summary = command.summary;
+export const run = (argv: string[], io?: Io): Promise<number> => runGroup(command, argv, io);

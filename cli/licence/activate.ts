@@ -67,7 +67,7 @@ export function requireApiKey(opts: ServiceOptions, serviceUrl: string): string 
   const { key } = apiKeyOf(opts, serviceUrl);
   if (!key) {
     throw new StalwartError("ApiKeyRequired", "no API key is configured", {
-      hint: "export QLS_API_KEY=qls_live_… (a key of your organisation), or run `npm run dev:licence` for a local dev service and key",
+      hint: "export QLS_API_KEY=qls_live_… (a key of your organisation), or `stalwart licence dev` for a development licence with no account",
     });
   }
   return key;

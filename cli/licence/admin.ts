@@ -12,6 +12,8 @@
  * Options: --url (default $STALWART_LICENCE_URL or http://127.0.0.1:8788).
  */
 import { existsSync, readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { closest } from "../../worker/portable/engine/index.js";
 import { DEFAULT_SERVICE_URL } from "./service.js";
 
 export function adminSecretFrom(envFile = ".dev.vars.licence"): string | undefined {
@@ -30,12 +32,32 @@ export async function adminCall(url: string, secret: string, method: string, pat
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
+const USAGE = "usage: admin.ts bootstrap|org|licence|key|revoke|bundle [options] (see the comment at the top of cli/licence/admin.ts)";
+const VERBS = ["bootstrap", "org", "licence", "key", "revoke", "bundle"];
+
 async function main(argv: string[]): Promise<number> {
-  const [verb, ...rest] = argv;
-  const opt = (name: string) => {
-    const i = rest.indexOf(`--${name}`);
-    return i >= 0 ? rest[i + 1] : undefined;
-  };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        url: { type: "string" }, org: { type: "string" }, plan: { type: "string" }, "on-lapse": { type: "string" }, days: { type: "string" },
+        live: { type: "boolean" }, name: { type: "string" }, licence: { type: "string" }, kind: { type: "string" }, file: { type: "string" },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`admin: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const [verb] = parsed.positionals;
+  if (verb === undefined || !VERBS.includes(verb) || parsed.positionals.length > 1) {
+    const near = verb === undefined ? undefined : closest(verb, VERBS);
+    process.stderr.write(`${verb === undefined ? "" : `admin: unknown verb \`${verb}\`${near ? ` — did you mean \`${near}\`?` : ""}\n`}${USAGE}\n`);
+    return 2;
+  }
+  const values = parsed.values;
+  const opt = (name: "url" | "org" | "plan" | "on-lapse" | "days" | "name" | "licence" | "kind" | "file") => values[name];
   const url = opt("url") ?? process.env.STALWART_LICENCE_URL ?? DEFAULT_SERVICE_URL;
   const secret = adminSecretFrom();
   if (!secret) {
@@ -46,7 +68,7 @@ async function main(argv: string[]): Promise<number> {
   let r: { status: number; body: unknown };
   switch (verb) {
     case "bootstrap":
-      r = await adminCall(url, secret, "POST", "/admin/bootstrap", { org_name: opt("org") ?? "organisation", plan: opt("plan") ?? "paid", on_licence_lapse: opt("on-lapse"), days, live: rest.includes("--live") });
+      r = await adminCall(url, secret, "POST", "/admin/bootstrap", { org_name: opt("org") ?? "organisation", plan: opt("plan") ?? "paid", on_licence_lapse: opt("on-lapse"), days, live: values.live === true });
       break;
     case "org":
       r = await adminCall(url, secret, "POST", "/admin/organisations", { name: opt("name"), on_licence_lapse: opt("on-lapse") });
@@ -55,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
       r = await adminCall(url, secret, "POST", "/admin/licences", { org_id: opt("org"), plan: opt("plan"), days });
       break;
     case "key":
-      r = await adminCall(url, secret, "POST", "/admin/api-keys", { org_id: opt("org"), licence_id: opt("licence"), live: rest.includes("--live") });
+      r = await adminCall(url, secret, "POST", "/admin/api-keys", { org_id: opt("org"), licence_id: opt("licence"), live: values.live === true });
       break;
     case "revoke":
       r = await adminCall(url, secret, "POST", `/admin/licences/${opt("licence") ?? ""}/revoke`);
@@ -70,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
       break;
     }
     default:
-      process.stderr.write("usage: admin.ts bootstrap|org|licence|key|revoke|bundle [options] (see the comment at the top of cli/licence/admin.ts)\n");
+      process.stderr.write(USAGE + "\n");
       return 2;
   }
   process.stdout.write(JSON.stringify(r.body, null, 2) + "\n");

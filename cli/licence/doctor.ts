@@ -2,7 +2,8 @@
  * `stalwart doctor` (licensing.md, "`stalwart doctor`"): the service base URL, whether a key is
  * configured (never the key), whether the local runtime answers checks, the licence state with its
  * dates, the round trip to the service, the plan, its entitlements and this month's use of each
- * meter. It works without a licence, to say what is missing.
+ * meter. It works without a licence, to say what is missing. `missing` lists only what stops
+ * checks from running here, so an empty list is `stalwart doctor` exiting 0.
  */
 import { LicenceServiceError, StalwartError, TRUSTED_KEYS, isDevKeySet } from "../../worker/portable/licensing/index.js";
 import { apiKeyOf, serviceUrlOf, type ServiceOptions } from "./activate.js";
@@ -42,11 +43,11 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
   const stored = readInstallation(home);
   const serviceUrl = serviceUrlOf(opts, stored);
   const key = apiKeyOf(opts, serviceUrl);
+  // What stops checks here. An API key is needed only to activate: with a licence active, none is.
   const missing: string[] = [];
-  if (!key.key) missing.push("an API key: export QLS_API_KEY=qls_live_…");
 
   const runtime = await (opts.probe ?? probeRuntime)();
-  if (!runtime.ok) missing.push("a working check core: run `npm run build`");
+  if (!runtime.ok) missing.push("a working check core: its WebAssembly did not load (reinstall the package; in the repository, `npm run build`)");
 
   let licence: DoctorReport["licence"];
   try {
@@ -57,7 +58,11 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
   } catch (err) {
     const e = err as StalwartError;
     licence = { ok: false, code: e.code ?? "error", message: e.message, ...(e.hint ? { hint: e.hint } : {}) };
-    missing.push("an activated licence: run `stalwart licence activate`");
+    missing.push(
+      key.key
+        ? "an activated licence: run `stalwart licence activate`"
+        : "an activated licence: export QLS_API_KEY=qls_live_… and run `stalwart licence activate`, or `stalwart licence dev` for a development licence",
+    );
   }
 
   const client = new ServiceClient(serviceUrl, opts.fetch ?? fetch);

@@ -1,6 +1,7 @@
 /** Human output of `stalwart licence status` and `stalwart doctor` (JSON with `--json`). */
 import type { DoctorReport } from "./doctor.js";
 import type { LicenceStatus } from "./handle.js";
+import { DEV_SERVICE_URL } from "./service.js";
 
 const day = (iso: string) => iso.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, " UTC");
 
@@ -31,6 +32,7 @@ export function formatStatus(s: LicenceStatus): string {
   if (s.lastRenewal) lines.push(`last renewal ${day(s.lastRenewal.at)} ${s.lastRenewal.ok ? "ok" : `failed: ${s.lastRenewal.code}${s.lastRenewal.message ? ` — ${s.lastRenewal.message}` : ""}`}`);
   for (const a of s.anomalies) lines.push(`warning      ${a === "clock_set_back" ? "the clock is behind the latest time this machine saw (clock set back); the licence keeps time from that latest time" : "the counters file is older than its witness (restored from a copy); the higher counts are kept and reported"}`);
   if (s.trustedKeys === "dev") lines.push("keys         this build trusts the dev/test signing keys (not for production)");
+  if (s.serviceUrl === DEV_SERVICE_URL) lines.push("development  a development licence from `stalwart licence dev` (dev keys; not for production); run it again to renew the lease");
   return lines.join("\n");
 }
 
@@ -38,7 +40,7 @@ export function formatDoctor(r: DoctorReport): string {
   const ok = (b: boolean) => (b ? "ok  " : "no  ");
   const lines = [
     `service      ${r.service_url}`,
-    `api key      ${r.api_key.configured ? `configured (${r.api_key.source})` : "not configured — export QLS_API_KEY=qls_live_…"}`,
+    `api key      ${r.api_key.configured ? `configured (${r.api_key.source})` : "not configured (needed only to activate) — export QLS_API_KEY=qls_live_…"}`,
     `runtime      ${ok(r.runtime.answers_checks)}${r.runtime.detail}`,
   ];
   if (r.licence.ok) lines.push(...formatStatus(r.licence.status).split("\n"));

@@ -63,7 +63,7 @@ export async function loadInstallation(home?: string, keys: KeySet = TRUSTED_KEY
   if (!stored || stored.released_at) {
     throw new LicenceRequired(
       stored?.released_at ? `this machine released its seat on ${stored.released_at}` : `no activated licence in \`${licencePaths(home).dir}\``,
-      "set QLS_API_KEY and run `stalwart licence activate` (or `stalwart licence install FILE` for an offline answer)",
+      "set QLS_API_KEY and run `stalwart licence activate` (or `stalwart licence install FILE` for an offline answer); for a development licence, `stalwart licence dev`",
     );
   }
   return verifyStored(stored, keys);

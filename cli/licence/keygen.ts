@@ -11,6 +11,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { devSigningKey, generateKeyPair, publicEntry, toBase64Url, TRUSTED_KEYS, type PublicKeyEntry } from "../../worker/portable/licensing/index.js";
 
 const file = fileURLToPath(new URL("../../worker/portable/licensing/trusted-keys.ts", import.meta.url));
@@ -40,18 +41,26 @@ ${lines.join("\n")}
 `;
 }
 
+const USAGE = "usage: keygen.ts --kid KID [--write | --add] | --dev [--write]\n  a key id names the key, e.g. `prod-2026-a`";
+
 async function main(argv: string[]): Promise<number> {
-  const flag = (n: string) => argv.includes(`--${n}`);
-  const kidAt = argv.indexOf("--kid");
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { kid: { type: "string" }, write: { type: "boolean" }, add: { type: "boolean" }, dev: { type: "boolean" } } }));
+  } catch (err) {
+    process.stderr.write(`keygen: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const flag = (n: "write" | "add" | "dev") => values[n] === true;
   if (flag("dev")) {
     const keys = await Promise.all(["dev-2026-a", "dev-2026-b"].map(async (kid) => publicEntry(await devSigningKey(kid), true)));
     if (flag("write")) writeFileSync(file, render(keys, true));
     process.stdout.write(JSON.stringify({ public_keys: keys, signing_keys: [await devSigningKey("dev-2026-a")] }, null, 2) + "\n");
     return 0;
   }
-  const kid = kidAt >= 0 ? argv[kidAt + 1] : undefined;
+  const kid = values.kid;
   if (!kid || !/^[A-Za-z0-9_.-]{1,64}$/.test(kid)) {
-    process.stderr.write("usage: keygen.ts --kid KID [--write | --add] | --dev [--write]\n  a key id names the key, e.g. `prod-2026-a`\n");
+    process.stderr.write(USAGE + "\n");
     return 2;
   }
   const pair = await generateKeyPair();

@@ -7,6 +7,11 @@
 import { containsOwnIdentifier, signRequest, LicenceServiceError } from "../../worker/portable/licensing/index.js";
 
 export const DEFAULT_SERVICE_URL = "http://127.0.0.1:8788";
+/**
+ * The service of a development licence (`stalwart licence dev`): it ran inside that command and
+ * is gone, so no request reaches it and nothing renews the lease in the background.
+ */
+export const DEV_SERVICE_URL = "in-process://stalwart-licence-dev";
 const TIMEOUT_MS = 10_000;
 
 export interface SignedIdentity {
@@ -48,6 +53,9 @@ export class ServiceClient {
     try {
       res = await this.fetchImpl(url, { method, headers, ...(body !== undefined ? { body } : {}), signal: AbortSignal.timeout(TIMEOUT_MS) });
     } catch (err) {
+      if (this.baseUrl === DEV_SERVICE_URL) {
+        throw new LicenceServiceError(0, "service_unreachable", "a development licence has no licence service to reach: it ran inside `stalwart licence dev`", "run `stalwart licence dev` again to renew the development licence");
+      }
       throw new LicenceServiceError(0, "service_unreachable", `the licence service at \`${this.baseUrl}\` could not be reached (${(err as Error).message})`, "check the network, or set STALWART_LICENCE_URL to the service's base URL");
     }
     let payload: unknown;

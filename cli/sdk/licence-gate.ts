@@ -130,10 +130,10 @@ function refusal(reason: "quota_exhausted" | "internal_error", detail: Record<st
   return { decision: "refuse", reasons: [reason], detail, step: -1 };
 }
 
-/** `LicenceRequired` always names the command that fixes it. */
+/** `LicenceRequired` always names the commands that fix it. */
 function requiredError(err: unknown): unknown {
   if (err instanceof LicenceRequired && !/stalwart licence activate/.test(`${err.message} ${err.hint ?? ""}`)) {
-    return new LicenceRequired(err.message, "run `stalwart licence activate` with QLS_API_KEY set");
+    return new LicenceRequired(err.message, "run `stalwart licence activate` with QLS_API_KEY set; for a development licence, `stalwart licence dev`");
   }
   return err;
 }

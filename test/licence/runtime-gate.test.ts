@@ -262,23 +262,42 @@ describe("CLI: commands other than `licence activate`, `doctor` and `check` need
     else process.env.STALWART_HOME = saved;
   });
   const io = { stdout: { write: () => true }, stderr: { write: () => true } };
+  const stderr = () => vi.mocked(process.stderr.write).mock.calls.map((c) => String(c[0])).join("");
 
-  it("`stalwart replay` stops with LicenceRequired", async () => {
-    const err = await replay([join(REPO, "test/fixtures/traces/store.jsonl"), "--catalogue", CATALOGUE], io).catch((e: unknown) => e as { code: string; hint?: string });
-    expect(err).toMatchObject({ code: "LicenceRequired" });
-    expect((err as { hint: string }).hint).toContain("stalwart licence activate");
+  it("`stalwart replay` stops with LicenceRequired, exit 1, naming the commands that fix it", async () => {
+    let err = "";
+    const code = await replay([join(REPO, "test/fixtures/traces/store.jsonl"), "--catalogue", CATALOGUE], { stdout: io.stdout, stderr: { write: (s: string) => (err += s) } });
+    expect(code).toBe(1);
+    expect(err).toMatch(/^stalwart: LicenceRequired: /);
+    expect(err).toContain("stalwart licence activate");
+    expect(err).toContain("stalwart licence dev");
   });
 
-  it("`stalwart replay` with a licence in $STALWART_HOME runs", async () => {
-    process.env.STALWART_HOME = licensedHome("cli-replay");
-    expect(await replay([join(REPO, "test/fixtures/traces/store.jsonl"), "--catalogue", CATALOGUE], io)).toBe(0);
+  it("`stalwart replay` with a licence in $STALWART_HOME runs, and counts nothing against its meters", async () => {
+    const home = licensedHome("cli-replay");
+    process.env.STALWART_HOME = home;
+    const used = async () => {
+      const h = await openLicence({ home, renew: false });
+      const m = h.status().meters;
+      await h.close();
+      return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.used]));
+    };
+    const before = await used();
+    for (let i = 0; i < 3; i++) expect(await replay([join(REPO, "test/fixtures/traces/store.jsonl"), "--catalogue", CATALOGUE], io)).toBe(0);
+    expect(await used()).toEqual(before);
+    // the same checks through a client of that licence are counted: the meter is live
+    const client = new Client({ home: temp("cli-replay-live"), licence: { home, renew: false } });
+    await client.session("b", { catalogue: CATALOGUE }).checkToolCall("get_order", { order_id: "4411" });
+    client.close();
+    expect((await used()).tool_checks).toBe((before.tool_checks ?? 0) + 1);
   });
 
-  it("`stalwart rules compile` and `rules check` stop with LicenceRequired", async () => {
+  it("`stalwart rules compile` and `rules check` stop with LicenceRequired, exit 1", async () => {
     for (const argv of [["compile", join(REPO, "examples/store/rulebook.yaml"), "-o", temp("rules-out")], ["check", join(REPO, "examples/store/rulebook.yaml")]]) {
-      const err = await rules(argv).catch((e: unknown) => e as { code: string; hint?: string });
-      expect(err, argv[0]).toMatchObject({ code: "LicenceRequired" });
-      expect((err as { hint: string }).hint).toContain("stalwart licence activate");
+      vi.mocked(process.stderr.write).mockClear();
+      expect(await rules(argv), argv[0]).toBe(1);
+      expect(stderr(), argv[0]).toMatch(/^stalwart: LicenceRequired: /);
+      expect(stderr(), argv[0]).toContain("stalwart licence activate");
     }
   });
 });

@@ -145,19 +145,22 @@ describe("stalwart rules check", () => {
 });
 
 describe("usage", () => {
+  const COMPILE = "usage: stalwart rules compile RULEBOOK -o DIR";
+  const CHECK = "usage: stalwart rules check RULEBOOK";
   it.each([
-    [[], "name a verb"],
-    [["build", "x.yaml"], "unknown verb `build`"],
-    [["compile", "x.yaml"], "name the registry folder: `-o DIR`"],
-    [["compile"], "name the rulebook"],
-    [["check", "a.yaml", "b.yaml"], "one rulebook at a time"],
-    [["check", "a.yaml", "-o", "d"], "`-o` is for `compile`"],
-    [["compile", "a.yaml", "-o"], "`-o` needs a value"],
-    [["check", "a.yaml", "--verbose"], "unknown option `--verbose`"],
-  ])("%j → exit 2", async (argv, message) => {
+    [[], "name a verb", COMPILE],
+    [["build", "x.yaml"], "unknown verb `build`", COMPILE],
+    [["compile", "x.yaml"], "name the registry folder: `-o DIR`", COMPILE],
+    [["compile"], "name the rulebook", COMPILE],
+    [["check", "a.yaml", "b.yaml"], "one rulebook at a time", CHECK],
+    [["check", "a.yaml", "-o", "d"], "unknown option `-o`", CHECK],
+    [["compile", "a.yaml", "-o"], "`-o` needs a value", COMPILE],
+    [["check", "a.yaml", "--verbose"], "unknown option `--verbose`", CHECK],
+    [["compile", "a.yaml", "-o", "d", "--catalog", "x"], "did you mean `--catalogue`?", COMPILE],
+  ])("%j → exit 2", async (argv, message, usage) => {
     expect(await run(argv as string[])).toBe(2);
     expect(err).toContain(message);
-    expect(err).toContain("usage: stalwart rules compile RULEBOOK -o DIR");
+    expect(err).toContain(usage);
   });
 
   it("--help prints the usage, exit 0; the command has a summary", async () => {

@@ -45,6 +45,10 @@ export const ERROR_CODES = {
   ApiKeyRequired: { status: 401, wire: "api_key_not_configured" },
   // the gateway (cli/gateway/): the MCP tool server it forwards to did not answer
   UpstreamUnavailable: { status: 502, wire: "upstream_unavailable" },
+  // `stalwart licence dev` (cli/licence/dev-licence.ts): the in-process development licence service
+  DevLicenceUnavailable: { status: 503, wire: "dev_licence_unavailable" },
+  DevLicenceFailed: { status: 500, wire: "dev_licence_failed" },
+  LicenceExists: { status: 409, wire: "licence_exists_here" },
   // either worker (worker/workerd/http/)
   not_found: { status: 404 },
   body_too_large: { status: 413 },

@@ -1,0 +1,18 @@
+/**
+ * Every `stalwart` command, in the order `stalwart --help` lists them. A new command is a module
+ * in this folder exporting its `command` (cli/command.ts), added here.
+ */
+import type { Group } from "../command.js";
+import { command as check } from "./check.js";
+import { command as replay } from "./replay.js";
+import { command as rules } from "./rules.js";
+import { command as licence } from "./licence.js";
+import { command as doctor } from "./doctor.js";
+import { command as gateway } from "./gateway.js";
+
+export const root: Group = {
+  path: "",
+  summary: "checks every tool call an AI agent makes before it runs: allow, confirm or refuse, with reasons",
+  details: "`stalwart --version` (-v) prints the version. Exit codes, the same for every command: 0 ok, 1 a finding,\na refusal or a missing licence, 2 a usage error.",
+  commands: [check, replay, rules, licence, doctor, gateway],
+};
