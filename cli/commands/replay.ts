@@ -28,8 +28,9 @@ export const summary = "check a recorded session offline; per predicate, how man
 
 const USAGE = `usage: stalwart replay TRACE.jsonl --catalogue agent.yaml [--rulebook RULEBOOK] [--json]
 
-  check every call of a recorded session (docs/trace-format.md) as it would be checked now,
-  print each decision, then per predicate how many calls it held and which
+  check every call of a recorded session as it would be checked now, print each decision,
+  then per predicate how many calls it held and which (the trace format: docs/trace-format.md,
+  shipped in the package: node_modules/stalwart-agents/docs/trace-format.md)
   --catalogue FILE   the catalogue to check against (required)
   --rulebook PATH    a rulebook (YAML, CSV, or a compiled registry folder)
   --json             print {calls, predicates, missed, totals} as JSON`;
