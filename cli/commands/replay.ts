@@ -31,7 +31,7 @@ export const command = defineCommand({
   path: "replay",
   summary: "check a recorded session offline; print each decision, then per predicate how many calls it held",
   details:
-    "Every call of the trace (its format: docs/trace-format.md, in the package) is checked as it would be\n" +
+    "Every call of the trace (its format: docs/trace-format.md, shipped in the package) is checked as it would be\n" +
     "checked now, with this catalogue, in a fresh temporary home. It runs under this machine's licence but\n" +
     "counts nothing against its meters and contacts no service. Exit 0 when the trace replayed, whatever the decisions.",
   args: { synopsis: "TRACE.jsonl", min: 1, max: 1, missing: "name the trace to replay", extra: "one trace at a time" },

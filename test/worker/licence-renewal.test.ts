@@ -6,7 +6,7 @@
  * and without the installation key nothing is ever fetched.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../worker/workerd/check/app.js";
 import { testStores } from "../helpers/memory-stores.js";
 import { memoryLicenceStore, type LicenceStore } from "../../worker/workerd/check/renewal.js";
@@ -147,6 +147,16 @@ async function writeDecision(t: Awaited<ReturnType<typeof setup>>, now: Date) {
 }
 
 describe("check worker lease renewal", () => {
+  // A failed renewal is logged for the operator (console.warn, once per message and isolate):
+  // captured here and asserted, not printed into the test run.
+  let warnings: string[] = [];
+  let warn: ReturnType<typeof vi.spyOn>;
+  beforeEach(() => {
+    warnings = [];
+    warn = vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => void warnings.push(args.map(String).join(" ")));
+  });
+  afterEach(() => warn.mockRestore());
+
   it("the first answer renews; the newer lease is adopted, shared with other isolates, renewed again past half its term", async () => {
     const t = await setup();
     await t.answer(at(1));
@@ -179,6 +189,7 @@ describe("check worker lease renewal", () => {
     await t.answer(later(11.5, 120_000));
     expect(down).toBe(3);
     expect(await t.health()).toMatchObject({ stage: "active" });
+    expect(warnings).toEqual(["stalwart-check licence: lease renewal failed: down"]);
   });
 
   it("an unreachable service leaves the last lease: active, then grace, then lapsed (reads_only); no check fails", async () => {
@@ -194,8 +205,10 @@ describe("check worker lease renewal", () => {
     await t.answer(at(40));
     expect(await t.health()).toMatchObject({ stage: "lapsed", lapsed_at: at(37).toISOString() });
     expect(await writeDecision(t, at(40.01))).toMatchObject({ decision: "refuse", reasons: ["licence_lapsed"] });
+    expect(warnings).toEqual(["stalwart-check licence: lease renewal failed: fetch failed: connect ECONNREFUSED"]);
   });
 
+  const forgedReason = { unknown_key: "bad_signature", other_installation: "wrong_installation", replay: "replayed_lease" } as const;
   for (const mode of ["unknown_key", "other_installation", "replay"] as const) {
     it(`a forged renewal answer (${mode}) is ignored: the secret's lease holds, then the grace`, async () => {
       const t = await setup();
@@ -206,6 +219,8 @@ describe("check worker lease renewal", () => {
       await expect(t.store.get()).resolves.toBeUndefined();
       t.setClock(at(10));
       expect(await t.health()).toMatchObject({ stage: "grace", lease_ends: at(7).toISOString() });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(new RegExp(`^stalwart-check licence: lease renewal failed: the renewed lease does not verify: .*\\(${forgedReason[mode]}\\)$`));
     });
   }
 
@@ -231,6 +246,7 @@ describe("check worker lease renewal", () => {
     expect(other.svc.calls).toBe(0);
     other.setClock(at(10));
     expect(await other.health()).toMatchObject({ stage: "grace" });
+    expect(warnings).toEqual(["stalwart-check licence: lease renewal failed: STALWART_INSTALLATION_KEY is not the key of the installation in STALWART_LICENCE"]);
   });
 
   it("a tampered stored state (another installation's, or edited) is not used", async () => {
