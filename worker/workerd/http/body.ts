@@ -1,6 +1,6 @@
 /**
  * Reading request bodies, the same way in both workers: hono's `bodyLimit` bounds them; the
- * content type is required (415); UTF-8 is read strictly (what is checked is what was sent, not
+ * content type is required (415) where the worker requires one; UTF-8 is read strictly (what is checked is what was sent, not
  * a replacement character); JSON must be an object, whose fields the route checks once, up front,
  * and reads typed from `c.req.valid("json")`.
  */
