@@ -2,17 +2,21 @@
 // → confirm, 20-entry history) on two built checkouts, interleaved in one run; prints the medians and
 // the median of per-round ratios. Used to hold "all 13 steps stay within 20% of the core issue".
 // Same write check (refund_card, model amount → confirm) on two builds, interleaved, one run.
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 async function load(root) {
-  const m = async (p) => import(join(root, "dist", p));
-  const { Engine } = await m("worker/portable/engine/engine.js");
-  const { Session } = await m("worker/portable/engine/session.js");
-  const { nodeCore } = await m("cli/wasm-node.js");
-  const { installationKey } = await m("cli/home.js");
-  const { catalogueFrom } = await m("cli/catalogue-input.js");
-  const { ajvCompiler } = await m("worker/portable/engine/schema/ajv.js");
+  // Either layout: worker/portable/engine + cli/sdk (since the structure issue), or the earlier one.
+  const m = async (...paths) => {
+    for (const p of paths) if (existsSync(join(root, "dist", p))) return import(join(root, "dist", p));
+    throw new Error(`none of ${paths.join(", ")} under ${root}/dist`);
+  };
+  const { Engine } = await m("worker/portable/engine/engine.js", "worker/engine/engine.js");
+  const { Session } = await m("worker/portable/engine/session.js", "worker/engine/session.js");
+  const { nodeCore } = await m("cli/sdk/wasm-node.js", "cli/wasm-node.js");
+  const { installationKey } = await m("cli/sdk/home.js", "cli/home.js");
+  const { catalogueFrom } = await m("cli/sdk/catalogue-input.js", "cli/catalogue-input.js");
+  const { ajvCompiler } = await m("cli/sdk/ajv-compiler.js", "worker/engine/schema/ajv.js");
   const core = nodeCore();
   const engine = new Engine({ core, key: installationKey(mkdtempSync(join(tmpdir(), "cmp-"))), schemaCompiler: ajvCompiler });
   const cat = catalogueFrom(join(root, "examples/store/agent.yaml"), { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });

@@ -17,11 +17,12 @@ import type { Session as SessionT } from "../worker/portable/engine/session.js";
 const dist = new URL("../dist/", import.meta.url).href;
 const { Engine } = (await import(dist + "worker/portable/engine/engine.js")) as typeof import("../worker/portable/engine/engine.js");
 const { Session } = (await import(dist + "worker/portable/engine/session.js")) as typeof import("../worker/portable/engine/session.js");
-const { nodeCore } = (await import(dist + "cli/wasm-node.js")) as typeof import("../cli/sdk/wasm-node.js");
-const { createJsCore } = (await import(dist + "cli/hotpath-js.js")) as typeof import("./hotpath-js.js");
-const { installationKey } = (await import(dist + "cli/home.js")) as typeof import("../cli/sdk/home.js");
-const { catalogueFrom } = (await import(dist + "cli/catalogue-input.js")) as typeof import("../cli/sdk/catalogue-input.js");
-const { ajvCompiler } = (await import(dist + "worker/portable/engine/schema/ajv.js")) as typeof import("../cli/sdk/ajv-compiler.js");
+const { nodeCore } = (await import(dist + "cli/sdk/wasm-node.js")) as typeof import("../cli/sdk/wasm-node.js");
+// The pure-JS core is bench code (not shipped), read from its source.
+const { createJsCore } = await import("./hotpath-js.js");
+const { installationKey } = (await import(dist + "cli/sdk/home.js")) as typeof import("../cli/sdk/home.js");
+const { catalogueFrom } = (await import(dist + "cli/sdk/catalogue-input.js")) as typeof import("../cli/sdk/catalogue-input.js");
+const { ajvCompiler } = (await import(dist + "cli/sdk/ajv-compiler.js")) as typeof import("../cli/sdk/ajv-compiler.js");
 type Session = SessionT;
 import { httpBench } from "./http.js";
 
