@@ -96,7 +96,7 @@ export class Session {
   async read(text: string): Promise<{ step: number }> {
     if (typeof text !== "string") throw new InputError("a turn must be a string", "/text");
     const now = this.nowMs();
-    const kept = await this.keptState();
+    const kept = this.engine.state ? await this.keptState() : UNKEPT;
     if ("error" in kept) throw kept.error;
     let expect: Head | "restart" = this.signed.head;
     if (!this.verifiedAgainst(kept.head).ok) {
@@ -119,7 +119,7 @@ export class Session {
   /** Check a tool call before it runs. Never throws for a bad call: it refuses with a reason. */
   async checkToolCall(tool: string, args: unknown, options: CallOptions = {}): Promise<CheckResult> {
     const now = this.nowMs();
-    const kept = await this.keptState();
+    const kept = this.engine.state ? await this.keptState() : UNKEPT;
     const verified = "error" in kept ? this.signed.verify() : this.verifiedAgainst(kept.head);
     const index = verified.ok ? this.signed.index : new HistoryIndex(this.catalogue, []);
     const facts: CheckFacts = {
@@ -186,7 +186,7 @@ export class Session {
   async report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
     const now = this.nowMs();
     if (!OUTCOMES.includes(outcome)) throw new InputError(`outcome \`${String(outcome)}\` is not one of ${OUTCOMES.join(", ")}`, "/outcome");
-    const kept = await this.keptState();
+    const kept = this.engine.state ? await this.keptState() : UNKEPT;
     if ("error" in kept) throw kept.error;
     const checked = this.checkedEntry(step, kept.head);
     const before = this.signed.index.lastReport.get(step)?.outcome;
@@ -378,6 +378,9 @@ export class Session {
     return t;
   }
 }
+
+/** An engine that keeps no session state (no store given): nothing to wait for. */
+const UNKEPT: KeptState & { head: Head | null } = Object.freeze({ ...NOTHING_KEPT, head: null });
 
 /** Why a history that verifies is still not the newest. */
 function supersededWhy(stored: Head | null, mine: Head): string {
