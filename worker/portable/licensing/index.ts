@@ -7,7 +7,7 @@ export { licenceView, lapseAllows, type LicenceStage, type LicenceView, type Lic
 export type { LicencePayload, LeasePayload, BundleEnvelope, OnLapse } from "./documents.js";
 export { checkLicence, checkLease, isIsoDate } from "./documents.js";
 export { signDocument, verifyDocument, signingInput, type SignedDocument, type SignatureFailure } from "./signed.js";
-export { verifyLease, verifyLicence, type LeaseFailure, type LeaseExpectation, type LeaseCheck } from "./lease.js";
+export { verifyLease, verifyLicence, verifyLicenceAndLease, expectationOf, type InstallationCheck, type InstallationRecord, type LeaseFailure, type LeaseExpectation, type LeaseCheck } from "./lease.js";
 export {
   generateKeyPair,
   publicKeyOf,
