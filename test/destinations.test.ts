@@ -5,7 +5,7 @@ import {
   parseDestinationPattern,
   scanDestinations,
 } from "../worker/portable/engine/destinations/index.js";
-import { MAX_FOUND, MAX_LENGTH, MORE_DESTINATIONS } from "../worker/portable/engine/destinations/scan.js";
+import { MAX_FOUND, MAX_LENGTH, MORE_DESTINATIONS } from "../worker/portable/engine/destinations/index.js";
 import type { DestinationPattern } from "../worker/portable/engine/catalogue/types.js";
 import { prng as mulberry32 } from "./helpers/prng.js";
 

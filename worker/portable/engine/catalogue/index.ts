@@ -20,7 +20,6 @@ import type { CompiledCatalogue, SchemaCheck, SchemaCompiler } from "./types.js"
 
 export type * from "./types.js";
 export { catalogueDigest } from "./digest.js";
-export { parseDestination, parseIPv4, parseIPv6 } from "./destinations.js";
 export { parsePath, declares, type PathSegment } from "./paths.js";
 export { parseDuration, DEFAULT_SETTINGS } from "./compile.js";
 

@@ -28,7 +28,9 @@
  * are walked with an explicit stack, so any depth is fine, and a value reached twice is read once.
  */
 import { ALPHA, SCHEME, asciiFlags, isBreak, isDigit, isDot, isHex, isLabel } from "./chars.js";
-import { isIPv4, isIPv6 } from "./ip.js";
+import { Found } from "./found.js";
+import { LONGEST_IPV6, LONGEST_ZONE, isIPv4, isIPv6, looksV6, v6RunEnd, v6Start, zoneEnd } from "./ip.js";
+import { urlEnd } from "./ends.js";
 import { isTld } from "./tlds.js";
 
 /** Schemes a URL parser reads a host from even without `//` (`http:evil.com`); not `file`. */
@@ -36,45 +38,8 @@ const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
 /** Without one of these, or a non-ASCII character, a string cannot hold a destination. */
 const MAYBE = /[.:@\u3002\uff0e\uff61\u2024\ufe52]|localhost/i;
 const NON_ASCII = /[^\x00-\x7f]/;
-const LONGEST_IPV6 = 45; // 8 groups with an embedded dotted quad: 6*5 + 15
-const LONGEST_ZONE = 32;
 
-/**
- * Bounds on what one call reports, so that a hostile argument cannot make the answer huge: a
- * destination longer than `MAX_LENGTH` is cut there and ends with `…`, and after `MAX_FOUND`
- * destinations (or ten times as many finds, repeats included: hashing them is the cost) the scan
- * stops and reports `MORE_DESTINATIONS`. Nothing the scanner finds ends
- * with `…` otherwise (trailing punctuation is never part of one), and `destinationAllowed` allows
- * no such string but under `"*"`: a cut list still refuses where the whole one would.
- */
-export const MAX_LENGTH = 4096;
-export const MAX_FOUND = 1000;
-export const MORE_DESTINATIONS = "(more destinations…)";
-export const CUT = "…";
-
-/** Found destinations, deduplicated, in order of appearance. */
-class Found {
-  readonly list: string[] = [];
-  full = false;
-  private finds = 0;
-  private seen: Set<string> | undefined;
-  add(found: string): void {
-    if (this.full) return;
-    if (++this.finds > 10 * MAX_FOUND) return this.stop();
-    const d = found.length > MAX_LENGTH ? found.slice(0, MAX_LENGTH) + CUT : found;
-    const seen = (this.seen ??= new Set());
-    if (seen.has(d)) return;
-    if (this.list.length === MAX_FOUND) return this.stop();
-    seen.add(d);
-    this.list.push(d);
-  }
-  private stop(): void {
-    this.full = true;
-    this.list.push(MORE_DESTINATIONS);
-  }
-}
-
-class Scanner {
+export class Scanner {
   private s = "";
   private n = 0;
   /** End of the last destination reported: no backward walk goes before it. */
@@ -113,7 +78,7 @@ class Scanner {
       const c = s.charCodeAt(i);
       let e = -1;
       if (c === 0x3a /* : */) {
-        if (s.charCodeAt(i + 1) === 0x3a && this.v6Start(i)) e = this.atBareV6(i);
+        if (s.charCodeAt(i + 1) === 0x3a && v6Start(s, i)) e = this.atBareV6(i);
       } else if (c === 0x5b /* [ */) {
         e = this.atBracket(i);
       } else if (c === 0x2f /* / */) {
@@ -140,7 +105,7 @@ class Scanner {
       // a plain word (most of any text): `localhost` is the one destination without punctuation
       return e - p === 9 && isLocalhost(s, p) ? this.finishHost(p, e) : e;
     }
-    if (this.looksV6(p)) {
+    if (looksV6(s, p)) {
       const e = this.atBareV6(p);
       if (e > 0) return e;
     }
@@ -193,7 +158,7 @@ class Scanner {
     const c = s.charCodeAt(end);
     if (c === 0x2f || c === 0x3f || c === 0x23 /* / ? # */) {
       const pathStart = end;
-      end = this.urlEnd(start, end, e);
+      end = urlEnd(s, this.n, start, end, e);
       this.emit(start, end);
       this.nested(pathStart, end);
       return end;
@@ -229,7 +194,7 @@ class Scanner {
       this.emit(a, outerEnd);
       return outerEnd;
     }
-    const end = this.urlEnd(a, auth, this.hostStart + 1);
+    const end = urlEnd(s, this.n, a, auth, this.hostStart + 1);
     this.emit(a, end);
     this.nested(auth, end);
     return end;
@@ -252,7 +217,7 @@ class Scanner {
       if (he === hs || !(this.isHostName(hs, he) || isIPv4(s, hs, he))) return -1;
     }
     const auth = this.authEnd;
-    const end = this.urlEnd(i, auth, hs + 1);
+    const end = urlEnd(s, this.n, i, auth, hs + 1);
     this.emit(i, end);
     this.nested(auth, end);
     return end;
@@ -317,7 +282,7 @@ class Scanner {
     if (at === j || s.charCodeAt(at) !== 0x40) return -1;
     const de = this.domainEnd(at + 1);
     if (de < 0) return -1;
-    const end = this.urlEnd(a, de, de);
+    const end = urlEnd(s, this.n, a, de, de);
     this.emit(a, end);
     return end;
   }
@@ -359,55 +324,14 @@ class Scanner {
     return isLabel(c) || c === 0x2e || c === 0x25 || c === 0x2b;
   }
 
-  /** Could a bare IPv6 address start at `i`? Not inside a word, a number or another address. */
-  private v6Start(i: number): boolean {
-    if (i === 0) return true;
-    const prev = this.s.charCodeAt(i - 1);
-    return !(isLabel(prev) || prev === 0x3a || prev === 0x25 || isDot(prev));
-  }
-
-  /** A word at `p` that starts like an IPv6 address: up to four hex digits, then `:`. */
-  private looksV6(p: number): boolean {
-    const s = this.s;
-    let j = p;
-    while (j - p < 5 && isHex(s.charCodeAt(j))) j++;
-    return j > p && j - p <= 4 && s.charCodeAt(j) === 0x3a && this.v6Start(p);
-  }
-
-  /** End of the run of IPv6 characters from `p` (bounded), or -1 when it is too long. */
-  private v6RunEnd(p: number): number {
-    const s = this.s;
-    let e = p;
-    while (e < this.n && e - p <= LONGEST_IPV6) {
-      const c = s.charCodeAt(e);
-      if (isHex(c) || c === 0x3a || c === 0x2e) e++;
-      else break;
-    }
-    return e - p > LONGEST_IPV6 ? -1 : e;
-  }
-
-  /** A zone (`%eth0`) at `e`; returns its end (or `e` when there is none). */
-  private zoneEnd(e: number): number {
-    const s = this.s;
-    if (s.charCodeAt(e) !== 0x25) return e;
-    let z = e + 1;
-    while (z < this.n && z - e <= LONGEST_ZONE) {
-      const c = s.charCodeAt(z);
-      if (isLabel(c) && c < 128 || c === 0x2e || c === 0x7e) z++;
-      else break;
-    }
-    while (z > e + 1 && s.charCodeAt(z - 1) === 0x2e) z--;
-    return z > e + 1 ? z : e;
-  }
-
   private atBareV6(p: number): number {
     const s = this.s;
-    const e = this.v6RunEnd(p);
+    const e = v6RunEnd(s, this.n, p);
     if (e < 0) return -1;
     let ve = e;
     while (ve > p && s.charCodeAt(ve - 1) === 0x2e) ve--;
     if (ve - p >= 2 && s.charCodeAt(ve - 1) === 0x3a && s.charCodeAt(ve - 2) !== 0x3a) ve--;
-    const end = ve === e ? this.zoneEnd(e) : ve;
+    const end = ve === e ? zoneEnd(s, this.n, e) : ve;
     if (end < this.n && isLabel(s.charCodeAt(end))) return -1;
     if (!isIPv6(s, p, ve)) return -1;
     this.emit(p, end);
@@ -418,39 +342,11 @@ class Scanner {
     const s = this.s;
     const c = s.charCodeAt(p + 1);
     if (!(isHex(c) || c === 0x3a)) return -1;
-    const e = this.v6RunEnd(p + 1);
+    const e = v6RunEnd(s, this.n, p + 1);
     if (e < 0) return -1;
-    const z = this.zoneEnd(e);
+    const z = zoneEnd(s, this.n, e);
     if (s.charCodeAt(z) !== 0x5d || !isIPv6(s, p + 1, e)) return -1;
     return this.finishHost(p, z + 1);
-  }
-
-  /**
-   * End of a URL that starts at `start` and whose path (if any) starts at `from`: up to the next
-   * break, then without trailing `. , ; : ! ? ' *`, non-ASCII punctuation, or closing brackets
-   * that close nothing; never before `min`.
-   */
-  private urlEnd(start: number, from: number, min: number): number {
-    const s = this.s;
-    let e = from;
-    while (e < this.n && !isBreak(s.charCodeAt(e))) e++;
-    let parens = 0;
-    let squares = 0;
-    for (let i = start; i < e; i++) {
-      const c = s.charCodeAt(i);
-      if (c === 0x28) parens++;
-      else if (c === 0x29) parens--;
-      else if (c === 0x5b) squares++;
-      else if (c === 0x5d) squares--;
-    }
-    while (e > min) {
-      const c = s.charCodeAt(e - 1);
-      if (c === 0x29 && parens < 0) parens++;
-      else if (c === 0x5d && squares < 0) squares++;
-      else if (!isTrailingPunctuation(c)) break;
-      e--;
-    }
-    return e;
   }
 
   /** Scheme URLs inside the path of a URL already reported (`/r?to=https://evil.example`). */
@@ -477,71 +373,4 @@ function isLocalhost(s: string, p: number): boolean {
     if ((s.charCodeAt(p + i) | 0x20) !== "localhost".charCodeAt(i)) return false;
   }
   return true;
-}
-
-function isTrailingPunctuation(c: number): boolean {
-  switch (c) {
-    case 0x2e: case 0x2c: case 0x3b: case 0x3a: case 0x21: case 0x3f: case 0x27: case 0x2a:
-      return true;
-    default:
-      return c >= 128 && !isLabel(c);
-  }
-}
-
-/**
- * Every destination in `text`, deduplicated, in order of appearance, each as found in the text
- * (the whole URL for a URL).
- */
-export function findDestinations(text: string): string[] {
-  const found = (scanner.found = new Found());
-  scanner.scanString(text);
-  return found.list;
-}
-
-const scanner = new Scanner();
-
-/**
- * Every destination inside the arguments of a call (checks.md step 4): in every string value at
- * any depth, and in every object key (a free-form map's keys are as much data as its values),
- * skipping the top-level arguments named in `skipArgs` (the tool's `lookup_args`), key and value.
- * Numbers and booleans hold no destination. Deduplicated, in order of appearance (arguments in
- * their key order, depth first).
- */
-export function scanDestinations(args: unknown, skipArgs: ReadonlySet<string>): string[] {
-  const found = (scanner.found = new Found());
-  const stack: unknown[] = [];
-  // Containers already read (made on the first nested one; reaching the top again reads it once
-  // more, lookup arguments included: more is scanned, never less).
-  let seen: Set<object> | undefined;
-  if (args !== null && typeof args === "object" && !Array.isArray(args)) {
-    pushEntries(stack, args as Record<string, unknown>, skipArgs);
-  } else {
-    stack.push(args);
-  }
-  while (stack.length > 0 && !found.full) {
-    const v = stack.pop();
-    if (typeof v === "string") {
-      scanner.scanString(v);
-    } else if (v !== null && typeof v === "object") {
-      seen ??= new Set();
-      if (seen.has(v)) continue;
-      seen.add(v);
-      if (Array.isArray(v)) {
-        for (let k = v.length - 1; k >= 0; k--) stack.push(v[k]);
-      } else {
-        pushEntries(stack, v as Record<string, unknown>, undefined);
-      }
-    }
-  }
-  return found.list;
-}
-
-/** Pushes an object's entries so that they pop in key order, each key before its value. */
-function pushEntries(stack: unknown[], o: Record<string, unknown>, skip: ReadonlySet<string> | undefined): void {
-  const keys = Object.keys(o);
-  for (let k = keys.length - 1; k >= 0; k--) {
-    const key = keys[k]!;
-    if (skip?.has(key)) continue;
-    stack.push(o[key], key);
-  }
 }
