@@ -105,7 +105,8 @@ export function compile(input: CompileInput): CompiledCatalogue {
       money: t.money === true,
       ...(typeof t.undo === "string" ? { undo: t.undo } : {}),
       ...(sendsOut ? { sendsOut } : {}),
-      lookupArgs: new Set(Array.isArray(t.lookup_args) ? t.lookup_args.map(String) : []),
+      // an allow-list covers every argument of its tool: `lookup_args` exempt only where there is none
+      lookupArgs: new Set(Array.isArray(t.lookup_args) && !sendsOut ? t.lookup_args.map(String) : []),
       readsOutside: t.reads_outside === true,
       trust: typeof t.trust === "string" ? t.trust : "trusted",
       confirm: t.confirm === "when_held" ? "when_held" : "always",

@@ -7,7 +7,7 @@
  * `xn--bcher-kva.de`.
  */
 import type { DestinationPattern } from "../catalogue/types.js";
-import { hostnameOf, parseHost, tidy } from "./host.js";
+import { hostnameOf, mappedIPv4, parseHost, tidy } from "./host.js";
 import { hostPattern } from "./patterns.js";
 import { CUT } from "./found.js";
 
@@ -91,7 +91,14 @@ export function destinationAllowed(dest: string, patterns: readonly DestinationP
   return target.hosts.every((h) => hostAllowed(h, patterns)) && target.addresses.every((a) => addressAllowed(a, patterns));
 }
 
+/** A host, or the IPv4 address an IPv4-mapped IPv6 host reaches (`[::ffff:10.0.0.1]`), under a host pattern. */
 function hostAllowed(host: string, patterns: readonly DestinationPattern[]): boolean {
+  if (underHostPattern(host, patterns)) return true;
+  const v4 = mappedIPv4(host);
+  return v4 !== null && underHostPattern(v4, patterns);
+}
+
+function underHostPattern(host: string, patterns: readonly DestinationPattern[]): boolean {
   for (const p of patterns) {
     const c = compiled(p);
     if (c.kind === "host" && hostMatches(c, host)) return true;

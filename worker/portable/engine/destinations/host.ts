@@ -44,3 +44,14 @@ const DOTTED_QUAD = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 export function hostKind(host: string): "ipv4" | "ipv6" | "name" {
   return host.includes(":") ? "ipv6" : DOTTED_QUAD.test(host) ? "ipv4" : "name";
 }
+
+const MAPPED = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
+
+/** The IPv4 address an IPv4-mapped IPv6 host (`::ffff:a00:1`, as the parser writes it) reaches; else null. */
+export function mappedIPv4(host: string): string | null {
+  const m = MAPPED.exec(host);
+  if (!m) return null;
+  const hi = parseInt(m[1]!, 16);
+  const lo = parseInt(m[2]!, 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}

@@ -1,6 +1,7 @@
 /**
  * Step 4's scanner (checks.md, step 4): every destination inside the string values of a call's
- * arguments. What counts as a destination:
+ * arguments — every string a URL parser, a mailer or a resolver would turn into a host. What
+ * counts (./runs.ts says which host runs are enough, by how the text marks them):
  *
  * - a URL whose scheme names a host: `scheme://authority…` for any scheme of two letters or more
  *   (one letter is a drive, `C:\\`), `http:evil.com` / `http:\\evil.com` for the special schemes
@@ -8,13 +9,18 @@
  *   as below. Reported whole, from the scheme to the end of the path, trailing punctuation and
  *   unbalanced closing brackets left out. A URL inside a URL's path or query
  *   (`?next=https://evil.example`) is reported too;
- * - an e-mail address `local@domain`, the domain a name or IP as below (or `[10.0.0.1]`);
+ * - an e-mail address or userinfo `local@host`, any name or IPv4 the host parser reads
+ *   (`root@intranet`, `x@0x7f.1`), or `[10.0.0.1]` / `[IPv6:…]`;
+ * - a UNC path `\\host\share`, any name or IPv4;
+ * - `host:port`, any name (`intranet:8080`) or IPv4 of two parts or more; not times (`12:30`);
  * - a bare host name: two labels or more whose last is an IANA top-level domain or a special-use
  *   one (./tlds.ts), or `localhost`; with its `:port` and `/path` when they follow. So
  *   `report.pdf`, `v1.2.3`, `40.00`, `e.g.` are not destinations; `notes.md`, `main.py`,
  *   `archive.zip`, `hello.world` are (Moldova, Paraguay, and two gTLDs: fail closed);
- * - an IPv4 dotted quad (optionally `:port`, `/path`), and an IPv6 address, bare (`2001:db8::1`,
- *   `fe80::1%eth0`) or bracketed (`[::1]:8443/x`). Not times (`12:30`), not `a:b`.
+ * - a bare IPv4 in four parts of any radix (`10.0.0.1`, `0177.0.0.1`) or with a hex part
+ *   (`0x7f.1`, `0x7f000001`), and an IPv6 address, bare (`2001:db8::1`, `::ffff:127.0.0.1`,
+ *   `fe80::1%eth0`) or bracketed (`[::1]:8443/x`). Not `a:b`;
+ * - any of these with `%hh` escapes in the host (`evil%2Ecom/steal`), read decoded.
  *
  * A host name is the longest run of labels joined by dots that the text holds, read the way a URL
  * parser reads it: non-ASCII letters, symbols and format characters are part of a label, and the
@@ -27,16 +33,16 @@
  * a bounded number of times (no regex runs over the text but the one-shot prefilters). Arguments
  * are walked with an explicit stack, so any depth is fine, and a value reached twice is read once.
  */
-import { ALPHA, SCHEME, asciiFlags, isBreak, isDigit, isDot, isHex, isLabel } from "./chars.js";
+import { ALPHA, SCHEME, asciiFlags, isBreak, isDot, isHex, isLabel } from "./chars.js";
 import { Found } from "./found.js";
+import { portEnd, urlEnd } from "./ends.js";
 import { LONGEST_IPV6, LONGEST_ZONE, isIPv4, isIPv6, looksV6, v6RunEnd, v6Start, zoneEnd } from "./ip.js";
-import { urlEnd } from "./ends.js";
-import { isTld } from "./tlds.js";
+import { MARKED, NONE, PORT, hasEscape, isEscape, isLocalhost, labelEnd, namesHost } from "./runs.js";
 
 /** Schemes a URL parser reads a host from even without `//` (`http:evil.com`); not `file`. */
 const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
 /** Without one of these, or a non-ASCII character, a string cannot hold a destination. */
-const MAYBE = /[.:@\u3002\uff0e\uff61\u2024\ufe52]|localhost/i;
+const MAYBE = /[.:@\u3002\uff0e\uff61\u2024\ufe52]|%[0-9a-f]{2}|0x|\\\\|localhost/i;
 const NON_ASCII = /[^\x00-\x7f]/;
 
 export class Scanner {
@@ -83,11 +89,13 @@ export class Scanner {
         e = this.atBracket(i);
       } else if (c === 0x2f /* / */) {
         if (s.charCodeAt(i + 1) === 0x2f) e = this.atSchemeRelative(i);
+      } else if (c === 0x5c /* \ */) {
+        if (s.charCodeAt(i + 1) === 0x5c) e = this.atUnc(i);
       } else if (c === 0x40 /* @ */) {
         // after a label, `atWord` has tried it already: here the local part ends in `. + %`
         if (i > 0 && !isLabel(s.charCodeAt(i - 1))) e = this.atAddress(i, i);
-      } else if (isLabel(c) && (i === 0 || !isLabel(s.charCodeAt(i - 1)))) {
-        e = this.atWord(i);
+      } else if ((isLabel(c) || isEscape(s, i)) && (i === 0 || !isLabel(s.charCodeAt(i - 1)))) {
+        e = this.atWord(i); // a word may start with an escape: `%65vil.com` is evil.com
       }
       i = e > i ? e : i + 1;
     }
@@ -98,12 +106,13 @@ export class Scanner {
   private atWord(p: number): number {
     const s = this.s;
     const n = this.n;
-    let e = p + 1;
-    while (e < n && isLabel(s.charCodeAt(e))) e++;
+    const e = labelEnd(s, n, p);
     const after = s.charCodeAt(e);
     if (after !== 0x2e && after !== 0x3a && after !== 0x40 && !isDot(after)) {
-      // a plain word (most of any text): `localhost` is the one destination without punctuation
-      return e - p === 9 && isLocalhost(s, p) ? this.finishHost(p, e) : e;
+      // a plain word (most of any text): a destination only as `localhost`, an escaped name
+      // (`evil%2Ecom`) or a hex IPv4 (`0x7f000001`)
+      const maybe = (e - p === 9 && isLocalhost(s, p)) || (s.charCodeAt(p) === 0x30 && (s.charCodeAt(p + 1) | 0x20) === 0x78) || hasEscape(s, p, e);
+      return maybe && namesHost(s, p, e, NONE) ? this.finishHost(p, e) : e;
     }
     if (looksV6(s, p)) {
       const e = this.atBareV6(p);
@@ -118,8 +127,7 @@ export class Scanner {
       const e = this.atAddress(p, he);
       if (e > 0) return e;
     }
-    if (this.isHostName(p, he) || isIPv4(s, p, he)) return this.finishHost(p, he);
-    return he;
+    return namesHost(s, p, he, this.markAfter(he)) ? this.finishHost(p, he) : he;
   }
 
   /** End of the longest run `label (dot label)*` from `p`; a dot must be followed by a label. */
@@ -128,33 +136,23 @@ export class Scanner {
     const n = this.n;
     let i = p;
     for (;;) {
-      while (i < n && isLabel(s.charCodeAt(i))) i++;
-      if (i + 1 < n && isDot(s.charCodeAt(i)) && isLabel(s.charCodeAt(i + 1))) i++;
+      i = labelEnd(s, n, i);
+      if (i + 1 < n && isDot(s.charCodeAt(i)) && (isLabel(s.charCodeAt(i + 1)) || isEscape(s, i + 1))) i++;
       else return i;
     }
   }
 
-  /** `s[p, e)` is a host run: is it a name (≥ 2 labels, a real or special-use TLD) or `localhost`? */
-  private isHostName(p: number, e: number): boolean {
-    const s = this.s;
-    let d = e - 1;
-    while (d >= p && !isDot(s.charCodeAt(d))) d--;
-    if (d < p) return e - p === 9 && isLocalhost(s, p);
-    if (e - d > 64) return false; // no label is longer than 63
-    return isTld(s.slice(d + 1, e));
+  /** `PORT` when a port follows the run ending at `e` (`intranet:8080`), else `NONE`. */
+  private markAfter(e: number): typeof NONE | typeof PORT {
+    return portEnd(this.s, this.n, e, true) > 0 ? PORT : NONE;
   }
 
   /** A host (or IP) ends at `e`: take `:port` and a path, query or fragment if they follow. */
   private finishHost(start: number, e: number): number {
     const s = this.s;
     const n = this.n;
-    let end = e;
-    if (s.charCodeAt(end) === 0x3a) {
-      let j = end + 1;
-      while (j < n && j - end <= 6 && isDigit(s.charCodeAt(j))) j++;
-      const digits = j - end - 1;
-      if (digits >= 1 && digits <= 5 && !(j < n && isLabel(s.charCodeAt(j)))) end = j;
-    }
+    const port = portEnd(s, n, e, false);
+    let end = port > 0 ? port : e;
     const c = s.charCodeAt(end);
     if (c === 0x2f || c === 0x3f || c === 0x23 /* / ? # */) {
       const pathStart = end;
@@ -200,6 +198,24 @@ export class Scanner {
     return end;
   }
 
+  /** A UNC path `\\host\share…` at `i`: any name or IPv4 the host parser reads (the `\\` marks it). */
+  private atUnc(i: number): number {
+    const s = this.s;
+    if (i > 0) {
+      const prev = s.charCodeAt(i - 1);
+      if (isLabel(prev) || prev === 0x3a || prev === 0x2f || prev === 0x5c) return -1;
+    }
+    const hs = i + 2;
+    const he = this.hostRun(hs);
+    if (he === hs || !namesHost(s, hs, he, MARKED)) return -1;
+    const port = portEnd(s, this.n, he, false);
+    let end = port > 0 ? port : he;
+    const c = s.charCodeAt(end);
+    if (c === 0x5c || c === 0x2f) end = urlEnd(s, this.n, i, end, end);
+    this.emit(i, end);
+    return end;
+  }
+
   /** `//host/path`, when the host is a name, IPv4 or bracketed IPv6 by the bare rules. */
   private atSchemeRelative(i: number): number {
     const s = this.s;
@@ -214,7 +230,7 @@ export class Scanner {
       if (!this.namesHost()) return -1;
     } else {
       const he = this.hostRun(hs);
-      if (he === hs || !(this.isHostName(hs, he) || isIPv4(s, hs, he))) return -1;
+      if (he === hs || !namesHost(s, hs, he, this.markAfter(he))) return -1;
     }
     const auth = this.authEnd;
     const end = urlEnd(s, this.n, i, auth, hs + 1);
@@ -315,8 +331,7 @@ export class Scanner {
       return -1;
     }
     const de = this.hostRun(d);
-    if (de === d) return -1;
-    return this.isHostName(d, de) || isIPv4(s, d, de) ? de : -1;
+    return de > d && namesHost(s, d, de, MARKED) ? de : -1;
   }
 
   /** Letters, digits and `. _ % + -`: the local parts people and tools write. */
@@ -365,12 +380,4 @@ export class Scanner {
     this.found.add(this.s.slice(start, end));
     if (end > this.floor) this.floor = end;
   }
-}
-
-/** `localhost`, any case, at `p`. */
-function isLocalhost(s: string, p: number): boolean {
-  for (let i = 0; i < 9; i++) {
-    if ((s.charCodeAt(p + i) | 0x20) !== "localhost".charCodeAt(i)) return false;
-  }
-  return true;
 }
