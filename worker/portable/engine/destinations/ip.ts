@@ -37,8 +37,14 @@ export function isIPv4(s: string, start: number, end: number): boolean {
  */
 export function isIPv6(s: string, start: number, end: number): boolean {
   if (end - start < 3) return false; // `::` and shorter
+  let colons = 0;
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x3a) colons++;
+    else if (!isHex(c) && c !== 0x2e) return false;
+  }
+  if (colons < 2) return false; // `12:30`: no address has fewer than two colons
   const text = s.slice(start, end);
-  if (text.indexOf(":") < 0 || /[^0-9a-f:.]/i.test(text)) return false;
   const host = parseHost(text);
   return host !== null && hostKind(host) === "ipv6";
 }
