@@ -5,7 +5,7 @@ import {
   parseDestinationPattern,
   scanDestinations,
 } from "../worker/portable/engine/destinations/index.js";
-import { MAX_FOUND, MAX_LENGTH, MORE_DESTINATIONS } from "../worker/portable/engine/destinations/scan.js";
+import { MAX_FOUND, MAX_LENGTH, MORE_DESTINATIONS } from "../worker/portable/engine/destinations/index.js";
 import type { DestinationPattern } from "../worker/portable/engine/catalogue/types.js";
 import { prng as mulberry32 } from "./helpers/prng.js";
 
@@ -44,6 +44,19 @@ const TABLE: readonly (readonly [string, readonly string[]])[] = [
   ["root@localhost", ["root@localhost"]],
   ["user@[10.0.0.1]", ["user@[10.0.0.1]"]],
   ["git@github.com:org/repo.git", ["git@github.com"]],
+  ["ana@home", ["ana@home"]], // no public TLD, but the `@` marks it (a mailer or a URL's userinfo)
+  // what a URL parser reads as a host, however it is written (issue 9)
+  ["evil%2Ecom/steal?d=1", ["evil%2Ecom/steal?d=1"]],
+  ["evil%E3%80%82com", ["evil%E3%80%82com"]],
+  ["%65vil.com", ["%65vil.com"]],
+  ["0177.0.0.1 0x7f.0.0.1 0x7f.1 0x7f000001", ["0177.0.0.1", "0x7f.0.0.1", "0x7f.1", "0x7f000001"]],
+  ["mask 0xff", ["0xff"]], // 0.0.0.255 to a URL parser: a hex number is an address (fail closed)
+  ["http://2130706433/", ["http://2130706433/"]],
+  ["intranet:8080/admin", ["intranet:8080/admin"]],
+  ["127.1:80", ["127.1:80"]],
+  ["root@fileserver x@2130706433", ["root@fileserver", "x@2130706433"]],
+  ["\\\\fileserver\\share\\x.txt", ["\\\\fileserver\\share\\x.txt"]],
+  ["//0x7f.1/x", ["//0x7f.1/x"]],
   // bare host names: a real or special-use TLD
   ["refunds.invalid", ["refunds.invalid"]],
   ["api.example.com", ["api.example.com"]],
@@ -87,6 +100,10 @@ const TABLE: readonly (readonly [string, readonly string[]])[] = [
   ["e.g.", []],
   ["i.e. the thing", []],
   ["1.2.3", []],
+  ["127.1", []], // a decimal number of one to three parts stays a number unless marked
+  ["2130706433", []],
+  ["100% 50%OFF 20%AB", []],
+  ["\\\\?\\C:\\x", []],
   ["1.2.3.4.5", []],
   ["256.1.1.1", []],
   ["1.234,56", []],
@@ -106,7 +123,6 @@ const TABLE: readonly (readonly [string, readonly string[]])[] = [
   ["de:ad:be:ef:00:01", []],
   ["2024-05-01T12:30:45Z", []],
   ["Mr.Smith", []],
-  ["ana@home", []],
   ["@ana", []],
   ["https://", []],
   ["file:///etc/passwd", []],

@@ -8,8 +8,7 @@ import {
   generateKeyPair,
   randomBytes,
   toBase64Url,
-  verifyLease,
-  verifyLicence,
+  verifyLicenceAndLease,
   LicenceInvalid,
   StalwartError,
   TRUSTED_KEYS,
@@ -111,19 +110,17 @@ export async function adopt(
   who: { id: string; publicKey: string; secretKey: string; serviceUrl: string; offline: boolean; now: Date; keys: KeySet },
 ): Promise<LoadedInstallation> {
   if (answer.installation_id !== who.id) throw new LicenceInvalid("wrong_installation", `the answer is for installation \`${answer.installation_id}\`, not this one (\`${who.id}\`)`);
-  const licenceId = (answer.licence?.payload as LicencePayload | undefined)?.licence_id;
-  const lic = await verifyLicence(answer.licence, who.keys);
-  if (!lic.ok) throw new LicenceInvalid(lic.reason, lic.detail);
-  const lease = await verifyLease(answer.lease, who.keys, { installationId: who.id, installationKey: who.publicKey, licenceId });
-  if (!lease.ok) throw new LicenceInvalid(lease.reason, lease.detail);
+  // A new activation: any licence of the trusted keys, and a lease for it bound to this key.
+  const v = await verifyLicenceAndLease(answer, who.keys, { installationId: who.id, installationKey: who.publicKey });
+  if (!v.ok) throw new LicenceInvalid(v.reason, v.detail);
   const stored: StoredInstallation = {
     v: 1,
     installation_id: who.id,
-    licence_id: lic.payload.licence_id,
+    licence_id: v.licence.licence_id,
     service_url: who.serviceUrl,
     public_key: who.publicKey,
     secret_key: who.secretKey,
-    activation_id: lease.payload.activation_id,
+    activation_id: v.lease.activation_id,
     activated_at: who.now.toISOString(),
     offline: who.offline,
     licence: answer.licence,

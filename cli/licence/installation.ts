@@ -4,9 +4,9 @@
  * installation (lease.ts, in order). A tampered, foreign or replayed lease is refused.
  */
 import {
+  expectationOf,
   fromBase64Url,
-  verifyLease,
-  verifyLicence,
+  verifyLicenceAndLease,
   LicenceInvalid,
   LicenceRequired,
   TRUSTED_KEYS,
@@ -72,16 +72,9 @@ export async function loadInstallation(home?: string, keys: KeySet = TRUSTED_KEY
 export async function verifyStored(stored: StoredInstallation, keys: KeySet = TRUSTED_KEYS): Promise<LoadedInstallation> {
   const secretKey = fromBase64Url(stored.secret_key);
   if (!secretKey || secretKey.length !== 32) throw new LicenceInvalid("malformed", "the installation key is not 32 bytes of base64url");
-  const lic = await verifyLicence(stored.licence, keys, stored.licence_id);
-  if (!lic.ok) throw new LicenceInvalid(lic.reason, lic.detail);
-  const lease = await verifyLease(stored.lease, keys, {
-    installationId: stored.installation_id,
-    installationKey: stored.public_key,
-    licenceId: stored.licence_id,
-    activationId: stored.activation_id,
-  });
-  if (!lease.ok) throw new LicenceInvalid(lease.reason, lease.detail);
-  return { stored, licence: lic.payload, lease: lease.payload, secretKey, keys };
+  const v = await verifyLicenceAndLease(stored, keys, expectationOf(stored));
+  if (!v.ok) throw new LicenceInvalid(v.reason, v.detail);
+  return { stored, licence: v.licence, lease: v.lease, secretKey, keys };
 }
 
 export function stateOf(inst: LoadedInstallation): LicenceState {

@@ -7,10 +7,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  expectationOf,
   fromBase64Url,
   openBundle,
-  verifyLease,
-  verifyLicence,
+  verifyLicenceAndLease,
   LicenceServiceError,
   type LeasePayload,
   type LicencePayload,
@@ -64,25 +64,17 @@ export async function renewInstallation(
     return { outcome: { ok: false, code, message: e.message, adopted: [] }, inst: { ...inst, stored } };
   }
 
-  const lic = await verifyLicence(answer.licence, inst.keys, stored.licence_id);
-  const lease = await verifyLease(answer.lease, inst.keys, {
-    installationId: stored.installation_id,
-    installationKey: stored.public_key,
-    licenceId: stored.licence_id,
-    activationId: stored.activation_id,
-    minSeq: inst.lease.seq + 1,
-  });
-  if (!lic.ok || !lease.ok) {
-    const failed = !lic.ok ? lic : (lease as { reason: string; detail: string });
-    stored.last_renewal = { at: now.toISOString(), ok: false, code: `lease_${failed.reason}`, message: failed.detail };
+  const v = await verifyLicenceAndLease(answer, inst.keys, expectationOf(stored, inst.lease.seq + 1));
+  if (!v.ok) {
+    stored.last_renewal = { at: now.toISOString(), ok: false, code: `lease_${v.reason}`, message: v.detail };
     writeInstallation(home, stored);
-    return { outcome: { ok: false, code: `lease_${failed.reason}`, message: failed.detail, adopted: [], usage: answer.usage }, inst: { ...inst, stored } };
+    return { outcome: { ok: false, code: `lease_${v.reason}`, message: v.detail, adopted: [], usage: answer.usage }, inst: { ...inst, stored } };
   }
 
   stored.licence = answer.licence;
   stored.lease = answer.lease;
   stored.bundle_key = answer.bundle_key;
-  const next: LoadedInstallation = { ...inst, stored, licence: lic.payload, lease: lease.payload };
+  const next: LoadedInstallation = { ...inst, stored, licence: v.licence, lease: v.lease };
   const adopted = await fetchBundles(home, next, client, now);
   stored.last_renewal = { at: now.toISOString(), ok: true };
   writeInstallation(home, stored);

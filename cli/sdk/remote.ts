@@ -4,13 +4,12 @@
  * deadline (`timeoutMs`, default 2 s), or on any transport error, a check answers `refuse` with
  * `check_unavailable`: the caller never runs a tool because the gate did not answer.
  */
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { stringify } from "yaml";
 import type { SavedSession } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
 import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
-import { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, errorFromWire, wireOf } from "../../worker/portable/engine/index.js";
+import { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, errorFromWire, sha256Hex, wireOf } from "../../worker/portable/engine/index.js";
 import { looksLikeRulebookPath, readRulebookInput } from "./rulebook-node.js";
 import type { SessionCore } from "../../worker/portable/engine/index.js";
 import type { FollowPlan, Judged, UndoPlan } from "../../worker/portable/engine/index.js";
@@ -90,7 +89,7 @@ export async function ensureCatalogue(http: Http, input: string | object): Promi
     if (!existsSync(input)) throw new CatalogueError([{ file: input, line: 1, column: 1, pointer: "", message: `catalogue file \`${input}\` does not exist` }]);
     text = readFileSync(input, "utf8");
   } else text = String(input);
-  const name = `sdk-${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+  const name = `sdk-${sha256Hex(text).slice(0, 24)}`;
   await http.send("PUT", `/v1/catalogues/${name}`, text, "application/yaml");
   return name;
 }
@@ -104,7 +103,7 @@ export async function ensureRulebook(http: Http, input: string | object): Promis
   const r = readRulebookInput(input);
   const text = r.kind === "object" ? (r.registry ? JSON.stringify(r.value) : stringify(r.value)) : r.text;
   const type = r.kind === "registry" || (r.kind === "object" && r.registry) ? "application/json" : /^\ufeff?"?name"?\s*,/i.test(text) ? "text/csv" : "application/yaml";
-  const name = `sdk-${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+  const name = `sdk-${sha256Hex(text).slice(0, 24)}`;
   await http.send("PUT", `/v1/rulebooks/${name}`, text, type);
   return name;
 }

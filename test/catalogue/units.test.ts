@@ -1,6 +1,7 @@
 /** Destination patterns, field paths, durations: the small parsers of the catalogue. */
 import { describe, expect, it } from "vitest";
-import { declares, parseDestination, parseDuration, parseIPv6, parsePath } from "../../worker/portable/engine/catalogue/index.js";
+import { declares, parseDuration, parsePath } from "../../worker/portable/engine/catalogue/index.js";
+import { parsePattern as parseDestination } from "../../worker/portable/engine/destinations/index.js";
 
 describe("sends_out patterns", () => {
   it.each([
@@ -24,11 +25,14 @@ describe("sends_out patterns", () => {
     if (!r.ok) expect(r.hint.length).toBeGreaterThan(0);
   });
 
-  it("IPv6 canonical form (RFC 5952)", () => {
-    expect(parseIPv6("0:0:0:0:0:0:0:0")).toBe("::");
-    expect(parseIPv6("1:0:0:1:0:0:0:1")).toBe("1:0:0:1::1");
-    expect(parseIPv6("::ffff:10.0.0.1")).toBe("::ffff:a00:1");
-    expect(parseIPv6("1::2::3")).toBeUndefined();
+  it("IPv6 in RFC 5952 form, IPv4 only as its dotted quad", () => {
+    expect(parseDestination("0:0:0:0:0:0:0:0")).toEqual({ ok: true, pattern: { kind: "host", glob: "::" } });
+    expect(parseDestination("1:0:0:1:0:0:0:1")).toEqual({ ok: true, pattern: { kind: "host", glob: "1:0:0:1::1" } });
+    expect(parseDestination("::ffff:10.0.0.1")).toEqual({ ok: true, pattern: { kind: "host", glob: "::ffff:a00:1" } });
+    expect(parseDestination("1::2::3").ok).toBe(false);
+    for (const other of ["0x7f.1", "0177.0.0.1", "2130706433", "127.1"]) {
+      expect(parseDestination(other)).toMatchObject({ ok: false, hint: "write its dotted quad: `127.0.0.1`" });
+    }
   });
 });
 

@@ -4,18 +4,17 @@
  * the plaintext — the digest every decision made with the bundle records. The additional data
  * binds kind, licence and digest, so a ciphertext cannot be passed off as another bundle.
  */
-import { canonicalJson } from "./canonical.js";
-import { fromBase64Url, randomBytes, sha256Hex, toBase64Url, utf8 } from "./bytes.js";
+import { canonicalize, fromBase64Url, randomBytes, sha256Hex, toBase64Url, utf8 } from "../engine/index.js";
 import { checkBundle, type BundleEnvelope } from "./documents.js";
 import type { KeySet, SigningKey } from "./keys.js";
 import { signDocument, verifyDocument, type SignedDocument, type SignatureFailure } from "./signed.js";
 
 export async function bundleDigest(content: Uint8Array): Promise<string> {
-  return `sha256:${await sha256Hex(content)}`;
+  return `sha256:${sha256Hex(content)}`;
 }
 
 function aad(kind: string, licenceId: string, digest: string): Uint8Array {
-  return utf8(canonicalJson({ kind, licence_id: licenceId, digest }));
+  return utf8(canonicalize({ kind, licence_id: licenceId, digest }));
 }
 
 async function importKey(raw: Uint8Array, usage: "encrypt" | "decrypt"): Promise<CryptoKey> {

@@ -6,9 +6,8 @@
 export { licenceView, lapseAllows, type LicenceStage, type LicenceView, type LicenceState } from "./state.js";
 export type { LicencePayload, LeasePayload, BundleEnvelope, OnLapse } from "./documents.js";
 export { checkLicence, checkLease, isIsoDate } from "./documents.js";
-export { canonicalJson } from "./canonical.js";
 export { signDocument, verifyDocument, signingInput, type SignedDocument, type SignatureFailure } from "./signed.js";
-export { verifyLease, verifyLicence, type LeaseFailure, type LeaseExpectation, type LeaseCheck } from "./lease.js";
+export { verifyLease, verifyLicence, verifyLicenceAndLease, expectationOf, type InstallationCheck, type InstallationRecord, type LeaseFailure, type LeaseExpectation, type LeaseCheck } from "./lease.js";
 export {
   generateKeyPair,
   publicKeyOf,
@@ -28,5 +27,6 @@ export type { Counters, CountersWitness, UsageReport, Anomaly } from "./meters.j
 export { sealBundle, openBundle, bundleDigest, newBundleKey, containsOwnIdentifier } from "./bundles.js";
 export { PLANS, BUNDLE_KINDS, isPlanName, isBundleKind, DAY_MS, type Plan, type PlanName, type PlanLimits, type BundleKind } from "./plans.js";
 export { QuotaExhausted, LicenceInvalid, LicenceServiceError, LicenceRequired, StalwartError } from "./errors.js";
-export { toBase64Url, fromBase64Url, sha256Hex, randomId, randomBytes } from "./bytes.js";
+// The engine's byte helpers and SHA-256, re-exported for the licence service and the CLI glue.
+export { toBase64Url, fromBase64Url, sha256Hex, randomId, randomBytes } from "../engine/index.js";
 export { signOfflineRequest, verifyOfflineRequest, type OfflineRequest, type OfflineAnswer } from "./offline.js";

@@ -3,7 +3,7 @@
  * (trusted-keys.ts) and accepts any key of that set, so the service can rotate keys with overlap.
  */
 import * as ed from "@noble/ed25519";
-import { fromBase64Url, sha256, toBase64Url, utf8 } from "./bytes.js";
+import { fromBase64Url, sha256, toBase64Url, utf8 } from "../engine/index.js";
 
 /** One public key a runtime trusts (or the service publishes at `GET /v1/licences/keys`). */
 export interface PublicKeyEntry {

@@ -68,3 +68,44 @@ export async function verifyLease(doc: unknown, keys: KeySet, expect: LeaseExpec
   }
   return v;
 }
+
+export type InstallationCheck =
+  | { ok: true; licence: LicencePayload; lease: LeasePayload }
+  | { ok: false; document: "licence" | "lease"; reason: LeaseFailure; detail: string };
+
+/**
+ * What every runtime (the CLI's installation, an activation's or a renewal's answer, the check
+ * worker's `STALWART_LICENCE`) verifies before it runs: the licence (for `expect.licenceId` when
+ * given), then the lease, for that same licence and bound to this installation.
+ */
+export async function verifyLicenceAndLease(
+  docs: { licence?: unknown; lease?: unknown },
+  keys: KeySet,
+  expect: LeaseExpectation,
+): Promise<InstallationCheck> {
+  const licence = await verifyLicence(docs.licence, keys, expect.licenceId);
+  if (!licence.ok) return { ok: false, document: "licence", reason: licence.reason, detail: licence.detail };
+  const lease = await verifyLease(docs.lease, keys, { ...expect, licenceId: licence.payload.licence_id });
+  if (!lease.ok) return { ok: false, document: "lease", reason: lease.reason, detail: lease.detail };
+  return { ok: true, licence: licence.payload, lease: lease.payload };
+}
+
+/** The fields of an installation record (the CLI's installation.json, the worker's licence) a lease is held to. */
+export interface InstallationRecord {
+  installation_id: string;
+  /** the installation's public key (base64url) */
+  public_key: string;
+  licence_id?: string;
+  activation_id?: unknown;
+}
+
+/** What a lease for this installation must match; `minSeq` for a renewal (no replay of an older lease). */
+export function expectationOf(inst: InstallationRecord, minSeq?: number): LeaseExpectation {
+  return {
+    installationId: inst.installation_id,
+    installationKey: inst.public_key,
+    ...(inst.licence_id !== undefined ? { licenceId: inst.licence_id } : {}),
+    ...(typeof inst.activation_id === "string" ? { activationId: inst.activation_id } : {}),
+    ...(minSeq !== undefined ? { minSeq } : {}),
+  };
+}

@@ -4,8 +4,7 @@
  * be bound to); a connected machine posts it to `POST /v1/licences/offline` and writes the answer
  * (licence + a lease for the whole licence term + bundle key); the first machine installs it.
  */
-import { canonicalJson } from "./canonical.js";
-import { fromBase64Url, toBase64Url, utf8 } from "./bytes.js";
+import { canonicalize, fromBase64Url, toBase64Url, utf8 } from "../engine/index.js";
 import { isIsoDate } from "./documents.js";
 import type { SignedDocument } from "./signed.js";
 import { signBytes, verifyBytes } from "./signed.js";
@@ -32,7 +31,7 @@ export interface OfflineAnswer {
 }
 
 function input(r: Omit<OfflineRequest, "signature">): Uint8Array {
-  return utf8("stalwart/activation-request/v1\n" + canonicalJson({ v: r.v, type: r.type, installation_id: r.installation_id, public_key: r.public_key, created_at: r.created_at }));
+  return utf8("stalwart/activation-request/v1\n" + canonicalize({ v: r.v, type: r.type, installation_id: r.installation_id, public_key: r.public_key, created_at: r.created_at }));
 }
 
 export async function signOfflineRequest(r: Omit<OfflineRequest, "signature" | "v" | "type">, secretKey: Uint8Array): Promise<OfflineRequest> {

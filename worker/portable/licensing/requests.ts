@@ -4,7 +4,7 @@
  * at activation; the secret never leaves the machine). The service refuses a bad signature, a date
  * outside the skew window and a nonce it has already seen (replay).
  */
-import { fromBase64Url, randomBytes, sha256Hex, toBase64Url, utf8 } from "./bytes.js";
+import { fromBase64Url, randomBytes, sha256Hex, toBase64Url, utf8 } from "../engine/index.js";
 import { signBytes, verifyBytes } from "./signed.js";
 
 export const HEADER = {
@@ -50,7 +50,7 @@ export async function signRequest(opts: {
     installationId: opts.installationId,
     date: opts.now.toISOString(),
     nonce: opts.nonce ?? toBase64Url(randomBytes(16)),
-    bodySha256: await sha256Hex(opts.body),
+    bodySha256: sha256Hex(opts.body),
   };
   const sig = await signBytes(requestSigningInput(parts), opts.secretKey);
   return {

@@ -4,8 +4,7 @@
  * in, a tagged result out; no clock here.
  */
 import * as ed from "@noble/ed25519";
-import { canonicalJson } from "./canonical.js";
-import { fromBase64Url, toBase64Url, utf8 } from "./bytes.js";
+import { canonicalize, fromBase64Url, toBase64Url, utf8 } from "../engine/index.js";
 import { findKey, type KeySet, type SigningKey } from "./keys.js";
 
 export interface SignedDocument<P = unknown> {
@@ -24,7 +23,7 @@ const DOMAIN = "stalwart/signed-document/v1\n";
 
 /** The exact bytes a signature covers: published in test/licence-vectors so others can check ours. */
 export function signingInput(doc: { v: 1; alg: "Ed25519"; kid: string; payload: unknown }): Uint8Array {
-  return utf8(DOMAIN + canonicalJson({ v: doc.v, alg: doc.alg, kid: doc.kid, payload: doc.payload }));
+  return utf8(DOMAIN + canonicalize({ v: doc.v, alg: doc.alg, kid: doc.kid, payload: doc.payload }));
 }
 
 export async function signDocument<P>(payload: P, key: SigningKey): Promise<SignedDocument<P>> {

@@ -9,9 +9,9 @@
  * every route but health and the OpenAPI document answers 503 with a coded error — never an allow.
  */
 import {
+  expectationOf,
   licenceView,
-  verifyLease,
-  verifyLicence,
+  verifyLicenceAndLease,
   TRUSTED_KEYS,
   type KeySet,
   type LeasePayload,
@@ -74,16 +74,9 @@ export async function verifyWorkerLicence(text: string | undefined, keys: KeySet
   if (typeof doc !== "object" || doc === null || doc.v !== 1 || typeof doc.installation_id !== "string" || typeof doc.public_key !== "string" || typeof doc.licence_id !== "string") {
     return { ok: false, code: "licence_invalid", message: `STALWART_LICENCE is not a v1 worker licence ({v: 1, installation_id, licence_id, public_key, activation_id, licence, lease}); ${HINT}` };
   }
-  const lic = await verifyLicence(doc.licence, keys, doc.licence_id);
-  if (!lic.ok) return { ok: false, code: "licence_invalid", message: `the worker's licence does not verify: ${lic.detail} (${lic.reason})` };
-  const lease = await verifyLease(doc.lease, keys, {
-    installationId: doc.installation_id,
-    installationKey: doc.public_key,
-    licenceId: doc.licence_id,
-    ...(typeof doc.activation_id === "string" ? { activationId: doc.activation_id } : {}),
-  });
-  if (!lease.ok) return { ok: false, code: "licence_invalid", message: `the worker's lease does not verify: ${lease.detail} (${lease.reason})` };
-  const state: LicenceState = { licence: lic.payload, lease: lease.payload };
+  const v = await verifyLicenceAndLease(doc, keys, expectationOf(doc));
+  if (!v.ok) return { ok: false, code: "licence_invalid", message: `the worker's ${v.document} does not verify: ${v.detail} (${v.reason})` };
+  const state: LicenceState = { licence: v.licence, lease: v.lease };
   if (doc.bundles && typeof doc.bundles === "object") state.bundles = { ...doc.bundles };
   if (typeof doc.revoked_at === "string") state.revokedAt = doc.revoked_at;
   return { ok: true, state };

@@ -19,8 +19,8 @@ import {
   publicKeyOf,
   signRequest,
   toBase64Url,
-  verifyLease,
-  verifyLicence,
+  expectationOf,
+  verifyLicenceAndLease,
   TRUSTED_KEYS,
   type KeySet,
   type LeasePayload,
@@ -175,16 +175,8 @@ export class LicenceRenewal {
     }
     const answer = payload as { licence?: SignedDocument<LicencePayload>; lease?: SignedDocument<LeasePayload> };
     const keys = this.opts.keys ?? TRUSTED_KEYS;
-    const lic = await verifyLicence(answer.licence, keys, doc.licence_id);
-    if (!lic.ok) throw new Error(`the renewed licence does not verify: ${lic.detail} (${lic.reason})`);
-    const lease = await verifyLease(answer.lease, keys, {
-      installationId: doc.installation_id,
-      installationKey: doc.public_key,
-      licenceId: doc.licence_id,
-      ...(typeof doc.activation_id === "string" ? { activationId: doc.activation_id } : {}),
-      minSeq: state.lease.seq + 1,
-    });
-    if (!lease.ok) throw new Error(`the renewed lease does not verify: ${lease.detail} (${lease.reason})`);
+    const v = await verifyLicenceAndLease(answer, keys, expectationOf(doc, state.lease.seq + 1));
+    if (!v.ok) throw new Error(`the renewed ${v.document} does not verify: ${v.detail} (${v.reason})`);
     const next: WorkerLicence = { ...doc, licence: answer.licence!, lease: answer.lease! };
     delete next.revoked_at;
     await this.adopt(env, doc, next);

@@ -1,4 +1,8 @@
-/** Byte helpers shared by the engine: UTF-8, hex, base64url. Web-standard APIs only. */
+/**
+ * The one set of byte helpers (engine, licensing, both workers): UTF-8, hex, base64url, random
+ * bytes, constant-time equality. Web-standard APIs only. A decoder answers `null` for text that is
+ * not what it decodes, never throws.
+ */
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
@@ -84,16 +88,27 @@ export function toBase64Url(b: Uint8Array): string {
   return s;
 }
 
-export function fromBase64Url(s: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(s)) return null;
-  try {
-    const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4));
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
-  } catch {
-    return null;
-  }
+/**
+ * Strict base64url (no padding, no other alphabet, no set trailing bits: one byte string has one
+ * spelling); null for anything else, a non-string included.
+ */
+export function fromBase64Url(s: unknown): Uint8Array | null {
+  if (typeof s !== "string" || !/^[A-Za-z0-9_-]*$/.test(s) || s.length % 4 === 1) return null;
+  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return toBase64Url(out) === s ? out : null;
+}
+
+export function randomBytes(n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  crypto.getRandomValues(out);
+  return out;
+}
+
+/** A random identifier: a prefix and 16 random bytes, base64url. */
+export function randomId(prefix: string): string {
+  return `${prefix}_${toBase64Url(randomBytes(16))}`;
 }
 
 /** Constant-time comparison of two byte strings of equal length. */

@@ -6,7 +6,7 @@
 import type { SourcePosition } from "../errors.js";
 import { joinPointer } from "../schema/pointer.js";
 import { compileCondition } from "./conditions.js";
-import { parseDestination } from "./destinations.js";
+import { parsePattern } from "../destinations/patterns.js";
 import { catalogueDigest } from "./digest.js";
 import { deepFreeze } from "./freeze.js";
 import { closeArgs, entriesOf, isObj, type Obj } from "./lint-meaning.js";
@@ -93,7 +93,7 @@ export function compile(input: CompileInput): CompiledCatalogue {
     if (Array.isArray(t.sends_out)) {
       sendsOut = [];
       for (const d of t.sends_out) {
-        const r = parseDestination(String(d));
+        const r = parsePattern(String(d));
         if (r.ok) sendsOut.push(r.pattern);
       }
     }
@@ -105,7 +105,8 @@ export function compile(input: CompileInput): CompiledCatalogue {
       money: t.money === true,
       ...(typeof t.undo === "string" ? { undo: t.undo } : {}),
       ...(sendsOut ? { sendsOut } : {}),
-      lookupArgs: new Set(Array.isArray(t.lookup_args) ? t.lookup_args.map(String) : []),
+      // an allow-list covers every argument of its tool: `lookup_args` exempt only where there is none
+      lookupArgs: new Set(Array.isArray(t.lookup_args) && !sendsOut ? t.lookup_args.map(String) : []),
       readsOutside: t.reads_outside === true,
       trust: typeof t.trust === "string" ? t.trust : "trusted",
       confirm: t.confirm === "when_held" ? "when_held" : "always",

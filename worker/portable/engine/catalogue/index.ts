@@ -19,8 +19,7 @@ import { OBJECT_FILE, positionOf, readObject, readYaml, type Source } from "./so
 import type { CompiledCatalogue, SchemaCheck, SchemaCompiler } from "./types.js";
 
 export type * from "./types.js";
-export { canonicalJson, sha256, catalogueDigest } from "./digest.js";
-export { parseDestination, parseIPv4, parseIPv6 } from "./destinations.js";
+export { catalogueDigest } from "./digest.js";
 export { parsePath, declares, type PathSegment } from "./paths.js";
 export { parseDuration, DEFAULT_SETTINGS } from "./compile.js";
 
@@ -29,7 +28,7 @@ export interface CatalogueOptions {
   file?: string;
   /** builds `args` validators: `ajvCompiler` (Node) or `cfworkerCompiler` (workerd) */
   schemaCompiler: SchemaCompiler;
-  /** SHA-256 for the digest (e.g. the WASM core's); default: a small pure-TS implementation */
+  /** an equal SHA-256 for the digest (e.g. the WASM core's); default: canonical/sha256.ts */
   sha256?: (b: Uint8Array) => Uint8Array;
 }
 

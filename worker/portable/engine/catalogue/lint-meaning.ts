@@ -17,7 +17,7 @@ import { checkSchema } from "../schema/check-schema.js";
 import { joinPointer } from "../schema/pointer.js";
 import { closest } from "../schema/suggest.js";
 import { checkPath, lintCondition, type ConditionScope } from "./conditions.js";
-import { parseDestination } from "./destinations.js";
+import { parsePattern } from "../destinations/patterns.js";
 import { declares } from "./paths.js";
 import type { SourcePosition } from "../errors.js";
 
@@ -178,14 +178,14 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
     if (Array.isArray(t.sends_out)) {
       t.sends_out.forEach((d, i) => {
         if (typeof d !== "string") return;
-        const r = parseDestination(d);
+        const r = parsePattern(d);
         if (!r.ok) report(at("sends_out", i), r.message, r.hint);
       });
     }
     if (isObj(t.sandbox) && Array.isArray(t.sandbox.network)) {
       t.sandbox.network.forEach((d, i) => {
         if (typeof d !== "string") return;
-        const r = parseDestination(d);
+        const r = parsePattern(d);
         if (!r.ok) report(at("sandbox", "network", i), r.message, r.hint);
       });
     }

@@ -83,6 +83,7 @@ export interface CompiledTool {
   readonly undo?: string;
   /** undefined: the tool sends nothing out; otherwise its allow-list */
   readonly sendsOut?: readonly DestinationPattern[];
+  /** arguments step 4 does not scan (`lookup_args`); always empty on a tool that declares `sends_out`, whose allow-list covers every argument */
   readonly lookupArgs: ReadonlySet<string>;
   readonly readsOutside: boolean;
   /** required trust of a write's values; `trusted` by default */

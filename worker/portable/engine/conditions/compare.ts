@@ -41,7 +41,7 @@
  * fails when all fail (an empty `any` fails).
  */
 import type { Condition } from "../catalogue/types.js";
-import type { Scope } from "./evaluate.js";
+import type { Scope } from "./types.js";
 import { compilePath, MISSING, readMany, readOne, readValue, type CompiledPath } from "./read.js";
 import { isStructured, jsonEqual, member, parseInstant, TooDeep } from "./values.js";
 

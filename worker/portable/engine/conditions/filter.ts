@@ -15,7 +15,7 @@
  */
 import type { Filter } from "../catalogue/types.js";
 import { FAILS, HOLDS, newTrace, run, type Code } from "./compare.js";
-import type { Scope } from "./evaluate.js";
+import type { Scope } from "./types.js";
 import { compilePath, FIELD, MISSING, readOne, type Seg } from "./read.js";
 
 export interface FilterProblem {

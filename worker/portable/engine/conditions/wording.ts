@@ -6,7 +6,7 @@
  */
 import type { Condition } from "../catalogue/types.js";
 import { newTrace, run, HOLDS, type Compare, type Trace } from "./compare.js";
-import type { Scope } from "./evaluate.js";
+import type { Scope } from "./types.js";
 import { MISSING } from "./read.js";
 
 const MAX_TEXT = 60;

@@ -1,91 +1,22 @@
 /**
- * The `sends_out` allow-list (checks.md step 4): parsing its entries, and holding a destination
- * the scanner found against them.
+ * The `sends_out` allow-list (checks.md step 4): holding a destination the scanner found against
+ * the patterns (patterns.ts) a tool declares.
  *
- * Names are compared the way a tool's URL parser will resolve them: every host, in a destination
- * and in a pattern, goes through WHATWG `new URL()` (lowercase, IDN to punycode, full-width and
- * ideographic dots to `.`, IPv4 to dotted quad, IPv6 to RFC 5952), then loses one trailing dot.
- * So `https://example.com@evil.com/` is `evil.com`, `BÜCHER.de.` is `xn--bcher-kva.de`. IPv6
- * hosts are held without brackets (`2001:db8::1`), as the catalogue stores them.
+ * Hosts are compared as the one host parser (host.ts) reads them, in the destination and in the
+ * pattern alike: so `https://example.com@evil.com/` is `evil.com`, `BÜCHER.de.` is
+ * `xn--bcher-kva.de`.
  */
 import type { DestinationPattern } from "../catalogue/types.js";
-import { isIPv4, isIPv6 } from "./ip.js";
-import { CUT } from "./scan.js";
+import { hostnameOf, mappedIPv4, parseHost, tidy } from "./host.js";
+import { hostPattern } from "./patterns.js";
+import { CUT } from "./found.js";
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
 const TWO_SLASHES = /^[/\\]{2}/;
 const BARE_V6 = /^[0-9a-f:.]+(?:%[\w.~-]*)?$/i;
-const NOT_IN_HOST_PATTERN = /[\s/?#:@\\[\]%*]/;
-const LOCAL_PART = /^[^\s@*"(),:;<>[\]\\]+$/;
 const AUTHORITY_END = /[/?#]/;
 const PORT = /:\d*$/;
-
-/**
- * Parses one `sends_out` entry: `"*"`, a host glob `*.example.com` (any host under it, not
- * `example.com` itself), a host `api.example.com`, an IP (`10.0.0.1`, `::1`, `[2001:db8::1]`),
- * an address `receipts@example.com`, or every address at a domain `*@example.com` /
- * `*@*.example.com`. Hosts come back normalised (see above); null when the entry is none of these
- * (a URL, a port, a path, a `*` elsewhere).
- */
-export function parseDestinationPattern(text: string): DestinationPattern | null {
-  const t = text.trim();
-  if (t === "*") return { kind: "any" };
-  if (t === "") return null;
-  const at = t.lastIndexOf("@");
-  if (at >= 0) {
-    const local = t.slice(0, at);
-    const domain = t.slice(at + 1);
-    if (local === "*") {
-      const glob = hostGlob(domain);
-      return glob === null ? null : { kind: "address_domain", glob };
-    }
-    if (!LOCAL_PART.test(local) || local.startsWith(".") || local.endsWith(".") || local.includes("..")) return null;
-    const host = hostPattern(domain);
-    return host === null ? null : { kind: "address", address: `${local.toLowerCase()}@${host}` };
-  }
-  const glob = hostGlob(t);
-  return glob === null ? null : { kind: "host", glob };
-}
-
-/** `*.name` or a host pattern, normalised; null when neither. */
-function hostGlob(text: string): string | null {
-  if (text.startsWith("*.")) {
-    const rest = text.slice(2);
-    if (rest.includes(":") || /^[\d.]+$/.test(rest)) return null; // no globs over IP addresses
-    const host = hostPattern(rest);
-    return host === null ? null : `*.${host}`;
-  }
-  return hostPattern(text);
-}
-
-/** One host (a name, IPv4 or IPv6) as a pattern writes it, normalised; null when it is not one. */
-function hostPattern(text: string): string | null {
-  if (text.includes(":")) {
-    const inner = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
-    return isIPv6(inner, 0, inner.length) ? normaliseHost(`[${inner}]`) : null;
-  }
-  if (text === "" || NOT_IN_HOST_PATTERN.test(text) || text.includes("..") || text.startsWith(".")) return null;
-  const lastLabel = text.replace(/\.$/, "").split(".").pop()!;
-  if (/^\d+$/.test(lastLabel) && !isIPv4(text, 0, text.length)) return null; // `1.2.3`, `10.1`
-  return normaliseHost(text);
-}
-
-/** A host as a URL parser resolves it, lowercase punycode, no trailing dot or brackets; or null. */
-function normaliseHost(host: string): string | null {
-  try {
-    return tidy(new URL(`http://${host}/`).hostname);
-  } catch {
-    return null;
-  }
-}
-
-function tidy(hostname: string): string | null {
-  let h = hostname;
-  if (h.endsWith(".")) h = h.slice(0, -1);
-  if (h.startsWith("[") && h.endsWith("]")) h = h.slice(1, -1);
-  return h === "" ? null : h;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Matching
@@ -160,7 +91,14 @@ export function destinationAllowed(dest: string, patterns: readonly DestinationP
   return target.hosts.every((h) => hostAllowed(h, patterns)) && target.addresses.every((a) => addressAllowed(a, patterns));
 }
 
+/** A host, or the IPv4 address an IPv4-mapped IPv6 host reaches (`[::ffff:10.0.0.1]`), under a host pattern. */
 function hostAllowed(host: string, patterns: readonly DestinationPattern[]): boolean {
+  if (underHostPattern(host, patterns)) return true;
+  const v4 = mappedIPv4(host);
+  return v4 !== null && underHostPattern(v4, patterns);
+}
+
+function underHostPattern(host: string, patterns: readonly DestinationPattern[]): boolean {
   for (const p of patterns) {
     const c = compiled(p);
     if (c.kind === "host" && hostMatches(c, host)) return true;
@@ -193,7 +131,8 @@ function readTarget(dest: string): Target | null {
   if (BARE_V6.test(dest) && dest.indexOf(":") !== dest.lastIndexOf(":")) {
     const zone = dest.indexOf("%");
     const v6 = zone >= 0 ? dest.slice(0, zone) : dest;
-    return isIPv6(v6, 0, v6.length) ? urlHost(`http://[${v6}]/`) : null;
+    const host = parseHost(v6);
+    return host === null ? null : { hosts: [host], addresses: [] };
   }
   const at = dest.lastIndexOf("@");
   if (at >= 0) {
@@ -219,7 +158,7 @@ function withRfc3986Host(target: Target | null, rest: string): Target | null {
   if (at < 0 && !auth.includes("\\")) return target;
   let host = auth.slice(at + 1);
   if (!host.startsWith("[")) host = host.replace(PORT, "");
-  const other = normaliseHost(host);
+  const other = hostnameOf(`http://${host}/`);
   if (other === null) return null;
   return other === target.hosts[0] ? target : { hosts: [...target.hosts, other], addresses: [] };
 }
@@ -232,7 +171,7 @@ function urlHost(url: string): Target | null {
     return null;
   }
   // A non-special scheme's host is opaque (percent-encoded, case kept): read it as http does.
-  const host = SPECIAL.has(u.protocol.slice(0, -1)) ? tidy(u.hostname) : normaliseHost(u.hostname);
+  const host = SPECIAL.has(u.protocol.slice(0, -1)) ? tidy(u.hostname) : parseHost(u.hostname);
   return host === null ? null : { hosts: [host], addresses: [] };
 }
 
@@ -245,7 +184,7 @@ function address(text: string): Address | null {
     domain = domain.slice(1, -1);
     if (/^ipv6:/i.test(domain)) domain = `[${domain.slice(5)}]`;
   }
-  const host = normaliseHost(domain);
+  const host = parseHost(domain);
   return host === null ? null : { local: text.slice(0, at).toLowerCase(), domain: host };
 }
 

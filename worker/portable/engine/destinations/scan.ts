@@ -1,6 +1,7 @@
 /**
  * Step 4's scanner (checks.md, step 4): every destination inside the string values of a call's
- * arguments. What counts as a destination:
+ * arguments — every string a URL parser, a mailer or a resolver would turn into a host. What
+ * counts (./runs.ts says which host runs are enough, by how the text marks them):
  *
  * - a URL whose scheme names a host: `scheme://authority…` for any scheme of two letters or more
  *   (one letter is a drive, `C:\\`), `http:evil.com` / `http:\\evil.com` for the special schemes
@@ -8,13 +9,18 @@
  *   as below. Reported whole, from the scheme to the end of the path, trailing punctuation and
  *   unbalanced closing brackets left out. A URL inside a URL's path or query
  *   (`?next=https://evil.example`) is reported too;
- * - an e-mail address `local@domain`, the domain a name or IP as below (or `[10.0.0.1]`);
+ * - an e-mail address or userinfo `local@host`, any name or IPv4 the host parser reads
+ *   (`root@intranet`, `x@0x7f.1`), or `[10.0.0.1]` / `[IPv6:…]`;
+ * - a UNC path `\\host\share`, any name or IPv4;
+ * - `host:port`, any name (`intranet:8080`) or IPv4 of two parts or more; not times (`12:30`);
  * - a bare host name: two labels or more whose last is an IANA top-level domain or a special-use
  *   one (./tlds.ts), or `localhost`; with its `:port` and `/path` when they follow. So
  *   `report.pdf`, `v1.2.3`, `40.00`, `e.g.` are not destinations; `notes.md`, `main.py`,
  *   `archive.zip`, `hello.world` are (Moldova, Paraguay, and two gTLDs: fail closed);
- * - an IPv4 dotted quad (optionally `:port`, `/path`), and an IPv6 address, bare (`2001:db8::1`,
- *   `fe80::1%eth0`) or bracketed (`[::1]:8443/x`). Not times (`12:30`), not `a:b`.
+ * - a bare IPv4 in four parts of any radix (`10.0.0.1`, `0177.0.0.1`) or with a hex part
+ *   (`0x7f.1`, `0x7f000001`), and an IPv6 address, bare (`2001:db8::1`, `::ffff:127.0.0.1`,
+ *   `fe80::1%eth0`) or bracketed (`[::1]:8443/x`). Not `a:b`;
+ * - any of these with `%hh` escapes in the host (`evil%2Ecom/steal`), read decoded.
  *
  * A host name is the longest run of labels joined by dots that the text holds, read the way a URL
  * parser reads it: non-ASCII letters, symbols and format characters are part of a label, and the
@@ -27,54 +33,19 @@
  * a bounded number of times (no regex runs over the text but the one-shot prefilters). Arguments
  * are walked with an explicit stack, so any depth is fine, and a value reached twice is read once.
  */
-import { ALPHA, SCHEME, asciiFlags, isBreak, isDigit, isDot, isHex, isLabel } from "./chars.js";
-import { isIPv4, isIPv6 } from "./ip.js";
-import { isTld } from "./tlds.js";
+import { ALPHA, SCHEME, asciiFlags, isBreak, isDot, isHex, isLabel } from "./chars.js";
+import { Found } from "./found.js";
+import { portEnd, urlEnd } from "./ends.js";
+import { LONGEST_IPV6, LONGEST_ZONE, isIPv4, isIPv6, looksV6, v6RunEnd, v6Start, zoneEnd } from "./ip.js";
+import { MARKED, NONE, PORT, hasEscape, isEscape, isLocalhost, labelEnd, namesHost } from "./runs.js";
 
 /** Schemes a URL parser reads a host from even without `//` (`http:evil.com`); not `file`. */
 const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
 /** Without one of these, or a non-ASCII character, a string cannot hold a destination. */
-const MAYBE = /[.:@\u3002\uff0e\uff61\u2024\ufe52]|localhost/i;
+const MAYBE = /[.:@\u3002\uff0e\uff61\u2024\ufe52]|%[0-9a-f]{2}|0x|\\\\|localhost/i;
 const NON_ASCII = /[^\x00-\x7f]/;
-const LONGEST_IPV6 = 45; // 8 groups with an embedded dotted quad: 6*5 + 15
-const LONGEST_ZONE = 32;
 
-/**
- * Bounds on what one call reports, so that a hostile argument cannot make the answer huge: a
- * destination longer than `MAX_LENGTH` is cut there and ends with `…`, and after `MAX_FOUND`
- * destinations (or ten times as many finds, repeats included: hashing them is the cost) the scan
- * stops and reports `MORE_DESTINATIONS`. Nothing the scanner finds ends
- * with `…` otherwise (trailing punctuation is never part of one), and `destinationAllowed` allows
- * no such string but under `"*"`: a cut list still refuses where the whole one would.
- */
-export const MAX_LENGTH = 4096;
-export const MAX_FOUND = 1000;
-export const MORE_DESTINATIONS = "(more destinations…)";
-export const CUT = "…";
-
-/** Found destinations, deduplicated, in order of appearance. */
-class Found {
-  readonly list: string[] = [];
-  full = false;
-  private finds = 0;
-  private seen: Set<string> | undefined;
-  add(found: string): void {
-    if (this.full) return;
-    if (++this.finds > 10 * MAX_FOUND) return this.stop();
-    const d = found.length > MAX_LENGTH ? found.slice(0, MAX_LENGTH) + CUT : found;
-    const seen = (this.seen ??= new Set());
-    if (seen.has(d)) return;
-    if (this.list.length === MAX_FOUND) return this.stop();
-    seen.add(d);
-    this.list.push(d);
-  }
-  private stop(): void {
-    this.full = true;
-    this.list.push(MORE_DESTINATIONS);
-  }
-}
-
-class Scanner {
+export class Scanner {
   private s = "";
   private n = 0;
   /** End of the last destination reported: no backward walk goes before it. */
@@ -113,16 +84,18 @@ class Scanner {
       const c = s.charCodeAt(i);
       let e = -1;
       if (c === 0x3a /* : */) {
-        if (s.charCodeAt(i + 1) === 0x3a && this.v6Start(i)) e = this.atBareV6(i);
+        if (s.charCodeAt(i + 1) === 0x3a && v6Start(s, i)) e = this.atBareV6(i);
       } else if (c === 0x5b /* [ */) {
         e = this.atBracket(i);
       } else if (c === 0x2f /* / */) {
         if (s.charCodeAt(i + 1) === 0x2f) e = this.atSchemeRelative(i);
+      } else if (c === 0x5c /* \ */) {
+        if (s.charCodeAt(i + 1) === 0x5c) e = this.atUnc(i);
       } else if (c === 0x40 /* @ */) {
         // after a label, `atWord` has tried it already: here the local part ends in `. + %`
         if (i > 0 && !isLabel(s.charCodeAt(i - 1))) e = this.atAddress(i, i);
-      } else if (isLabel(c) && (i === 0 || !isLabel(s.charCodeAt(i - 1)))) {
-        e = this.atWord(i);
+      } else if ((isLabel(c) || isEscape(s, i)) && (i === 0 || !isLabel(s.charCodeAt(i - 1)))) {
+        e = this.atWord(i); // a word may start with an escape: `%65vil.com` is evil.com
       }
       i = e > i ? e : i + 1;
     }
@@ -133,14 +106,15 @@ class Scanner {
   private atWord(p: number): number {
     const s = this.s;
     const n = this.n;
-    let e = p + 1;
-    while (e < n && isLabel(s.charCodeAt(e))) e++;
+    const e = labelEnd(s, n, p);
     const after = s.charCodeAt(e);
     if (after !== 0x2e && after !== 0x3a && after !== 0x40 && !isDot(after)) {
-      // a plain word (most of any text): `localhost` is the one destination without punctuation
-      return e - p === 9 && isLocalhost(s, p) ? this.finishHost(p, e) : e;
+      // a plain word (most of any text): a destination only as `localhost`, an escaped name
+      // (`evil%2Ecom`) or a hex IPv4 (`0x7f000001`)
+      const maybe = (e - p === 9 && isLocalhost(s, p)) || (s.charCodeAt(p) === 0x30 && (s.charCodeAt(p + 1) | 0x20) === 0x78) || hasEscape(s, p, e);
+      return maybe && namesHost(s, p, e, NONE) ? this.finishHost(p, e) : e;
     }
-    if (this.looksV6(p)) {
+    if (looksV6(s, p)) {
       const e = this.atBareV6(p);
       if (e > 0) return e;
     }
@@ -153,8 +127,7 @@ class Scanner {
       const e = this.atAddress(p, he);
       if (e > 0) return e;
     }
-    if (this.isHostName(p, he) || isIPv4(s, p, he)) return this.finishHost(p, he);
-    return he;
+    return namesHost(s, p, he, this.markAfter(he)) ? this.finishHost(p, he) : he;
   }
 
   /** End of the longest run `label (dot label)*` from `p`; a dot must be followed by a label. */
@@ -163,37 +136,27 @@ class Scanner {
     const n = this.n;
     let i = p;
     for (;;) {
-      while (i < n && isLabel(s.charCodeAt(i))) i++;
-      if (i + 1 < n && isDot(s.charCodeAt(i)) && isLabel(s.charCodeAt(i + 1))) i++;
+      i = labelEnd(s, n, i);
+      if (i + 1 < n && isDot(s.charCodeAt(i)) && (isLabel(s.charCodeAt(i + 1)) || isEscape(s, i + 1))) i++;
       else return i;
     }
   }
 
-  /** `s[p, e)` is a host run: is it a name (≥ 2 labels, a real or special-use TLD) or `localhost`? */
-  private isHostName(p: number, e: number): boolean {
-    const s = this.s;
-    let d = e - 1;
-    while (d >= p && !isDot(s.charCodeAt(d))) d--;
-    if (d < p) return e - p === 9 && isLocalhost(s, p);
-    if (e - d > 64) return false; // no label is longer than 63
-    return isTld(s.slice(d + 1, e));
+  /** `PORT` when a port follows the run ending at `e` (`intranet:8080`), else `NONE`. */
+  private markAfter(e: number): typeof NONE | typeof PORT {
+    return portEnd(this.s, this.n, e, true) > 0 ? PORT : NONE;
   }
 
   /** A host (or IP) ends at `e`: take `:port` and a path, query or fragment if they follow. */
   private finishHost(start: number, e: number): number {
     const s = this.s;
     const n = this.n;
-    let end = e;
-    if (s.charCodeAt(end) === 0x3a) {
-      let j = end + 1;
-      while (j < n && j - end <= 6 && isDigit(s.charCodeAt(j))) j++;
-      const digits = j - end - 1;
-      if (digits >= 1 && digits <= 5 && !(j < n && isLabel(s.charCodeAt(j)))) end = j;
-    }
+    const port = portEnd(s, n, e, false);
+    let end = port > 0 ? port : e;
     const c = s.charCodeAt(end);
     if (c === 0x2f || c === 0x3f || c === 0x23 /* / ? # */) {
       const pathStart = end;
-      end = this.urlEnd(start, end, e);
+      end = urlEnd(s, this.n, start, end, e);
       this.emit(start, end);
       this.nested(pathStart, end);
       return end;
@@ -229,9 +192,27 @@ class Scanner {
       this.emit(a, outerEnd);
       return outerEnd;
     }
-    const end = this.urlEnd(a, auth, this.hostStart + 1);
+    const end = urlEnd(s, this.n, a, auth, this.hostStart + 1);
     this.emit(a, end);
     this.nested(auth, end);
+    return end;
+  }
+
+  /** A UNC path `\\host\share…` at `i`: any name or IPv4 the host parser reads (the `\\` marks it). */
+  private atUnc(i: number): number {
+    const s = this.s;
+    if (i > 0) {
+      const prev = s.charCodeAt(i - 1);
+      if (isLabel(prev) || prev === 0x3a || prev === 0x2f || prev === 0x5c) return -1;
+    }
+    const hs = i + 2;
+    const he = this.hostRun(hs);
+    if (he === hs || !namesHost(s, hs, he, MARKED)) return -1;
+    const port = portEnd(s, this.n, he, false);
+    let end = port > 0 ? port : he;
+    const c = s.charCodeAt(end);
+    if (c === 0x5c || c === 0x2f) end = urlEnd(s, this.n, i, end, end);
+    this.emit(i, end);
     return end;
   }
 
@@ -249,10 +230,10 @@ class Scanner {
       if (!this.namesHost()) return -1;
     } else {
       const he = this.hostRun(hs);
-      if (he === hs || !(this.isHostName(hs, he) || isIPv4(s, hs, he))) return -1;
+      if (he === hs || !namesHost(s, hs, he, this.markAfter(he))) return -1;
     }
     const auth = this.authEnd;
-    const end = this.urlEnd(i, auth, hs + 1);
+    const end = urlEnd(s, this.n, i, auth, hs + 1);
     this.emit(i, end);
     this.nested(auth, end);
     return end;
@@ -317,7 +298,7 @@ class Scanner {
     if (at === j || s.charCodeAt(at) !== 0x40) return -1;
     const de = this.domainEnd(at + 1);
     if (de < 0) return -1;
-    const end = this.urlEnd(a, de, de);
+    const end = urlEnd(s, this.n, a, de, de);
     this.emit(a, end);
     return end;
   }
@@ -350,8 +331,7 @@ class Scanner {
       return -1;
     }
     const de = this.hostRun(d);
-    if (de === d) return -1;
-    return this.isHostName(d, de) || isIPv4(s, d, de) ? de : -1;
+    return de > d && namesHost(s, d, de, MARKED) ? de : -1;
   }
 
   /** Letters, digits and `. _ % + -`: the local parts people and tools write. */
@@ -359,55 +339,14 @@ class Scanner {
     return isLabel(c) || c === 0x2e || c === 0x25 || c === 0x2b;
   }
 
-  /** Could a bare IPv6 address start at `i`? Not inside a word, a number or another address. */
-  private v6Start(i: number): boolean {
-    if (i === 0) return true;
-    const prev = this.s.charCodeAt(i - 1);
-    return !(isLabel(prev) || prev === 0x3a || prev === 0x25 || isDot(prev));
-  }
-
-  /** A word at `p` that starts like an IPv6 address: up to four hex digits, then `:`. */
-  private looksV6(p: number): boolean {
-    const s = this.s;
-    let j = p;
-    while (j - p < 5 && isHex(s.charCodeAt(j))) j++;
-    return j > p && j - p <= 4 && s.charCodeAt(j) === 0x3a && this.v6Start(p);
-  }
-
-  /** End of the run of IPv6 characters from `p` (bounded), or -1 when it is too long. */
-  private v6RunEnd(p: number): number {
-    const s = this.s;
-    let e = p;
-    while (e < this.n && e - p <= LONGEST_IPV6) {
-      const c = s.charCodeAt(e);
-      if (isHex(c) || c === 0x3a || c === 0x2e) e++;
-      else break;
-    }
-    return e - p > LONGEST_IPV6 ? -1 : e;
-  }
-
-  /** A zone (`%eth0`) at `e`; returns its end (or `e` when there is none). */
-  private zoneEnd(e: number): number {
-    const s = this.s;
-    if (s.charCodeAt(e) !== 0x25) return e;
-    let z = e + 1;
-    while (z < this.n && z - e <= LONGEST_ZONE) {
-      const c = s.charCodeAt(z);
-      if (isLabel(c) && c < 128 || c === 0x2e || c === 0x7e) z++;
-      else break;
-    }
-    while (z > e + 1 && s.charCodeAt(z - 1) === 0x2e) z--;
-    return z > e + 1 ? z : e;
-  }
-
   private atBareV6(p: number): number {
     const s = this.s;
-    const e = this.v6RunEnd(p);
+    const e = v6RunEnd(s, this.n, p);
     if (e < 0) return -1;
     let ve = e;
     while (ve > p && s.charCodeAt(ve - 1) === 0x2e) ve--;
     if (ve - p >= 2 && s.charCodeAt(ve - 1) === 0x3a && s.charCodeAt(ve - 2) !== 0x3a) ve--;
-    const end = ve === e ? this.zoneEnd(e) : ve;
+    const end = ve === e ? zoneEnd(s, this.n, e) : ve;
     if (end < this.n && isLabel(s.charCodeAt(end))) return -1;
     if (!isIPv6(s, p, ve)) return -1;
     this.emit(p, end);
@@ -418,39 +357,11 @@ class Scanner {
     const s = this.s;
     const c = s.charCodeAt(p + 1);
     if (!(isHex(c) || c === 0x3a)) return -1;
-    const e = this.v6RunEnd(p + 1);
+    const e = v6RunEnd(s, this.n, p + 1);
     if (e < 0) return -1;
-    const z = this.zoneEnd(e);
+    const z = zoneEnd(s, this.n, e);
     if (s.charCodeAt(z) !== 0x5d || !isIPv6(s, p + 1, e)) return -1;
     return this.finishHost(p, z + 1);
-  }
-
-  /**
-   * End of a URL that starts at `start` and whose path (if any) starts at `from`: up to the next
-   * break, then without trailing `. , ; : ! ? ' *`, non-ASCII punctuation, or closing brackets
-   * that close nothing; never before `min`.
-   */
-  private urlEnd(start: number, from: number, min: number): number {
-    const s = this.s;
-    let e = from;
-    while (e < this.n && !isBreak(s.charCodeAt(e))) e++;
-    let parens = 0;
-    let squares = 0;
-    for (let i = start; i < e; i++) {
-      const c = s.charCodeAt(i);
-      if (c === 0x28) parens++;
-      else if (c === 0x29) parens--;
-      else if (c === 0x5b) squares++;
-      else if (c === 0x5d) squares--;
-    }
-    while (e > min) {
-      const c = s.charCodeAt(e - 1);
-      if (c === 0x29 && parens < 0) parens++;
-      else if (c === 0x5d && squares < 0) squares++;
-      else if (!isTrailingPunctuation(c)) break;
-      e--;
-    }
-    return e;
   }
 
   /** Scheme URLs inside the path of a URL already reported (`/r?to=https://evil.example`). */
@@ -468,80 +379,5 @@ class Scanner {
   private emit(start: number, end: number): void {
     this.found.add(this.s.slice(start, end));
     if (end > this.floor) this.floor = end;
-  }
-}
-
-/** `localhost`, any case, at `p`. */
-function isLocalhost(s: string, p: number): boolean {
-  for (let i = 0; i < 9; i++) {
-    if ((s.charCodeAt(p + i) | 0x20) !== "localhost".charCodeAt(i)) return false;
-  }
-  return true;
-}
-
-function isTrailingPunctuation(c: number): boolean {
-  switch (c) {
-    case 0x2e: case 0x2c: case 0x3b: case 0x3a: case 0x21: case 0x3f: case 0x27: case 0x2a:
-      return true;
-    default:
-      return c >= 128 && !isLabel(c);
-  }
-}
-
-/**
- * Every destination in `text`, deduplicated, in order of appearance, each as found in the text
- * (the whole URL for a URL).
- */
-export function findDestinations(text: string): string[] {
-  const found = (scanner.found = new Found());
-  scanner.scanString(text);
-  return found.list;
-}
-
-const scanner = new Scanner();
-
-/**
- * Every destination inside the arguments of a call (checks.md step 4): in every string value at
- * any depth, and in every object key (a free-form map's keys are as much data as its values),
- * skipping the top-level arguments named in `skipArgs` (the tool's `lookup_args`), key and value.
- * Numbers and booleans hold no destination. Deduplicated, in order of appearance (arguments in
- * their key order, depth first).
- */
-export function scanDestinations(args: unknown, skipArgs: ReadonlySet<string>): string[] {
-  const found = (scanner.found = new Found());
-  const stack: unknown[] = [];
-  // Containers already read (made on the first nested one; reaching the top again reads it once
-  // more, lookup arguments included: more is scanned, never less).
-  let seen: Set<object> | undefined;
-  if (args !== null && typeof args === "object" && !Array.isArray(args)) {
-    pushEntries(stack, args as Record<string, unknown>, skipArgs);
-  } else {
-    stack.push(args);
-  }
-  while (stack.length > 0 && !found.full) {
-    const v = stack.pop();
-    if (typeof v === "string") {
-      scanner.scanString(v);
-    } else if (v !== null && typeof v === "object") {
-      seen ??= new Set();
-      if (seen.has(v)) continue;
-      seen.add(v);
-      if (Array.isArray(v)) {
-        for (let k = v.length - 1; k >= 0; k--) stack.push(v[k]);
-      } else {
-        pushEntries(stack, v as Record<string, unknown>, undefined);
-      }
-    }
-  }
-  return found.list;
-}
-
-/** Pushes an object's entries so that they pop in key order, each key before its value. */
-function pushEntries(stack: unknown[], o: Record<string, unknown>, skip: ReadonlySet<string> | undefined): void {
-  const keys = Object.keys(o);
-  for (let k = keys.length - 1; k >= 0; k--) {
-    const key = keys[k]!;
-    if (skip?.has(key)) continue;
-    stack.push(o[key], key);
   }
 }

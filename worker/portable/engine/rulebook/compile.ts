@@ -5,7 +5,7 @@
  * Nothing here reports problems: lint already did.
  */
 import { compileCondition } from "../catalogue/conditions.js";
-import { canonicalJson, hex, sha256 as pureSha256 } from "../catalogue/digest.js";
+import { jsonDigest, type Sha256 } from "../catalogue/digest.js";
 import { deepFreeze } from "../catalogue/freeze.js";
 import type { Condition } from "../catalogue/types.js";
 import type { SourcePosition } from "../errors.js";
@@ -42,7 +42,7 @@ export function compileRules(input: CompileRulesInput): CompiledRulebook {
 }
 
 /** Indexes, digests and freezes a list of compiled rules. */
-export function assemble(rules: CompiledRule[], source: string, hash: (b: Uint8Array) => Uint8Array = pureSha256): CompiledRulebook {
+export function assemble(rules: CompiledRule[], source: string, hash?: Sha256): CompiledRulebook {
   const everyTool = rules.filter((r) => !r.tools);
   const named: string[] = [];
   for (const r of rules) for (const t of r.tools ?? []) if (!named.includes(t)) named.push(t);
@@ -53,8 +53,8 @@ export function assemble(rules: CompiledRule[], source: string, hash: (b: Uint8A
 }
 
 /** SHA-256 hex of the canonical JSON of `{v: 1, rules}` (registry form). */
-export function rulesDigest(rules: readonly unknown[], hash: (b: Uint8Array) => Uint8Array = pureSha256): string {
-  return hex(hash(new TextEncoder().encode(canonicalJson({ v: 1, rules }))));
+export function rulesDigest(rules: readonly unknown[], hash?: Sha256): string {
+  return jsonDigest({ v: 1, rules }, hash);
 }
 
 /** A compiled rule as the registry stores it: plain JSON, no source positions. */

@@ -18,7 +18,7 @@ export interface RulebookOptions {
   format?: "yaml" | "csv";
   /** when given, tool names, `from` fields and `args.<name>` are checked against it */
   catalogue?: CompiledCatalogue;
-  /** SHA-256 for the digest; default: the catalogue's pure-TS implementation */
+  /** an equal SHA-256 for the digest (e.g. the WASM core's); default: canonical/sha256.ts */
   sha256?: (b: Uint8Array) => Uint8Array;
 }
 

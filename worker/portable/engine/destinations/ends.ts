@@ -1,0 +1,55 @@
+/** Where a destination the scanner found ends (scan.ts): pure walks over a string. */
+import { isBreak, isDigit, isLabel } from "./chars.js";
+
+/**
+ * End of a URL that starts at `start` and whose path (if any) starts at `from`: up to the next
+ * break, then without trailing `. , ; : ! ? ' *`, non-ASCII punctuation, or closing brackets
+ * that close nothing; never before `min`.
+ */
+export function urlEnd(s: string, n: number, start: number, from: number, min: number): number {
+  let e = from;
+  while (e < n && !isBreak(s.charCodeAt(e))) e++;
+  let parens = 0;
+  let squares = 0;
+  for (let i = start; i < e; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x28) parens++;
+    else if (c === 0x29) parens--;
+    else if (c === 0x5b) squares++;
+    else if (c === 0x5d) squares--;
+  }
+  while (e > min) {
+    const c = s.charCodeAt(e - 1);
+    if (c === 0x29 && parens < 0) parens++;
+    else if (c === 0x5d && squares < 0) squares++;
+    else if (!isTrailingPunctuation(c)) break;
+    e--;
+  }
+  return e;
+}
+
+function isTrailingPunctuation(c: number): boolean {
+  switch (c) {
+    case 0x2e: case 0x2c: case 0x3b: case 0x3a: case 0x21: case 0x3f: case 0x27: case 0x2a:
+      return true;
+    default:
+      return c >= 128 && !isLabel(c);
+  }
+}
+
+/**
+ * End of a `:port` at `e` (one to five digits not followed by a label character), or -1. `strict`
+ * is for deciding that a run is a host by its port: then the port is at most 65535 and not the
+ * middle of a time or a ratio (`10:30:00`, `1:2.5`).
+ */
+export function portEnd(s: string, n: number, e: number, strict: boolean): number {
+  if (s.charCodeAt(e) !== 0x3a) return -1;
+  let j = e + 1;
+  while (j < n && j - e <= 6 && isDigit(s.charCodeAt(j))) j++;
+  const digits = j - e - 1;
+  if (digits < 1 || digits > 5 || (j < n && isLabel(s.charCodeAt(j)))) return -1;
+  if (!strict) return j;
+  const next = s.charCodeAt(j);
+  if (Number(s.slice(e + 1, j)) > 65535 || next === 0x3a || (next === 0x2e && isDigit(s.charCodeAt(j + 1)))) return -1;
+  return j;
+}

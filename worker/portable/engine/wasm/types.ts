@@ -1,0 +1,70 @@
+/** What the check core (core.ts, the one file that touches WebAssembly) offers, as TypeScript types. */
+import { StalwartError } from "../errors.js";
+
+/** Bytes the core hands back: fresh copies on their own ArrayBuffer, usable as a BufferSource. */
+export type Bytes = Uint8Array<ArrayBuffer>;
+
+export interface Core {
+  /** SHA-256 (FIPS 180-4), 32 bytes. */
+  sha256(data: Uint8Array): Bytes;
+  /** Load a key into a free slot; the same key bytes return the same slot. */
+  loadKey(key: Uint8Array): number;
+  /** HMAC-SHA256 (RFC 2104) under a loaded slot, 32 bytes. */
+  hmac(slot: number, data: Uint8Array): Bytes;
+  /** The history link of `entry` chained on `prev` (32 bytes; 32 zero bytes for the first entry). */
+  link(slot: number, sessionId: Uint8Array, prev: Uint8Array, entry: Uint8Array): Bytes;
+  /**
+   * Recompute the links of a run of entries chained from `prev`; the index of the first entry whose
+   * stored link differs, or -1. A prefix of a valid run is valid by itself: detecting truncation
+   * means comparing the last link with the head the caller recorded.
+   */
+  verifyRun(
+    slot: number,
+    sessionId: Uint8Array,
+    prev: Uint8Array,
+    entries: readonly Uint8Array[],
+    links: readonly Uint8Array[],
+  ): number;
+  /** SHA-256 of a string's UTF-8 bytes, encoded straight into the core's memory (no copy). */
+  sha256Text(text: string): Uint8Array;
+  /** HMAC-SHA256 of a string's UTF-8 bytes under a loaded slot. */
+  hmacText(slot: number, text: string): Uint8Array;
+  /** `link` over a string's UTF-8 bytes. */
+  linkText(slot: number, sessionId: Uint8Array, prev: Uint8Array, entry: string): Uint8Array;
+  /** Overwrite `slot` (from loadKey) with another key, e.g. after a tenant rotates its secret. */
+  setKey(slot: number, key: Uint8Array): void;
+  /** How many key slots the module has. */
+  readonly slotCapacity: number;
+}
+
+/** One counter item as step 7 hands it to the table: the key's SHA-256 and its numbers. */
+export interface CounterCell {
+  digest: Uint8Array;
+  until: number;
+  amount: number;
+  limit: number;
+}
+
+/** The counter table in the core's memory (assembly/counters.ts). */
+export interface CounterCore {
+  /** -1 when all fit under their limits, else the index of the first that does not. */
+  counterFits(items: readonly CounterCell[], now: number): number;
+  /** What item `k` has used in its current period. */
+  counterUsed(items: readonly CounterCell[], k: number, now: number): number;
+  /** Add (sign 1) or give back (sign -1) every item; false when the table is full. */
+  counterAdd(items: readonly CounterCell[], now: number, sign: 1 | -1): boolean;
+  /** A copy of the table, to persist. */
+  counterSnapshot(): Uint8Array;
+  /** Put a persisted table back (same size, else an error). */
+  counterRestore(bytes: Uint8Array): void;
+}
+
+export type WasmCoreCode = "WasmOutOfMemory" | "WasmKeySlotsFull" | "WasmBadSlot" | "WasmBadArgument" | "WasmBadModule";
+
+/** A misuse of the core or a resource it ran out of; `code` says which. */
+export class WasmCoreError extends StalwartError {
+  declare readonly code: WasmCoreCode;
+  constructor(code: WasmCoreCode, message: string, hint?: string) {
+    super(code, message, hint ? { hint } : undefined);
+  }
+}
