@@ -28,6 +28,7 @@ import { filterResult, planFollow, planUndo, judgeOutcome, type FollowPlan, type
 import type { FilterOutcome } from "./conditions/filter.js";
 import type { CompiledRulebook } from "./rulebook/types.js";
 import { InputError, StalwartError } from "./errors.js";
+import { LATER, laterReport, storeRefusal, supersededWhy, UNKEPT } from "./session-rules.js";
 import { lastLinkOf, readSaved, sameMac, sealHead, sealHeader, type SavedSession, type SessionHeader } from "./saved-session.js";
 
 export type { SavedSession } from "./saved-session.js";
@@ -377,37 +378,6 @@ export class Session {
     if (!Number.isFinite(t)) throw new StalwartError("ClockUnreadable", "the clock gave an invalid date");
     return t;
   }
-}
-
-/** An engine that keeps no session state (no store given): nothing to wait for. */
-const UNKEPT: KeptState & { head: Head | null } = Object.freeze({ ...NOTHING_KEPT, head: null });
-
-/** Why a history that verifies is still not the newest. */
-function supersededWhy(stored: Head | null, mine: Head): string {
-  if (stored === null) return "this runtime has no record of this history (started elsewhere, or its session store was reset)";
-  if (stored.count > mine.count) return `an older copy of this session: a newer history of it (${stored.count} entries) was answered`;
-  return "a copy of this session another answer has moved past (a fork, or a second copy sent in parallel)";
-}
-
-/**
- * Reports are final but for what comes to be known later: a call that ran may then fail, be given
- * up on or be undone (the guarded step follows its outcome); one reported failed or unknown may
- * turn out to have run — then it counts again, because it happened.
- */
-const LATER: Readonly<Record<Outcome, readonly Outcome[]>> = {
-  ran: ["failed", "outcome_unknown", "compensated"],
-  failed: ["ran"],
-  outcome_unknown: ["ran", "failed"],
-  compensated: [],
-};
-function laterReport(before: Outcome, outcome: Outcome): boolean {
-  return LATER[before].includes(outcome);
-}
-
-/** A damaged session store: nothing can be kept, so nothing is allowed (counted calls say which counter). */
-function storeRefusal(error: StalwartError, needs: readonly { kind: "rate" | "spend" }[]): Verdict {
-  const reason = needs.some((n) => n.kind === "spend") ? "spend_unknown" : needs.length > 0 ? "usage_unknown" : "internal_error";
-  return { kind: "refuse", reason, detail: { error: error.code, wording: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
 }
 
 /** 128 bits of SHA-256 over the canonical value: enough to bind, short enough to carry. */

@@ -1,0 +1,42 @@
+/**
+ * What a session's answers follow besides the steps: when a history that verifies is still not
+ * the newest, which later reports may follow an earlier one, what a damaged session store answers.
+ * Pure.
+ */
+import type { Verdict } from "./check/types.js";
+import type { Outcome } from "./history/entry.js";
+import type { StalwartError } from "./errors.js";
+import { NOTHING_KEPT, type KeptState } from "./state/changes.js";
+import type { Head } from "./state/store.js";
+
+/** An engine that keeps no session state (no store given): nothing to wait for. */
+export const UNKEPT: KeptState & { head: Head | null } = Object.freeze({ ...NOTHING_KEPT, head: null });
+
+/** Why a history that verifies is still not the newest. */
+export function supersededWhy(stored: Head | null, mine: Head): string {
+  if (stored === null) return "this runtime has no record of this history (started elsewhere, or its session store was reset)";
+  if (stored.count > mine.count) return `an older copy of this session: a newer history of it (${stored.count} entries) was answered`;
+  return "a copy of this session another answer has moved past (a fork, or a second copy sent in parallel)";
+}
+
+/**
+ * Reports are final but for what comes to be known later: a call that ran may then fail, be given
+ * up on or be undone (the guarded step follows its outcome); one reported failed or unknown may
+ * turn out to have run — then it counts again, because it happened.
+ */
+export const LATER: Readonly<Record<Outcome, readonly Outcome[]>> = {
+  ran: ["failed", "outcome_unknown", "compensated"],
+  failed: ["ran"],
+  outcome_unknown: ["ran", "failed"],
+  compensated: [],
+};
+export function laterReport(before: Outcome, outcome: Outcome): boolean {
+  return LATER[before].includes(outcome);
+}
+
+/** A damaged session store: nothing can be kept, so nothing is allowed (counted calls say which counter). */
+export function storeRefusal(error: StalwartError, needs: readonly { kind: "rate" | "spend" }[]): Verdict {
+  const reason = needs.some((n) => n.kind === "spend") ? "spend_unknown" : needs.length > 0 ? "usage_unknown" : "internal_error";
+  return { kind: "refuse", reason, detail: { error: error.code, wording: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
+}
+
