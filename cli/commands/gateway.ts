@@ -4,9 +4,6 @@
  */
 import { defineCommand, runLeaf, usageError, type Io } from "../command.js";
 import { InputError, type Language } from "../../worker/portable/engine/index.js";
-import { startGateway } from "../gateway/index.js";
-import { parseListen } from "../gateway/http.js";
-import { writeStarter } from "../gateway/init.js";
 import type { UpstreamSpec } from "../gateway/upstream.js";
 
 export const command = defineCommand({
@@ -31,6 +28,7 @@ export const command = defineCommand({
     "ask-timeout": { type: "string", value: "SECS", help: "how long to wait for the person's answer (default 86400)" },
     "call-timeout": { type: "string", value: "SECS", help: "how long a forwarded call may run without progress (default 86400)" },
     quiet: { type: "boolean", help: "do not log each decision on stderr" },
+    json: { type: "boolean", help: "log each decision on stderr as a JSON line" },
     out: { type: "string", short: "o", value: "FILE", help: "init: where to write the starter catalogue (default agent.yaml)" },
     force: { type: "boolean", help: "init: overwrite an existing file" },
   },
@@ -41,6 +39,9 @@ export const command = defineCommand({
     if (typeof upstream === "string") throw usageError(upstream);
     if (v.language !== undefined && v.language !== "en" && v.language !== "pt-BR") throw usageError(`\`--language ${v.language}\` is not en or pt-BR`);
     const quiet = v.quiet === true;
+    // The MCP SDK loads only when the gateway runs, not for every other command.
+    const { startGateway } = await import("../gateway/index.js");
+    const { parseListen } = await import("../gateway/http.js");
     const gateway = await startGateway({
       catalogue: v.catalogue,
       upstream,
@@ -52,7 +53,7 @@ export const command = defineCommand({
       ...(v.language ? { language: v.language as Language } : {}),
       ...(v["ask-timeout"] ? { askTimeoutMs: seconds(v["ask-timeout"], "--ask-timeout") } : {}),
       ...(v["call-timeout"] ? { callTimeoutMs: seconds(v["call-timeout"], "--call-timeout") } : {}),
-      log: quiet ? () => undefined : (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
+      log: quiet ? () => undefined : v.json ? (line) => process.stderr.write(JSON.stringify({ gateway: line }) + "\n") : (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
     });
     process.stderr.write(`stalwart gateway: checking ${gateway.catalogue.tools.size} tools; ${gateway.url ? `listening on ${gateway.url}` : "serving on stdio"}\n`);
     // Run until the client goes away (stdio end) or a signal; then stop the tool server too.
@@ -73,6 +74,7 @@ async function init(v: { url?: string | undefined; out?: string | undefined; for
   const upstream = upstreamOf(v.url, positionals);
   if (typeof upstream === "string") throw usageError(upstream);
   const out = v.out ?? "agent.yaml";
+  const { writeStarter } = await import("../gateway/init.js");
   const written = await writeStarter(upstream, out, { force: v.force === true });
   process.stdout.write(`${out}: wrote ${written.tools} tool${written.tools === 1 ? "" : "s"} (${written.guesses} guesses marked \`# review\`); check it with \`stalwart check ${out}\`\n`);
   return 0;
