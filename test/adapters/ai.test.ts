@@ -14,7 +14,7 @@ import * as ai6test from "ai-v6/test";
 import { z } from "zod";
 import { guard, guardOf, toolApproval, ToolCallRefused, type CheckEvent } from "../../cli/adapters/ai/index.js";
 import type { CheckEntry, Entry } from "../../worker/portable/engine/index.js";
-import { bodies, freshSession, INBOX } from "./fixture.js";
+import { bodies, brokenSession, CATALOGUE, freshSession, INBOX } from "./fixture.js";
 import { script, type Step } from "./ai-script.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- one test body over two majors' types */
@@ -146,6 +146,19 @@ describe.each(KITS)("stalwart-agents/ai with ai $major", ({ sdk, Mock }) => {
     expect(pay.check.reasons).toContain("tainted_call");
     expect(b.count("pay_invoice")).toBe(0);
     expect(r.content.some((p: { type: string }) => p.type === "tool-approval-request")).toBe(true);
+  });
+
+  it("a tool that throws is reported failed; a check that cannot answer is a refusal and nothing runs", async () => {
+    const { session, b, tools } = setup();
+    await run(tools, [[{ id: "c1", tool: "get_order", input: { order_id: "0000" } }], "the service is down"], [user("look up order 0000")]).result;
+    const [c] = checks(session.history.entries);
+    expect(reportOf(session.history.entries, c!.step)).toMatchObject([{ outcome: "failed" }]);
+
+    const broken = guard({ get_order: sdk.tool({ description: "an order", inputSchema: z.object({ order_id: z.string() }), execute: async (a: { order_id: string }) => b.impl.get_order(a) }) }, brokenSession(), { catalogue: CATALOGUE });
+    const { model, result } = run(broken, [[{ id: "c9", tool: "get_order", input: { order_id: "4411" } }], "no"], [user("look up order 4411")]);
+    await result;
+    expect(b.count("get_order")).toBe(1); // only the failing call above
+    expect(JSON.stringify(model.doGenerateCalls[1].prompt)).toMatch(/internal_error: the check store is unreachable/);
   });
 
   it("streamText: the same holds in a streaming loop", async () => {

@@ -44,11 +44,28 @@ export function bodies() {
   const ran: { tool: string; args: unknown }[] = [];
   const count = (tool: string) => ran.filter((r) => r.tool === tool).length;
   const impl = {
-    get_order: (args: { order_id: string }) => (ran.push({ tool: "get_order", args }), { order_id: args.order_id, total: 40, customer: "c-208" }),
+    get_order: (args: { order_id: string }) => {
+      ran.push({ tool: "get_order", args });
+      if (args.order_id === "0000") throw new Error("the order service is down");
+      return { order_id: args.order_id, total: 40, customer: "c-208" };
+    },
     read_inbox: (args: Record<string, never>) => (ran.push({ tool: "read_inbox", args }), { ...INBOX }),
     refund_card: (args: { order_id: string; amount: number }) => (ran.push({ tool: "refund_card", args }), { refund_id: `rf-${args.order_id}` }),
     tag_order: (args: { order_id: string; tag: string }) => (ran.push({ tool: "tag_order", args }), { ok: true }),
     pay_invoice: (args: { account: string; amount: number }) => (ran.push({ tool: "pay_invoice", args }), { paid: true }),
   };
   return { ran, count, impl };
+}
+
+/** A session whose every check throws (a broken store, a dead worker): the guard must refuse. */
+export function brokenSession() {
+  return {
+    id: "broken",
+    history: { entries: [] },
+    read: async () => ({ step: 0 }),
+    checkToolCall: async (): Promise<never> => {
+      throw new Error("the check store is unreachable");
+    },
+    report: async () => ({ step: 0 }),
+  };
 }
