@@ -13,8 +13,8 @@
  * Fail closed: an error inside a check is a refusal (`internal_error`), never an allow. The
  * bookkeeping (reports) never throws into the framework's loop.
  */
-import { bindsOf, canonicalize, inferOrigins, originsOf, prepareView, StalwartError, viewOfHistory } from "../../worker/portable/engine/index.js";
-import type { CallOptions, CheckResult, CompiledCatalogue, Entry, InferredOrigin, Language, Outcome, PreparedView } from "../../worker/portable/engine/index.js";
+import { bindsOf, canonicalize, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
+import type { CallOptions, CheckResult, CompiledCatalogue, Entry, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { catalogueFrom } from "../sdk/catalogue-input.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { nodeCore } from "../sdk/wasm-node.js";
@@ -22,6 +22,7 @@ import { sessionInfo } from "../sdk/session-info.js";
 import { question, refusalText } from "../gateway/words.js";
 import { MemoryApprovals, type ApprovalStore, type PendingApproval } from "./approvals.js";
 import { newTurns } from "./turns.js";
+import { HistoryMirror } from "./view.js";
 
 /** The part of a session (`client.session(...)`, in-process or remote) an adapter uses. */
 export interface GuardSession {
@@ -87,7 +88,8 @@ export class CallGuard {
   private readonly decided = new Map<string, Verdict>();
   private reading: Promise<void> = Promise.resolve();
   private lastTexts: readonly string[] = [];
-  private view?: { key: string; prepared: PreparedView };
+  private readonly mirror: HistoryMirror;
+  private readonly binds = new Map<string, ReturnType<typeof bindsOf>>();
 
   constructor(readonly session: GuardSession, private readonly options: GuardOptions = {}) {
     if (typeof session !== "object" || session === null || typeof session.checkToolCall !== "function") {
@@ -107,6 +109,7 @@ export class CallGuard {
       throw new StalwartError("InputError", "this session did not come from `Client`: pass `{ catalogue }` (the one it was started with) so origins can be inferred");
     }
     this.approvals = options.approvals ?? new MemoryApprovals();
+    this.mirror = new HistoryMirror(this.catalogue, this.language, this.context);
   }
 
   /** The person's messages, all of them in the conversation's order; only new ones are read. */
@@ -114,8 +117,7 @@ export class CallGuard {
     if (this.options.turns === "host") return this.reading;
     this.reading = this.reading.then(async () => {
       if (sameList(texts, this.lastTexts)) return;
-      const recorded = this.session.history.entries.flatMap((e) => (e.kind === "turn" ? [e.text] : []));
-      for (const t of newTurns(recorded, texts)) await this.session.read(t);
+      for (const t of newTurns(this.mirror.turnTexts(this.session.history.entries), texts)) await this.session.read(t);
       this.lastTexts = [...texts];
     }).catch((err) => this.log(`a turn could not be recorded: ${message(err)}`));
     return this.reading;
@@ -213,19 +215,13 @@ export class CallGuard {
   private infer(tool: string, args: unknown): Record<string, InferredOrigin> {
     if (!isRecord(args)) return {};
     try {
-      return inferOrigins(args, this.preparedView(), { binds: bindsOf(this.catalogue(), tool) });
+      let binds = this.binds.get(tool);
+      if (!binds) this.binds.set(tool, (binds = bindsOf(this.catalogue(), tool)));
+      return inferOrigins(args, this.mirror.view(this.session.history.entries), { binds });
     } catch {
       // Unreadable history or values: nothing is trusted, and the check asks about every argument.
       return {};
     }
-  }
-
-  /** The inference view, folded once per history head. */
-  private preparedView(): PreparedView {
-    const entries = this.session.history.entries;
-    const key = `${entries.length}:${entries.length ? entries[entries.length - 1]!.link : ""}`;
-    if (this.view?.key !== key) this.view = { key, prepared: prepareView(viewOfHistory(entries, this.catalogue(), this.language(), this.context)) };
-    return this.view.prepared;
   }
 
   private async safeCheck(tool: string, args: unknown, options: CallOptions): Promise<CheckResult> {
