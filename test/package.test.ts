@@ -63,12 +63,23 @@ console.log(JSON.stringify({ decision: check.decision, reasons: check.reasons, a
     const lint = execFileSync(join(app, "node_modules/.bin/stalwart"), ["check", "agent.yaml"], { cwd: app, encoding: "utf8" });
     expect(lint).toMatch(/ok/);
 
-    // Every subpath the package exports imports from the tarball and gives what it documents.
-    const exported = Object.keys(JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).exports as Record<string, unknown>);
-    for (const sub of exported) {
+    // Every subpath the package exports imports from the tarball and gives what it documents —
+    // the adapters too, with their frameworks (optional peers) not installed: only types name them.
+    const pkg = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { exports: Record<string, { types: string }>; peerDependenciesMeta: Record<string, { optional: boolean }> };
+    const documented: Record<string, string[]> = {
+      ".": ["Client", "StalwartError"],
+      "./engine": ["inferOrigins", "canonicalize"],
+      "./ai": ["guard", "toolApproval", "guardOf", "MemoryApprovals", "ToolCallRefused", "SUPPORTED_AI_MAJORS"],
+      "./openai-agents": ["guard", "guardTools", "readInput", "guardOf", "MemoryApprovals", "DEFAULT_TOOL_ERROR"],
+    };
+    expect(pkg.peerDependenciesMeta).toEqual({ ai: { optional: true }, "@openai/agents": { optional: true } });
+    expect(() => execFileSync("node", ["-e", "require.resolve('ai')"], { cwd: app, stdio: "pipe" })).toThrow();
+    for (const sub of Object.keys(pkg.exports)) {
       const name = sub === "." ? "stalwart-agents" : `stalwart-agents/${sub.slice(2)}`;
       const keys = execFileSync("node", ["--input-type=module", "-e", `const m = await import(${JSON.stringify(name)}); console.log(JSON.stringify(Object.keys(m)))`], { cwd: app, encoding: "utf8" });
       expect(JSON.parse(keys).length, name).toBeGreaterThan(0);
+      expect(JSON.parse(keys), name).toEqual(expect.arrayContaining(documented[sub] ?? []));
+      expect(files, name).toContain(pkg.exports[sub]!.types.slice(2));
     }
     writeFileSync(
       join(app, "engine.mjs"),

@@ -19,6 +19,7 @@ import { ajvCompiler } from "./ajv-compiler.js";
 import { Http, RemoteSession, ensureCatalogue, ensureRulebook } from "./remote.js";
 import { MemoryStateStore, SerialSession, type FollowPlan, type Judged, type SessionApi, type SessionCore, type UndoPlan } from "../../worker/portable/engine/index.js";
 import { ClientLicence, pinBundles, type LicenceOption } from "./licence-gate.js";
+import { describeSession, type SessionInfo } from "./session-info.js";
 
 export interface ClientOptions {
   /** licence + state folder; default $STALWART_HOME or ~/.stalwart */
@@ -85,7 +86,8 @@ export class Client {
         });
         return r.session as SavedSession;
       });
-      return new SerialSession(new RemoteSession(http, created, this.options.now));
+      const remote = new SerialSession(new RemoteSession(http, created, this.options.now));
+      return describeSession(remote, this.infoOf(options.catalogue, options.language, options.context));
     }
     const catalogue = this.catalogue(options.catalogue);
     const rulebook = options.rulebook !== undefined ? this.rulebookFor(options.rulebook, catalogue) : undefined;
@@ -96,7 +98,7 @@ export class Client {
       ...(options.context ? { context: options.context } : {}),
       ...(options.agent ? { agent: options.agent } : {}),
     });
-    return new SerialSession(new LicensedSession(s, this.licence));
+    return describeSession(new SerialSession(new LicensedSession(s, this.licence)), { catalogue: () => catalogue, language: s.language, context: s.context });
   }
 
   /** Continue a session saved with `toJSON()`, in this process or another. */
@@ -108,12 +110,26 @@ export class Client {
         if (options.rulebook !== undefined) await ensureRulebook(http, options.rulebook);
         return data;
       });
-      return new SerialSession(new RemoteSession(http, ready, this.options.now));
+      return describeSession(new SerialSession(new RemoteSession(http, ready, this.options.now)), this.infoOf(options.catalogue, data.language, data.context));
     }
     const data = typeof saved === "string" ? parseJson(saved) : saved;
     const catalogue = this.catalogue(options.catalogue);
     const rulebook = options.rulebook !== undefined ? this.rulebookFor(options.rulebook, catalogue) : undefined;
-    return new SerialSession(new LicensedSession(Session.resume(this.engine(), catalogue, data, rulebook ? { rulebook } : {}), this.licence));
+    const s = Session.resume(this.engine(), catalogue, data, rulebook ? { rulebook } : {});
+    return describeSession(new SerialSession(new LicensedSession(s, this.licence)), { catalogue: () => catalogue, language: s.language, context: s.context });
+  }
+
+  /** A remote session's catalogue, compiled here only when an adapter asks for it. */
+  private infoOf(input: string | object, language: Language | undefined, context: Record<string, unknown> | undefined): SessionInfo {
+    let compiled: CompiledCatalogue | undefined;
+    const catalogue = () => (compiled ??= catalogueFrom(input, { schemaCompiler: ajvCompiler, sha256: (b) => nodeCore().sha256(b) }));
+    return {
+      catalogue,
+      get language() {
+        return language ?? catalogue().settings.language ?? "en";
+      },
+      context: context ?? {},
+    };
   }
 
   /** `with Client() as client` in the seed's Python: writes the licence's counts now. */

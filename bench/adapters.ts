@@ -1,0 +1,191 @@
+/**
+ * `npm run bench:adapters`: what the adapters add to each tool call, inside the frameworks' own
+ * loops with scripted models — the same loop with the guarded tools and with the raw ones, one
+ * run, medians. A round is one run of the loop whose model asks for 10 reads at once, then ends;
+ * the added cost per call is (guarded − raw) / 10 and includes the whole check (turns, inferred
+ * origins, check, report), split into what the framework spends on the hooks the guard sets (the
+ * same hooks doing nothing), the adapter's own code (the guard over a session whose check allows
+ * at once), and the rest — the session's check and report, also measured alone. Sessions start with 20 or 2,000 entries of history.
+ * Times are the process's CPU time (user + system), not the wall clock: on a machine shared with
+ * other work, waiting for a core is not the guard's cost. Target: ≤ 50 µs added per call
+ * in-process. Printed, never asserted.
+ */
+import { generateText, stepCountIs, tool as aiTool } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { Agent, run, setTracingDisabled, tool as agentsTool } from "@openai/agents";
+import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
+import { z } from "zod";
+import { licensedHome } from "../test/helpers/licensed-home.js";
+import { script } from "../test/adapters/ai-script.js";
+
+// What users run: the compiled package in dist/ (built first), not the sources through a loader.
+const dist = new URL("../dist/", import.meta.url).href;
+const { Client } = (await import(dist + "cli/sdk/index.js")) as typeof import("../cli/sdk/index.js");
+const ai = (await import(dist + "cli/adapters/ai/index.js")) as typeof import("../cli/adapters/ai/index.js");
+const agents = (await import(dist + "cli/adapters/openai-agents/index.js")) as typeof import("../cli/adapters/openai-agents/index.js");
+
+setTracingDisabled(true);
+const CALLS = 10;
+const catalogue = new URL("../examples/store/agent.yaml", import.meta.url).pathname;
+const client = new Client({ home: licensedHome("bench-adapters") });
+const order = (order_id: string) => ({ order_id, status: "paid", total: 40, card: "visa-4242" });
+
+/** µs of CPU this process has used (getrusage: sampled, so only sums over many calls mean anything). */
+const cpu = () => {
+  const c = process.cpuUsage();
+  return c.user + c.system;
+};
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** A session holding about `entries` entries: a turn, then reads that ran. */
+async function sessionOf(entries: number) {
+  const s = client.session("bench", { catalogue });
+  await s.read("consulte o pedido 4411");
+  while (s.history.entries.length < entries) {
+    const c = await s.checkToolCall("get_order", { order_id: "4411" }, { origins: { order_id: "typed" } });
+    await s.report(c.step, "ran", order("4411"));
+  }
+  return s;
+}
+
+/** the value of `order_id` the model sends: typed by the person ("4411"), or a number nobody typed */
+let asked = "4411";
+const batchOf = () => Array.from({ length: CALLS }, (_, i) => ({ id: `c${i}`, tool: "get_order", input: { order_id: asked } }));
+const messages = [{ role: "user" as const, content: "consulte o pedido 4411" }];
+const aiRaw = { get_order: aiTool({ description: "an order", inputSchema: z.object({ order_id: z.string() }), execute: async ({ order_id }) => order(order_id) }) };
+/** The same hooks the guard sets, doing nothing: what the framework itself spends on them. */
+const aiHooked = { get_order: { ...aiRaw.get_order, needsApproval: async () => false, execute: async (i: { order_id: string }, o: never) => aiRaw.get_order.execute!(i, o) } } as unknown as typeof aiRaw;
+const agentsRaw = agentsTool({ name: "get_order", description: "an order", parameters: z.object({ order_id: z.string() }), execute: ({ order_id }) => order(order_id) });
+
+let round = 0;
+async function aiRound(tools: typeof aiRaw): Promise<number> {
+  const n = round++;
+  const model = new MockLanguageModelV4(script([batchOf().map((c) => ({ ...c, id: `${c.id}-${n}` })), "pronto"]) as never);
+  const t0 = cpu();
+  await generateText({ model, tools, messages, stopWhen: stepCountIs(3) });
+  return cpu() - t0;
+}
+
+async function agentsRound(agent: Agent, model: ScriptedModel): Promise<number> {
+  // Call ids are unique per run, as a real model's are.
+  const n = round++;
+  model.enqueue(batchOf().map((c) => functionCall(c.tool, c.input, { callId: `${c.id}-${n}` })), [assistantMessage("pronto")]);
+  const t0 = cpu();
+  await run(agent, "consulte o pedido 4411");
+  return cpu() - t0;
+}
+
+/**
+ * µs added per call: `sessions` fresh sessions of `entries` entries, each timing `rounds` guarded
+ * rounds interleaved with as many raw ones (so drift hits both), the mean over all of them.
+ */
+function agentsHookedTool(): typeof agentsRaw {
+  const t = agentsRaw;
+  const copy = Object.create(Object.getPrototypeOf(t), Object.getOwnPropertyDescriptors(t)) as typeof agentsRaw;
+  Object.assign(copy, {
+    needsApproval: async () => false,
+    invoke: (ctx: never, input: string, details: never) => t.invoke(ctx, input, details),
+    inputGuardrails: [{ type: "tool_input", name: "noop", run: async () => ({ behavior: { type: "allow" } }) }],
+  });
+  return copy;
+}
+
+/**
+ * The session's history, and a check that allows at once: the adapter's own code (turns, inferred
+ * origins over that history, the wrapping) without the cost of the check and the report.
+ */
+function stubOf(s: { id: string; history: { entries: import("../worker/portable/engine/index.js").Entry[] } }) {
+  return {
+    id: s.id,
+    history: s.history,
+    read: async () => ({ step: 0 }),
+    checkToolCall: async () => ({ decision: "allow" as const, reasons: [], detail: {}, step: 1 }),
+    report: async () => ({ step: 0 }),
+  };
+}
+
+async function added(framework: "ai" | "agents", entries: number, sessions: number, rounds: number) {
+  const raw: number[] = [];
+  const hooked: number[] = [];
+  const stubbed: number[] = [];
+  const guarded: number[] = [];
+  for (let i = 0; i < sessions; i++) {
+    const s = await sessionOf(entries);
+    if (framework === "ai") {
+      const tools = ai.guard(aiRaw, s);
+      const stub = ai.guard(aiRaw, stubOf(s), { catalogue });
+      for (let r = 0; r < rounds; r++) {
+        raw.push(await aiRound(aiRaw));
+        hooked.push(await aiRound(aiHooked));
+        stubbed.push(await aiRound(stub));
+        guarded.push(await aiRound(tools));
+      }
+    } else {
+      const rawModel = new ScriptedModel();
+      const hookedModel = new ScriptedModel();
+      const guardedModel = new ScriptedModel();
+      const stubModel = new ScriptedModel();
+      const bare = new Agent({ name: "bench", instructions: "-", tools: [agentsRaw], model: rawModel });
+      const noop = new Agent({ name: "bench", instructions: "-", tools: [agentsHookedTool()], model: hookedModel });
+      const agent = agents.guard(new Agent({ name: "bench", instructions: "-", tools: [agentsRaw], model: guardedModel }), s);
+      const stub = agents.guard(new Agent({ name: "bench", instructions: "-", tools: [agentsRaw], model: stubModel }), stubOf(s), { catalogue });
+      for (let r = 0; r < rounds; r++) {
+        raw.push(await agentsRound(bare, rawModel));
+        hooked.push(await agentsRound(noop, hookedModel));
+        stubbed.push(await agentsRound(stub, stubModel));
+        guarded.push(await agentsRound(agent, guardedModel));
+      }
+    }
+  }
+  // CPU time is sampled by the kernel: a sum over many rounds, not a median of single ones.
+  const r = sum(raw) / raw.length / CALLS;
+  const h = sum(hooked) / hooked.length / CALLS;
+  const st = sum(stubbed) / stubbed.length / CALLS;
+  const g = sum(guarded) / guarded.length / CALLS;
+  return { raw: r, hooked: h, stubbed: st, guarded: g, added: g - r };
+}
+
+/** The session's own check and report of the same read, alone: what any host pays for the check. */
+async function checkAlone(entries: number, sessions: number, per: number): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < sessions; i++) {
+    const s = await sessionOf(entries);
+    const t0 = cpu();
+    for (let k = 0; k < per; k++) {
+      const c = await s.checkToolCall("get_order", { order_id: "4411" }, { origins: { order_id: "typed" } });
+      await s.report(c.step, "ran", order("4411"));
+    }
+    total += cpu() - t0;
+  }
+  return total / (sessions * per);
+}
+
+async function main() {
+  // Warm every path first, so the first case measured does not pay for the JIT.
+  await added("ai", 20, 3, 10);
+  await added("agents", 20, 3, 10);
+  const alone20 = await checkAlone(20, 10, 100);
+  const alone2000 = await checkAlone(2000, 4, 100);
+  const rows: [string, Awaited<ReturnType<typeof added>>, number][] = [
+    ["AI SDK generateText, 20-entry history", await added("ai", 20, 10, 20), alone20],
+    ["AI SDK generateText, 2,000-entry history", await added("ai", 2000, 4, 20), alone2000],
+    ["Agents JS run(), 20-entry history", await added("agents", 20, 10, 20), alone20],
+    ["Agents JS run(), 2,000-entry history", await added("agents", 2000, 4, 20), alone2000],
+  ];
+  // An argument nobody typed: inference looks for it in every recorded result (about 1,000 here).
+  asked = "9999";
+  rows.push(["AI SDK generateText, 2,000-entry history, `order_id` nobody typed", await added("ai", 2000, 4, 20), alone2000]);
+  console.log(`\nstalwart-agents adapters bench — in-process, per tool call, mean CPU time (Node ${process.version})\n`);
+  console.log("| loop | raw tools | guarded tools | added by the guard | of which: the framework's hooks, doing nothing | the adapter's own code (check stubbed) | the session's check + report (the rest) | the check + report alone, outside a loop | target |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
+  const us = (x: number) => `${x.toFixed(1)} µs`;
+  for (const [name, x, alone] of rows) {
+    const hooks = x.hooked - x.raw;
+    const own = x.stubbed - x.hooked;
+    console.log(`| ${name} | ${us(x.raw)} | ${us(x.guarded)} | ${us(x.added)} | ${us(hooks)} | ${us(own)} | ${us(x.added - hooks - own)} | ${us(alone)} | ≤ 50 µs added |`);
+  }
+  client.close();
+}
+
+await main();

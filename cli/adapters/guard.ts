@@ -1,0 +1,262 @@
+/**
+ * What both adapters (`stalwart-agents/ai`, `stalwart-agents/openai-agents`) do, framework aside:
+ *
+ *   1. the person's messages become turns (`session.read`), each once, before a call is checked;
+ *   2. each call is checked with origins inferred from the session's own history (engine
+ *      origins/infer.ts: `typed` where a turn holds the value, `result:<step>.<path>` where a
+ *      recorded result does, with that step's labels, `context`, else `model`);
+ *   3. a `confirm` keeps its token by the framework's call id (approvals.ts) until the person's
+ *      answer comes back; the approved call is checked again with the token — a changed input,
+ *      a spent or another call's token covers nothing — and the token is spent once;
+ *   4. what ran is reported: `ran` with the result, or `failed`.
+ *
+ * Fail closed: an error inside a check is a refusal (`internal_error`), never an allow. The
+ * bookkeeping (reports) never throws into the framework's loop.
+ */
+import { bindsOf, canonicalize, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
+import type { CallOptions, CheckResult, CompiledCatalogue, Entry, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
+import { catalogueFrom } from "../sdk/catalogue-input.js";
+import { ajvCompiler } from "../sdk/ajv-compiler.js";
+import { nodeCore } from "../sdk/wasm-node.js";
+import { sessionInfo } from "../sdk/session-info.js";
+import { question, refusalText } from "../gateway/words.js";
+import { MemoryApprovals, type ApprovalStore, type PendingApproval } from "./approvals.js";
+import { newTurns } from "./turns.js";
+import { HistoryMirror } from "./view.js";
+
+/** The part of a session (`client.session(...)`, in-process or remote) an adapter uses. */
+export interface GuardSession {
+  readonly id: string;
+  readonly history: { entries: Entry[] };
+  read(text: string): Promise<{ step: number }>;
+  checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult>;
+  report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
+}
+
+export interface GuardOptions {
+  /**
+   * The catalogue the session was started with (path, YAML text or object). Only needed for a
+   * session that did not come from `Client` (which remembers its own).
+   */
+  catalogue?: string | object;
+  /** with `catalogue`: the session's language (default: the catalogue's) and context */
+  language?: Language;
+  context?: Record<string, unknown>;
+  /** where tokens of calls waiting for a person are kept (default: in memory) */
+  approvals?: ApprovalStore;
+  /**
+   * `messages` (default): the person's messages in the conversation become turns. `host`: the
+   * host calls `session.read` itself (when its user messages carry text the person did not type).
+   */
+  turns?: "messages" | "host";
+  /** every check the guard makes, with the origins it inferred (for logs and audits) */
+  onCheck?: (event: CheckEvent) => void;
+  /** a line for each report that could not be recorded (default: dropped) */
+  log?: (line: string) => void;
+}
+
+export interface CheckEvent {
+  callId: string;
+  tool: string;
+  args: unknown;
+  origins: Record<string, InferredOrigin>;
+  check: CheckResult;
+  /** this check presented a person's approval (the token of an earlier confirm) */
+  approval: boolean;
+}
+
+export type Verdict =
+  | { decision: "allow"; check: CheckResult }
+  | { decision: "confirm"; check: CheckResult; question: string }
+  | { decision: "refuse"; check: CheckResult; message: string };
+
+/** A refused call, as the framework hands it to the model (its message says why). */
+export class ToolCallRefused extends StalwartError {
+  readonly check: CheckResult;
+  constructor(message: string, check: CheckResult) {
+    super("ToolCallRefused", message);
+    this.check = check;
+  }
+}
+
+export class CallGuard {
+  private readonly catalogue: () => CompiledCatalogue;
+  private readonly language: () => Language;
+  private readonly context: Readonly<Record<string, unknown>>;
+  readonly approvals: ApprovalStore;
+  /** first checks of calls not settled yet, by call id (between "needs approval?" and "run") */
+  private readonly decided = new Map<string, Verdict>();
+  private reading: Promise<void> = Promise.resolve();
+  private lastTexts: readonly string[] = [];
+  private readonly mirror: HistoryMirror;
+  private readonly binds = new Map<string, ReturnType<typeof bindsOf>>();
+
+  constructor(readonly session: GuardSession, private readonly options: GuardOptions = {}) {
+    if (typeof session !== "object" || session === null || typeof session.checkToolCall !== "function") {
+      throw new StalwartError("InputError", "`guard` needs a stalwart session (`client.session(...)`) as its second argument");
+    }
+    const info = sessionInfo(session);
+    if (options.catalogue !== undefined) {
+      let compiled: CompiledCatalogue | undefined;
+      this.catalogue = () => (compiled ??= catalogueFrom(options.catalogue!, { schemaCompiler: ajvCompiler, sha256: (b) => nodeCore().sha256(b) }));
+      this.language = () => options.language ?? this.catalogue().settings.language ?? "en";
+      this.context = options.context ?? {};
+    } else if (info) {
+      this.catalogue = () => info.catalogue();
+      this.language = () => info.language;
+      this.context = info.context;
+    } else {
+      throw new StalwartError("InputError", "this session did not come from `Client`: pass `{ catalogue }` (the one it was started with) so origins can be inferred");
+    }
+    this.approvals = options.approvals ?? new MemoryApprovals();
+    this.mirror = new HistoryMirror(this.catalogue, this.language, this.context);
+  }
+
+  /** The person's messages, all of them in the conversation's order; only new ones are read. */
+  syncTurns(texts: readonly string[]): Promise<void> {
+    if (this.options.turns === "host") return this.reading;
+    this.reading = this.reading.then(async () => {
+      if (sameList(texts, this.lastTexts)) return;
+      for (const t of newTurns(this.mirror.turnTexts(this.session.history.entries), texts)) await this.session.read(t);
+      this.lastTexts = [...texts];
+    }).catch((err) => this.log(`a turn could not be recorded: ${message(err)}`));
+    return this.reading;
+  }
+
+  /** The first check of a call, once per call id until it settles. */
+  async check(callId: string, tool: string, args: unknown): Promise<Verdict> {
+    const known = this.decided.get(callId);
+    if (known) return known;
+    // Asked already (the framework asks "needs approval?" again when it resumes): the same question.
+    const p = await this.approvals.get(callId);
+    if (p) {
+      const check: CheckResult = { decision: "confirm", reasons: p.reasons, detail: { wording: p.question }, step: p.step, confirmation: p.token };
+      if (!p.used) return { decision: "confirm", check, question: p.question };
+      return { decision: "refuse", check: { ...check, decision: "refuse" }, message: `${tool} did not run again: its approval was already used; an approval covers one run of the call.` };
+    }
+    await this.reading;
+    const origins = this.infer(tool, args);
+    const check = await this.safeCheck(tool, args, { origins: originsOf(origins) });
+    this.options.onCheck?.({ callId, tool, args, origins, check, approval: false });
+    const verdict = this.verdict(tool, args, origins, check);
+    if (verdict.decision === "confirm" && check.confirmation) {
+      await this.approvals.set(callId, { v: 1, tool, step: check.step, token: check.confirmation, reasons: [...check.reasons], question: verdict.question, used: false });
+    }
+    if (verdict.decision !== "confirm") this.decided.set(callId, verdict);
+    return verdict;
+  }
+
+  /** The token kept for a call that waits for a person, if any. */
+  async pending(callId: string): Promise<PendingApproval | undefined> {
+    return this.approvals.get(callId);
+  }
+
+  /**
+   * The person approved call `callId`: check it again with its token. Allowed once; a changed
+   * input (or tool), a spent or expired token is not allowed, and nothing runs.
+   */
+  async approved(callId: string, tool: string, args: unknown): Promise<Verdict> {
+    const known = this.decided.get(callId);
+    if (known) return known;
+    const p = await this.approvals.get(callId);
+    const none = (why: string): Verdict => {
+      const check: CheckResult = { decision: "refuse", reasons: [], detail: { message: why }, step: -1 };
+      return { decision: "refuse", check, message: `${tool} did not run: ${why}.` };
+    };
+    if (!p) return none("no confirmation of this call is waiting for a person");
+    if (p.used) return none("its approval was already used; an approval covers one run of the call");
+    if (p.tool !== tool) return none(`the approval was given for \`${p.tool}\``);
+    await this.reading;
+    const origins = this.infer(tool, args);
+    const check = await this.safeCheck(tool, args, { origins: originsOf(origins), confirmation: p.token });
+    this.options.onCheck?.({ callId, tool, args, origins, check, approval: true });
+    let verdict: Verdict;
+    if (check.decision === "allow") {
+      await this.approvals.set(callId, { ...p, used: true });
+      verdict = { decision: "allow", check };
+    } else if (check.decision === "refuse") {
+      verdict = { decision: "refuse", check, message: refusalText(tool, check) };
+    } else {
+      const why = String(check.detail.confirmation ?? "the token covers another call");
+      verdict = { decision: "refuse", check, message: `the approval does not cover this call of ${tool} (${why}), and it did not run.` };
+    }
+    this.decided.set(callId, verdict);
+    return verdict;
+  }
+
+  /** The call settled (ran, failed, or was not run): forget its first check. */
+  settle(callId: string): void {
+    this.decided.delete(callId);
+  }
+
+  async ran(check: CheckResult, result: unknown): Promise<void> {
+    if (check.step < 0) return;
+    let recorded: unknown;
+    try {
+      canonicalize(result);
+      recorded = result;
+    } catch {
+      recorded = undefined; // not JSON data: reported without it (no `result:` origin can name it)
+    }
+    await this.report(check.step, "ran", recorded);
+  }
+
+  async failed(check: CheckResult): Promise<void> {
+    if (check.step >= 0) await this.report(check.step, "failed");
+  }
+
+  private verdict(tool: string, args: unknown, origins: Record<string, InferredOrigin>, check: CheckResult): Verdict {
+    if (check.decision === "allow") return { decision: "allow", check };
+    if (check.decision === "refuse") return { decision: "refuse", check, message: refusalText(tool, check) };
+    if (!check.confirmation) return { decision: "refuse", check, message: `${tool} needs a person's approval, and no approval can be recorded for it; it did not run.` };
+    return { decision: "confirm", check, question: question(tool, isRecord(args) ? args : {}, origins, check) };
+  }
+
+  private infer(tool: string, args: unknown): Record<string, InferredOrigin> {
+    if (!isRecord(args)) return {};
+    try {
+      let binds = this.binds.get(tool);
+      if (!binds) this.binds.set(tool, (binds = bindsOf(this.catalogue(), tool)));
+      return inferOrigins(args, this.mirror.view(this.session.history.entries), { binds });
+    } catch {
+      // Unreadable history or values: nothing is trusted, and the check asks about every argument.
+      return {};
+    }
+  }
+
+  private async safeCheck(tool: string, args: unknown, options: CallOptions): Promise<CheckResult> {
+    try {
+      return await this.session.checkToolCall(tool, args, options);
+    } catch (err) {
+      return { decision: "refuse", reasons: ["internal_error"], detail: { message: message(err) }, step: -1 };
+    }
+  }
+
+  private async report(step: number, outcome: Outcome, result?: unknown): Promise<void> {
+    try {
+      await this.session.report(step, outcome, result);
+    } catch (err) {
+      this.log(`the report of step ${step} (${outcome}) could not be recorded: ${message(err)}`);
+    }
+  }
+
+  private log(line: string): void {
+    try {
+      this.options.log?.(line);
+    } catch {
+      /* a host's logger never breaks the loop */
+    }
+  }
+}
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,200 @@
+/**
+ * `stalwart-agents/openai-agents`: OpenAI Agents JS's function tools, checked before they run
+ * (docs/adapters.md).
+ *
+ *     const agent = guard(new Agent({ name: "billing", tools: [getOrder, refundCard], model }), session);
+ *     let result = await run(agent, "refund 40.00 on order 4411");
+ *     for (const item of result.interruptions) result.state.approve(item);   // the person said yes
+ *     result = await run(agent, result.state);
+ *
+ * Tested with `@openai/agents` 0.20. The framework is never imported at run time: only its types.
+ *
+ * - the person's messages of each run (the agent's `agent_start` turn input) become turns;
+ * - `needsApproval` asks the check: `confirm` is the run's interruption (`RunToolApprovalItem`);
+ * - a tool input guardrail holds everything else: `refuse` rejects the call with the reasons as the
+ *   tool's output (the model reads them) and the tool never runs; after `state.approve(item)` the
+ *   call is checked again with the token the check minted — bound to the tool, the argument digest,
+ *   the session and the ask, spent once — and rejected unless that allows it;
+ * - `state.reject(item)`: the framework tells the model it was not approved; nothing ran, so
+ *   nothing is reported;
+ * - what runs is reported `ran` (with the result) or `failed` (the tool threw, or answered with
+ *   the framework's default error message, or `isFailure` says so).
+ *
+ * A saved `RunState` resumes with its session: `client.resume(savedSession)`, the same approvals
+ * store (`guard(agent, session, { approvals })`), then `RunState.fromString(agent, saved)`.
+ */
+import type { Agent, AgentInputItem, FunctionTool, RunContext, Tool } from "@openai/agents";
+import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type Verdict } from "../guard.js";
+import { MemoryApprovals } from "../approvals.js";
+import { StalwartError } from "../../../worker/portable/engine/index.js";
+
+export { CallGuard, ToolCallRefused, MemoryApprovals };
+export type { ApprovalStore, PendingApproval } from "../approvals.js";
+export type { CheckEvent, GuardSession, Verdict } from "../guard.js";
+
+/** The `@openai/agents` versions this adapter is tested with. */
+export const SUPPORTED_AGENTS_VERSIONS = ["0.20"] as const;
+
+/** What Agents JS's `tool()` answers with when `execute` throws and the tool has no `errorFunction`. */
+export const DEFAULT_TOOL_ERROR = "An error occurred while running the tool. Please try again.";
+
+export interface AgentsGuardOptions extends GuardOptions {
+  /** which tool outputs are failures (a tool with its own `errorFunction` answers errors as output) */
+  isFailure?: (output: unknown) => boolean;
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- the framework's own tool and agent types are generic in `any` */
+type AnyAgent = Agent<any, any>;
+type AnyFunctionTool = FunctionTool<any, any, any>;
+
+/**
+ * The agent, guarded: a clone whose function tools are checked before they run and whose runs
+ * read the person's messages as turns. Other tools (hosted, computer, shell) pass through: the
+ * guard cannot hold what it does not run.
+ */
+export function guard<A extends AnyAgent>(agent: A, session: GuardSession, options: AgentsGuardOptions = {}): A {
+  if (typeof agent !== "object" || agent === null || typeof (agent as { clone?: unknown }).clone !== "function") {
+    throw new StalwartError("InputError", "`guard` needs an Agents JS `Agent` as its first argument (or use `guardTools` for a list of tools)");
+  }
+  const core = new CallGuard(session, options);
+  const clone = agent.clone({ tools: wrapTools(agent.tools, core, options) }) as A;
+  // Emitted when a run (or a resumed run) starts the agent, with the input of its turn.
+  clone.on("agent_start", (_ctx: unknown, _agent: unknown, turnInput?: AgentInputItem[]) => {
+    void core.syncTurns(userTexts(turnInput));
+  });
+  guards.set(clone, core);
+  return clone;
+}
+
+/**
+ * Function tools guarded for an agent the host builds itself. The person's turns are then the
+ * host's to read (`session.read(text)` before `run`), or `readInput(tools, input)`.
+ */
+export function guardTools<T extends Tool<any>>(tools: readonly T[], session: GuardSession, options: AgentsGuardOptions = {}): T[] {
+  if (!Array.isArray(tools)) throw new StalwartError("InputError", "`guardTools` needs an array of Agents JS tools as its first argument");
+  const core = new CallGuard(session, options);
+  const out = wrapTools(tools, core, options);
+  guards.set(out, core);
+  return out;
+}
+
+/** Read the person's messages of a run's input (a string or input items) as turns. */
+export async function readInput(guarded: object, input: string | readonly AgentInputItem[]): Promise<void> {
+  const core = guards.get(guarded);
+  if (!core) throw new StalwartError("InputError", "`readInput` takes what `guard` or `guardTools` returned");
+  await core.syncTurns(typeof input === "string" ? [input] : userTexts(input));
+}
+
+/** The guard behind a guarded agent or tool list (its approvals store, for saving with the RunState). */
+export function guardOf(guarded: object): CallGuard | undefined {
+  return guards.get(guarded);
+}
+
+const guards = new WeakMap<object, CallGuard>();
+
+function wrapTools<T extends Tool<any>>(tools: readonly T[], core: CallGuard, options: AgentsGuardOptions): T[] {
+  return tools.map((t) => (t.type === "function" ? (wrap(t as AnyFunctionTool, core, options) as T) : t));
+}
+
+function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions): AnyFunctionTool {
+  const name = t.name;
+  const isFailure = options.isFailure ?? ((out: unknown) => out === DEFAULT_TOOL_ERROR);
+
+  const needsApproval = async (ctx: RunContext<any>, input: unknown, callId?: string): Promise<boolean> => {
+    // Without a call id nothing can be bound to the approval: a person decides, and the guardrail checks.
+    if (typeof callId !== "string") return true;
+    const v = await core.check(callId, name, input);
+    if (v.decision === "confirm") return true;
+    if (v.decision === "allow") return Boolean(await t.needsApproval(ctx, input as never, callId));
+    return false; // refused: the guardrail rejects it with the reasons, nobody is asked
+  };
+
+  /** The call's verdict now: its first check, or — once the person approved it — the re-check with its token. */
+  const verdictOf = async (ctx: RunContext<any>, callId: string, toolName: string, args: unknown): Promise<Verdict> => {
+    const v = await core.check(callId, name, args);
+    if (v.decision !== "confirm") return v;
+    if (ctx.isToolApproved({ toolName, callId }) !== true) return v;
+    return core.approved(callId, name, args);
+  };
+
+  const guardrail = {
+    type: "tool_input" as const,
+    name: "stalwart-check",
+    run: async ({ context, toolCall }: { context: RunContext<any>; toolCall: { callId: string; name: string; arguments: string } }) => {
+      const args = parseArgs(toolCall.arguments);
+      if (args === undefined) return reject(`${name} did not run: its arguments are not JSON.`);
+      const v = await verdictOf(context, toolCall.callId, toolCall.name, args);
+      // A confirm not approved yet is on its way to the person (pre-approval guardrails): let it ask.
+      if (v.decision !== "refuse") return { behavior: { type: "allow" as const }, outputInfo: { decision: v.decision, reasons: v.check.reasons, step: v.check.step } };
+      core.settle(toolCall.callId);
+      return reject(v.message, v.check);
+    },
+  };
+
+  const invoke = async (ctx: RunContext<any>, input: string, details?: Parameters<AnyFunctionTool["invoke"]>[2]): Promise<unknown> => {
+    const call = details?.toolCall;
+    const args = parseArgs(input);
+    if (!call || args === undefined) return `${name} did not run: the call has no id, or its arguments are not JSON.`;
+    // The guardrail has decided already (the verdict is kept by call id); this holds if it did not run.
+    const v = await verdictOf(ctx, call.callId, call.name, args);
+    if (v.decision !== "allow") {
+      core.settle(call.callId);
+      return v.decision === "refuse" ? v.message : `${v.question}\n\nThis call waits for a person's approval; it did not run.`;
+    }
+    let out: unknown;
+    try {
+      out = await t.invoke(ctx, input, details);
+    } catch (err) {
+      core.settle(call.callId);
+      await core.failed(v.check);
+      throw err;
+    }
+    core.settle(call.callId);
+    if (isFailure(out)) await core.failed(v.check);
+    else await core.ran(v.check, resultOf(out));
+    return out;
+  };
+
+  // A clone keeping everything the framework put on the tool (symbols included), with our three.
+  const copy = Object.create(Object.getPrototypeOf(t), Object.getOwnPropertyDescriptors(t)) as AnyFunctionTool;
+  Object.defineProperties(copy, {
+    needsApproval: { value: needsApproval, enumerable: true, writable: true, configurable: true },
+    invoke: { value: invoke, enumerable: true, writable: true, configurable: true },
+    inputGuardrails: { value: [guardrail, ...(t.inputGuardrails ?? [])], enumerable: true, writable: true, configurable: true },
+  });
+  return copy;
+}
+
+function reject(message: string, check?: Verdict["check"]) {
+  return { behavior: { type: "rejectContent" as const, message }, outputInfo: check ? { decision: check.decision, reasons: check.reasons, step: check.step } : {} };
+}
+
+function parseArgs(text: string): unknown {
+  try {
+    return JSON.parse(text === "" ? "{}" : text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A tool's output as the session records it: JSON text is read back into data. */
+function resultOf(out: unknown): unknown {
+  if (typeof out !== "string") return out;
+  try {
+    return JSON.parse(out);
+  } catch {
+    return out;
+  }
+}
+
+/** The person's messages among input items, as text. */
+export function userTexts(items: readonly AgentInputItem[] | undefined): string[] {
+  const out: string[] = [];
+  for (const item of items ?? []) {
+    const m = item as { role?: unknown; content?: unknown };
+    if (m?.role !== "user") continue;
+    const text = typeof m.content === "string" ? m.content : Array.isArray(m.content) ? (m.content as { type?: unknown; text?: unknown }[]).flatMap((p) => (p?.type === "input_text" && typeof p.text === "string" ? [p.text] : [])).join("\n") : "";
+    if (text.trim() !== "") out.push(text);
+  }
+  return out;
+}
