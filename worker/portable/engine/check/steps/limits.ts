@@ -14,6 +14,7 @@ import { evaluateAll } from "../../conditions/index.js";
 import { periodWindow } from "../../counters/periods.js";
 import type { CounterStore, ReserveAnswer } from "../../counters/store.js";
 import type { CompiledTool } from "../../catalogue/types.js";
+import { own } from "../../canonical/own.js";
 import { PASS, type Call, type CounterNeed, type StepInput, type StepResult, type Verdict } from "../types.js";
 
 export function limits(call: Call, input: StepInput): StepResult {
@@ -35,7 +36,7 @@ export function limits(call: Call, input: StepInput): StepResult {
   }
 
   for (const rule of tool.spend) {
-    const amount = call.args[rule.field];
+    const amount = own(call.args, rule.field);
     if (typeof amount !== "number" || !Number.isFinite(amount) || amount < 0) {
       return { kind: "refuse", reason: "spend_unknown", detail: { field: rule.field, wording: `\`${rule.field}\` is not an amount that can be counted.` } };
     }
