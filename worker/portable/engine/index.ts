@@ -4,6 +4,7 @@
  * this file too. Everything here runs in Node and in workerd alike (Web-standard APIs only).
  */
 export { Engine } from "./engine.js";
+export { defineOwn, own, ownRecord, owns } from "./canonical/own.js";
 export { Session, type SavedSession } from "./session.js";
 export { SerialSession, type SessionApi, type SessionCore } from "./serial-session.js";
 export { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
