@@ -6,6 +6,8 @@
  * Hot path: one `allErrors: false` validator answers valid/invalid. Only on a failure is a second,
  * `allErrors: true` validator (built lazily, once) asked for every error, so that the failure
  * reported is picked by verdict.ts's rule rather than by ajv's evaluation order.
+ * Patterns run on the engine's linear-time engine (`code.regExp`: linear-regex.ts), as in the
+ * cfworker adapter, so a backtracking `pattern` cannot freeze the process.
  * Formats are @cfworker/json-schema's own functions, so both adapters judge `format` alike;
  * `multipleOf` is exact decimal arithmetic (multiple-of.ts) for the same reason.
  */
@@ -16,6 +18,10 @@ import { isMultipleOf } from "../../worker/portable/engine/index.js";
 import { joinPointer } from "../../worker/portable/engine/index.js";
 import { prepareSchema } from "../../worker/portable/engine/index.js";
 import { failure, jsonLeaf, pickLeaf, type Leaf } from "../../worker/portable/engine/index.js";
+import { linearRegExp } from "../../worker/portable/engine/index.js";
+
+/** ajv's `code.regExp`: every `pattern` / `patternProperties` on the linear-time engine. */
+const linearPatterns = Object.assign((pattern: string, _flags: string) => linearRegExp(pattern), { code: "linearRegExp" });
 
 function makeAjv(allErrors: boolean) {
   const ajv = new Ajv({
@@ -31,6 +37,7 @@ function makeAjv(allErrors: boolean) {
     // `required`, `properties`, `dependencies` look at own properties only, as cfworker does:
     // otherwise `required: [constructor]` holds for every object (it inherits one)
     ownProperties: true,
+    code: { regExp: linearPatterns },
   });
   for (const [name, fn] of Object.entries(cfFormats)) ajv.addFormat(name, fn as (s: string) => boolean);
   ajv.addKeyword({ keyword: CONTAINS_MARK, schemaType: "boolean" }); // an annotation

@@ -30,5 +30,6 @@ export { cfworkerCompiler } from "./schema/cfworker.js";
 export { isMultipleOf } from "./schema/multiple-of.js";
 export { joinPointer } from "./schema/pointer.js";
 export { prepareSchema } from "./schema/prepare.js";
+export { linearRegExp, patternProblem, type LinearRegExp } from "./schema/linear-regex.js";
 export { closest } from "./schema/suggest.js";
 export { failure, jsonLeaf, pickLeaf, type Leaf } from "./schema/verdict.js";
