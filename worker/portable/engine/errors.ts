@@ -31,6 +31,8 @@ export interface CatalogueProblem extends SourcePosition {
 /** A catalogue (or rulebook) that does not load: every problem found, not just the first. */
 export class CatalogueError extends StalwartError {
   readonly problems: readonly CatalogueProblem[];
+  /** warnings found beside the problems (lint-meaning.ts), for a linter to show too */
+  warnings: readonly CatalogueProblem[] = [];
   readonly file: string;
   readonly line: number;
   readonly column: number;
@@ -46,6 +48,11 @@ export class CatalogueError extends StalwartError {
 
 export function formatProblem(p: CatalogueProblem): string {
   return `${p.file}:${p.line}:${p.column}: error: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ""}`;
+}
+
+/** A warning: the catalogue loads, but something in it likely does not do what its author means. */
+export function formatWarning(p: CatalogueProblem): string {
+  return `${p.file}:${p.line}:${p.column}: warning: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ""}`;
 }
 
 /** No licence (or no activated installation) where one is needed. */

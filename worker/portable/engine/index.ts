@@ -12,9 +12,9 @@ export type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 export { REASON_CODES, type CallOptions, type CheckResult, type Labels, type LicenceGate, type ReasonCode } from "./check/types.js";
 export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 
-export { CatalogueError, CheckTimeout, InputError, LicenceRequired, StalwartError, formatProblem, type CatalogueProblem } from "./errors.js";
+export { CatalogueError, CheckTimeout, InputError, LicenceRequired, StalwartError, formatProblem, formatWarning, type CatalogueProblem } from "./errors.js";
 
-export { lintCatalogue, loadCatalogue } from "./catalogue/index.js";
+export { lintCatalogue, lintCatalogueWarnings, loadCatalogue } from "./catalogue/index.js";
 export type { CompiledCatalogue, Language, SchemaCheck, SchemaCompiler } from "./catalogue/types.js";
 export { REGISTRY_FILE, compileRulebook, lintRulebook, loadRegistry, registryText, rulebookFromText, type CompiledRulebook } from "./rulebook/index.js";
 

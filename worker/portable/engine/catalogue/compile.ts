@@ -3,13 +3,14 @@
  * (types.ts) every check reuses — validators built, rules indexed by tool, destinations parsed,
  * conditions parsed, settings defaulted. Nothing here reports problems: lint already did.
  */
-import type { SourcePosition } from "../errors.js";
+import type { CatalogueProblem, SourcePosition } from "../errors.js";
 import { joinPointer } from "../schema/pointer.js";
 import { compileCondition } from "./conditions.js";
 import { parseDestination } from "./destinations.js";
 import { catalogueDigest } from "./digest.js";
 import { deepFreeze } from "./freeze.js";
-import { closeArgs, entriesOf, isObj, type Obj } from "./lint-meaning.js";
+import { entriesOf, isObj, type Obj } from "./lint-meaning.js";
+import { closeArgs, closesArguments } from "./arguments.js";
 import { declares, keepDeclaredBy } from "./paths.js";
 import type {
   AfterRule, CompiledAgent, CompiledCatalogue, CompiledTask, CompiledTool, Condition, DestinationPattern, Filter,
@@ -27,22 +28,13 @@ export function parseDuration(text: string): number {
 
 export const DEFAULT_SETTINGS: Settings = { language: "en", taintPolicy: "confirm", onLicenceLapse: "reads_only", confirmationTtlMs: DAY_MS };
 
-/** Does this (effective) args schema close the argument set at the top? */
-export function closesArguments(schema: Obj): boolean {
-  const ap = schema.additionalProperties;
-  if (ap === false) return true;
-  if (isObj(ap) && isObj(ap.not) && Object.keys(ap.not).length === 0 && Object.keys(ap).length === 1) return true;
-  if (schema.maxProperties === 0) return true;
-  const pn = schema.propertyNames;
-  if (pn === false || (isObj(pn) && (Array.isArray(pn.enum) || pn.const !== undefined))) return true;
-  return false;
-}
-
 export interface CompileInput {
   data: Obj;
   file: string;
   position: (pointer: string) => SourcePosition;
   validators: Map<string, SchemaCheck>;
+  /** lint's warnings, kept on the compiled catalogue for whoever loaded it to show */
+  warnings?: readonly CatalogueProblem[];
   schemaCompiler: SchemaCompiler;
   sha256?: (b: Uint8Array) => Uint8Array;
 }
@@ -156,5 +148,6 @@ export function compile(input: CompileInput): CompiledCatalogue {
     tasks,
     digest: catalogueDigest(data, input.sha256),
     file: input.file,
+    warnings: [...(input.warnings ?? [])],
   });
 }

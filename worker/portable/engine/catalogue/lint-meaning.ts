@@ -11,6 +11,7 @@
  *   - `args` / `returns` are valid draft-07 schemas, and compile with the injected compiler;
  *   - tasks `all_at_once`: every write has an `undo` or an `outcome`, and one marked `money` a
  *     `spend`.
+ * Warnings (the catalogue loads): a tool with no `args` at all (every argument is refused).
  */
 import type { SchemaCheck, SchemaCompiler } from "./types.js";
 import { checkSchema } from "../schema/check-schema.js";
@@ -19,6 +20,7 @@ import { closest } from "../schema/suggest.js";
 import { checkPath, lintCondition, type ConditionScope } from "./conditions.js";
 import { parseDestination } from "./destinations.js";
 import { declares } from "./paths.js";
+import { closeArgs } from "./arguments.js";
 import type { SourcePosition } from "../errors.js";
 
 export type Obj = Record<string, unknown>;
@@ -56,6 +58,8 @@ const KIND_WORD: Record<EntryKind, string> = { tools: "tool", http: "http entry"
 
 export interface MeaningContext {
   report: (pointer: string, message: string, hint?: string, atKey?: boolean) => void;
+  /** something that loads but likely does not do what the author means */
+  warn: (pointer: string, message: string, hint?: string, atKey?: boolean) => void;
   position: (pointer: string, atKey?: boolean) => SourcePosition;
   schemaCompiler: SchemaCompiler;
   /** compiled `args` validators by entry pointer, for compile.ts */
@@ -103,6 +107,10 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
     const t = e.raw;
     const at = (...segs: (string | number)[]) => joinPointer(e.pointer, ...segs);
     const argNames = isObj(t.args) && isObj(t.args.properties) ? Object.keys(t.args.properties) : undefined;
+
+    if (t.args === undefined) {
+      ctx.warn(e.pointer + "/name", "declares no `args`, so every call that passes an argument is refused (`argument_schema`)", `declare its arguments: \`args: {type: object, properties: {…}}\`; a tool that takes none says \`args: {type: object}\``);
+    }
 
     // schemas
     for (const word of ["args", "returns"] as const) {
@@ -233,17 +241,4 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
       });
     });
   }
-}
-
-/**
- * The args schema the validator enforces. "Undeclared arguments are refused" (interfaces.md): a
- * top-level schema that says nothing about extra properties — no `additionalProperties`,
- * `patternProperties` or combinator/`$ref` that could declare them — is closed with
- * `additionalProperties: false`. A schema that opens the set on purpose is left open, and
- * `argsClosed` is false for it (step 11 `schema_partial`).
- */
-export function closeArgs(schema: Obj): Obj {
-  if (schema.additionalProperties !== undefined) return schema;
-  for (const k of ["patternProperties", "allOf", "anyOf", "oneOf", "$ref", "if", "not", "dependencies", "propertyNames"]) if (schema[k] !== undefined) return schema;
-  return { ...schema, additionalProperties: false };
 }

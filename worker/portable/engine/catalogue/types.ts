@@ -3,7 +3,7 @@
  * (deep-frozen) and built once; every check reuses it (compile once, check many).
  * Field meanings: ../shared/spec/checks.md and interfaces.md ("Tool words").
  */
-import type { SourcePosition } from "../errors.js";
+import type { CatalogueProblem, SourcePosition } from "../errors.js";
 
 export type Language = "en" | "pt-BR";
 export type Period = "call" | "run" | "session" | "minute" | "hour" | "day" | "week" | "month";
@@ -148,4 +148,6 @@ export interface CompiledCatalogue {
   /** SHA-256 hex of the canonical JSON of the parsed catalogue: names the catalogue in caches */
   readonly digest: string;
   readonly file: string;
+  /** what lint warned about (the catalogue loads): `stalwart check` prints them */
+  readonly warnings: readonly CatalogueProblem[];
 }
