@@ -6,7 +6,9 @@
  *   - `undo`, `after`, `not_after`, `{from: tool.field}`, `outcome.follow`, agent and task tool
  *     lists name tools that exist; `bind` and `from` fields are declared by that tool's `returns`;
  *   - `filter` only on reads, `outcome` only on writes (and it follows a read), `spend` needs
- *     `currency`, `irreversible` only on writes and never with an `undo`;
+ *     `currency`, `irreversible` only on writes and never with an `undo`; `confirm: when_held`
+ *     never on an `irreversible` or `money` tool; a spend pool is shared only by tools of one
+ *     `currency`;
  *   - `sends_out` (and a code sandbox's `network`) entries parse as destinations;
  *   - `args` / `returns` are valid draft-07 schemas, and compile with the injected compiler;
  *   - tasks `all_at_once`: every write has an `undo` or an `outcome`, and one marked `money` a
@@ -181,6 +183,10 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
       if (t.currency === undefined) report(at("spend"), "`spend` needs the tool's `currency`", "add `currency: USD` (an ISO 4217 code)", true);
       t.spend.forEach((s, i) => isObj(s) && checkPath(s.field, at("spend", i, "field"), scope(false), "field"));
     }
+    if (t.confirm === "when_held" && (t.irreversible === true || t.money === true)) {
+      const what = t.irreversible === true ? "an `irreversible`" : "a `money`";
+      report(at("confirm"), `\`confirm: when_held\` cannot be used on ${what} tool: it keeps the person's confirmation`, "remove `confirm: when_held` (checks.md: irreversible actions and money keep the synchronous human gate)", true);
+    }
     if (t.irreversible === true && !e.writes) report(at("irreversible"), "`irreversible` is for writes", e.kind === "tools" ? "add `writes: true`, or remove `irreversible`" : "remove `irreversible`", true);
     if (t.irreversible === true && t.undo !== undefined) report(at("undo"), "an `irreversible` tool cannot declare an `undo`", "remove one: `irreversible` says nothing undoes this step", true);
     if (Array.isArray(t.sends_out)) {
@@ -202,6 +208,23 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
         if (typeof a === "string" && !argNames.includes(a)) report(at("lookup_args", i), `\`lookup_args\` names \`${a}\`, which \`args\` does not declare`, closest(a, argNames) ? `did you mean \`${closest(a, argNames)}\`?` : `declared arguments: ${argNames.map((n) => `\`${n}\``).join(", ")}`);
       });
     }
+  }
+
+  // spend pools: one pool counts one currency (400 USD + 400 EUR against 500 counts neither)
+  const pools = new Map<string, { tool: string; currency: string }>();
+  for (const e of entries) {
+    if (byName.get(e.name) !== e || !Array.isArray(e.raw.spend) || typeof e.raw.currency !== "string") continue;
+    const currency = e.raw.currency;
+    e.raw.spend.forEach((s, i) => {
+      if (!isObj(s)) return;
+      const explicit = typeof s.pool === "string";
+      const pool = explicit ? (s.pool as string) : e.name;
+      const first = pools.get(pool);
+      if (!first) pools.set(pool, { tool: e.name, currency });
+      else if (first.currency !== currency) {
+        report(joinPointer(e.pointer, "spend", i, ...(explicit ? ["pool"] : [])), `spend pool \`${pool}\` is shared by \`${first.tool}\` (${first.currency}) and \`${e.name}\` (${currency}): a pool counts one currency`, `give \`${e.name}\`'s spend its own pool, e.g. \`pool: ${pool}_${currency.toLowerCase()}\``);
+      }
+    });
   }
 
   // agents
