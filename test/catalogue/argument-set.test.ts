@@ -109,3 +109,20 @@ describe("argument sets with combinators", () => {
     expect(refusedUndeclared).toBeGreaterThan(500);
   });
 });
+
+describe("lint warnings for joins", () => {
+  it("`{from}` with no `same` when both tools take an argument of one name: a warning naming it; `same` silences it", async () => {
+    const { lintCatalogueWarnings } = await import("../../worker/portable/engine/catalogue/index.js");
+    const catalogue = (join: string) =>
+      `tools:\n  - name: check_stock\n    args: {type: object, properties: {sku: {type: string}}}\n    returns: {type: object, properties: {in_stock: {type: number}}}\n  - name: create_order\n    writes: true\n    args: {type: object, properties: {sku: {type: string}, quantity: {type: number}}}\n    checks: [{field: quantity, at_most: {from: check_stock.in_stock${join}}}]\n`;
+    const plain = lintCatalogueWarnings(catalogue(""), { file: "t.yaml", schemaCompiler: ajvCompiler });
+    expect(plain.problems).toEqual([]);
+    expect(plain.warnings).toHaveLength(1);
+    expect(plain.warnings[0]).toMatchObject({ line: 8, message: expect.stringContaining("reads the last result of `check_stock` whatever its `sku`"), hint: expect.stringContaining("`{from: check_stock.in_stock, same: sku}`") });
+    const joined = lintCatalogueWarnings(catalogue(", same: sku"), { file: "t.yaml", schemaCompiler: cfworkerCompiler });
+    expect(joined).toEqual({ problems: [], warnings: [] });
+    const compiled = loadCatalogue(catalogue(", same: sku"), { schemaCompiler: ajvCompiler });
+    expect(compiled.tools.get("check_stock")!.keepValues).toBe(true);
+    expect(compiled.tools.get("create_order")!.keepValues).toBe(false);
+  });
+});

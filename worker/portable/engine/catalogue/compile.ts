@@ -43,6 +43,7 @@ export function compile(input: CompileInput): CompiledCatalogue {
   const { data, position } = input;
   let emptyArgs: SchemaCheck | undefined;
   const tools = new Map<string, CompiledTool>();
+  const joinTargets = joinedTools(entriesOf(data));
   for (const e of entriesOf(data)) {
     const t = e.raw;
     const at = (...segs: (string | number)[]) => joinPointer(e.pointer, ...segs);
@@ -96,6 +97,7 @@ export function compile(input: CompileInput): CompiledCatalogue {
       irreversible: t.irreversible === true,
       money: t.money === true,
       ...(typeof t.undo === "string" ? { undo: t.undo } : {}),
+      keepValues: typeof t.undo === "string" || joinTargets.has(e.name),
       ...(sendsOut ? { sendsOut } : {}),
       lookupArgs: new Set(Array.isArray(t.lookup_args) ? t.lookup_args.map(String) : []),
       readsOutside: t.reads_outside === true,
@@ -150,4 +152,18 @@ export function compile(input: CompileInput): CompiledCatalogue {
     file: input.file,
     warnings: [...(input.warnings ?? [])],
   });
+}
+
+/** The tools a `{from: tool.field, same: arg}` in some tool's `checks` joins on. */
+function joinedTools(entries: readonly { raw: Obj }[]): Set<string> {
+  const out = new Set<string>();
+  const visit = (c: unknown, depth: number) => {
+    if (!isObj(c) || depth > 20) return;
+    if (Array.isArray(c.any)) for (const x of c.any) visit(x, depth + 1);
+    for (const v of Object.values(c)) {
+      if (isObj(v) && typeof v.from === "string" && typeof v.same === "string") out.add(v.from.slice(0, v.from.indexOf(".")));
+    }
+  };
+  for (const e of entries) if (Array.isArray(e.raw.checks)) for (const c of e.raw.checks) visit(c, 0);
+  return out;
 }

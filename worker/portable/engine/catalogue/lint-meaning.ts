@@ -13,7 +13,8 @@
  *   - `args` / `returns` are valid draft-07 schemas, and compile with the injected compiler;
  *   - tasks `all_at_once`: every write has an `undo` or an `outcome`, and one marked `money` a
  *     `spend`.
- * Warnings (the catalogue loads): a tool with no `args` at all (every argument is refused).
+ * Warnings (the catalogue loads): a tool with no `args` at all (every argument is refused); a
+ * `{from: tool.field}` in `checks` with no `same` when both tools take an argument of one name.
  */
 import type { SchemaCheck, SchemaCompiler } from "./types.js";
 import { checkSchema } from "../schema/check-schema.js";
@@ -22,7 +23,7 @@ import { closest } from "../schema/suggest.js";
 import { checkPath, lintCondition, type ConditionScope } from "./conditions.js";
 import { parseDestination } from "./destinations.js";
 import { declares } from "./paths.js";
-import { closeArgs } from "./arguments.js";
+import { closeArgs, declaredArguments } from "./arguments.js";
 import type { SourcePosition } from "../errors.js";
 
 export type Obj = Record<string, unknown>;
@@ -97,7 +98,14 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
     const e = byName.get(tool);
     return { exists: !!e, ...(e && isObj(e.raw.returns) ? { returns: e.raw.returns } : {}) };
   };
-  const scope = (inFilter: boolean): ConditionScope => ({ returnsOf, inFilter, position: ctx.position, report });
+  const argsOf = (tool: string) => {
+    const e = byName.get(tool);
+    return e && isObj(e.raw.args) ? [...declaredArguments(e.raw.args).names] : undefined;
+  };
+  const scope = (inFilter: boolean, checksOf?: Entry): ConditionScope => ({
+    returnsOf, inFilter, position: ctx.position, report,
+    ...(checksOf ? { join: { tool: checksOf.name, own: argsOf(checksOf.name), argsOf, warn: ctx.warn } } : {}),
+  });
 
   const onlyKnownWords = Object.keys(data).every((k) => ["settings", "agents", "tools", "http", "code", "tasks"].includes(k));
   if (onlyKnownWords && entries.length === 0 && !["tools", "http", "code"].some((k) => Array.isArray(data[k]) && (data[k] as unknown[]).length > 0)) {
@@ -157,7 +165,7 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
       });
     }
     if (Array.isArray(t.not_after)) t.not_after.forEach((n, i) => n !== "untrusted" && known(n, at("not_after", i), "not_after"));
-    if (Array.isArray(t.checks)) t.checks.forEach((c, i) => lintCondition(c, at("checks", i), scope(false)));
+    if (Array.isArray(t.checks)) t.checks.forEach((c, i) => lintCondition(c, at("checks", i), scope(false, e)));
 
     if (t.filter !== undefined) {
       if (e.writes) report(at("filter"), "`filter` is for reads: it chooses which records a read passes on", e.kind === "http" ? "an http entry with a method other than GET writes" : "remove `filter`, or declare the tool as a read", true);

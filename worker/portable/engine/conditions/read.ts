@@ -132,16 +132,33 @@ export function readValue(root: unknown, path: string): unknown {
   return out;
 }
 
+/** A join of `{from: tool.path, same: arg}`: the argument's name and this call's value of it. */
+export interface Join {
+  arg: string;
+  value: unknown;
+}
+
 /**
  * A `Scope["from"]` over the results tools last returned: `last(tool)` gives that tool's last
  * recorded result (undefined when it never returned in this session). A `[]` path yields the list
  * of values (`read_resume.skills[]`); an absent value (or one absent item) gives `undefined`.
+ * A join (`same`) needs the call's arguments, which this scope has not: it reads nothing (lint
+ * allows `same` only in a tool's `checks`, where `joinedResults` is used).
  */
-export function fromResults(last: (tool: string) => unknown): (tool: string, path: string) => unknown {
-  return (tool, path) => {
-    const result = last(tool);
-    if (result === undefined) return undefined;
-    const v = readValue(result, path);
-    return v === MISSING ? undefined : v;
-  };
+export function fromResults(last: (tool: string) => unknown): (tool: string, path: string, same?: string) => unknown {
+  return (tool, path, same) => (same !== undefined ? undefined : readFrom(last(tool), path));
+}
+
+/**
+ * The check's `from`: as `fromResults`, and with a join, `where(tool, arg, value)` — the last
+ * result of that tool's call whose `arg` was `value`.
+ */
+export function joinedResults(last: (tool: string) => unknown, where: (tool: string, arg: string, value: unknown) => unknown): (tool: string, path: string, join?: Join) => unknown {
+  return (tool, path, join) => readFrom(join === undefined ? last(tool) : join.value === undefined ? undefined : where(tool, join.arg, join.value), path);
+}
+
+function readFrom(result: unknown, path: string): unknown {
+  if (result === undefined) return undefined;
+  const v = readValue(result, path);
+  return v === MISSING ? undefined : v;
 }

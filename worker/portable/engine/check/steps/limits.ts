@@ -22,7 +22,9 @@ export function limits(call: Call, input: StepInput): StepResult {
   const { tool } = input;
 
   if (tool.checks.length > 0) {
-    const v = evaluateAll(tool.checks, { subject: call.args, row: call.args, from: input.from });
+    // `{from: tool.path, same: arg}` reads the result of the call whose `arg` is this call's
+    const from = (t: string, p: string, same?: string) => input.from(t, p, same === undefined ? undefined : { arg: same, value: own(call.args, same) });
+    const v = evaluateAll(tool.checks, { subject: call.args, row: call.args, from });
     if (v.truth === "fails") return { kind: "refuse", reason: "condition_failed", detail: { ...(v.wording ? { wording: v.wording } : {}), ...(v.condition ? { because: v.condition.because ?? null } : {}) } };
     if (v.truth === "unknown") return { kind: "refuse", reason: "condition_unknown", detail: { ...(v.unknown ? { unknown: v.unknown } : {}), ...(v.wording ? { wording: v.wording } : {}) } };
   }
