@@ -58,6 +58,7 @@ describe("linear-time patterns", () => {
       expect(problem?.offset, p).toBe(offset);
     }
     expect(patternProblem("(")?.message).toMatch(/^is not a valid regular expression/);
+    expect(patternProblem("a?".repeat(3000))?.message).toBe("is 6000 characters long; patterns of at most 4096 characters are compiled");
     expect(patternProblem(EVIL)).toBeUndefined();
     const problems = lintCatalogue("tools:\n  - name: a\n    args: {type: object, properties: {a: {type: string, pattern: '^(?=x)'}}}\n", { file: "t.yaml", schemaCompiler: ajvCompiler });
     expect(problems).toHaveLength(1);

@@ -49,6 +49,19 @@ describe("Object.prototype names in every position (in-process)", () => {
     expect(allows).toBeGreaterThan(100);
   }, 240_000);
 
+  it("objects that throw when read (proxies, getters) as arguments or options: a refusal or a typed error", async () => {
+    const s = world("k").session("throwing");
+    const hostile = new Proxy({}, { ownKeys: () => { throw new Error("trap"); }, getOwnPropertyDescriptor: () => { throw new Error("trap"); }, get: () => { throw new Error("trap"); } });
+    const getter = Object.defineProperty({}, "order_id", { enumerable: true, get: () => { throw new Error("getter"); } });
+    for (const args of [hostile, getter]) {
+      const r = await s.checkToolCall("details", args);
+      expect(r).toMatchObject({ decision: "refuse", reasons: ["argument_schema"], detail: { rule: "json" } });
+    }
+    for (const options of [hostile, { origins: hostile }, { labels: getter }, { facts: hostile }, Object.defineProperty({}, "origins", { enumerable: true, get: () => { throw new Error("g"); } })]) {
+      await expect(s.checkToolCall("details", { order_id: "1" }, options as never)).rejects.toBeInstanceOf(StalwartError);
+    }
+  });
+
   it("the issue's example: an argument named `constructor` is refused, not a TypeError", async () => {
     const s = world("k").session("example");
     for (const name of PROTO_NAMES) {

@@ -42,15 +42,23 @@ export /**
 function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgent: string | null, sha: (s: string) => string): Call {
   if (typeof tool !== "string") throw new InputError("the tool name must be a string", "/tool");
   if (typeof o !== "object" || o === null) throw new InputError("options must be an object", "/options");
-  const origins = readOrigins(own(o, "origins"));
-  const labelsByArg = readLabels(own(o, "labels"));
-  const confirmation = own(o, "confirmation");
-  const undoOf = own(o, "undoOf");
-  const agent = own(o, "agent");
+  const option = (key: string): unknown => {
+    try {
+      return own(o, key);
+    } catch (err) {
+      // an options object that throws when read (a proxy, a getter): a typed error, never a raw one
+      throw new InputError(`\`${key}\` could not be read: ${String((err as Error)?.message ?? err).slice(0, 200)}`, `/options/${key}`);
+    }
+  };
+  const origins = readOrigins(option("origins"));
+  const labelsByArg = readLabels(option("labels"));
+  const confirmation = option("confirmation");
+  const undoOf = option("undoOf");
+  const agent = option("agent");
   if (confirmation !== undefined && typeof confirmation !== "string") throw new InputError("`confirmation` must be the token string a confirm returned", "/options/confirmation");
   if (undoOf !== undefined && !Number.isSafeInteger(undoOf)) throw new InputError("`undoOf` must be a step number", "/options/undoOf");
   if (agent !== undefined && typeof agent !== "string") throw new InputError("`agent` must be a string", "/options/agent");
-  const facts = readFacts(own(o, "facts"));
+  const facts = readFacts(option("facts"));
 
   const labels = [...new Set(Object.values(labelsByArg).flat())].sort();
   const call: Call = {

@@ -35,6 +35,8 @@ const WHITE_SPACE: readonly (readonly [number, number])[] = [
   [0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff],
 ];
 const MAX_CODE_POINT = 0x10ffff;
+/** Longest pattern compiled; a longer one is refused. */
+export const MAX_PATTERN = 4096;
 
 const hex = (cp: number) => `\\x{${cp.toString(16)}}`;
 const items = (ranges: readonly (readonly [number, number])[]) => ranges.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`)).join("");
@@ -257,6 +259,8 @@ class Translator {
  * linear time: … (at character N)" — or undefined when it can.
  */
 export function patternProblem(pattern: string): PatternProblem | undefined {
+  // no real pattern is this long, and compiling one costs time on every load
+  if (pattern.length > MAX_PATTERN) return { message: `is ${pattern.length} characters long; patterns of at most ${MAX_PATTERN} characters are compiled`, offset: MAX_PATTERN };
   try {
     new NativeRegExp(pattern, "u"); // syntax only: compiling is linear, matching is what backtracks
   } catch (err) {
