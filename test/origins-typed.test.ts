@@ -58,10 +58,12 @@ const PT_BR: readonly Case[] = [
   ["sao paulo", "São Paulo", true],
   ["SÃO PAULO", "São Paulo", true],
   ["conceição", "Conceicao", true],
-  ["d’ávila", "D'Avila", true],
+  ["d’ávila", "D’Avila", true],
+  ["d’ávila", "D'Avila", false], // quotes are compared as typed
   ["banana", "ana", false],
   ["Ana comprou", "ana", true],
-  ["Rua das   Flores\n12", "Rua das Flores 12", true],
+  ["Rua das   Flores\n12", "Rua das Flores 12", false], // white space is compared as typed
+  ["Rua das   Flores\n12", "Rua das   Flores\n12", true],
   ["Rua das Flores, 12", "Rua das Flores 12", false],
   ["Rua das Flores 120", "Rua das Flores 12", false],
   ["pedido 4411.", "4411", true],
@@ -129,12 +131,14 @@ const EN: readonly Case[] = [
   ["cafe", "Café", true],
   ["banana", "ana", false],
   ["Hi Ana", "ana", true],
-  ["221B  Baker\tStreet", "221b baker street", true],
+  ["221B  Baker\tStreet", "221b baker street", false], // white space is compared as typed
+  ["221B  Baker\tStreet", "221b  baker\tstreet", true],
   ["221B Baker Street", "Baker St", false],
   ["order 4411.", "4411", true],
   ["order 4411.5", "4411", false],
   ["order 1.4411", "4411", false],
-  ["it’s mine", "it's mine", true],
+  ["it’s mine", "it's mine", false],
+  ["it’s mine", "IT’S MINE", true],
   ["send it to ana@example.com", "Ana@Example.com", true],
   ["send it to ana@example.com", "ana@example", false],
   ["send it to ana.silva@example.com", "ana", false],
@@ -294,4 +298,101 @@ describe("hostile turns", () => {
       }
     }, 60_000);
   }
+});
+
+/**
+ * Issue 9, "Values and origins": matching folds case and accents only. Generated values: a typed
+ * phrase with one character changed into a control character, other white space, a compatibility
+ * character or an untyped combining mark is not found; the same phrase with its case changed, or its
+ * accents written precomposed or decomposed, is.
+ */
+describe("typed: only case and accents fold (generated)", () => {
+  const WORDS = ["hello", "world", "subject", "kelvin", "order", "ana", "sao", "paulo", "cafe", "refund"];
+  const CONTROL = [..."\u0000\u0001\u0007\b\t\n\u000b\f\r\u001b\u007f\u0085\u2028\u2029"];
+  const SPACES = [..."\u00a0\u2000\u2003\u2009\u200b\u3000\ufeff"];
+  // compatibility characters a letter would "fold" into under NFKC or toLowerCase
+  const COMPAT: Record<string, string[]> = { k: ["\u212a", "\uff4b", "\u24da", "\ud835\udc8c"], a: ["\u212b", "\uff41", "\u00aa"], o: ["\u2126", "\u00ba", "\uff4f"], f: ["\ufb00"], e: ["\u212f", "\uff45"], l: ["\u2113", "\uff4c"] };
+  const r = mulberry32(20260901);
+  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
+  const phrase = () => Array.from({ length: 2 + Math.floor(r() * 3) }, () => pick(WORDS)).join(" ");
+
+  it("a control character or other white space where the person typed a space is not typed", () => {
+    for (let i = 0; i < 500; i++) {
+      const typed = phrase();
+      const index = new TurnIndex(pick(["en", "pt-BR"] as const));
+      index.add(`please use ${typed} now`);
+      const spaces = [...typed.matchAll(/ /g)].map((m) => m.index!);
+      const at = pick(spaces);
+      const odd = pick(r() < 0.5 ? CONTROL : [...SPACES, "  ", "\r\n"]);
+      const value = typed.slice(0, at) + odd + typed.slice(at + 1);
+      expect(index.has(value), JSON.stringify(value)).toBe(false);
+      expect(index.has(typed.toUpperCase())).toBe(true);
+      // a control character typed inside a word is no word boundary either
+      const glued = typed.replace(" ", pick(CONTROL));
+      expect(index.has(glued), JSON.stringify(glued)).toBe(false);
+    }
+  });
+
+  it("the issue's examples", () => {
+    const index = new TurnIndex("en");
+    index.add("subject hello world");
+    for (const v of ["hello\r\nworld", "hello\u0000world", "hello\nworld", "hello\tworld", "hello\u00a0world", " hello world", "hello world\n"]) {
+      expect(index.has(v), JSON.stringify(v)).toBe(v === " hello world");
+    }
+    expect(index.has("hello world")).toBe(true);
+    expect(index.has("Hello World")).toBe(true);
+    const k = new TurnIndex("en");
+    k.add("set it to Kelvin");
+    expect(k.has("\u212aelvin")).toBe(false); // the Kelvin sign is not the letter K
+    expect(k.has("KELVIN")).toBe(true);
+  });
+
+  it("a compatibility character in place of a letter is not typed", () => {
+    for (let i = 0; i < 500; i++) {
+      const typed = phrase();
+      const index = new TurnIndex(pick(["en", "pt-BR"] as const));
+      index.add(typed);
+      const positions = [...typed].map((c, j) => [c, j] as const).filter(([c]) => COMPAT[c]);
+      if (positions.length === 0) continue;
+      const [c, j] = pick(positions);
+      const value = typed.slice(0, j) + pick(COMPAT[c]!) + typed.slice(j + 1);
+      expect(index.has(value), JSON.stringify(value)).toBe(false);
+    }
+  });
+
+  it("accents fold whichever way they are written; marks that make no accented letter do not", () => {
+    const MARKS = ["\u0301", "\u0300", "\u0303", "\u0302", "\u0327", "\u0308"];
+    const OVERLAYS = ["\u0335", "\u0336", "\u0337", "\u0338", "\u20d2", "\u0489"];
+    for (let i = 0; i < 500; i++) {
+      const typed = phrase();
+      const index = new TurnIndex("pt-BR");
+      index.add(typed);
+      const chars = [...typed];
+      const j = Math.floor(r() * chars.length);
+      if (!/[aeiou]/.test(chars[j]!)) continue;
+      const decomposed = [...chars.slice(0, j), chars[j]! + pick(MARKS), ...chars.slice(j + 1)].join("");
+      const composed = decomposed.normalize("NFC");
+      if (composed.length !== typed.length) continue; // no precomposed letter for this pair
+      expect(index.has(composed), JSON.stringify(composed)).toBe(true);
+      expect(index.has(decomposed), JSON.stringify(decomposed)).toBe(true);
+      // an accented turn, an unaccented value: pt-BR turns may be typed either way
+      const accented = new TurnIndex("pt-BR");
+      accented.add(decomposed);
+      expect(accented.has(typed)).toBe(true);
+      // an overlay (a strike-through, a slash) or a second accent on the letter is not typed
+      const overlaid = [...chars.slice(0, j), chars[j]! + pick(OVERLAYS), ...chars.slice(j + 1)].join("");
+      expect(index.has(overlaid), JSON.stringify(overlaid)).toBe(false);
+      const stacked = composed.slice(0, j + 1) + pick(MARKS) + composed.slice(j + 1);
+      // (unless the two accents make one letter of the language, like Vietnamese `ṍ`)
+      if (stacked.normalize("NFC").length > composed.length) expect(index.has(stacked), JSON.stringify(stacked)).toBe(false);
+    }
+  });
+
+  it("a negation sign is not its base character", () => {
+    const index = new TurnIndex("en");
+    index.add("when a=b and x<y");
+    expect(index.has("a\u2260b")).toBe(false); // ≠
+    expect(index.has("x\u226ey")).toBe(false); // ≮
+    expect(index.has("a=b")).toBe(true);
+  });
 });

@@ -7,7 +7,10 @@
  */
 import { LicenceServiceError, StalwartError, TRUSTED_KEYS, isDevKeySet } from "../../worker/portable/licensing/index.js";
 import { apiKeyOf, serviceUrlOf, type ServiceOptions } from "./activate.js";
-import { resolveHome } from "./files.js";
+import { licencePaths, readJson, resolveHome } from "./files.js";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { MeterFailure } from "./handle.js";
 import { openLicence, type LicenceStatus } from "./handle.js";
 import { readInstallation } from "./installation.js";
 import { ServiceClient } from "./service.js";
@@ -18,6 +21,8 @@ export interface DoctorReport {
   api_key: { configured: boolean; source: string | null };
   trusted_keys: "dev" | "production";
   runtime: { answers_checks: boolean; detail: string };
+  /** can the runtime write its meters (`licence/counters.json`)? and the last failure a process recorded */
+  meters: { writable: boolean; detail: string; last_failure?: MeterFailure & { pid?: number } };
   licence: { ok: true; status: LicenceStatus } | { ok: false; code: string; message: string; hint?: string };
   round_trip: { ok: boolean; ms?: number; error?: string };
   account: { ok: true; plan: string; permissions: string[]; limits: Record<string, unknown>; month: string; meters: Record<string, { limit: number; used: number }> } | { ok: false; error: string };
@@ -48,6 +53,9 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
 
   const runtime = await (opts.probe ?? probeRuntime)();
   if (!runtime.ok) missing.push("a working check core: its WebAssembly did not load (reinstall the package; in the repository, `npm run build`)");
+
+  const meters = probeMeters(home);
+  if (!meters.writable || meters.last_failure) missing.push(`meters the runtime can write: ${meters.last_failure && meters.writable ? `a process could not write them (${meters.last_failure.message}); the next count retries` : meters.detail}`);
 
   let licence: DoctorReport["licence"];
   try {
@@ -93,9 +101,34 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
     api_key: { configured: !!key.key, source: key.source ?? null },
     trusted_keys: isDevKeySet(opts.trustedKeys ?? TRUSTED_KEYS) ? "dev" : "production",
     runtime: { answers_checks: runtime.ok, detail: runtime.detail },
+    meters,
     licence,
     round_trip,
     account,
     missing,
   };
+}
+
+/**
+ * Whether the meters can be written where the runtime writes them (a probe file in the licence
+ * folder, removed again), and the last failure a running process recorded (handle.ts).
+ */
+export function probeMeters(home: string): DoctorReport["meters"] {
+  const p = licencePaths(home);
+  let lastFailure: (MeterFailure & { pid?: number }) | undefined;
+  try {
+    lastFailure = readJson<MeterFailure & { pid?: number }>(p.meterFailure);
+  } catch {
+    lastFailure = undefined;
+  }
+  const probe = join(p.dir, `.doctor-probe-${process.pid}`);
+  try {
+    mkdirSync(p.dir, { recursive: true, mode: 0o700 });
+    writeFileSync(probe, "ok\n", { mode: 0o600 });
+    rmSync(probe, { force: true });
+    return { writable: true, detail: `\`${p.dir}\` takes writes`, ...(lastFailure ? { last_failure: lastFailure } : {}) };
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown };
+    return { writable: false, detail: `\`${p.dir}\` takes no writes (${typeof e.code === "string" ? `${e.code}: ` : ""}${String(e.message ?? err).split("\n")[0]})`, ...(lastFailure ? { last_failure: lastFailure } : {}) };
+  }
 }

@@ -19,6 +19,8 @@ export interface LicencePaths {
   counters: string;
   witness: string;
   pending: string;
+  /** the last failure to write the meters, recorded where possible (doctor reads it) */
+  meterFailure: string;
   bundles: string;
   devApiKey: string;
 }
@@ -33,6 +35,7 @@ export function licencePaths(home?: string): LicencePaths {
     counters: join(dir, "counters.json"),
     witness: join(dir, "counters.witness.json"),
     pending: join(dir, "pending-activation.json"),
+    meterFailure: join(dir, "meter-failure.json"),
     bundles: join(dir, "bundles"),
     devApiKey: join(dir, "dev-api-key"),
   };

@@ -3,10 +3,18 @@
  * handle gives the check core what step 1 reads (`view()`), counts meters (`count()`), and renews
  * the lease once per process on the first answer, in the background: a renewal failure never
  * blocks or fails a check, and the last lease holds through its term and then the grace.
+ *
+ * The counts are written in the background too (a timer shortly after a count, and at exit), and
+ * background work never throws into the host: a write that fails (`counters.json` damaged while
+ * the process runs, a full disk) is recorded — here (`status().meterFlush`) and, where the disk
+ * allows, in `licence/meter-failure.json` for `stalwart doctor` — and the counts stay pending.
+ * While it stands, the next count tries the write again and, if it still fails, refuses with
+ * `MeterUnrecorded` (the check answers `quota_exhausted` naming the meter: fail closed).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import {
+  StalwartError,
   isDevKeySet,
   licenceView,
   meters,
@@ -18,7 +26,7 @@ import {
   type LicenceView,
 } from "../../worker/portable/licensing/index.js";
 import { flushCounters, loadCounters } from "./counters.js";
-import { licencePaths, resolveHome } from "./files.js";
+import { licencePaths, resolveHome, writeJsonAtomic } from "./files.js";
 import { loadInstallation, stateOf, type LoadedInstallation } from "./installation.js";
 import { renewInstallation, type RenewOutcome } from "./renew.js";
 import { DEFAULT_SERVICE_URL, ServiceClient } from "./service.js";
@@ -49,7 +57,23 @@ export interface LicenceStatus extends LicenceView {
   meters: Record<string, { used: number; limit: number; remaining: number }>;
   anomalies: Anomaly[];
   lastRenewal?: { at: string; ok: boolean; code?: string; message?: string };
+  /** the last write of the counts failed (in this process): what failed, when */
+  meterFlush?: MeterFailure;
   trustedKeys: "dev" | "production";
+}
+
+/** Why the counts could not be written. */
+export interface MeterFailure {
+  at: string;
+  code: string;
+  message: string;
+}
+
+/** A count the runtime cannot record: the check refuses (`quota_exhausted`), never allows unmetered. */
+export class MeterUnrecorded extends StalwartError {
+  constructor(readonly meter: string, readonly failure: MeterFailure) {
+    super("MeterUnrecorded", `the meter \`${meter}\` cannot be recorded: ${failure.message}`, { hint: "run `stalwart doctor`: it shows what is wrong with the licence files" });
+  }
 }
 
 /** Homes whose lease this process has already renewed ("the first answer in a process"). */
@@ -71,6 +95,7 @@ export class LicenceHandle {
   private lastSeenMs: number | undefined;
   private viewCache: { view: LicenceView; from: number; until: number } | undefined;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private flushFailure: MeterFailure | undefined;
   private readonly anomalySet: Set<Anomaly>;
   /** The background renewal started by the first answer, if any (never rejects). */
   renewal: Promise<RenewOutcome> | undefined;
@@ -89,7 +114,7 @@ export class LicenceHandle {
     if (!exitHook) {
       exitHook = true;
       process.once("exit", () => {
-        for (const h of open) h.flush();
+        for (const h of open) h.flushInBackground();
       });
     }
     this.now(); // detect a clock set back at open
@@ -157,6 +182,7 @@ export class LicenceHandle {
       trustedKeys: isDevKeySet(this.inst.keys) ? "dev" : "production",
     };
     if (this.inst.stored.last_renewal) s.lastRenewal = this.inst.stored.last_renewal;
+    if (this.flushFailure) s.meterFlush = { ...this.flushFailure };
     return s;
   }
 
@@ -166,6 +192,14 @@ export class LicenceHandle {
    * the first answer: it starts the background renewal.
    */
   count(meter: string, n = 1): void {
+    if (this.flushFailure) {
+      // the last write failed: nothing is counted (nor allowed) until the counts can be written
+      try {
+        this.flush(true);
+      } catch {
+        throw new MeterUnrecorded(meter, this.flushFailure);
+      }
+    }
     const now = new Date(this.nowMs());
     const r = meters.count(this.counters, meter, n, this.inst.licence.meters, now);
     this.answered();
@@ -210,10 +244,43 @@ export class LicenceHandle {
     if (!force && Object.keys(this.pending).length === 0) return;
     const now = this.now();
     if (now.getTime() > Date.parse(this.counters.last_seen)) this.counters.last_seen = now.toISOString();
-    const merged = flushCounters(this.home, this.counters, this.pending, now);
+    let merged: Counters;
+    try {
+      merged = flushCounters(this.home, this.counters, this.pending, now);
+    } catch (err) {
+      this.recordFlushFailure(err, now);
+      throw err;
+    }
     this.pending = {};
     this.counters = merged;
     this.lastSeenMs = Math.max(this.lastSeenMs ?? 0, Date.parse(merged.last_seen));
+    if (this.flushFailure) {
+      this.flushFailure = undefined;
+      try {
+        rmSync(licencePaths(this.home).meterFailure, { force: true });
+      } catch {
+        // the record is advice for doctor; the counts themselves are written
+      }
+    }
+  }
+
+  /** `flush()` for a timer or the exit hook: a failure is recorded, never thrown into the host. */
+  flushInBackground(): void {
+    try {
+      this.flush();
+    } catch {
+      // recorded by flush(); the next count answers by it
+    }
+  }
+
+  private recordFlushFailure(err: unknown, now: Date): void {
+    const e = err as { code?: unknown; message?: unknown };
+    this.flushFailure = { at: now.toISOString(), code: typeof e?.code === "string" ? e.code : "error", message: String(e?.message ?? err).slice(0, 300) };
+    try {
+      writeJsonAtomic(licencePaths(this.home).meterFailure, { ...this.flushFailure, pid: process.pid });
+    } catch {
+      // a full disk may not take this either: doctor finds the cause on its own
+    }
   }
 
   /** Wait for the background renewal (if any) and write the counts. */
@@ -225,7 +292,7 @@ export class LicenceHandle {
 
   private scheduleFlush(): void {
     if (this.flushTimer) return;
-    this.flushTimer = setTimeout(() => this.flush(), 200);
+    this.flushTimer = setTimeout(() => this.flushInBackground(), 200);
     this.flushTimer.unref?.();
   }
 

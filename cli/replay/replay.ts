@@ -10,7 +10,7 @@
  */
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
 import type { Outcome } from "../../worker/portable/engine/index.js";
-import { CatalogueError, StalwartError } from "../../worker/portable/engine/index.js";
+import { CatalogueError, StalwartError, defineOwn } from "../../worker/portable/engine/index.js";
 import { TraceError, type Language, type Trace, type TraceCall, type TraceOutcome, type Verdict } from "./trace.js";
 
 /** What replay needs of a session: the SDK's `ClientSession` (in-process or a worker's). */
@@ -110,9 +110,9 @@ export async function replayTrace(trace: Trace, opts: ReplayOptions): Promise<Re
 async function replayCall(trace: Trace, session: ReplaySession, sessionName: string, ev: TraceCall, stepOf: (id: string) => number, clock: ReplayClock): Promise<ReplayedCall> {
   const options: CallOptions = {};
   if (ev.origins) {
-    const origins: Record<string, string> = {};
+    const origins = Object.create(null) as Record<string, string>;
     for (const [arg, o] of Object.entries(ev.origins)) {
-      origins[arg] = "word" in o ? o.word : `result:${stepOf(o.call)}${o.path ? `.${o.path}` : ""}`;
+      defineOwn(origins, arg, "word" in o ? o.word : `result:${stepOf(o.call)}${o.path ? `.${o.path}` : ""}`);
     }
     options.origins = origins;
   }

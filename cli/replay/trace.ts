@@ -9,7 +9,7 @@
  */
 import { OUTCOMES, type Outcome } from "../../worker/portable/engine/index.js";
 import { StalwartError } from "../../worker/portable/engine/index.js";
-import { closest } from "../../worker/portable/engine/index.js";
+import { closest, defineOwn } from "../../worker/portable/engine/index.js";
 
 export const TRACE_VERSION = 1;
 
@@ -248,15 +248,16 @@ function readCall(ev: Record<string, unknown>, at: number, line: number, ref: (i
   if (!("args" in ev)) fail("a call needs its `args`", "write \"args\":{} for a call without arguments");
   const call: TraceCall = { type: "call", id: ev.id as string, tool: ev.tool as string, args: ev.args, at, line };
   if (ev.origins !== undefined && ev.origins !== null) {
-    const origins: Record<string, TraceOrigin> = {};
-    for (const [arg, o] of Object.entries(object(ev.origins, "origins"))) origins[arg] = readOrigin(arg, o, ref);
+    // argument names from the trace: set as own entries (`__proto__` is a name like any other)
+    const origins = Object.create(null) as Record<string, TraceOrigin>;
+    for (const [arg, o] of Object.entries(object(ev.origins, "origins"))) defineOwn(origins, arg, readOrigin(arg, o, ref));
     call.origins = origins;
   }
   if (ev.labels !== undefined && ev.labels !== null) {
-    const labels: Record<string, string[]> = {};
+    const labels = Object.create(null) as Record<string, string[]>;
     for (const [k, v] of Object.entries(object(ev.labels, "labels"))) {
       if (!Array.isArray(v) || v.some((l) => typeof l !== "string")) fail(`\`labels.${k}\` must be a list of label strings, not ${describe(v)}`, "e.g. \"labels\":{\"call\":[\"untrusted:read_inbox\"]}");
-      labels[k] = v as string[];
+      defineOwn(labels, k, v as string[]);
     }
     call.labels = labels;
   }

@@ -6,6 +6,8 @@
  * Hot path: one `allErrors: false` validator answers valid/invalid. Only on a failure is a second,
  * `allErrors: true` validator (built lazily, once) asked for every error, so that the failure
  * reported is picked by verdict.ts's rule rather than by ajv's evaluation order.
+ * Patterns run on the engine's linear-time engine (`code.regExp`: linear-regex.ts), as in the
+ * cfworker adapter, so a backtracking `pattern` cannot freeze the process.
  * Formats are @cfworker/json-schema's own functions, so both adapters judge `format` alike;
  * `multipleOf` is exact decimal arithmetic (multiple-of.ts) for the same reason.
  */
@@ -16,6 +18,10 @@ import { isMultipleOf } from "../../worker/portable/engine/index.js";
 import { joinPointer } from "../../worker/portable/engine/index.js";
 import { prepareSchema } from "../../worker/portable/engine/index.js";
 import { failure, jsonLeaf, pickLeaf, type Leaf } from "../../worker/portable/engine/index.js";
+import { linearRegExp } from "../../worker/portable/engine/index.js";
+
+/** ajv's `code.regExp`: every `pattern` / `patternProperties` on the linear-time engine. */
+const linearPatterns = Object.assign((pattern: string, _flags: string) => linearRegExp(pattern), { code: "linearRegExp" });
 
 function makeAjv(allErrors: boolean) {
   const ajv = new Ajv({
@@ -28,6 +34,10 @@ function makeAjv(allErrors: boolean) {
     validateFormats: true,
     logger: false,
     inlineRefs: true,
+    // `required`, `properties`, `dependencies` look at own properties only, as cfworker does:
+    // otherwise `required: [constructor]` holds for every object (it inherits one)
+    ownProperties: true,
+    code: { regExp: linearPatterns },
   });
   for (const [name, fn] of Object.entries(cfFormats)) ajv.addFormat(name, fn as (s: string) => boolean);
   ajv.addKeyword({ keyword: CONTAINS_MARK, schemaType: "boolean" }); // an annotation
@@ -88,7 +98,9 @@ const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf"];
 const SUBSCHEMA_MAPS = ["properties", "patternProperties", "definitions", "$defs"];
 
 /**
- * Works around an ajv 8.20 bug found by the parity test: `contains` can accept an empty array —
+ * Rewrites what ajv 8.20 would get wrong, into what it gets right:
+ *
+ * A bug found by the parity test: `contains` can accept an empty array —
  * its loop never runs and its result variable keeps a stale `true` (e.g. `{items: {contains:
  * {const: []}}}` passes `[[[]], []]`). So ajv never sees `contains`: `contains: S` is rewritten to
  * its equivalent `not: {type: array, items: {not: S}}` ("not every item fails S"), placed in an
@@ -107,6 +119,17 @@ export function rewriteContains(schema: unknown): unknown {
   }
   if (s.dependencies && typeof s.dependencies === "object") {
     s.dependencies = Object.fromEntries(Object.entries(s.dependencies).map(([n, x]) => [n, Array.isArray(x) ? x : rewriteContains(x)]));
+  }
+  // ajv skips a property named `__proto__` (code.ts `allSchemaProperties`), so the argument would
+  // count as undeclared; the same schema for the one name that pattern can only match
+  const props = s.properties;
+  if (props && typeof props === "object" && !Array.isArray(props) && Object.hasOwn(props, "__proto__")) {
+    const { ["__proto__"]: proto, ...rest } = props as Record<string, unknown>;
+    s.properties = rest;
+    const pp = s.patternProperties && typeof s.patternProperties === "object" ? { ...(s.patternProperties as Record<string, unknown>) } : {};
+    const key = "^__proto__$";
+    Object.defineProperty(pp, key, { value: Object.hasOwn(pp, key) ? { allOf: [pp[key], proto] } : proto, enumerable: true, writable: true, configurable: true });
+    s.patternProperties = pp;
   }
   if (s.contains !== undefined) {
     const inner = s.contains;

@@ -116,13 +116,17 @@ export class ClientLicence {
       if (e?.code === "quota_exhausted") {
         return refusal("quota_exhausted", { meter: e.meter ?? METER, limit: e.limit, used: e.used, wording: e.message });
       }
+      if (e?.code === "MeterUnrecorded") {
+        // counts that cannot be written are a limit that cannot be kept: fail closed, saying why
+        return refusal("quota_exhausted", { meter: e.meter ?? METER, unrecorded: true, wording: `${e.message}; nothing is allowed until the counts can be written (\`stalwart doctor\`)` });
+      }
       return refusal("internal_error", { wording: `the meter could not be counted (${e?.message ?? String(err)})` });
     }
   }
 
-  /** Write this client's counts now (they are also written shortly after each count, and at exit). */
+  /** Write this client's counts now (they are also written shortly after each count, and at exit). A failure is recorded, not thrown: the next check answers by it. */
   flush(): void {
-    if (this.owned) (this.handle as LicenceHandle | undefined)?.flush?.();
+    if (this.owned) (this.handle as LicenceHandle | undefined)?.flushInBackground?.();
   }
 }
 

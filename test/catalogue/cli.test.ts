@@ -14,10 +14,26 @@ const stalwart = (args: string[], cwd = root) =>
 
 describe("stalwart check", () => {
   it("a clean catalogue: exit 0, `file: ok (N tools)`", () => {
-    const r = stalwart(["check", "test/fixtures/catalogues/store.yaml"]);
+    const r = stalwart(["check", "examples/store/agent.yaml"]);
     expect(r.stderr).toBe("");
-    expect(r.stdout).toBe("test/fixtures/catalogue/store.yaml: ok (7 tools)\n".replace("catalogue/", "catalogues/"));
+    expect(r.stdout).toBe("examples/store/agent.yaml: ok (8 tools)\n");
     expect(r.status).toBe(0);
+  });
+
+  it("warnings compiler-style on stderr, exit 0: a tool with no `args` is named", () => {
+    const r = stalwart(["check", "test/fixtures/catalogues/store.yaml"]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe("test/fixtures/catalogues/store.yaml: ok (7 tools, 3 warnings)\n");
+    const warnings = r.stderr.split("\n").filter((l) => l.includes(": warning: "));
+    expect(warnings).toEqual([
+      "test/fixtures/catalogues/store.yaml:18:11: warning: tool `read_inbox`: declares no `args`, so every call that passes an argument is refused (`argument_schema`)",
+      "test/fixtures/catalogues/store.yaml:50:11: warning: tool `cancel_order`: declares no `args`, so every call that passes an argument is refused (`argument_schema`)",
+      "test/fixtures/catalogues/store.yaml:52:11: warning: tool `send_receipt`: declares no `args`, so every call that passes an argument is refused (`argument_schema`)",
+    ]);
+    expect(r.stderr).toContain("hint: declare its arguments: `args: {type: object, properties: {…}}`; a tool that takes none says `args: {type: object}`");
+    const json = JSON.parse(stalwart(["check", "test/fixtures/catalogues/store.yaml", "--json"]).stdout);
+    expect(json.ok).toBe(true);
+    expect(json.warnings.map((w: { line: number }) => w.line)).toEqual([18, 50, 52]);
   });
 
   it("errors compiler-style on stderr, exit 1", () => {
@@ -28,7 +44,7 @@ describe("stalwart check", () => {
     expect(lines[0]).toBe("test/fixtures/catalogues/bad-words.yaml:2:13: error: settings: `language` must be one of `en`, `pt-BR`, not a string `pt`");
     expect(lines[1]).toBe("  hint: did you mean `pt-BR`?");
     expect(r.stderr).toContain("test/fixtures/catalogues/bad-words.yaml:6:5: error: tool `get_order`: unknown word `writs`\n  hint: did you mean `writes`?");
-    expect(lines[lines.length - 1]).toBe("test/fixtures/catalogues/bad-words.yaml: 10 errors");
+    expect(lines[lines.length - 1]).toBe("test/fixtures/catalogues/bad-words.yaml: 10 errors, 2 warnings");
   });
 
   it("--json", () => {
@@ -39,7 +55,8 @@ describe("stalwart check", () => {
     expect(out.problems[0]).toEqual({ file: "test/fixtures/catalogues/bad-yaml.yaml", line: 4, column: 5, message: "key `writes` appears twice in this map", hint: "each word may appear once per map; remove or merge the repeated one", pointer: "" });
     const ok = stalwart(["check", "test/fixtures/catalogues/conditions.yaml", "--json"]);
     expect(ok.status).toBe(0);
-    expect(JSON.parse(ok.stdout)).toEqual({ ok: true, tools: 7, problems: [] });
+    expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, tools: 7, problems: [] });
+    expect(JSON.parse(ok.stdout).warnings).toHaveLength(6);
   });
 
   it("defaults to agent.yaml in the current folder", () => {
@@ -49,7 +66,7 @@ describe("stalwart check", () => {
     expect(missing.stderr).toContain("agent.yaml:1:1: error: cannot read `agent.yaml`: no such file");
     writeFileSync(join(dir, "agent.yaml"), "tools:\n  - name: get_order\n");
     const ok = stalwart(["check"], dir);
-    expect(ok.stdout).toBe("agent.yaml: ok (1 tool)\n");
+    expect(ok.stdout).toBe("agent.yaml: ok (1 tool, 1 warning)\n");
     expect(ok.status).toBe(0);
   });
 

@@ -124,7 +124,7 @@ tools:
     irreversible: true
     money: true
     trust: untrusted
-    confirm: when_held
+    confirm: always
     after: [{tool: get_order, bind: {order_id: order_id}}]
     not_after: [find_mail, untrusted]
     at_most: 1
@@ -155,7 +155,7 @@ code:
 `;
     const c = load(text);
     const refund = c.tools.get("refund")!;
-    expect(refund).toMatchObject({ irreversible: true, money: true, trust: "untrusted", confirm: "when_held", atMostPerSession: 1, argsClosed: false, currency: "EUR" });
+    expect(refund).toMatchObject({ irreversible: true, money: true, trust: "untrusted", confirm: "always", atMostPerSession: 1, argsClosed: false, currency: "EUR" });
     expect(refund.after).toEqual([{ tool: "get_order", bind: { order_id: "order_id" } }]);
     expect(refund.notAfter).toEqual(["find_mail", "untrusted"]);
     expect(refund.sendsOut).toEqual([{ kind: "any" }, { kind: "host", glob: "10.0.0.1" }, { kind: "host", glob: "2001:db8::1" }, { kind: "address_domain", glob: "example.com" }]);

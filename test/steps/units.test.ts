@@ -16,7 +16,7 @@ import { normaliseCall } from "../../worker/portable/engine/check/normalise.js";
 import type { CheckFacts, Hold, LicenceGate, StepResult } from "../../worker/portable/engine/check/types.js";
 import { HistoryIndex } from "../../worker/portable/engine/history/index.js";
 import { TurnIndex } from "../../worker/portable/engine/origins/typed.js";
-import { fromResults } from "../../worker/portable/engine/conditions/read.js";
+import { joinedResults } from "../../worker/portable/engine/conditions/read.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 
 const REPO = join(import.meta.dirname, "../..");
@@ -71,7 +71,7 @@ function run(c: UnitCase): StepResult {
   const facts: CheckFacts = {
     catalogue, history, sessionId: "s-unit", turns, context: {}, now: Date.UTC(2031, 5, 1), index,
     openToken: () => null,
-    from: fromResults((t) => index.lastResult.get(t)),
+    from: joinedResults((t) => index.lastResult.get(t), (t, arg, v) => index.resultWhere(t, arg, valueDigest(v))),
     valueDigest, taintModelAfterUntrusted: false,
     kept: { spent: new Set(c.kept?.spent ?? []), tallies: c.kept?.tallies ?? {} },
     ...(c.licence ? { licence: c.licence } : {}),

@@ -2,10 +2,18 @@
  * Fuzz the check route: ≥ 10,000 generated malformed bodies. Each gets a 4xx with
  * `{error: {code, message}}` — never a 500, never an allow. (Malformed entries inside a
  * well-formed history are a refusal, `history_invalid`, also asserted.)
+ *
+ * Then issue 9's run: generated hostile bodies across the check, read, report and catalogue
+ * routes (test/helpers/hostile-bodies.ts: names like Object.prototype members everywhere, edited
+ * histories, backtracking patterns and the values that trip them, control characters, absurd
+ * nesting, hostile catalogues): 0 responses ≥ 500, 0 allows, 0 requests over 2 s. Sized for CI
+ * (5,000); the full 100,000 run is `node --import tsx scripts/fuzz-worker.ts` (its count and
+ * seed are arguments; `--url` runs it against a worker under `wrangler dev`).
  */
 import { describe, expect, it } from "vitest";
 import { KEY_A, storeYaml, testApp } from "./app-env.js";
 import { prng as rng } from "../helpers/prng.js";
+import { runHostile } from "../helpers/hostile-bodies.js";
 
 
 describe("check route fuzz", () => {
@@ -77,4 +85,17 @@ describe("check route fuzz", () => {
     }
     expect(n4xx).toBe(10_000);
   }, 300_000);
+});
+
+describe("hostile bodies across routes (issue 9)", () => {
+  it("5,000 generated hostile requests: 0 responses ≥ 500, 0 allows, 0 over 2 s", async () => {
+    const { call } = testApp();
+    const stats = await runHostile(call, 5_000, 20260909);
+    expect(stats.failures).toEqual([]);
+    expect({ over500: stats.over500, allows: stats.allows, slow: stats.slow }).toEqual({ over500: 0, allows: 0, slow: 0 });
+    expect(stats.total).toBe(5_000);
+    // every route was exercised, and not only by requests refused at the door
+    for (const route of ["check", "read", "report", "catalogue"]) expect(stats.byRoute[route] ?? 0, route).toBeGreaterThan(400);
+    expect(stats.status["200"] ?? 0).toBeGreaterThan(1000);
+  }, 600_000);
 });

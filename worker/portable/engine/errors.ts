@@ -39,10 +39,14 @@ export const ERROR_CODES = {
   TraceInvalid: { status: 400, wire: "trace_invalid" },
   FileUnreadable: { status: 400, wire: "file_unreadable" },
   LicenceFileUnreadable: { status: 500, wire: "licence_file_unreadable" },
+  // the licence meter's background write failed: the next count refuses (quota_exhausted)
+  MeterUnrecorded: { status: 503, wire: "meter_unrecorded" },
   KeyUnreadable: { status: 500, wire: "key_unreadable" },
   CountersUnreadable: { status: 500, wire: "counters_unreadable" },
   NoPendingRequest: { status: 409, wire: "no_pending_request" },
   ApiKeyRequired: { status: 401, wire: "api_key_not_configured" },
+  // the adapters (cli/adapters/): a refused call as the framework hands it to the model
+  ToolCallRefused: { status: 403, wire: "tool_call_refused" },
   // the gateway (cli/gateway/): the MCP tool server it forwards to did not answer
   UpstreamUnavailable: { status: 502, wire: "upstream_unavailable" },
   // `stalwart licence dev` (cli/licence/dev-licence.ts): the in-process development licence service
@@ -165,6 +169,8 @@ export interface CatalogueProblem extends SourcePosition {
 /** A catalogue (or rulebook) that does not load: every problem found, not just the first. */
 export class CatalogueError extends StalwartError {
   readonly problems: readonly CatalogueProblem[];
+  /** warnings found beside the problems (lint-meaning.ts), for a linter to show too */
+  warnings: readonly CatalogueProblem[] = [];
   readonly file: string;
   readonly line: number;
   readonly column: number;
@@ -180,6 +186,11 @@ export class CatalogueError extends StalwartError {
 
 export function formatProblem(p: CatalogueProblem): string {
   return `${p.file}:${p.line}:${p.column}: error: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ""}`;
+}
+
+/** A warning: the catalogue loads, but something in it likely does not do what its author means. */
+export function formatWarning(p: CatalogueProblem): string {
+  return `${p.file}:${p.line}:${p.column}: warning: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ""}`;
 }
 
 /** No licence (or no activated installation) where one is needed. `hint: null`: none. */

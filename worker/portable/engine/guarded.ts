@@ -5,11 +5,18 @@
  * a `waiting` step; `rollback()` sends, in reverse order, the declared undo of every write of the
  * run that ran — each checked at step 6, with arguments bound from the step it undoes.
  * Runtime-agnostic: it drives any session (in-process or over HTTP) through `SessionPort`.
+ *
+ * The tool runs with exactly what was checked: the caller's arguments are read once, into their
+ * canonical JSON, and the check and every run of the tool (`impl`, `follow`, `undo`) get fresh
+ * copies of that, never the caller's object — a getter that answered `4411` to the check cannot
+ * answer `https://evil…` to the tool, and nothing the caller or a tool changes afterwards reaches
+ * another run. Arguments that are not JSON data are refused, and nothing runs.
  */
 import type { CallOptions, CheckResult } from "./check/types.js";
 import type { Outcome } from "./history/entry.js";
 import type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 import { InputError } from "./errors.js";
+import { canonicalize, canonicalizeTop } from "./canonical/jcs.js";
 
 export type Impl = (args: Record<string, unknown>) => unknown;
 
@@ -51,7 +58,8 @@ export interface SessionPort {
 
 interface Waiting {
   tool: string;
-  args: Record<string, unknown>;
+  /** the canonical JSON of the checked arguments */
+  args: string;
   options: RunOptions;
   impl: Impl;
   check: CheckResult;
@@ -60,7 +68,7 @@ interface Waiting {
 interface Ran {
   step: number;
   tool: string;
-  args: Record<string, unknown>;
+  args: string;
   result: unknown;
   undo?: Impl;
 }
@@ -85,14 +93,20 @@ export class GuardedSteps {
 
   async run(tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult> {
     if (typeof impl !== "function") throw new InputError("`run` needs the tool's implementation as its fourth argument", "/impl");
-    const check = await this.session.checkToolCall(tool, args, callOptions(options));
-    return this.settle(check, tool, args, options, impl);
+    const text = canonicalText(args);
+    if (text === undefined) {
+      // not JSON data (or it throws when read): the check refuses it; nothing runs whatever it says
+      const check = await this.session.checkToolCall(tool, args, callOptions(options));
+      return { status: "refused", check };
+    }
+    const check = await this.session.checkToolCall(tool, copy(text), callOptions(options));
+    return this.settle(check, tool, text, options, impl);
   }
 
   /** The person approved the waiting step: present its token, run it if allowed. */
   async approve(step: number): Promise<RunResult> {
     const w = this.take(step);
-    const check = await this.session.checkToolCall(w.tool, w.args, { ...callOptions(w.options), confirmation: w.check.confirmation! });
+    const check = await this.session.checkToolCall(w.tool, copy(w.args), { ...callOptions(w.options), confirmation: w.check.confirmation! });
     return this.settle(check, w.tool, w.args, w.options, w.impl);
   }
 
@@ -105,10 +119,12 @@ export class GuardedSteps {
   async rollback(): Promise<RollbackStep[]> {
     const out: RollbackStep[] = [];
     for (const r of [...this.ran].reverse()) {
-      const plan = await this.session.planUndo(r.tool, r.args, r.result);
+      const plan = await this.session.planUndo(r.tool, copy(r.args), r.result);
       if (!plan) continue;
       const origins = Object.fromEntries(Object.keys(plan.args).map((k) => [k, "computed"]));
-      const check = await this.session.checkToolCall(plan.tool, plan.args, { undoOf: r.step, origins });
+      const planned = canonicalText(plan.args);
+      if (planned === undefined) continue;
+      const check = await this.session.checkToolCall(plan.tool, copy(planned), { undoOf: r.step, origins });
       if (check.decision !== "allow") {
         out.push({ undoes: r.step, tool: plan.tool, status: check.decision === "confirm" ? "waiting" : "refused", check });
         continue;
@@ -119,7 +135,7 @@ export class GuardedSteps {
         continue;
       }
       try {
-        const result = await r.undo(plan.args);
+        const result = await r.undo(copy(planned));
         await this.session.report(check.step, "ran", jsonOrUndefined(result));
         await this.session.report(r.step, "compensated");
         out.push({ undoes: r.step, tool: plan.tool, status: "ran", check });
@@ -139,7 +155,7 @@ export class GuardedSteps {
     return w;
   }
 
-  private async settle(check: CheckResult, tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult> {
+  private async settle(check: CheckResult, tool: string, args: string, options: RunOptions, impl: Impl): Promise<RunResult> {
     if (check.decision === "refuse") return { status: "refused", check };
     if (check.decision === "confirm") {
       this.waiting.set(check.step, { tool, args, options, impl, check });
@@ -147,7 +163,7 @@ export class GuardedSteps {
     }
     let result: unknown;
     try {
-      result = await impl(args);
+      result = await impl(copy(args));
     } catch (err) {
       await this.session.report(check.step, "failed");
       return { status: "failed", check, error: message(err) };
@@ -155,7 +171,7 @@ export class GuardedSteps {
     const recorded = jsonOrUndefined(result);
     await this.session.report(check.step, "ran", recorded);
     this.ran.push({ step: check.step, tool, args, result: recorded, ...(options.undo ? { undo: options.undo } : {}) });
-    const plan = await this.session.planFollow(tool, check.step, args, recorded);
+    const plan = await this.session.planFollow(tool, check.step, copy(args), recorded);
     if (!plan) return { status: "ran", result, check };
     const outcome = await this.follow(tool, check.step, plan, options);
     if (outcome === "failed") return { status: "failed", result, check, outcome };
@@ -168,11 +184,14 @@ export class GuardedSteps {
     const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     for (;;) {
       if (!options.follow) break;
-      const check = await this.session.checkToolCall(plan.tool, plan.args, { origins: { [Object.keys(plan.args)[0]!]: plan.origin } });
+      const planned = canonicalText(plan.args);
+      if (planned === undefined) break;
+      const origins = Object.fromEntries(Object.keys(plan.args).map((k) => [k, plan.origin]));
+      const check = await this.session.checkToolCall(plan.tool, copy(planned), { origins });
       if (check.decision !== "allow") break;
       let read: unknown;
       try {
-        read = jsonOrUndefined(await options.follow(plan.args));
+        read = jsonOrUndefined(await options.follow(copy(planned)));
         await this.session.report(check.step, "ran", read);
       } catch {
         await this.session.report(check.step, "failed");
@@ -193,6 +212,25 @@ export class GuardedSteps {
     await this.session.report(step, "outcome_unknown");
     return "outcome_unknown";
   }
+}
+
+/**
+ * The checked arguments as JSON text, read once (the check digests the same values); the caller's
+ * order of the top-level keys is kept. Undefined when they are not JSON data.
+ */
+function canonicalText(args: unknown): string | undefined {
+  try {
+    if (args === null || typeof args !== "object" || Array.isArray(args)) return canonicalize(args);
+    const top = canonicalizeTop(args as Record<string, unknown>);
+    return `{${top.order.map((k) => `${JSON.stringify(k)}:${top.parts[k]!}`).join(",")}}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A fresh copy of checked arguments, for one check or one run of a tool. */
+function copy(text: string): Record<string, unknown> {
+  return JSON.parse(text) as Record<string, unknown>;
 }
 
 function jsonOrUndefined(v: unknown): unknown {

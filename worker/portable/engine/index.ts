@@ -4,6 +4,7 @@
  * this file too. Everything here runs in Node and in workerd alike (Web-standard APIs only).
  */
 export { Engine } from "./engine.js";
+export { defineOwn, own, ownRecord, owns } from "./canonical/own.js";
 export { Session, type SavedSession } from "./session.js";
 export { SerialSession, type SessionApi, type SessionCore } from "./serial-session.js";
 export { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
@@ -12,12 +13,12 @@ export { REASON_CODES, type CallOptions, type CheckResult, type Labels, type Lic
 export { bindsOf, inferOrigins, originsOf, prepareView, viewOfHistory, type InferenceView, type InferOptions, type InferredOrigin, type PreparedView, type RecordedResult } from "./origins/infer.js";
 export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 
-export { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, formatProblem, type CatalogueProblem } from "./errors.js";
+export { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, formatProblem, formatWarning, type CatalogueProblem } from "./errors.js";
 // The error-code registry: every code → its HTTP status and wire spelling; workers answer with
 // `toWire`, clients read answers back with `errorFromWire`.
 export { ERROR_CODES, codeOfWire, errorFromWire, isErrorCode, statusOf, toWire, wireOf, type ErrorCode, type WireError } from "./errors.js";
 
-export { lintCatalogue, loadCatalogue } from "./catalogue/index.js";
+export { lintCatalogue, lintCatalogueWarnings, loadCatalogue } from "./catalogue/index.js";
 export type { CompiledCatalogue, Language, SchemaCheck, SchemaCompiler } from "./catalogue/types.js";
 export { REGISTRY_FILE, compileRulebook, lintRulebook, loadRegistry, registryText, rulebookFromText, type CompiledRulebook } from "./rulebook/index.js";
 
@@ -38,5 +39,6 @@ export { cfworkerCompiler } from "./schema/cfworker.js";
 export { isMultipleOf } from "./schema/multiple-of.js";
 export { joinPointer } from "./schema/pointer.js";
 export { prepareSchema } from "./schema/prepare.js";
+export { linearRegExp, patternProblem, type LinearRegExp } from "./schema/linear-regex.js";
 export { closest } from "./schema/suggest.js";
 export { failure, jsonLeaf, pickLeaf, type Leaf } from "./schema/verdict.js";

@@ -12,6 +12,7 @@ import { applyFilter, type FilterOutcome } from "./conditions/filter.js";
 import { evaluateAll } from "./conditions/index.js";
 import type { Scope } from "./conditions/evaluate.js";
 import { MISSING, readValue } from "./conditions/read.js";
+import { defineOwn, own, owns } from "./canonical/own.js";
 
 export function filterResult(tool: CompiledTool, result: unknown, from: Scope["from"]): FilterOutcome {
   if (!tool.filter) return { kept: result, dropped: 0, unknown: 0 };
@@ -33,13 +34,14 @@ export function planUndo(catalogue: CompiledCatalogue, tool: string, args: Recor
   if (!t?.undo) return null;
   const undo = catalogue.tools.get(t.undo);
   if (!undo) return null;
-  const props = (undo.argsSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  const props = own(undo.argsSchema, "properties");
+  // names come from the catalogue and the caller's arguments: own properties, set as data
   const out: Record<string, unknown> = {};
-  for (const name of Object.keys(props)) {
-    if (Object.prototype.hasOwnProperty.call(args, name)) out[name] = args[name];
+  for (const name of props !== null && typeof props === "object" ? Object.keys(props) : []) {
+    if (owns(args, name)) defineOwn(out, name, own(args, name));
     else if (t.returnsDeclares(name)) {
       const v = readValue(result, name);
-      if (v !== MISSING) out[name] = v;
+      if (v !== MISSING) defineOwn(out, name, v);
     }
   }
   return { tool: undo.name, args: out };
@@ -57,11 +59,13 @@ export function planFollow(catalogue: CompiledCatalogue, tool: string, step: num
   const outcome = catalogue.tools.get(tool)?.outcome;
   if (!outcome) return null;
   const fromResult = readValue(result, outcome.same);
-  const value = fromResult !== MISSING ? fromResult : args[outcome.same];
+  const value = fromResult !== MISSING ? fromResult : own(args, outcome.same);
   if (value === undefined) return null;
+  const followArgs: Record<string, unknown> = {};
+  defineOwn(followArgs, outcome.same, value);
   return {
     tool: outcome.follow,
-    args: { [outcome.same]: value },
+    args: followArgs,
     origin: fromResult !== MISSING ? `result:${step}.${outcome.same}` : "computed",
     giveUpAfterMs: outcome.giveUpAfterMinutes * 60_000,
   };

@@ -22,7 +22,7 @@ import { HistoryIndex } from "./history/index.js";
 import { TurnIndex } from "./origins/typed.js";
 import { openToken, sealToken } from "./tokens/confirmation.js";
 import { propagatedLabels } from "./origins/labels.js";
-import { fromResults } from "./conditions/read.js";
+import { fromResults, joinedResults } from "./conditions/read.js";
 import { addLabels, normaliseCall } from "./check/normalise.js";
 import { filterResult, planFollow, planUndo, judgeOutcome, type FollowPlan, type Judged, type UndoPlan } from "./plans.js";
 import type { FilterOutcome } from "./conditions/filter.js";
@@ -132,7 +132,10 @@ export class Session {
       now,
       openToken: (t) => openToken(this.macFn, t),
       index,
-      from: fromResults((t) => index.lastResult.get(t)),
+      from: joinedResults(
+        (t) => index.lastResult.get(t),
+        (t, arg, value) => index.resultWhere(t, arg, valueDigest(this.engine, value)),
+      ),
       valueDigest: (v) => valueDigest(this.engine, v),
       taintModelAfterUntrusted: this.taintModelAfterUntrusted,
       kept: "error" in kept ? NOTHING_KEPT : kept,

@@ -25,9 +25,10 @@ export function canonicalize(value: unknown): string {
  * The canonical form of a plain object together with the canonical form of each of its own
  * values (the same substrings), so per-argument digests cost no second serialisation.
  */
-export function canonicalizeTop(value: Record<string, unknown>): { text: string; parts: Record<string, string> } {
-  const parts: Record<string, string> = {};
-  return { text: write(value, [], 0, parts), parts };
+export function canonicalizeTop(value: Record<string, unknown>): { text: string; parts: Record<string, string>; order: string[] } {
+  const parts = Object.create(null) as Record<string, string>;
+  const order: string[] = [];
+  return { text: write(value, [], 0, parts, order), parts, order };
 }
 
 function pointerOf(path: readonly (string | number)[]): string {
@@ -61,8 +62,12 @@ function fail(path: (string | number)[], what: (p: string) => string): never {
   throw new InputError(what(p || "/"), p);
 }
 
-/** `parts`, when given, collects the canonical form of each value of the top-level object. */
-function write(value: unknown, path: (string | number)[], depth: number, parts?: Record<string, string>): string {
+/**
+ * `parts`, when given, collects the canonical form of each value of the top-level object, and
+ * `order` its keys in the object's own order (each key and value is read once: what is digested
+ * is what the caller gets back, whatever a getter would answer the next time).
+ */
+function write(value: unknown, path: (string | number)[], depth: number, parts?: Record<string, string>, order?: string[]): string {
   switch (typeof value) {
     case "string":
       return canonicalString(value, () => pointerOf(path));
@@ -93,6 +98,7 @@ function write(value: unknown, path: (string | number)[], depth: number, parts?:
     return fail(path, (p) => `value at \`${p}\` is a ${proto?.constructor?.name ?? "non-plain object"}, not JSON data`);
   }
   const keys = Object.keys(value);
+  if (order) order.push(...keys);
   if (keys.length > 1) keys.sort(compareUtf16);
   let out = "{";
   for (let i = 0; i < keys.length; i++) {
@@ -100,7 +106,7 @@ function write(value: unknown, path: (string | number)[], depth: number, parts?:
     if (i > 0) out += ",";
     path.push(key);
     const v = write((value as Record<string, unknown>)[key], path, depth + 1);
-    if (parts) parts[key] = v;
+    if (parts) Object.defineProperty(parts, key, { value: v, enumerable: true, writable: true, configurable: true });
     out += canonicalString(key, () => pointerOf(path)) + ":" + v;
     path.pop();
   }

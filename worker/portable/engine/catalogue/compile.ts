@@ -3,13 +3,14 @@
  * (types.ts) every check reuses — validators built, rules indexed by tool, destinations parsed,
  * conditions parsed, settings defaulted. Nothing here reports problems: lint already did.
  */
-import type { SourcePosition } from "../errors.js";
+import type { CatalogueProblem, SourcePosition } from "../errors.js";
 import { joinPointer } from "../schema/pointer.js";
 import { compileCondition } from "./conditions.js";
 import { parsePattern } from "../destinations/patterns.js";
 import { catalogueDigest } from "./digest.js";
 import { deepFreeze } from "./freeze.js";
-import { closeArgs, entriesOf, isObj, type Obj } from "./lint-meaning.js";
+import { entriesOf, isObj, type Obj } from "./lint-meaning.js";
+import { closeArgs, closesArguments } from "./arguments.js";
 import { declares, keepDeclaredBy } from "./paths.js";
 import type {
   AfterRule, CompiledAgent, CompiledCatalogue, CompiledTask, CompiledTool, Condition, DestinationPattern, Filter,
@@ -27,22 +28,13 @@ export function parseDuration(text: string): number {
 
 export const DEFAULT_SETTINGS: Settings = { language: "en", taintPolicy: "confirm", onLicenceLapse: "reads_only", confirmationTtlMs: DAY_MS };
 
-/** Does this (effective) args schema close the argument set at the top? */
-export function closesArguments(schema: Obj): boolean {
-  const ap = schema.additionalProperties;
-  if (ap === false) return true;
-  if (isObj(ap) && isObj(ap.not) && Object.keys(ap.not).length === 0 && Object.keys(ap).length === 1) return true;
-  if (schema.maxProperties === 0) return true;
-  const pn = schema.propertyNames;
-  if (pn === false || (isObj(pn) && (Array.isArray(pn.enum) || pn.const !== undefined))) return true;
-  return false;
-}
-
 export interface CompileInput {
   data: Obj;
   file: string;
   position: (pointer: string) => SourcePosition;
   validators: Map<string, SchemaCheck>;
+  /** lint's warnings, kept on the compiled catalogue for whoever loaded it to show */
+  warnings?: readonly CatalogueProblem[];
   schemaCompiler: SchemaCompiler;
   sha256?: (b: Uint8Array) => Uint8Array;
 }
@@ -51,6 +43,7 @@ export function compile(input: CompileInput): CompiledCatalogue {
   const { data, position } = input;
   let emptyArgs: SchemaCheck | undefined;
   const tools = new Map<string, CompiledTool>();
+  const joinTargets = joinedTools(entriesOf(data));
   for (const e of entriesOf(data)) {
     const t = e.raw;
     const at = (...segs: (string | number)[]) => joinPointer(e.pointer, ...segs);
@@ -104,6 +97,7 @@ export function compile(input: CompileInput): CompiledCatalogue {
       irreversible: t.irreversible === true,
       money: t.money === true,
       ...(typeof t.undo === "string" ? { undo: t.undo } : {}),
+      keepValues: typeof t.undo === "string" || joinTargets.has(e.name),
       ...(sendsOut ? { sendsOut } : {}),
       // an allow-list covers every argument of its tool: `lookup_args` exempt only where there is none
       lookupArgs: new Set(Array.isArray(t.lookup_args) && !sendsOut ? t.lookup_args.map(String) : []),
@@ -157,5 +151,20 @@ export function compile(input: CompileInput): CompiledCatalogue {
     tasks,
     digest: catalogueDigest(data, input.sha256),
     file: input.file,
+    warnings: [...(input.warnings ?? [])],
   });
+}
+
+/** The tools a `{from: tool.field, same: arg}` in some tool's `checks` joins on. */
+function joinedTools(entries: readonly { raw: Obj }[]): Set<string> {
+  const out = new Set<string>();
+  const visit = (c: unknown, depth: number) => {
+    if (!isObj(c) || depth > 20) return;
+    if (Array.isArray(c.any)) for (const x of c.any) visit(x, depth + 1);
+    for (const v of Object.values(c)) {
+      if (isObj(v) && typeof v.from === "string" && typeof v.same === "string") out.add(v.from.slice(0, v.from.indexOf(".")));
+    }
+  };
+  for (const e of entries) if (Array.isArray(e.raw.checks)) for (const c of e.raw.checks) visit(c, 0);
+  return out;
 }

@@ -4,7 +4,10 @@
  * naming a tool that declares that field in `returns`, `{from_row}` only in a filter, paths that
  * parse, dates that are dates — and the compiled `Condition`.
  * `{from: tool.field}` splits at the first dot: `read_resume.skills[]` → tool `read_resume`,
- * path `skills[]`.
+ * path `skills[]`. `{from: check_stock.in_stock, same: sku}` (a tool's `checks` only) reads the
+ * result of the `check_stock` call whose `sku` is this call's `sku`: `same` must be an argument
+ * both tools declare. Without `same`, when both tools take an argument of one name, the `from`
+ * reads the last result whatever that argument was: a warning.
  */
 import { parseInstant } from "../conditions/values.js";
 import type { SourcePosition } from "../errors.js";
@@ -20,6 +23,13 @@ export interface ConditionScope {
   inFilter: boolean;
   position: (pointer: string, atKey?: boolean) => SourcePosition;
   report: (pointer: string, message: string, hint?: string, atKey?: boolean) => void;
+  /** in a tool's `checks` (absent elsewhere, where `same` is refused): its arguments and another tool's */
+  join?: {
+    tool: string;
+    own: readonly string[] | undefined;
+    argsOf: (tool: string) => readonly string[] | undefined;
+    warn: (pointer: string, message: string, hint?: string, atKey?: boolean) => void;
+  };
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -55,7 +65,32 @@ function checkFrom(raw: Record<string, unknown>, pointer: string, scope: Conditi
     } else if (!declares(found.returns, path)) {
       scope.report(p, `\`from\` reads \`${raw.from}\`, but \`${tool}\`'s \`returns\` does not declare \`${path}\``, `add \`${path}\` to the \`properties\` (or \`items\`) of \`${tool}\`'s \`returns\``);
     }
+    checkJoin(raw, pointer, tool, scope);
   }
+}
+
+/** `same` joins a `from` on an argument both tools take; a `from` without one where it could have one warns. */
+function checkJoin(raw: Record<string, unknown>, pointer: string, tool: string, scope: ConditionScope): void {
+  const join = scope.join;
+  const sp = joinPointer(pointer, "same");
+  if (raw.same !== undefined) {
+    if (!join) {
+      scope.report(sp, "`same` joins on an argument of the call being checked, so it only works in a tool's `checks`", "remove `same` here", true);
+      return;
+    }
+    if (typeof raw.same !== "string") return; // the schema already said so
+    const missing = [join.own === undefined || !join.own.includes(raw.same) ? join.tool : undefined, (join.argsOf(tool) ?? []).includes(raw.same) ? undefined : tool].filter((t) => t !== undefined);
+    if (missing.length > 0) {
+      scope.report(sp, `\`same: ${raw.same}\` joins on an argument both tools take, but ${missing.map((t) => `\`${t}\``).join(" and ")} ${missing.length > 1 ? "do" : "does"} not declare \`${raw.same}\``, `declare \`${raw.same}\` in the \`args\` of ${missing.map((t) => `\`${t}\``).join(" and ")}, or join on another argument`);
+    }
+    return;
+  }
+  if (!join || join.own === undefined) return;
+  const theirs = join.argsOf(tool) ?? [];
+  const shared = join.own.filter((a) => theirs.includes(a));
+  if (shared.length === 0) return;
+  const list = shared.map((a) => `\`${a}\``).join(", ");
+  join.warn(joinPointer(pointer, "from"), `\`{from: ${String(raw.from)}}\` reads the last result of \`${tool}\` whatever its ${list}, though both tools take ${shared.length > 1 ? "these arguments" : "this argument"}`, `to read the result of the \`${tool}\` call for this call's \`${shared[0]}\`, write \`{from: ${String(raw.from)}, same: ${shared[0]}}\``);
 }
 
 /** Lints one condition (already shape-checked or not: every access is guarded). */
@@ -101,7 +136,7 @@ function operand(v: unknown): Operand {
   if (isObj(v)) {
     if (typeof v.from === "string") {
       const dot = v.from.indexOf(".");
-      return { kind: "from", tool: v.from.slice(0, dot), path: v.from.slice(dot + 1) };
+      return { kind: "from", tool: v.from.slice(0, dot), path: v.from.slice(dot + 1), ...(typeof v.same === "string" ? { same: v.same } : {}) };
     }
     return { kind: "from_row", path: String(v.from_row) };
   }

@@ -35,6 +35,8 @@ export interface CatalogueOptions {
 interface Analysis {
   source: Source;
   problems: CatalogueProblem[];
+  /** what loads but likely does not do what the author means (no `args`, a `from` with no join) */
+  warnings: CatalogueProblem[];
   validators: Map<string, SchemaCheck>;
 }
 
@@ -43,13 +45,14 @@ function analyse(input: unknown, options: CatalogueOptions): Analysis {
   const validators = new Map<string, SchemaCheck>();
   let source: Source = { file, data: undefined, positions: new Map(), problems: [], fromObject: typeof input !== "string" };
   const problems: CatalogueProblem[] = [];
+  const warnings: CatalogueProblem[] = [];
   try {
     if (typeof input === "string") source = readYaml(input, file);
     else if (input !== null && typeof input === "object") {
       source = readObject(input, file);
     } else {
       problems.push({ file, line: 1, column: 1, pointer: "", message: `a catalogue is YAML text or an object, not ${input === null ? "null" : typeof input}`, hint: "pass the text of agent.yaml, or its parsed object" });
-      return { source, problems, validators };
+      return { source, problems, warnings, validators };
     }
     problems.push(...source.problems);
     if (source.problems.length === 0) {
@@ -61,7 +64,11 @@ function analyse(input: unknown, options: CatalogueOptions): Analysis {
           const where = source.fromObject ? ` (at \`${pointer || "/"}\`)` : "";
           problems.push({ ...positionOf(source, pointer, atKey), pointer, message: contextOf(source.data, pointer) + message + where, ...(hint ? { hint } : {}) });
         };
-        lintMeaning(source.data, { report, position: (p, atKey) => positionOf(source, p, atKey), schemaCompiler: options.schemaCompiler, validators });
+        const warn = (pointer: string, message: string, hint?: string, atKey = false) => {
+          const where = source.fromObject ? ` (at \`${pointer || "/"}\`)` : "";
+          warnings.push({ ...positionOf(source, pointer, atKey), pointer, message: contextOf(source.data, pointer) + message + where, ...(hint ? { hint } : {}) });
+        };
+        lintMeaning(source.data, { report, warn, position: (p, atKey) => positionOf(source, p, atKey), schemaCompiler: options.schemaCompiler, validators });
       }
     }
   } catch (err) {
@@ -76,7 +83,7 @@ function analyse(input: unknown, options: CatalogueOptions): Analysis {
       hint: deep ? "flatten it: no catalogue word needs this depth" : "please report this with the catalogue that caused it",
     });
   }
-  return { source, problems: sortProblems(problems), validators };
+  return { source, problems: sortProblems(problems), warnings: sortProblems(warnings), validators };
 }
 
 
@@ -85,16 +92,27 @@ export function lintCatalogue(input: string | object, options: CatalogueOptions)
   return analyse(input, options).problems;
 }
 
+/** Every problem and every warning of a catalogue, each in file order. Never throws. */
+export function lintCatalogueWarnings(input: string | object, options: CatalogueOptions): { problems: CatalogueProblem[]; warnings: CatalogueProblem[] } {
+  const { problems, warnings } = analyse(input, options);
+  return { problems, warnings };
+}
+
 /** Parses, lints and compiles a catalogue; throws `CatalogueError` (every problem) when it is not clean. */
 export function loadCatalogue(input: string | object, options: CatalogueOptions): CompiledCatalogue {
-  const { source, problems, validators } = analyse(input, options);
-  if (problems.length > 0) throw new CatalogueError(problems);
+  const { source, problems, warnings, validators } = analyse(input, options);
+  if (problems.length > 0) {
+    const err = new CatalogueError(problems);
+    err.warnings = warnings;
+    throw err;
+  }
   try {
     return compile({
       data: source.data as Record<string, unknown>,
       file: source.file,
       position: (p) => positionOf(source, p),
       validators,
+      warnings,
       schemaCompiler: options.schemaCompiler,
       ...(options.sha256 ? { sha256: options.sha256 } : {}),
     });

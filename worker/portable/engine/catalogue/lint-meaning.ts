@@ -6,11 +6,15 @@
  *   - `undo`, `after`, `not_after`, `{from: tool.field}`, `outcome.follow`, agent and task tool
  *     lists name tools that exist; `bind` and `from` fields are declared by that tool's `returns`;
  *   - `filter` only on reads, `outcome` only on writes (and it follows a read), `spend` needs
- *     `currency`, `irreversible` only on writes and never with an `undo`;
+ *     `currency`, `irreversible` only on writes and never with an `undo`; `confirm: when_held`
+ *     never on an `irreversible` or `money` tool; a spend pool is shared only by tools of one
+ *     `currency`;
  *   - `sends_out` (and a code sandbox's `network`) entries parse as destinations;
  *   - `args` / `returns` are valid draft-07 schemas, and compile with the injected compiler;
  *   - tasks `all_at_once`: every write has an `undo` or an `outcome`, and one marked `money` a
  *     `spend`.
+ * Warnings (the catalogue loads): a tool with no `args` at all (every argument is refused); a
+ * `{from: tool.field}` in `checks` with no `same` when both tools take an argument of one name.
  */
 import type { SchemaCheck, SchemaCompiler } from "./types.js";
 import { checkSchema } from "../schema/check-schema.js";
@@ -19,6 +23,7 @@ import { closest } from "../schema/suggest.js";
 import { checkPath, lintCondition, type ConditionScope } from "./conditions.js";
 import { parsePattern } from "../destinations/patterns.js";
 import { declares } from "./paths.js";
+import { closeArgs, declaredArguments } from "./arguments.js";
 import type { SourcePosition } from "../errors.js";
 
 export type Obj = Record<string, unknown>;
@@ -56,6 +61,8 @@ const KIND_WORD: Record<EntryKind, string> = { tools: "tool", http: "http entry"
 
 export interface MeaningContext {
   report: (pointer: string, message: string, hint?: string, atKey?: boolean) => void;
+  /** something that loads but likely does not do what the author means */
+  warn: (pointer: string, message: string, hint?: string, atKey?: boolean) => void;
   position: (pointer: string, atKey?: boolean) => SourcePosition;
   schemaCompiler: SchemaCompiler;
   /** compiled `args` validators by entry pointer, for compile.ts */
@@ -91,7 +98,14 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
     const e = byName.get(tool);
     return { exists: !!e, ...(e && isObj(e.raw.returns) ? { returns: e.raw.returns } : {}) };
   };
-  const scope = (inFilter: boolean): ConditionScope => ({ returnsOf, inFilter, position: ctx.position, report });
+  const argsOf = (tool: string) => {
+    const e = byName.get(tool);
+    return e && isObj(e.raw.args) ? [...declaredArguments(e.raw.args).names] : undefined;
+  };
+  const scope = (inFilter: boolean, checksOf?: Entry): ConditionScope => ({
+    returnsOf, inFilter, position: ctx.position, report,
+    ...(checksOf ? { join: { tool: checksOf.name, own: argsOf(checksOf.name), argsOf, warn: ctx.warn } } : {}),
+  });
 
   const onlyKnownWords = Object.keys(data).every((k) => ["settings", "agents", "tools", "http", "code", "tasks"].includes(k));
   if (onlyKnownWords && entries.length === 0 && !["tools", "http", "code"].some((k) => Array.isArray(data[k]) && (data[k] as unknown[]).length > 0)) {
@@ -103,6 +117,10 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
     const t = e.raw;
     const at = (...segs: (string | number)[]) => joinPointer(e.pointer, ...segs);
     const argNames = isObj(t.args) && isObj(t.args.properties) ? Object.keys(t.args.properties) : undefined;
+
+    if (t.args === undefined) {
+      ctx.warn(e.pointer + "/name", "declares no `args`, so every call that passes an argument is refused (`argument_schema`)", `declare its arguments: \`args: {type: object, properties: {…}}\`; a tool that takes none says \`args: {type: object}\``);
+    }
 
     // schemas
     for (const word of ["args", "returns"] as const) {
@@ -147,7 +165,7 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
       });
     }
     if (Array.isArray(t.not_after)) t.not_after.forEach((n, i) => n !== "untrusted" && known(n, at("not_after", i), "not_after"));
-    if (Array.isArray(t.checks)) t.checks.forEach((c, i) => lintCondition(c, at("checks", i), scope(false)));
+    if (Array.isArray(t.checks)) t.checks.forEach((c, i) => lintCondition(c, at("checks", i), scope(false, e)));
 
     if (t.filter !== undefined) {
       if (e.writes) report(at("filter"), "`filter` is for reads: it chooses which records a read passes on", e.kind === "http" ? "an http entry with a method other than GET writes" : "remove `filter`, or declare the tool as a read", true);
@@ -173,6 +191,10 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
       if (t.currency === undefined) report(at("spend"), "`spend` needs the tool's `currency`", "add `currency: USD` (an ISO 4217 code)", true);
       t.spend.forEach((s, i) => isObj(s) && checkPath(s.field, at("spend", i, "field"), scope(false), "field"));
     }
+    if (t.confirm === "when_held" && (t.irreversible === true || t.money === true)) {
+      const what = t.irreversible === true ? "an `irreversible`" : "a `money`";
+      report(at("confirm"), `\`confirm: when_held\` cannot be used on ${what} tool: it keeps the person's confirmation`, "remove `confirm: when_held` (checks.md: irreversible actions and money keep the synchronous human gate)", true);
+    }
     if (t.irreversible === true && !e.writes) report(at("irreversible"), "`irreversible` is for writes", e.kind === "tools" ? "add `writes: true`, or remove `irreversible`" : "remove `irreversible`", true);
     if (t.irreversible === true && t.undo !== undefined) report(at("undo"), "an `irreversible` tool cannot declare an `undo`", "remove one: `irreversible` says nothing undoes this step", true);
     if (Array.isArray(t.sends_out)) {
@@ -194,6 +216,23 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
         if (typeof a === "string" && !argNames.includes(a)) report(at("lookup_args", i), `\`lookup_args\` names \`${a}\`, which \`args\` does not declare`, closest(a, argNames) ? `did you mean \`${closest(a, argNames)}\`?` : `declared arguments: ${argNames.map((n) => `\`${n}\``).join(", ")}`);
       });
     }
+  }
+
+  // spend pools: one pool counts one currency (400 USD + 400 EUR against 500 counts neither)
+  const pools = new Map<string, { tool: string; currency: string }>();
+  for (const e of entries) {
+    if (byName.get(e.name) !== e || !Array.isArray(e.raw.spend) || typeof e.raw.currency !== "string") continue;
+    const currency = e.raw.currency;
+    e.raw.spend.forEach((s, i) => {
+      if (!isObj(s)) return;
+      const explicit = typeof s.pool === "string";
+      const pool = explicit ? (s.pool as string) : e.name;
+      const first = pools.get(pool);
+      if (!first) pools.set(pool, { tool: e.name, currency });
+      else if (first.currency !== currency) {
+        report(joinPointer(e.pointer, "spend", i, ...(explicit ? ["pool"] : [])), `spend pool \`${pool}\` is shared by \`${first.tool}\` (${first.currency}) and \`${e.name}\` (${currency}): a pool counts one currency`, `give \`${e.name}\`'s spend its own pool, e.g. \`pool: ${pool}_${currency.toLowerCase()}\``);
+      }
+    });
   }
 
   // agents
@@ -233,17 +272,4 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
       });
     });
   }
-}
-
-/**
- * The args schema the validator enforces. "Undeclared arguments are refused" (interfaces.md): a
- * top-level schema that says nothing about extra properties — no `additionalProperties`,
- * `patternProperties` or combinator/`$ref` that could declare them — is closed with
- * `additionalProperties: false`. A schema that opens the set on purpose is left open, and
- * `argsClosed` is false for it (step 11 `schema_partial`).
- */
-export function closeArgs(schema: Obj): Obj {
-  if (schema.additionalProperties !== undefined) return schema;
-  for (const k of ["patternProperties", "allOf", "anyOf", "oneOf", "$ref", "if", "not", "dependencies", "propertyNames"]) if (schema[k] !== undefined) return schema;
-  return { ...schema, additionalProperties: false };
 }

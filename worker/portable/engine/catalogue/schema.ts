@@ -251,11 +251,16 @@ export const catalogueSchema = {
       properties: {
         from: { type: "string", pattern: "^[^.]+\\..+$", "x-expect": "`tool.field`, e.g. `check_stock.in_stock`" },
         from_row: { ...path, "x-expect": "a field of the same record" },
+        same: { ...name, "x-expect": "an argument both tools take, e.g. `sku`: read the result of the call with this call's value" },
       },
       additionalProperties: false,
       minProperties: 1,
-      maxProperties: 1,
-      "x-expect": "`{from: tool.field}` (or, in a filter, `{from_row: field}`)",
+      maxProperties: 2,
+      // `from_row` stands alone; `same` joins a `from`
+      if: { required: ["from_row"] },
+      then: { maxProperties: 1 },
+      else: { if: { required: ["same"] }, then: { required: ["from"] } },
+      "x-expect": "`{from: tool.field}`, `{from: tool.field, same: argument}` (or, in a filter, `{from_row: field}`)",
     },
     condition: {
       type: "object",

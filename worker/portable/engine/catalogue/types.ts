@@ -3,7 +3,7 @@
  * (deep-frozen) and built once; every check reuses it (compile once, check many).
  * Field meanings: ../shared/spec/checks.md and interfaces.md ("Tool words").
  */
-import type { SourcePosition } from "../errors.js";
+import type { CatalogueProblem, SourcePosition } from "../errors.js";
 
 export type Language = "en" | "pt-BR";
 export type Period = "call" | "run" | "session" | "minute" | "hour" | "day" | "week" | "month";
@@ -18,7 +18,7 @@ export type SchemaCompiler = (schema: object) => SchemaCheck;
 export type Operand =
   | { kind: "value"; value: unknown }
   | { kind: "list"; values: readonly unknown[] }
-  | { kind: "from"; tool: string; path: string }      // {from: tool.field} — what that tool last returned
+  | { kind: "from"; tool: string; path: string; same?: string } // {from: tool.field[, same: arg]} — what that tool last returned (for this call's `arg`)
   | { kind: "from_row"; path: string };               // filter only: another field of the same record
 
 export type Operator =
@@ -104,6 +104,8 @@ export interface CompiledTool {
   readonly outcome?: Outcome;
   /** the raw `args` JSON Schema, if declared */
   readonly argsSchema?: object;
+  /** its check entries keep per-argument digests (`values`): it has an `undo`, or a `{from, same}` joins on it */
+  readonly keepValues: boolean;
   /** validates arguments; a tool without `args` accepts only an empty object */
   readonly validateArgs: SchemaCheck;
   /** true when the args schema closes the argument set (additionalProperties false at the top) */
@@ -149,4 +151,6 @@ export interface CompiledCatalogue {
   /** SHA-256 hex of the canonical JSON of the parsed catalogue: names the catalogue in caches */
   readonly digest: string;
   readonly file: string;
+  /** what lint warned about (the catalogue loads): `stalwart check` prints them */
+  readonly warnings: readonly CatalogueProblem[];
 }

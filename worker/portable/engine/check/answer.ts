@@ -17,7 +17,8 @@ export interface Assembled {
 }
 
 /**
- * `values`: per-argument digests, kept only for calls an undo may later be bound to (step 6).
+ * `values`: per-argument digests, kept only for calls an undo may later be bound to (step 6) or a
+ * `{from, same}` join may later read.
  * `extra`: detail every answer of this session carries (e.g. its rulebook's digest).
  */
 export function assemble(call: Call, answer: Answer, verdict: Verdict, now: number, values: () => Record<string, string>, extra: Readonly<Record<string, unknown>>): Assembled {
@@ -29,7 +30,7 @@ export function assemble(call: Call, answer: Answer, verdict: Verdict, now: numb
     v: 1, step: 0, at: now, kind: "check", tool: call.tool, agent: call.agent, args: call.digest,
     origins: call.originsDigest, labels: [...call.labels], decision, reasons: [...reasons],
     confirmed, undo_of: call.undoOf ?? null, link: "",
-    values: answer.tool?.undo !== undefined && !call.argsError ? values() : {},
+    values: answer.tool?.keepValues === true && !call.argsError ? values() : {},
   };
   return { entry, decision, reasons, detail };
 }

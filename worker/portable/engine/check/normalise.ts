@@ -2,10 +2,38 @@
  * The caller's input made into a `Call`, once, before the steps run: options of the wrong shape
  * are a typed error; arguments that are not JSON data are kept for step 3 to refuse; labels are
  * merged from the caller and from propagation (origins/labels.ts).
+ *
+ * Everything a step reads is a copy made here, read from the caller's objects exactly once:
+ *   - the arguments are the canonical arguments (the same text as `digest`), so a getter that
+ *     answers one thing to the check and another later changes nothing the check sees;
+ *   - origins, labels and facts are null-prototype records of the caller's own entries, so an
+ *     argument named `constructor`, `toString` or `__proto__` finds only what the caller wrote
+ *     for it (checks.md: user input never reaches an object lookup without an own-property check).
  */
 import { canonicalize, canonicalizeTop } from "../canonical/jcs.js";
-import { InputError } from "../errors.js";
+import { defineOwn, own, ownRecord } from "../canonical/own.js";
+import { InputError, StalwartError } from "../errors.js";
 import type { Call, CallOptions, Labels } from "./types.js";
+
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The JSON data `value` holds, read once (any failure to read it is an `InputError` at `pointer`). */
+function jsonOf(value: unknown, pointer: string, what: string): { text: string; data: unknown } {
+  let text: string;
+  try {
+    text = canonicalize(value);
+  } catch (err) {
+    if (err instanceof InputError) throw new InputError(`${what} is not JSON data: ${err.message}`, pointer + (err.pointer ?? ""));
+    if (err instanceof StalwartError) throw err;
+    throw new InputError(`${what} could not be read: ${String((err as Error)?.message ?? err).slice(0, 200)}`, pointer);
+  }
+  return { text, data: JSON.parse(text) };
+}
+
+/** A null-prototype copy of a JSON map's entries (values kept as parsed). */
+function ownMap(data: Record<string, unknown>): Record<string, unknown> {
+  return ownRecord(Object.keys(data).map((k) => [k, data[k]] as const));
+}
 
 export /**
  * Turn the caller's input into a Call. Arguments that are not JSON data refuse at step 3's place
@@ -14,55 +42,86 @@ export /**
 function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgent: string | null, sha: (s: string) => string): Call {
   if (typeof tool !== "string") throw new InputError("the tool name must be a string", "/tool");
   if (typeof o !== "object" || o === null) throw new InputError("options must be an object", "/options");
-  const origins = o.origins ?? {};
-  if (typeof origins !== "object" || origins === null || Array.isArray(origins) || Object.values(origins).some((v) => typeof v !== "string")) {
-    throw new InputError("`origins` must map argument names to origin strings", "/options/origins");
-  }
-  const labelsByArg: Labels = o.labels ?? {};
-  if (typeof labelsByArg !== "object" || labelsByArg === null || Array.isArray(labelsByArg) || Object.values(labelsByArg).some((v) => !Array.isArray(v) || v.some((l) => typeof l !== "string"))) {
-    throw new InputError("`labels` must map `call` or argument names to lists of labels", "/options/labels");
-  }
-  if (o.confirmation !== undefined && typeof o.confirmation !== "string") throw new InputError("`confirmation` must be the token string a confirm returned", "/options/confirmation");
-  if (o.undoOf !== undefined && !Number.isSafeInteger(o.undoOf)) throw new InputError("`undoOf` must be a step number", "/options/undoOf");
-  if (o.agent !== undefined && typeof o.agent !== "string") throw new InputError("`agent` must be a string", "/options/agent");
-  const facts = o.facts ?? {};
-  if (typeof facts !== "object" || facts === null || Array.isArray(facts)) throw new InputError("`facts` must be an object", "/options/facts");
+  const option = (key: string): unknown => {
+    try {
+      return own(o, key);
+    } catch (err) {
+      // an options object that throws when read (a proxy, a getter): a typed error, never a raw one
+      throw new InputError(`\`${key}\` could not be read: ${String((err as Error)?.message ?? err).slice(0, 200)}`, `/options/${key}`);
+    }
+  };
+  const origins = readOrigins(option("origins"));
+  const labelsByArg = readLabels(option("labels"));
+  const confirmation = option("confirmation");
+  const undoOf = option("undoOf");
+  const agent = option("agent");
+  if (confirmation !== undefined && typeof confirmation !== "string") throw new InputError("`confirmation` must be the token string a confirm returned", "/options/confirmation");
+  if (undoOf !== undefined && !Number.isSafeInteger(undoOf)) throw new InputError("`undoOf` must be a step number", "/options/undoOf");
+  if (agent !== undefined && typeof agent !== "string") throw new InputError("`agent` must be a string", "/options/agent");
+  const facts = readFacts(option("facts"));
 
   const labels = [...new Set(Object.values(labelsByArg).flat())].sort();
-  const originsCanonical = canonicalize(origins);
   const call: Call = {
-    tool, args: {}, digest: "0".repeat(64), originsDigest: sha(originsCanonical), origins, labels, labelsByArg,
-    agent: o.agent ?? defaultAgent, facts,
-    ...(o.confirmation !== undefined ? { confirmation: o.confirmation } : {}),
-    ...(o.undoOf !== undefined ? { undoOf: o.undoOf } : {}),
+    tool, args: Object.create(null) as Record<string, unknown>, digest: "0".repeat(64), originsDigest: sha(origins.text), origins: origins.record, labels, labelsByArg,
+    agent: agent ?? defaultAgent, facts,
+    ...(confirmation !== undefined ? { confirmation } : {}),
+    ...(undoOf !== undefined ? { undoOf: undoOf as number } : {}),
   };
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     call.argsError = { pointer: "", rule: "type", message: "arguments must be an object" };
     return call;
   }
-  let canonical: string;
+  let top: ReturnType<typeof canonicalizeTop>;
   try {
-    const top = canonicalizeTop(args as Record<string, unknown>);
-    canonical = top.text;
-    call.argParts = top.parts;
+    top = canonicalizeTop(args as Record<string, unknown>);
   } catch (err) {
-    if (!(err instanceof InputError)) throw err;
-    call.argsError = { pointer: err.pointer ?? "", rule: "json", message: err.message };
+    // not JSON data, or an object that throws when read (a getter, a proxy): refused at step 3
+    const pointer = err instanceof InputError ? err.pointer ?? "" : "";
+    const message = err instanceof StalwartError ? err.message : `the arguments could not be read: ${String((err as Error)?.message ?? err).slice(0, 200)}`;
+    call.argsError = { pointer, rule: "json", message };
     return call;
   }
-  call.args = args as Record<string, unknown>;
-  call.digest = sha(canonical);
+  // The checked arguments: the canonical text parsed back, in the caller's key order.
+  const checked = Object.create(null) as Record<string, unknown>;
+  for (const k of top.order) defineOwn(checked, k, JSON.parse(top.parts[k]!));
+  call.args = checked;
+  call.argParts = top.parts;
+  call.digest = sha(top.text);
   return call;
 }
 
+function readOrigins(raw: unknown): { text: string; record: Readonly<Record<string, string>> } {
+  if (raw === undefined || raw === null) return { text: "{}", record: Object.create(null) as Record<string, string> };
+  const bad = () => new InputError("`origins` must map argument names to origin strings", "/options/origins");
+  if (!isMap(raw)) throw bad();
+  const { text, data } = jsonOf(raw, "/options/origins", "`origins`");
+  if (!isMap(data) || Object.values(data).some((v) => typeof v !== "string")) throw bad();
+  return { text, record: ownMap(data) as Record<string, string> };
+}
+
+function readLabels(raw: unknown): Labels {
+  if (raw === undefined || raw === null) return Object.create(null) as Labels;
+  const bad = () => new InputError("`labels` must map `call` or argument names to lists of labels", "/options/labels");
+  if (!isMap(raw)) throw bad();
+  const { data } = jsonOf(raw, "/options/labels", "`labels`");
+  if (!isMap(data) || Object.values(data).some((v) => !Array.isArray(v) || v.some((l) => typeof l !== "string"))) throw bad();
+  return ownMap(data) as Record<string, string[]>;
+}
+
+function readFacts(raw: unknown): Readonly<Record<string, unknown>> {
+  if (raw === undefined || raw === null) return Object.create(null) as Record<string, unknown>;
+  if (!isMap(raw)) throw new InputError("`facts` must be an object", "/options/facts");
+  const { data } = jsonOf(raw, "/options/facts", "`facts`");
+  return ownMap(data as Record<string, unknown>);
+}
 
 /** Add propagated labels to a call (per argument and in its sorted list). */
 export function addLabels(call: Call, extra: Record<string, string[]>): void {
   const keys = Object.keys(extra);
   if (keys.length === 0) return;
-  const byArg: Record<string, string[]> = {};
-  for (const [k, v] of Object.entries(call.labelsByArg)) byArg[k] = [...v];
-  for (const k of keys) byArg[k] = [...new Set([...(byArg[k] ?? []), ...extra[k]!])];
+  const byArg = Object.create(null) as Record<string, string[]>;
+  for (const k of Object.keys(call.labelsByArg)) defineOwn(byArg, k, [...(own(call.labelsByArg, k) as readonly string[])]);
+  for (const k of keys) defineOwn(byArg, k, [...new Set([...((own(byArg, k) as string[] | undefined) ?? []), ...(own(extra, k) as string[])])]);
   call.labelsByArg = byArg;
   call.labels = [...new Set(Object.values(byArg).flat())].sort();
 }

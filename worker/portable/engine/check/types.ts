@@ -9,6 +9,7 @@ import type { HistoryIndex } from "../history/index.js";
 import type { CounterItem } from "../counters/store.js";
 import type { CompiledRulebook } from "../rulebook/types.js";
 import type { KeptState } from "../state/changes.js";
+import type { Join } from "../conditions/read.js";
 
 /** Every reason code of checks.md, exact (the public contract); the rulebook's reserved names and the OpenAPI enums read this list. */
 export const REASON_CODES = [
@@ -96,8 +97,8 @@ export interface CheckFacts {
   historyInvalid?: string;
   /** the verified history, indexed for steps 5–11 */
   index: HistoryIndex;
-  /** `{from: tool.path}`: what that tool last returned in this session */
-  from: (tool: string, path: string) => unknown;
+  /** `{from: tool.path}`: what that tool last returned in this session; with a join, what its call with that argument value returned */
+  from: (tool: string, path: string, join?: Join) => unknown;
   /** the digest an argument value has in a check entry's `values` */
   valueDigest: (value: unknown) => string;
   /** session option: `model` arguments after an untrusted read carry its label */

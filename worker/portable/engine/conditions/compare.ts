@@ -147,7 +147,7 @@ function operandOf(c: Compare, scope: Scope, t: Trace, value: unknown, multi: bo
     case "list":
       return o.values;
     case "from":
-      r = scope.from(o.tool, o.path);
+      r = scope.from(o.tool, o.path, o.same);
       break;
     case "from_row":
       r = readValue(scope.row !== undefined ? scope.row : scope.subject, o.path);

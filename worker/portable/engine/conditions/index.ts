@@ -5,5 +5,5 @@
  */
 export { evaluate, evaluateAll, type Scope, type Truth, type Verdict } from "./evaluate.js";
 export { applyFilter, type FilterOutcome, type FilterProblem } from "./filter.js";
-export { fromResults } from "./read.js";
+export { fromResults, joinedResults, type Join } from "./read.js";
 export { parseInstant, jsonEqual } from "./values.js";

@@ -4,8 +4,10 @@
  * catalogue's `parsePath` and kept in a bounded cache keyed by the path text (paths come from the
  * compiled catalogue, never from a call, so the cache holds nothing of a request).
  *
- * Only own properties are read (`constructor`, `__proto__`, `length` are not fields), a name never
- * reads into a list, and `undefined` counts as absent: JSON has no `undefined`.
+ * Only own properties are read (`constructor`, `__proto__`, `length` are not fields) — every name,
+ * not only those `Object.prototype` has today, so a record with another prototype, or a prototype
+ * someone added to, still answers only what it holds —, a name never reads into a list, and
+ * `undefined` counts as absent: JSON has no `undefined`.
  */
 import { parsePath, type PathSegment } from "../catalogue/paths.js";
 
@@ -13,26 +15,20 @@ import { parsePath, type PathSegment } from "../catalogue/paths.js";
 export const MISSING: unique symbol = Symbol("missing");
 export type Missing = typeof MISSING;
 
-/**
- * One step of a path, in one object shape for every kind (monomorphic: the hot path reads these).
- * `guarded`: the name is also a property of `Object.prototype` (`constructor`, `__proto__`, …), so
- * reading it must check that the record owns it; any other name is read directly (the data is
- * JSON: plain objects, whose only prototype is `Object.prototype`).
- */
+/** One step of a path, in one object shape for every kind (monomorphic: the hot path reads these). */
 export interface Seg {
   readonly kind: typeof FIELD | typeof INDEX | typeof EACH;
   readonly name: string;
   readonly index: number;
-  readonly guarded: boolean;
 }
 export const FIELD = 0;
 export const INDEX = 1;
 export const EACH = 2;
 
 function toSeg(s: PathSegment): Seg {
-  if (s.kind === "field") return { kind: FIELD, name: s.name, index: -1, guarded: s.name in Object.prototype };
-  if (s.kind === "index") return { kind: INDEX, name: "", index: s.index, guarded: false };
-  return { kind: EACH, name: "", index: -1, guarded: false };
+  if (s.kind === "field") return { kind: FIELD, name: s.name, index: -1 };
+  if (s.kind === "index") return { kind: INDEX, name: "", index: s.index };
+  return { kind: EACH, name: "", index: -1 };
 }
 
 export interface CompiledPath {
@@ -64,7 +60,7 @@ export function compilePath(path: string): CompiledPath | null {
   return p;
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
+const hasOwn = Object.hasOwn;
 
 /** Follows `segs[from..to)` (names and indexes only) from `cur`; MISSING when any part is absent. */
 export function readOne(cur: unknown, segs: readonly Seg[], from = 0, to = segs.length): unknown {
@@ -72,9 +68,9 @@ export function readOne(cur: unknown, segs: readonly Seg[], from = 0, to = segs.
     if (cur === null || typeof cur !== "object") return MISSING;
     const s = segs[i]!;
     if (s.kind === FIELD) {
-      if (Array.isArray(cur)) return MISSING;
+      if (Array.isArray(cur) || !hasOwn(cur, s.name)) return MISSING;
       const v = (cur as Record<string, unknown>)[s.name];
-      if (v === undefined || (s.guarded && !hasOwn.call(cur, s.name))) return MISSING;
+      if (v === undefined) return MISSING;
       cur = v;
     } else if (s.kind === INDEX) {
       if (!Array.isArray(cur) || s.index >= cur.length) return MISSING;
@@ -103,9 +99,9 @@ export function readMany(cur: unknown, segs: readonly Seg[], i: number, out: unk
     }
     if (cur === null || typeof cur !== "object") return false;
     if (s.kind === FIELD) {
-      if (Array.isArray(cur)) return false;
+      if (Array.isArray(cur) || !hasOwn(cur, s.name)) return false;
       const v = (cur as Record<string, unknown>)[s.name];
-      if (v === undefined || (s.guarded && !hasOwn.call(cur, s.name))) return false;
+      if (v === undefined) return false;
       cur = v;
     } else {
       if (!Array.isArray(cur) || s.index >= cur.length) return false;
@@ -136,16 +132,33 @@ export function readValue(root: unknown, path: string): unknown {
   return out;
 }
 
+/** A join of `{from: tool.path, same: arg}`: the argument's name and this call's value of it. */
+export interface Join {
+  arg: string;
+  value: unknown;
+}
+
 /**
  * A `Scope["from"]` over the results tools last returned: `last(tool)` gives that tool's last
  * recorded result (undefined when it never returned in this session). A `[]` path yields the list
  * of values (`read_resume.skills[]`); an absent value (or one absent item) gives `undefined`.
+ * A join (`same`) needs the call's arguments, which this scope has not: it reads nothing (lint
+ * allows `same` only in a tool's `checks`, where `joinedResults` is used).
  */
-export function fromResults(last: (tool: string) => unknown): (tool: string, path: string) => unknown {
-  return (tool, path) => {
-    const result = last(tool);
-    if (result === undefined) return undefined;
-    const v = readValue(result, path);
-    return v === MISSING ? undefined : v;
-  };
+export function fromResults(last: (tool: string) => unknown): (tool: string, path: string, same?: string) => unknown {
+  return (tool, path, same) => (same !== undefined ? undefined : readFrom(last(tool), path));
+}
+
+/**
+ * The check's `from`: as `fromResults`, and with a join, `where(tool, arg, value)` — the last
+ * result of that tool's call whose `arg` was `value`.
+ */
+export function joinedResults(last: (tool: string) => unknown, where: (tool: string, arg: string, value: unknown) => unknown): (tool: string, path: string, join?: Join) => unknown {
+  return (tool, path, join) => readFrom(join === undefined ? last(tool) : join.value === undefined ? undefined : where(tool, join.arg, join.value), path);
+}
+
+function readFrom(result: unknown, path: string): unknown {
+  if (result === undefined) return undefined;
+  const v = readValue(result, path);
+  return v === MISSING ? undefined : v;
 }

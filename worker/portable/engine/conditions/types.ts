@@ -6,8 +6,13 @@ export type Truth = "holds" | "fails" | "unknown";
 export interface Scope {
   /** the record `field` / `total` / `count` paths read from: a call's arguments (checks), a row (filter), a result (done_when), {args, facts} (rulebook) */
   subject: unknown;
-  /** `{from: tool.path}`: the values that tool last returned in this session at that path (a list for a `[]` path); `undefined` when the tool never returned / the path is absent. `fromResults` builds one. */
-  from(tool: string, path: string): unknown;
+  /**
+   * `{from: tool.path}`: the values that tool last returned in this session at that path (a list
+   * for a `[]` path); `undefined` when the tool never returned / the path is absent. With `same`
+   * (`{from: tool.path, same: arg}`): what the last call of that tool whose argument `arg` equals
+   * this call's returned. `fromResults` builds one.
+   */
+  from(tool: string, path: string, same?: string): unknown;
   /** the row for `{from_row: path}` (filter); when absent, `subject` is the row */
   row?: unknown;
 }

@@ -76,7 +76,8 @@ const HEX32 = /^[0-9a-f]{32}$/;
 export function entryShapeError(e: unknown): string | null {
   if (typeof e !== "object" || e === null || Array.isArray(e)) return "an entry is not an object";
   const o = e as Record<string, unknown>;
-  const keys = KEYS[o.kind as Entry["kind"]];
+  // `kind` comes from the caller's JSON: `constructor` or `toString` is no kind
+  const keys = typeof o.kind === "string" && Object.hasOwn(KEYS, o.kind) ? KEYS[o.kind as Entry["kind"]] : undefined;
   if (!keys) return "an entry has no known `kind`";
   const own = Object.keys(o);
   if (own.length !== keys.length || !keys.every((k) => Object.prototype.hasOwnProperty.call(o, k))) {

@@ -18,6 +18,8 @@ export class HistoryIndex {
   readonly outsideReads: { step: number; tool: string }[] = [];
   /** the last `ran` result each tool returned: `{from: tool.field}` reads it */
   readonly lastResult = new Map<string, unknown>();
+  /** the last `ran` result of each tool's call with an argument's value (by its digest): `{from, same}` reads it */
+  private readonly joined = new Map<string, unknown>();
   /** the step of the person's last turn; a run is what follows it */
   lastTurn = -1;
   /** allowed writes since the last turn */
@@ -54,10 +56,17 @@ export class HistoryIndex {
         const checked = this.entries[e.of];
         if (e.outcome === "ran" && checked && checked.kind === "check" && checked.decision === "allow") {
           this.lastResult.set(checked.tool, e.result);
+          // `values` is the caller's JSON: own entries only
+          for (const arg of Object.keys(checked.values)) this.joined.set(joinKey(checked.tool, arg, checked.values[arg]!), e.result);
         }
         return;
       }
     }
+  }
+
+  /** What the last call of `tool` whose `arg` had the value with this digest returned (ran), if any. */
+  resultWhere(tool: string, arg: string, digest: string): unknown {
+    return this.joined.get(joinKey(tool, arg, digest));
   }
 
   check(step: number): CheckEntry | undefined {
@@ -76,3 +85,5 @@ export class HistoryIndex {
     return c !== undefined && c.decision === "allow" && this.lastReport.get(step)?.outcome === "ran";
   }
 }
+
+const joinKey = (tool: string, arg: string, digest: string) => `${tool}\u0000${arg}\u0000${digest}`;

@@ -4,16 +4,23 @@
  * `set`/`delete`/`defineProperty` trap), so a clean session verifies only what is new — O(1) per
  * check whatever the history length — while any edit of any entry forces the full verification
  * that step 2 then fails (issue 2: "verify only what is new, yet detect any edit of any entry").
+ *
+ * Two defences, so that an edit made around the traps cannot change what the engine reads (issue
+ * 9: `Object.getOwnPropertyDescriptor(entries, "3").value` handed out an entry without its proxy):
+ *   - the caller's view wraps a copy of the engine's entries, never the engine's own objects;
+ *     whatever reaches the copy, the engine checks against what it signed;
+ *   - every way of reading a property through the view (`get`, `getOwnPropertyDescriptor`, and so
+ *     `Object.getOwnPropertyDescriptors`, `Object.entries`, spreading, iterating) hands out nested
+ *     objects wrapped, so an edit of them is seen by the traps and marks the history dirty.
  */
 import type { Entry } from "./entry.js";
 
 export class WatchedEntries {
   /** The caller's view. */
   view: Entry[];
-  /** What the view wraps: the same objects without the traps (reading them is much cheaper). */
+  /** What the view wraps: the caller's copy, without the traps (reading it is much cheaper). */
   viewTarget: unknown;
-  /** The entries the engine signed and indexes; the view wraps these same objects, so an edit
-   * through the view lands here too and marks the history dirty (valid while !dirty). */
+  /** The entries the engine signed and indexes (valid while !dirty); the caller never holds them. */
   raw: Entry[];
   dirty = false;
   private proxies = new WeakMap<object, object>();
@@ -21,14 +28,17 @@ export class WatchedEntries {
 
   constructor(raw: Entry[]) {
     this.raw = raw;
-    this.viewTarget = raw;
-    this.view = this.watch(raw) as Entry[];
+    const copy = raw.map(copyOf);
+    this.viewTarget = copy;
+    this.view = this.watch(copy) as Entry[];
   }
 
   /** Append an entry the engine made and signed. */
   push(e: Entry): void {
-    // Into the target, not through the proxy, so our own append does not mark the history dirty.
     this.raw.push(e);
+    // A copy into the caller's target, beneath the proxy, so our own append does not mark the
+    // history dirty. A view the caller replaced (dirty) is theirs: it gets nothing of ours.
+    if (!this.dirty && Array.isArray(this.viewTarget)) (this.viewTarget as Entry[]).push(copyOf(e));
   }
 
   /** Replace everything (after a full verification or a restart at step 0). */
@@ -36,8 +46,9 @@ export class WatchedEntries {
     this.raw = raw;
     this.proxies = new WeakMap();
     this.ours = new WeakSet();
-    this.viewTarget = raw;
-    this.view = this.watch(raw) as Entry[];
+    const copy = raw.map(copyOf);
+    this.viewTarget = copy;
+    this.view = this.watch(copy) as Entry[];
     this.dirty = false;
   }
 
@@ -56,6 +67,16 @@ export class WatchedEntries {
       get(t, key, receiver) {
         const v = Reflect.get(t, key, receiver);
         return typeof v === "object" && v !== null && !self.ours.has(v) ? self.watch(v) : v;
+      },
+      getOwnPropertyDescriptor(t, key) {
+        const d = Reflect.getOwnPropertyDescriptor(t, key);
+        // a configurable property may be described with another value: hand out the wrapped one
+        if (d && d.configurable && "value" in d && typeof d.value === "object" && d.value !== null && !self.ours.has(d.value)) d.value = self.watch(d.value);
+        return d;
+      },
+      preventExtensions(t) {
+        self.dirty = true;
+        return Reflect.preventExtensions(t);
       },
       set(t, key, value) {
         self.dirty = true;
@@ -78,4 +99,9 @@ export class WatchedEntries {
     this.ours.add(proxy);
     return proxy;
   }
+}
+
+/** A plain copy of an entry (entries are JSON data). */
+function copyOf(e: Entry): Entry {
+  return JSON.parse(JSON.stringify(e)) as Entry;
 }

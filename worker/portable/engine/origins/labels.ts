@@ -7,14 +7,19 @@
  *     (the calling agent's own arguments, and results of calls that agent made);
  *   - with the session option `taint_model_after_untrusted`, every `model` argument written after
  *     anything untrusted was read carries `untrusted:<that tool>`.
+ * A label propagates whole, whatever its text: step 9 decides which labels hold a write, not this
+ * file (a filter on the text here once dropped `trustedness:low`, which step 9 holds).
  */
 import type { CheckFacts, Call } from "../check/types.js";
+import { own } from "../canonical/own.js";
 import { parseResultRef } from "./origins.js";
 
 export function propagatedLabels(call: Call, ctx: CheckFacts): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  // keys are argument names: a map, so `constructor` or `__proto__` is a name like any other
+  const byKey = new Map<string, string[]>();
   const add = (key: string, label: string) => {
-    const list = (out[key] ??= []);
+    let list = byKey.get(key);
+    if (!list) byKey.set(key, (list = []));
     if (!list.includes(label)) list.push(label);
   };
   const agents = ctx.catalogue.agents;
@@ -24,19 +29,21 @@ export function propagatedLabels(call: Call, ctx: CheckFacts): Record<string, st
   const firstOutside = ctx.index.outsideReads[0]?.tool;
 
   for (const arg of Object.keys(call.args)) {
-    const origin = call.origins[arg];
-    if (origin?.startsWith("result:")) {
+    const origin = own(call.origins, arg);
+    if (typeof origin === "string" && origin.startsWith("result:")) {
       const ref = parseResultRef(origin.slice(7));
       const from = ref ? ctx.index.check(ref.step) : undefined;
       if (from) {
         const tool = ctx.catalogue.tools.get(from.tool);
         if (tool?.readsOutside) add(arg, `untrusted:${from.tool}`);
-        for (const l of from.labels) if (!l.startsWith("trusted")) add(arg, l);
+        for (const l of from.labels) add(arg, l);
         if (untrustedAgent(from.agent)) add(arg, `untrusted:${from.agent}`);
       }
     } else if (ctx.taintModelAfterUntrusted && (origin === "model" || origin === undefined) && firstOutside) {
       for (const r of ctx.index.outsideReads) add(arg, `untrusted:${r.tool}`);
     }
   }
+  const out = Object.create(null) as Record<string, string[]>;
+  for (const [k, v] of byKey) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   return out;
 }

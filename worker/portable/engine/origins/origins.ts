@@ -7,6 +7,7 @@
 import { MISSING, readValue } from "../conditions/read.js";
 import { jsonEqual } from "../conditions/values.js";
 import type { Call, CheckFacts } from "../check/types.js";
+import { own } from "../canonical/own.js";
 
 /** What an origin is judged against: the verified turns, history and catalogue. */
 export type OriginFacts = Pick<CheckFacts, "turns" | "index" | "catalogue">;
@@ -17,13 +18,13 @@ const TRUSTED = new Set(["reply", "context", "computed"]);
 export function originProblems(call: Call, ctx: OriginFacts): string[] {
   const out: string[] = [];
   for (const name of Object.keys(call.args)) {
-    if (!originTrusted(call.origins[name], call.args[name], ctx)) out.push(name);
+    if (!originTrusted(own(call.origins, name), own(call.args, name), ctx)) out.push(name);
   }
   return out;
 }
 
-export function originTrusted(origin: string | undefined, value: unknown, ctx: OriginFacts): boolean {
-  if (origin === undefined) return false;
+export function originTrusted(origin: unknown, value: unknown, ctx: OriginFacts): boolean {
+  if (typeof origin !== "string") return false;
   if (TRUSTED.has(origin)) return true;
   if (origin === "typed") return ctx.turns.has(value);
   if (origin.startsWith("result:")) return resultOriginHolds(origin.slice(7), value, ctx);

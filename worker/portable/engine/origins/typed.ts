@@ -16,14 +16,24 @@
  *   `1.4411`) or a name (`4411.pdf`, `x@4411`). A leading `-` (or `−`) is a sign only at the start of a token (`-40`; in `10-40`
  *   it separates, and 40 is found); a negative value needs its sign typed, a positive value is
  *   not found in `-40`. Numbers compare as exact decimals (`40,00` is 40, `40,01` is not).
- * - **Strings** match case- and accent-insensitively (lowercase, NFD, combining diacritics
- *   U+0300–U+036F dropped; curly quotes and dashes as their ASCII forms), as the same sequence
- *   of characters with any run of white space as one space, and with a word boundary on each side
- *   that starts or ends with a letter or digit: `ana` is not in `banana` nor in `ana.silva`,
+ * - **Strings** match case- and accent-insensitively, and in nothing else: every other character
+ *   is compared as typed — white space (`hello  world` is not `hello world`), control characters
+ *   (`hello\r\nworld` is not typed by the turn `subject hello world`), quotes and dashes (`'` is not
+ *   `’`), compatibility characters (the Kelvin sign `K` is not the letter K, `ﬁ` is not `fi`).
+ *   Folding, per character with the marks that follow it: an accented letter — a letter whose
+ *   canonical decomposition is that letter and marks U+0300–U+036F, typed precomposed or
+ *   decomposed (`é`, `e` + U+0301) — is its base letter; a letter is lowercased. A character that
+ *   canonical normalisation would replace by another (the Kelvin, Ohm and Angstrom signs, CJK
+ *   compatibility ideographs) is kept as typed, and so is a combining mark that joins no letter
+ *   into an accented one (`h` + U+0337, `=` + U+0338 is `≠`, not `=`): accents the person did not
+ *   type do not fold away. A value matches as the same sequence of characters with a word
+ *   boundary on each side that starts or ends with a letter or digit: `ana` is not in `banana` nor in `ana.silva`,
  *   `4411` is not in `44110` nor in `4411,5`; a `.` or `@` between letters or digits joins
  *   (names, addresses, hosts), `-` and `/` separate (`São Paulo/SP`, `10-40`). Punctuation inside
  *   the value must be typed (`Flores, 12` is not in `Flores 12`). A numeric string (`"4411"`)
  *   is matched as text, not as a number.
+ * - **Each turn is searched on its own**: no value is found across the end of one turn and the
+ *   start of the next, whatever characters it holds.
  * - **Anything else fails closed.** Booleans, null, an empty or blank string, a number JavaScript
  *   can only print with an exponent (`1e21`, `1e-7`), and a string of more than `MAX_VALUE`
  *   characters are never found. An array or object is found only when it holds at least one
@@ -45,20 +55,20 @@ export interface TokenizedTurn {
   readonly numbers: ReadonlySet<string>;
 }
 
-const DIACRITICS = /[\u0300-\u036f]/g;
-const QUOTES = /[\u2018\u2019\u201a\u201b\u2032\u02bc]/g;
-const DOUBLE_QUOTES = /[\u201c\u201d\u201e\u201f\u2033]/g;
-const DASHES = /[\u2010-\u2015\u2212]/g;
-const SPACES = /[\s\u0000-\u001f\u007f]+/g;
-const NUMBER = /[+-]?[.,]?\d[\d.,]*/g;
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+/** A character with the combining marks after it, unless it is a plain ASCII character alone. */
+const SEQUENCE = /[^\x00-\x7f]\p{M}*|[\x00-\x7f]\p{M}+/gu;
+const ASCII_UPPER = /[A-Z]+/g;
+const ACCENTED = /^(\p{L})[\u0300-\u036f]+$/u;
+/** A minus sign, hyphen or dash before a number is its sign (`−40`, `–40`). */
+const NUMBER = /[+\-\u2010-\u2015\u2212]?[.,]?\d[\d.,]*/g;
+const SIGN = /^[\-\u2010-\u2015\u2212]/;
 const EN = /^(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?$/;
 const PT = /^(\d{1,3}(?:\.\d{3})+|\d+)(?:,(\d+))?$/;
 const GROUP_SEPARATORS = /[.,]/g;
 const LEADING_ZEROS = /^0+(?=\d)/;
 const TRAILING_ZEROS = /0+$/;
 const WORD = /^[\p{L}\p{N}\p{M}]$/u;
-/** Joins turns in an index: a control character, which folding turns into a space in any turn. */
-const SEP = "\u0000";
 
 function checkLanguage(language: unknown): asserts language is Language {
   if (language !== "en" && language !== "pt-BR") {
@@ -66,17 +76,25 @@ function checkLanguage(language: unknown): asserts language is Language {
   }
 }
 
-/** Case, accents, typographic quotes and dashes, white space: what matching ignores. */
+/** Case and accents: what matching ignores (see the module comment); nothing else changes. */
 export function fold(text: string): string {
-  return text
-    .toLowerCase()
-    .normalize("NFD")
-    .replace(DIACRITICS, "")
-    .replace(QUOTES, "'")
-    .replace(DOUBLE_QUOTES, '"')
-    .replace(DASHES, "-")
-    .replace(SPACES, " ")
-    .trim();
+  if (ASCII_ONLY.test(text)) return text.toLowerCase();
+  // ASCII letters are lowercased after the sequences, whose output is lowercase already or kept
+  // as typed on purpose (a Kelvin sign must not become `k` through `toLowerCase`)
+  return text.replace(SEQUENCE, foldSequence).replace(ASCII_UPPER, (m) => m.toLowerCase());
+}
+
+function foldSequence(seq: string): string {
+  const first = String.fromCodePoint(seq.codePointAt(0)!);
+  if (first.normalize("NFC") !== first) return seq; // a compatibility character: as typed
+  let out = "";
+  for (const c of seq.normalize("NFC")) out += foldChar(c);
+  return out;
+}
+
+function foldChar(c: string): string {
+  const accented = ACCENTED.exec(c.normalize("NFD"));
+  return (accented ? accented[1]! : c).toLowerCase();
 }
 
 function isDigit(c: number): boolean {
@@ -95,8 +113,8 @@ function isWord(c: number): boolean {
 export function readNumber(token: string, language: Language): string | null {
   let sign = "";
   let t = token;
-  if (t.startsWith("-") || t.startsWith("+")) {
-    if (t[0] === "-") sign = "-";
+  if (SIGN.test(t) || t.startsWith("+")) {
+    if (t[0] !== "+") sign = "-";
     t = t.slice(1);
   }
   const m = (language === "pt-BR" ? PT : EN).exec(t);
@@ -130,7 +148,7 @@ export function tokenizeTurn(text: string, language: Language): TokenizedTurn {
     let start = m.index;
     let token = m[0];
     const first = token.charCodeAt(0);
-    if ((first === 0x2d || first === 0x2b) && isWord(folded.charCodeAt(start - 1))) {
+    if ((first === 0x2b || SIGN.test(token)) && isWord(folded.charCodeAt(start - 1))) {
       // a sign only at the start of a token: in `10-40` or `covid-19` the dash separates
       token = token.slice(1);
       start++;
@@ -152,9 +170,9 @@ export function tokenizeTurn(text: string, language: Language): TokenizedTurn {
  */
 export class TurnIndex {
   readonly language: Language;
-  private text = SEP;
+  /** each turn folded; searched one by one, so nothing is found across two turns */
+  private readonly texts: string[] = [];
   private readonly numbers = new Set<string>();
-  private turns = 0;
 
   constructor(language: Language = "en") {
     checkLanguage(language);
@@ -167,14 +185,13 @@ export class TurnIndex {
     if (t.language !== this.language) {
       throw new InputError(`a turn read as \`${t.language}\` in a \`${this.language}\` session`);
     }
-    this.text += t.text + SEP;
+    this.texts.push(t.text);
     for (const n of t.numbers) this.numbers.add(n);
-    this.turns++;
   }
 
   /** How many turns were added. */
   get size(): number {
-    return this.turns;
+    return this.texts.length;
   }
 
   /** Did the person type `value` in one of the turns? (See the module comment for the rules.) */
@@ -191,28 +208,10 @@ export class TurnIndex {
   }
 
   private hasString(value: string): boolean {
+    if (BLANK.test(value)) return false;
     const v = fold(value);
-    if (v === "" || v.length > MAX_VALUE) return false;
-    const text = this.text;
-    const first = v.charCodeAt(0);
-    const last = v.charCodeAt(v.length - 1);
-    const edgeLeft = isWord(first);
-    const edgeRight = isWord(last);
-    const digitFirst = isDigit(first);
-    const digitLast = isDigit(last);
-    let i = text.indexOf(v);
-    while (i >= 0) {
-      if (edgeLeft && !boundaryBefore(text, i, digitFirst)) {
-        // no token starts inside this word: search again after it (keeps `aaaa…` linear)
-        let k = i + 1;
-        while (k < text.length && !boundaryBefore(text, k, digitFirst)) k++;
-        i = text.indexOf(v, k);
-      } else if (edgeRight && !boundaryAfter(text, i + v.length, digitLast)) {
-        i = text.indexOf(v, i + 1);
-      } else {
-        return true;
-      }
-    }
+    if (v.length > MAX_VALUE) return false;
+    for (const text of this.texts) if (findToken(text, v)) return true;
     return false;
   }
 
@@ -237,6 +236,32 @@ export class TurnIndex {
     }
     return leaves > 0;
   }
+}
+
+const BLANK = /^\s*$/;
+
+/** Is the folded value `v` a whole token of the folded turn `text`? */
+function findToken(text: string, v: string): boolean {
+  const first = v.charCodeAt(0);
+  const last = v.charCodeAt(v.length - 1);
+  const edgeLeft = isWord(first);
+  const edgeRight = isWord(last);
+  const digitFirst = isDigit(first);
+  const digitLast = isDigit(last);
+  let i = text.indexOf(v);
+  while (i >= 0) {
+    if (edgeLeft && !boundaryBefore(text, i, digitFirst)) {
+      // no token starts inside this word: search again after it (keeps `aaaa…` linear)
+      let k = i + 1;
+      while (k < text.length && !boundaryBefore(text, k, digitFirst)) k++;
+      i = text.indexOf(v, k);
+    } else if (edgeRight && !boundaryAfter(text, i + v.length, digitLast)) {
+      i = text.indexOf(v, i + 1);
+    } else {
+      return true;
+    }
+  }
+  return false;
 }
 
 /**

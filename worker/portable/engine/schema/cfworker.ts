@@ -2,11 +2,19 @@
  * The eval-free schema adapter for workerd (and anywhere else): @cfworker/json-schema, draft-07.
  * It interprets the schema, so nothing is generated from strings. Same verdicts as ajv.ts: the
  * failure reported is picked by verdict.ts from the full error list.
+ *
+ * Patterns run on the linear-time engine (linear-regex.ts), as in the ajv adapter. cfworker has no
+ * hook for that: it calls `new RegExp(pattern, "u")` for `pattern` and `patternProperties` while
+ * it validates. So for the length of one synchronous `validate` call — nothing else can run in
+ * between — the global `RegExp` answers this schema's patterns with their compiled linear
+ * versions (and any other source, e.g. a `format: regex` value, with the built-in), and is put
+ * back in `finally`.
  */
 import { Validator, type OutputUnit } from "@cfworker/json-schema";
 import type { SchemaCheck, SchemaCompiler } from "../catalogue/types.js";
 import { joinPointer } from "./pointer.js";
 import { prepareSchema } from "./prepare.js";
+import { schemaPatterns, type LinearRegExp } from "./linear-regex.js";
 import { failure, jsonLeaf, pickLeaf, type Leaf } from "./verdict.js";
 
 /** `#/a/b%20c` (cfworker's instance location) → `/a/b c`. */
@@ -81,17 +89,36 @@ export function cfworkerLeaves(errors: readonly OutputUnit[]): Leaf[] {
 /** Builds an interpreting validator for a draft-07 schema. Throws `InvalidSchema` like ajvCompiler. */
 export const cfworkerCompiler: SchemaCompiler = (schema: object): SchemaCheck => {
   const prepared = prepareSchema(schema);
+  const patterns = schemaPatterns(prepared);
   const quick = new Validator(prepared as object, "7", true);
   const explain = new Validator(prepared as object, "7", false);
   return (value: unknown) => {
     const bad = jsonLeaf(value);
     if (bad) return failure(bad);
     try {
-      if (quick.validate(value).valid) return { ok: true };
-      const leaf = pickLeaf(cfworkerLeaves(explain.validate(value).errors));
+      if (withPatterns(patterns, () => quick.validate(value).valid)) return { ok: true };
+      const leaf = pickLeaf(cfworkerLeaves(withPatterns(patterns, () => explain.validate(value).errors)));
       return failure(leaf ?? { pointer: "", rule: "invalid" });
     } catch {
       return failure({ pointer: "", rule: "depth" });
     }
   };
 };
+
+const NativeRegExp = RegExp;
+const globals = globalThis as unknown as { RegExp: RegExpConstructor };
+
+/** Runs `work` (synchronous) with `new RegExp(p, "u")` answering `patterns`' own entries in linear time. */
+function withPatterns<T>(patterns: ReadonlyMap<string, LinearRegExp>, work: () => T): T {
+  if (patterns.size === 0) return work();
+  function PatternRegExp(source: unknown, flags?: unknown): unknown {
+    const linear = typeof source === "string" && flags === "u" ? patterns.get(source) : undefined;
+    return linear ?? new NativeRegExp(source as string, flags as string | undefined);
+  }
+  globals.RegExp = PatternRegExp as unknown as RegExpConstructor;
+  try {
+    return work();
+  } finally {
+    globals.RegExp = NativeRegExp;
+  }
+}

@@ -5,7 +5,9 @@
  *   - only draft-07 keywords (plus annotations and `x-` extensions); a typo is an error with a
  *     "did you mean" hint, a 2019-09/2020-12 keyword is an error saying so;
  *   - every keyword value has the right shape (the draft-07 meta-schema, written out by hand);
- *   - `pattern` / `patternProperties` compile as `u` regular expressions;
+ *   - `pattern` / `patternProperties` compile as `u` regular expressions that the linear-time
+ *     engine runs (linear-regex.ts: no lookaround, no backreference), the one engine both
+ *     adapters match them with;
  *   - `$ref` is local (`#` or `#/…`), resolves, stands alone (draft-07 ignores its siblings, and
  *     the two validators would disagree on them), and no chain of in-place applicators
  *     (`$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`) loops without consuming data;
@@ -14,6 +16,7 @@
  */
 import { escapeSegment, getAt, joinPointer, splitPointer } from "./pointer.js";
 import { unknownWordHint } from "./suggest.js";
+import { patternProblem } from "./linear-regex.js";
 
 export interface SchemaProblem {
   /** pointer into the schema */
@@ -163,8 +166,8 @@ function walk(s: unknown, ptr: string, depth: number, isRoot: boolean, out: Sche
       case "pattern":
         if (typeof v !== "string") bad(key, "`pattern` must be a string");
         else {
-          const e = regexError(v);
-          if (e) bad(key, `\`pattern\` is not a valid regular expression: ${e}`, "patterns are ECMAScript regular expressions with the `u` flag");
+          const e = patternProblem(v);
+          if (e) bad(key, `\`pattern\` ${e.message}`, PATTERN_HINT);
         }
         break;
       case "format":
@@ -206,8 +209,8 @@ function walk(s: unknown, ptr: string, depth: number, isRoot: boolean, out: Sche
         if (!isObj(v)) bad(key, "`patternProperties` must be a map of patterns to schemas");
         else
           for (const pat of Object.keys(v)) {
-            const e = regexError(pat);
-            if (e) out.push({ pointer: joinPointer(ptr, key, pat), atKey: true, message: `\`${pat}\` is not a valid regular expression: ${e}` });
+            const e = patternProblem(pat);
+            if (e) out.push({ pointer: joinPointer(ptr, key, pat), atKey: true, message: `\`${pat}\` ${e.message}`, hint: PATTERN_HINT });
             sub(v[pat], key, pat);
           }
         break;
@@ -257,14 +260,7 @@ function canonical(v: unknown): string {
   return JSON.stringify(v) ?? "null";
 }
 
-function regexError(source: string): string | undefined {
-  try {
-    new RegExp(source, "u");
-    return undefined;
-  } catch (e) {
-    return String((e as Error).message).replace(/^Invalid regular expression: /, "");
-  }
-}
+const PATTERN_HINT = "patterns are ECMAScript regular expressions (`u` flag) matched in linear time: no lookahead, lookbehind or backreferences";
 
 /**
  * A loop of in-place applicators (a `$ref`, `allOf`, … reaching itself without `properties` or

@@ -7,3 +7,4 @@ export { checkSchema, resolveLocalRef, DRAFT07_WORDS, MAX_SCHEMA_DEPTH, type Sch
 export { InvalidSchema } from "./prepare.js";
 export { pickLeaf, jsonLeaf, MAX_VALUE_DEPTH, type Leaf } from "./verdict.js";
 export { joinPointer, splitPointer, escapeSegment, comparePointers, getAt } from "./pointer.js";
+export { linearRegExp, patternProblem, schemaPatterns, toRe2, type LinearRegExp, type PatternProblem } from "./linear-regex.js";

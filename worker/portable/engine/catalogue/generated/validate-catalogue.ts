@@ -4,14 +4,14 @@
 // ajv standalone: plain code, no eval, so it runs in workerd too.
 export const validate = validate21;
 export default validate21;
-const schema6 = {"$id":"stalwart:agent.yaml","type":"object","x-expect":"a map with `settings`, `agents`, `tools`, `tasks`, `http`, `code`","properties":{"settings":{"type":"object","properties":{"language":{"enum":["en","pt-BR"],"x-expect":"`en` or `pt-BR`"},"taint_policy":{"enum":["confirm","refuse"],"x-expect":"`confirm` or `refuse`"},"on_licence_lapse":{"enum":["reads_only","refuse"],"x-expect":"`reads_only` or `refuse`"},"confirmation_ttl":{"type":"string","pattern":"^[1-9][0-9]{0,5}[smhdw]$","x-expect":"a duration like `30m`, `12h`, `1d`, `7d`"}},"additionalProperties":false,"x-expect":"a map of settings"},"agents":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"tools":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"x-expect":"a list of tool names, e.g. `[get_order]`"},"trust":{"enum":["trusted","untrusted"],"x-expect":"`trusted` or `untrusted`"},"description":{"type":"string","x-expect":"a string"}},"required":["name","tools"],"additionalProperties":false,"x-expect":"`{name: billing, tools: [get_order], trust: trusted}`"},"x-expect":"a list of agents"},"tools":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"description":{"$ref":"#/definitions/description"},"writes":{"$ref":"#/definitions/writes"},"irreversible":{"$ref":"#/definitions/irreversible"},"money":{"$ref":"#/definitions/money"},"undo":{"$ref":"#/definitions/undo"},"sends_out":{"$ref":"#/definitions/sends_out"},"lookup_args":{"$ref":"#/definitions/lookup_args"},"reads_outside":{"$ref":"#/definitions/reads_outside"},"trust":{"$ref":"#/definitions/trust"},"confirm":{"$ref":"#/definitions/confirm"},"after":{"$ref":"#/definitions/after"},"not_after":{"$ref":"#/definitions/not_after"},"at_most":{"$ref":"#/definitions/at_most"},"checks":{"$ref":"#/definitions/checks"},"filter":{"$ref":"#/definitions/filter"},"spend":{"$ref":"#/definitions/spend"},"currency":{"$ref":"#/definitions/currency"},"outcome":{"$ref":"#/definitions/outcome"},"args":{"$ref":"#/definitions/args"},"returns":{"$ref":"#/definitions/returns"}},"required":["name"],"additionalProperties":false,"x-expect":"a tool: `{name: get_order, …}`"},"x-expect":"a list of tools"},"http":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"method":{"enum":["GET","POST","PUT","PATCH","DELETE"],"x-expect":"one of GET, POST, PUT, PATCH, DELETE (GET reads, the others write)"},"path":{"type":"string","pattern":"^/","x-expect":"a path starting with `/`, e.g. `/orders/{order_id}`"},"description":{"$ref":"#/definitions/description"},"irreversible":{"$ref":"#/definitions/irreversible"},"money":{"$ref":"#/definitions/money"},"undo":{"$ref":"#/definitions/undo"},"sends_out":{"$ref":"#/definitions/sends_out"},"lookup_args":{"$ref":"#/definitions/lookup_args"},"reads_outside":{"$ref":"#/definitions/reads_outside"},"trust":{"$ref":"#/definitions/trust"},"confirm":{"$ref":"#/definitions/confirm"},"after":{"$ref":"#/definitions/after"},"not_after":{"$ref":"#/definitions/not_after"},"at_most":{"$ref":"#/definitions/at_most"},"checks":{"$ref":"#/definitions/checks"},"filter":{"$ref":"#/definitions/filter"},"spend":{"$ref":"#/definitions/spend"},"currency":{"$ref":"#/definitions/currency"},"outcome":{"$ref":"#/definitions/outcome"},"args":{"$ref":"#/definitions/args"},"returns":{"$ref":"#/definitions/returns"}},"required":["name","method","path"],"additionalProperties":false,"x-expect":"`{name: get_order, method: GET, path: /orders/{order_id}}`"},"x-expect":"a list of `{name, method, path}`"},"code":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"function":{"type":"string","pattern":"^[A-Za-z_$][A-Za-z0-9_$]*(?:[.:][A-Za-z_$][A-Za-z0-9_$]*)*$","x-expect":"the function's name, e.g. `refund` or `billing.refund`"},"sandbox":{"type":"object","properties":{"network":{"type":"array","items":{"type":"string"},"x-expect":"a list of destinations, like `sends_out`"},"secrets":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-expect":"a secret's name, e.g. `STRIPE_KEY`"},"x-expect":"a list of secret names"},"mounts":{"type":"array","items":{"type":"string","pattern":"\\S","x-expect":"a folder path"},"x-expect":"a list of folders it may read"},"allow":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9_]+$","x-expect":"a system call name"},"x-expect":"a list of extra system calls"},"limits":{"type":"object","properties":{"cpu_ms":{"type":"integer","minimum":1,"x-expect":"milliseconds, a whole number ≥ 1"},"memory_mb":{"type":"integer","minimum":1,"x-expect":"megabytes, a whole number ≥ 1"},"timeout_s":{"type":"integer","minimum":1,"x-expect":"seconds, a whole number ≥ 1"}},"additionalProperties":false,"x-expect":"`{cpu_ms, memory_mb, timeout_s}`"},"level":{"enum":["advanced"],"x-expect":"`advanced` (or leave it out)"}},"additionalProperties":false,"x-expect":"`{network, secrets, mounts, allow, limits, level}`"},"description":{"$ref":"#/definitions/description"},"writes":{"$ref":"#/definitions/writes"},"irreversible":{"$ref":"#/definitions/irreversible"},"money":{"$ref":"#/definitions/money"},"undo":{"$ref":"#/definitions/undo"},"sends_out":{"$ref":"#/definitions/sends_out"},"lookup_args":{"$ref":"#/definitions/lookup_args"},"reads_outside":{"$ref":"#/definitions/reads_outside"},"trust":{"$ref":"#/definitions/trust"},"confirm":{"$ref":"#/definitions/confirm"},"after":{"$ref":"#/definitions/after"},"not_after":{"$ref":"#/definitions/not_after"},"at_most":{"$ref":"#/definitions/at_most"},"checks":{"$ref":"#/definitions/checks"},"filter":{"$ref":"#/definitions/filter"},"spend":{"$ref":"#/definitions/spend"},"currency":{"$ref":"#/definitions/currency"},"outcome":{"$ref":"#/definitions/outcome"},"args":{"$ref":"#/definitions/args"},"returns":{"$ref":"#/definitions/returns"}},"required":["name","function"],"additionalProperties":false,"x-expect":"`{name: refund, function: refund}`"},"x-expect":"a list of `{name, function}`"},"tasks":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"steps":{"enum":["in_order","all_at_once"],"x-expect":"`in_order` or `all_at_once`"},"tools":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"x-expect":"a list of tool names, e.g. `[get_order]`","minItems":1},"description":{"type":"string","x-expect":"a string"}},"required":["name","steps","tools"],"additionalProperties":false,"x-expect":"`{name: checkout, steps: all_at_once, tools: [create_order, charge_card]}`"},"x-expect":"a list of tasks"}},"additionalProperties":false,"definitions":{"description":{"type":"string","x-expect":"a string"},"writes":{"type":"boolean","x-expect":"true or false"},"irreversible":{"type":"boolean","x-expect":"true or false"},"money":{"type":"boolean","x-expect":"true or false"},"undo":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"sends_out":{"type":"array","items":{"type":"string","x-expect":"a destination: `api.example.com`, `*.example.com`, `name@example.com`, `*@example.com`, an IP, or `\"*\"`"},"x-expect":"an allow-list, e.g. `[\"*.example.com\", \"receipts@example.com\"]`"},"lookup_args":{"type":"array","items":{"type":"string","x-expect":"an argument name"},"x-expect":"a list of argument names"},"reads_outside":{"type":"boolean","x-expect":"true or false"},"trust":{"enum":["trusted","untrusted"],"x-expect":"`trusted` or `untrusted`"},"confirm":{"enum":["always","when_held"],"x-expect":"`always` or `when_held`"},"after":{"type":"array","items":{"if":{"type":"string"},"then":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"else":{"type":"object","properties":{"tool":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"bind":{"type":"object","additionalProperties":{"type":"string","x-expect":"a field of that tool's result"},"x-expect":"`{argument: field}`"}},"required":["tool"],"additionalProperties":false,"x-expect":"a tool name or `{tool: get_order, bind: {order_id: order_id}}`"}},"x-expect":"a list of tool names or `{tool, bind}`"},"not_after":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"x-expect":"a list of tool names, or `[untrusted]`"},"at_most":{"x-expect":"a whole number ≥ 1 (calls per session), `{count: N, per: day}`, or a list of them","if":{"type":"number"},"then":{"type":"integer","minimum":1,"x-expect":"a whole number ≥ 1 (calls per session)"},"else":{"if":{"type":"array"},"then":{"type":"array","items":{"type":"object","properties":{"count":{"type":"integer","minimum":1,"x-expect":"a whole number ≥ 1"},"per":{"enum":["call","run","session","minute","hour","day","week","month"],"x-expect":"one of call, run, session, minute, hour, day, week, month"}},"required":["count","per"],"additionalProperties":false,"x-expect":"`{count: N, per: day}`"},"minItems":1,"x-expect":"a list of `{count, per}`"},"else":{"type":"object","properties":{"count":{"type":"integer","minimum":1,"x-expect":"a whole number ≥ 1"},"per":{"enum":["call","run","session","minute","hour","day","week","month"],"x-expect":"one of call, run, session, minute, hour, day, week, month"}},"required":["count","per"],"additionalProperties":false,"x-expect":"`{count: N, per: day}`"}}},"checks":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"},"filter":{"type":"object","properties":{"each":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"keep":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`","minItems":1},"unknown":{"enum":["pass","drop"],"x-expect":"`pass` (keep a record lacking the value) or `drop`"}},"required":["each","keep"],"additionalProperties":false,"x-expect":"`{each: list[], keep: [conditions]}`"},"spend":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"at_most":{"type":"number","minimum":0,"x-expect":"a number ≥ 0"},"per":{"enum":["call","run","session","minute","hour","day","week","month"],"x-expect":"one of call, run, session, minute, hour, day, week, month"},"pool":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"}},"required":["field","at_most","per"],"additionalProperties":false,"x-expect":"`{field: amount, at_most: 25, per: call}`"},"x-expect":"a list of `{field, at_most, per, pool?}`"},"currency":{"type":"string","pattern":"^[A-Z]{3}$","x-expect":"an ISO 4217 code: three capital letters, e.g. `USD`"},"outcome":{"type":"object","properties":{"follow":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"same":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"done_when":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"},"failed_when":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"},"give_up_after":{"type":"number","exclusiveMinimum":0,"x-expect":"minutes, a number > 0"}},"required":["follow","same","give_up_after"],"additionalProperties":false,"x-expect":"`{follow: get_order, same: order_id, done_when: [...], give_up_after: 60}`"},"args":{"type":"object","x-expect":"a JSON Schema map, e.g. `{type: object, properties: {...}}`"},"returns":{"type":"object","x-expect":"a JSON Schema map, e.g. `{type: object, properties: {...}}`"},"from":{"type":"object","properties":{"from":{"type":"string","pattern":"^[^.]+\\..+$","x-expect":"`tool.field`, e.g. `check_stock.in_stock`"},"from_row":{"type":"string","pattern":"\\S","x-expect":"a field of the same record"}},"additionalProperties":false,"minProperties":1,"maxProperties":1,"x-expect":"`{from: tool.field}` (or, in a filter, `{from_row: field}`)"},"condition":{"type":"object","x-expect":"a condition: `{field: quantity, at_most: 5}` or `{any: [...]}`","if":{"required":["any"]},"then":{"properties":{"any":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`","minItems":1},"because":{"type":"string","x-expect":"a string"}},"additionalProperties":false},"else":{"properties":{"field":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"total":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"count":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"because":{"type":"string","x-expect":"a string"},"is":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"is_not":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"contains":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"one_of":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","items":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"},"x-expect":"a list of values, or `{from: tool.field}`"}},"none_of":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","items":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"},"x-expect":"a list of values, or `{from: tool.field}`"}},"at_least":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"at_most":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"under":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"over":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"before":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"string","x-expect":"a date, e.g. `\"2025-01-31\"`, or `{from: tool.field}`"}},"after":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"string","x-expect":"a date, e.g. `\"2025-01-31\"`, or `{from: tool.field}`"}},"between":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","minItems":2,"maxItems":2,"items":{"type":["number","string"],"x-expect":"a number or a date"},"x-expect":"a two-item list `[low, high]`"}}},"additionalProperties":false}}}};
+const schema6 = {"$id":"stalwart:agent.yaml","type":"object","x-expect":"a map with `settings`, `agents`, `tools`, `tasks`, `http`, `code`","properties":{"settings":{"type":"object","properties":{"language":{"enum":["en","pt-BR"],"x-expect":"`en` or `pt-BR`"},"taint_policy":{"enum":["confirm","refuse"],"x-expect":"`confirm` or `refuse`"},"on_licence_lapse":{"enum":["reads_only","refuse"],"x-expect":"`reads_only` or `refuse`"},"confirmation_ttl":{"type":"string","pattern":"^[1-9][0-9]{0,5}[smhdw]$","x-expect":"a duration like `30m`, `12h`, `1d`, `7d`"}},"additionalProperties":false,"x-expect":"a map of settings"},"agents":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"tools":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"x-expect":"a list of tool names, e.g. `[get_order]`"},"trust":{"enum":["trusted","untrusted"],"x-expect":"`trusted` or `untrusted`"},"description":{"type":"string","x-expect":"a string"}},"required":["name","tools"],"additionalProperties":false,"x-expect":"`{name: billing, tools: [get_order], trust: trusted}`"},"x-expect":"a list of agents"},"tools":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"description":{"$ref":"#/definitions/description"},"writes":{"$ref":"#/definitions/writes"},"irreversible":{"$ref":"#/definitions/irreversible"},"money":{"$ref":"#/definitions/money"},"undo":{"$ref":"#/definitions/undo"},"sends_out":{"$ref":"#/definitions/sends_out"},"lookup_args":{"$ref":"#/definitions/lookup_args"},"reads_outside":{"$ref":"#/definitions/reads_outside"},"trust":{"$ref":"#/definitions/trust"},"confirm":{"$ref":"#/definitions/confirm"},"after":{"$ref":"#/definitions/after"},"not_after":{"$ref":"#/definitions/not_after"},"at_most":{"$ref":"#/definitions/at_most"},"checks":{"$ref":"#/definitions/checks"},"filter":{"$ref":"#/definitions/filter"},"spend":{"$ref":"#/definitions/spend"},"currency":{"$ref":"#/definitions/currency"},"outcome":{"$ref":"#/definitions/outcome"},"args":{"$ref":"#/definitions/args"},"returns":{"$ref":"#/definitions/returns"}},"required":["name"],"additionalProperties":false,"x-expect":"a tool: `{name: get_order, …}`"},"x-expect":"a list of tools"},"http":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"method":{"enum":["GET","POST","PUT","PATCH","DELETE"],"x-expect":"one of GET, POST, PUT, PATCH, DELETE (GET reads, the others write)"},"path":{"type":"string","pattern":"^/","x-expect":"a path starting with `/`, e.g. `/orders/{order_id}`"},"description":{"$ref":"#/definitions/description"},"irreversible":{"$ref":"#/definitions/irreversible"},"money":{"$ref":"#/definitions/money"},"undo":{"$ref":"#/definitions/undo"},"sends_out":{"$ref":"#/definitions/sends_out"},"lookup_args":{"$ref":"#/definitions/lookup_args"},"reads_outside":{"$ref":"#/definitions/reads_outside"},"trust":{"$ref":"#/definitions/trust"},"confirm":{"$ref":"#/definitions/confirm"},"after":{"$ref":"#/definitions/after"},"not_after":{"$ref":"#/definitions/not_after"},"at_most":{"$ref":"#/definitions/at_most"},"checks":{"$ref":"#/definitions/checks"},"filter":{"$ref":"#/definitions/filter"},"spend":{"$ref":"#/definitions/spend"},"currency":{"$ref":"#/definitions/currency"},"outcome":{"$ref":"#/definitions/outcome"},"args":{"$ref":"#/definitions/args"},"returns":{"$ref":"#/definitions/returns"}},"required":["name","method","path"],"additionalProperties":false,"x-expect":"`{name: get_order, method: GET, path: /orders/{order_id}}`"},"x-expect":"a list of `{name, method, path}`"},"code":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"function":{"type":"string","pattern":"^[A-Za-z_$][A-Za-z0-9_$]*(?:[.:][A-Za-z_$][A-Za-z0-9_$]*)*$","x-expect":"the function's name, e.g. `refund` or `billing.refund`"},"sandbox":{"type":"object","properties":{"network":{"type":"array","items":{"type":"string"},"x-expect":"a list of destinations, like `sends_out`"},"secrets":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-expect":"a secret's name, e.g. `STRIPE_KEY`"},"x-expect":"a list of secret names"},"mounts":{"type":"array","items":{"type":"string","pattern":"\\S","x-expect":"a folder path"},"x-expect":"a list of folders it may read"},"allow":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9_]+$","x-expect":"a system call name"},"x-expect":"a list of extra system calls"},"limits":{"type":"object","properties":{"cpu_ms":{"type":"integer","minimum":1,"x-expect":"milliseconds, a whole number ≥ 1"},"memory_mb":{"type":"integer","minimum":1,"x-expect":"megabytes, a whole number ≥ 1"},"timeout_s":{"type":"integer","minimum":1,"x-expect":"seconds, a whole number ≥ 1"}},"additionalProperties":false,"x-expect":"`{cpu_ms, memory_mb, timeout_s}`"},"level":{"enum":["advanced"],"x-expect":"`advanced` (or leave it out)"}},"additionalProperties":false,"x-expect":"`{network, secrets, mounts, allow, limits, level}`"},"description":{"$ref":"#/definitions/description"},"writes":{"$ref":"#/definitions/writes"},"irreversible":{"$ref":"#/definitions/irreversible"},"money":{"$ref":"#/definitions/money"},"undo":{"$ref":"#/definitions/undo"},"sends_out":{"$ref":"#/definitions/sends_out"},"lookup_args":{"$ref":"#/definitions/lookup_args"},"reads_outside":{"$ref":"#/definitions/reads_outside"},"trust":{"$ref":"#/definitions/trust"},"confirm":{"$ref":"#/definitions/confirm"},"after":{"$ref":"#/definitions/after"},"not_after":{"$ref":"#/definitions/not_after"},"at_most":{"$ref":"#/definitions/at_most"},"checks":{"$ref":"#/definitions/checks"},"filter":{"$ref":"#/definitions/filter"},"spend":{"$ref":"#/definitions/spend"},"currency":{"$ref":"#/definitions/currency"},"outcome":{"$ref":"#/definitions/outcome"},"args":{"$ref":"#/definitions/args"},"returns":{"$ref":"#/definitions/returns"}},"required":["name","function"],"additionalProperties":false,"x-expect":"`{name: refund, function: refund}`"},"x-expect":"a list of `{name, function}`"},"tasks":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"steps":{"enum":["in_order","all_at_once"],"x-expect":"`in_order` or `all_at_once`"},"tools":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"x-expect":"a list of tool names, e.g. `[get_order]`","minItems":1},"description":{"type":"string","x-expect":"a string"}},"required":["name","steps","tools"],"additionalProperties":false,"x-expect":"`{name: checkout, steps: all_at_once, tools: [create_order, charge_card]}`"},"x-expect":"a list of tasks"}},"additionalProperties":false,"definitions":{"description":{"type":"string","x-expect":"a string"},"writes":{"type":"boolean","x-expect":"true or false"},"irreversible":{"type":"boolean","x-expect":"true or false"},"money":{"type":"boolean","x-expect":"true or false"},"undo":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"sends_out":{"type":"array","items":{"type":"string","x-expect":"a destination: `api.example.com`, `*.example.com`, `name@example.com`, `*@example.com`, an IP, or `\"*\"`"},"x-expect":"an allow-list, e.g. `[\"*.example.com\", \"receipts@example.com\"]`"},"lookup_args":{"type":"array","items":{"type":"string","x-expect":"an argument name"},"x-expect":"a list of argument names"},"reads_outside":{"type":"boolean","x-expect":"true or false"},"trust":{"enum":["trusted","untrusted"],"x-expect":"`trusted` or `untrusted`"},"confirm":{"enum":["always","when_held"],"x-expect":"`always` or `when_held`"},"after":{"type":"array","items":{"if":{"type":"string"},"then":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"else":{"type":"object","properties":{"tool":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"bind":{"type":"object","additionalProperties":{"type":"string","x-expect":"a field of that tool's result"},"x-expect":"`{argument: field}`"}},"required":["tool"],"additionalProperties":false,"x-expect":"a tool name or `{tool: get_order, bind: {order_id: order_id}}`"}},"x-expect":"a list of tool names or `{tool, bind}`"},"not_after":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"x-expect":"a list of tool names, or `[untrusted]`"},"at_most":{"x-expect":"a whole number ≥ 1 (calls per session), `{count: N, per: day}`, or a list of them","if":{"type":"number"},"then":{"type":"integer","minimum":1,"x-expect":"a whole number ≥ 1 (calls per session)"},"else":{"if":{"type":"array"},"then":{"type":"array","items":{"type":"object","properties":{"count":{"type":"integer","minimum":1,"x-expect":"a whole number ≥ 1"},"per":{"enum":["call","run","session","minute","hour","day","week","month"],"x-expect":"one of call, run, session, minute, hour, day, week, month"}},"required":["count","per"],"additionalProperties":false,"x-expect":"`{count: N, per: day}`"},"minItems":1,"x-expect":"a list of `{count, per}`"},"else":{"type":"object","properties":{"count":{"type":"integer","minimum":1,"x-expect":"a whole number ≥ 1"},"per":{"enum":["call","run","session","minute","hour","day","week","month"],"x-expect":"one of call, run, session, minute, hour, day, week, month"}},"required":["count","per"],"additionalProperties":false,"x-expect":"`{count: N, per: day}`"}}},"checks":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"},"filter":{"type":"object","properties":{"each":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"keep":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`","minItems":1},"unknown":{"enum":["pass","drop"],"x-expect":"`pass` (keep a record lacking the value) or `drop`"}},"required":["each","keep"],"additionalProperties":false,"x-expect":"`{each: list[], keep: [conditions]}`"},"spend":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"at_most":{"type":"number","minimum":0,"x-expect":"a number ≥ 0"},"per":{"enum":["call","run","session","minute","hour","day","week","month"],"x-expect":"one of call, run, session, minute, hour, day, week, month"},"pool":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"}},"required":["field","at_most","per"],"additionalProperties":false,"x-expect":"`{field: amount, at_most: 25, per: call}`"},"x-expect":"a list of `{field, at_most, per, pool?}`"},"currency":{"type":"string","pattern":"^[A-Z]{3}$","x-expect":"an ISO 4217 code: three capital letters, e.g. `USD`"},"outcome":{"type":"object","properties":{"follow":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"same":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"done_when":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"},"failed_when":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"},"give_up_after":{"type":"number","exclusiveMinimum":0,"x-expect":"minutes, a number > 0"}},"required":["follow","same","give_up_after"],"additionalProperties":false,"x-expect":"`{follow: get_order, same: order_id, done_when: [...], give_up_after: 60}`"},"args":{"type":"object","x-expect":"a JSON Schema map, e.g. `{type: object, properties: {...}}`"},"returns":{"type":"object","x-expect":"a JSON Schema map, e.g. `{type: object, properties: {...}}`"},"from":{"type":"object","properties":{"from":{"type":"string","pattern":"^[^.]+\\..+$","x-expect":"`tool.field`, e.g. `check_stock.in_stock`"},"from_row":{"type":"string","pattern":"\\S","x-expect":"a field of the same record"},"same":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"an argument both tools take, e.g. `sku`: read the result of the call with this call's value"}},"additionalProperties":false,"minProperties":1,"maxProperties":2,"if":{"required":["from_row"]},"then":{"maxProperties":1},"else":{"if":{"required":["same"]},"then":{"required":["from"]}},"x-expect":"`{from: tool.field}`, `{from: tool.field, same: argument}` (or, in a filter, `{from_row: field}`)"},"condition":{"type":"object","x-expect":"a condition: `{field: quantity, at_most: 5}` or `{any: [...]}`","if":{"required":["any"]},"then":{"properties":{"any":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`","minItems":1},"because":{"type":"string","x-expect":"a string"}},"additionalProperties":false},"else":{"properties":{"field":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"total":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"count":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"because":{"type":"string","x-expect":"a string"},"is":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"is_not":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"contains":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"one_of":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","items":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"},"x-expect":"a list of values, or `{from: tool.field}`"}},"none_of":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","items":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"},"x-expect":"a list of values, or `{from: tool.field}`"}},"at_least":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"at_most":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"under":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"over":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"before":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"string","x-expect":"a date, e.g. `\"2025-01-31\"`, or `{from: tool.field}`"}},"after":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"string","x-expect":"a date, e.g. `\"2025-01-31\"`, or `{from: tool.field}`"}},"between":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","minItems":2,"maxItems":2,"items":{"type":["number","string"],"x-expect":"a number or a date"},"x-expect":"a two-item list `[low, high]`"}}},"additionalProperties":false}}}};
 const pattern0 = new RegExp("^[1-9][0-9]{0,5}[smhdw]$", "u");
 const pattern1 = new RegExp("^[A-Za-z0-9_][A-Za-z0-9_-]*$", "u");
-const pattern20 = new RegExp("^/", "u");
-const pattern22 = new RegExp("^[A-Za-z_$][A-Za-z0-9_$]*(?:[.:][A-Za-z_$][A-Za-z0-9_$]*)*$", "u");
-const pattern23 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const pattern21 = new RegExp("^/", "u");
+const pattern23 = new RegExp("^[A-Za-z_$][A-Za-z0-9_$]*(?:[.:][A-Za-z_$][A-Za-z0-9_$]*)*$", "u");
+const pattern24 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
 const pattern8 = new RegExp("\\S", "u");
-const pattern25 = new RegExp("^[a-z0-9_]+$", "u");
+const pattern26 = new RegExp("^[a-z0-9_]+$", "u");
 const func2 = Object.prototype.hasOwnProperty;
 const schema7 = {"type":"string","x-expect":"a string"};
 
@@ -784,15 +784,19 @@ return errors === 0;
 const schema20 = {"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"};
 const schema21 = {"type":"object","x-expect":"a condition: `{field: quantity, at_most: 5}` or `{any: [...]}`","if":{"required":["any"]},"then":{"properties":{"any":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`","minItems":1},"because":{"type":"string","x-expect":"a string"}},"additionalProperties":false},"else":{"properties":{"field":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"total":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"count":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"because":{"type":"string","x-expect":"a string"},"is":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"is_not":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"contains":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"one_of":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","items":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"},"x-expect":"a list of values, or `{from: tool.field}`"}},"none_of":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","items":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"},"x-expect":"a list of values, or `{from: tool.field}`"}},"at_least":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"at_most":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"under":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"over":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"before":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"string","x-expect":"a date, e.g. `\"2025-01-31\"`, or `{from: tool.field}`"}},"after":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"string","x-expect":"a date, e.g. `\"2025-01-31\"`, or `{from: tool.field}`"}},"between":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","minItems":2,"maxItems":2,"items":{"type":["number","string"],"x-expect":"a number or a date"},"x-expect":"a two-item list `[low, high]`"}}},"additionalProperties":false}};
 const wrapper0 = {validate: validate49};
-const schema22 = {"type":"object","properties":{"from":{"type":"string","pattern":"^[^.]+\\..+$","x-expect":"`tool.field`, e.g. `check_stock.in_stock`"},"from_row":{"type":"string","pattern":"\\S","x-expect":"a field of the same record"}},"additionalProperties":false,"minProperties":1,"maxProperties":1,"x-expect":"`{from: tool.field}` (or, in a filter, `{from_row: field}`)"};
+const schema22 = {"type":"object","properties":{"from":{"type":"string","pattern":"^[^.]+\\..+$","x-expect":"`tool.field`, e.g. `check_stock.in_stock`"},"from_row":{"type":"string","pattern":"\\S","x-expect":"a field of the same record"},"same":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"an argument both tools take, e.g. `sku`: read the result of the call with this call's value"}},"additionalProperties":false,"minProperties":1,"maxProperties":2,"if":{"required":["from_row"]},"then":{"maxProperties":1},"else":{"if":{"required":["same"]},"then":{"required":["from"]}},"x-expect":"`{from: tool.field}`, `{from: tool.field, same: argument}` (or, in a filter, `{from_row: field}`)"};
 const pattern11 = new RegExp("^[^.]+\\..+$", "u");
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
+const _errs1 = errors;
+let valid0 = true;
+const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length > 1){
-const err0 = {instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 1}};
+let missing0;
+if((data.from_row === undefined) && (missing0 = "from_row")){
+const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -801,8 +805,23 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(Object.keys(data).length < 1){
-const err1 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}};
+}
+var _valid0 = _errs2 === errors;
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 1){
+const err1 = {instancePath,schemaPath:"#/then/maxProperties",keyword:"maxProperties",params:{limit: 1}};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -811,9 +830,20 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((key0 === "from") || (key0 === "from_row"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}};
+}
+var _valid0 = _errs3 === errors;
+valid0 = _valid0;
+ifClause0 = "then";
+}
+else {
+const _errs4 = errors;
+const _errs5 = errors;
+let valid1 = true;
+const _errs6 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.same === undefined) && (missing1 = "same")){
+const err2 = {};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -823,11 +853,21 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.from !== undefined){
-let data0 = data.from;
-if(typeof data0 === "string"){
-if(!pattern11.test(data0)){
-const err3 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/pattern",keyword:"pattern",params:{pattern: "^[^.]+\\..+$"}};
+var _valid1 = _errs6 === errors;
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid1){
+const _errs7 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.from === undefined){
+const err3 = {instancePath,schemaPath:"#/else/then/required",keyword:"required",params:{missingProperty: "from"}};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -837,8 +877,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"}};
+var _valid1 = _errs7 === errors;
+valid1 = _valid1;
+}
+if(!valid1){
+const err4 = {instancePath,schemaPath:"#/else/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -847,12 +890,12 @@ vErrors.push(err4);
 }
 errors++;
 }
+var _valid0 = _errs4 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
 }
-if(data.from_row !== undefined){
-let data1 = data.from_row;
-if(typeof data1 === "string"){
-if(!pattern8.test(data1)){
-const err5 = {instancePath:instancePath+"/from_row",schemaPath:"#/properties/from_row/pattern",keyword:"pattern",params:{pattern: "\\S"}};
+if(!valid0){
+const err5 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -861,9 +904,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/from_row",schemaPath:"#/properties/from_row/type",keyword:"type",params:{type: "string"}};
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 2){
+const err6 = {instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 2}};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -872,15 +915,111 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
+if(Object.keys(data).length < 1){
+const err7 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "from") || (key0 === "from_row")) || (key0 === "same"))){
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.from !== undefined){
+let data0 = data.from;
+if(typeof data0 === "string"){
+if(!pattern11.test(data0)){
+const err9 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/pattern",keyword:"pattern",params:{pattern: "^[^.]+\\..+$"}};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.from_row !== undefined){
+let data1 = data.from_row;
+if(typeof data1 === "string"){
+if(!pattern8.test(data1)){
+const err11 = {instancePath:instancePath+"/from_row",schemaPath:"#/properties/from_row/pattern",keyword:"pattern",params:{pattern: "\\S"}};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/from_row",schemaPath:"#/properties/from_row/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.same !== undefined){
+let data2 = data.same;
+if(typeof data2 === "string"){
+if(!pattern1.test(data2)){
+const err13 = {instancePath:instancePath+"/same",schemaPath:"#/properties/same/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_][A-Za-z0-9_-]*$"}};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/same",schemaPath:"#/properties/same/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
 }
 errors++;
 }
@@ -2256,13 +2395,13 @@ return errors === 0;
 }
 
 const schema25 = {"type":"string","pattern":"^[A-Z]{3}$","x-expect":"an ISO 4217 code: three capital letters, e.g. `USD`"};
-const pattern16 = new RegExp("^[A-Z]{3}$", "u");
+const pattern17 = new RegExp("^[A-Z]{3}$", "u");
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data === "string"){
-if(!pattern16.test(data)){
+if(!pattern17.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"}};
 if(vErrors === null){
 vErrors = [err0];
@@ -3058,7 +3197,7 @@ errors++;
 if(data36.path !== undefined){
 let data39 = data36.path;
 if(typeof data39 === "string"){
-if(!pattern20.test(data39)){
+if(!pattern21.test(data39)){
 const err33 = {instancePath:instancePath+"/http/" + i3+"/path",schemaPath:"#/properties/http/items/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"}};
 if(vErrors === null){
 vErrors = [err33];
@@ -3285,7 +3424,7 @@ errors++;
 if(data60.function !== undefined){
 let data62 = data60.function;
 if(typeof data62 === "string"){
-if(!pattern22.test(data62)){
+if(!pattern23.test(data62)){
 const err42 = {instancePath:instancePath+"/code/" + i4+"/function",schemaPath:"#/properties/code/items/properties/function/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_$][A-Za-z0-9_$]*(?:[.:][A-Za-z_$][A-Za-z0-9_$]*)*$"}};
 if(vErrors === null){
 vErrors = [err42];
@@ -3357,7 +3496,7 @@ const len6 = data66.length;
 for(let i6=0; i6<len6; i6++){
 let data67 = data66[i6];
 if(typeof data67 === "string"){
-if(!pattern23.test(data67)){
+if(!pattern24.test(data67)){
 const err47 = {instancePath:instancePath+"/code/" + i4+"/sandbox/secrets/" + i6,schemaPath:"#/properties/code/items/properties/sandbox/properties/secrets/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"}};
 if(vErrors === null){
 vErrors = [err47];
@@ -3439,7 +3578,7 @@ const len8 = data70.length;
 for(let i8=0; i8<len8; i8++){
 let data71 = data70[i8];
 if(typeof data71 === "string"){
-if(!pattern25.test(data71)){
+if(!pattern26.test(data71)){
 const err53 = {instancePath:instancePath+"/code/" + i4+"/sandbox/allow/" + i8,schemaPath:"#/properties/code/items/properties/sandbox/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9_]+$"}};
 if(vErrors === null){
 vErrors = [err53];

@@ -14,6 +14,7 @@ import { evaluateAll } from "../../conditions/index.js";
 import { periodWindow } from "../../counters/periods.js";
 import type { CounterStore, ReserveAnswer } from "../../counters/store.js";
 import type { CompiledTool } from "../../catalogue/types.js";
+import { own } from "../../canonical/own.js";
 import { PASS, type Call, type CounterNeed, type StepInput, type StepResult, type Verdict } from "../types.js";
 
 export function limits(call: Call, input: StepInput): StepResult {
@@ -21,7 +22,9 @@ export function limits(call: Call, input: StepInput): StepResult {
   const { tool } = input;
 
   if (tool.checks.length > 0) {
-    const v = evaluateAll(tool.checks, { subject: call.args, row: call.args, from: input.from });
+    // `{from: tool.path, same: arg}` reads the result of the call whose `arg` is this call's
+    const from = (t: string, p: string, same?: string) => input.from(t, p, same === undefined ? undefined : { arg: same, value: own(call.args, same) });
+    const v = evaluateAll(tool.checks, { subject: call.args, row: call.args, from });
     if (v.truth === "fails") return { kind: "refuse", reason: "condition_failed", detail: { ...(v.wording ? { wording: v.wording } : {}), ...(v.condition ? { because: v.condition.because ?? null } : {}) } };
     if (v.truth === "unknown") return { kind: "refuse", reason: "condition_unknown", detail: { ...(v.unknown ? { unknown: v.unknown } : {}), ...(v.wording ? { wording: v.wording } : {}) } };
   }
@@ -35,7 +38,7 @@ export function limits(call: Call, input: StepInput): StepResult {
   }
 
   for (const rule of tool.spend) {
-    const amount = call.args[rule.field];
+    const amount = own(call.args, rule.field);
     if (typeof amount !== "number" || !Number.isFinite(amount) || amount < 0) {
       return { kind: "refuse", reason: "spend_unknown", detail: { field: rule.field, wording: `\`${rule.field}\` is not an amount that can be counted.` } };
     }

@@ -11,6 +11,7 @@
  */
 import { parseResultRef, originTrusted } from "../../origins/origins.js";
 import { countName, seenName, tally, UNTRUSTED } from "../../state/changes.js";
+import { own } from "../../canonical/own.js";
 import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
 export function orderRules(call: Call, input: StepInput): StepResult {
@@ -22,9 +23,9 @@ export function orderRules(call: Call, input: StepInput): StepResult {
     const steps = (index.allowedByTool.get(rule.tool) ?? []).filter((s) => index.counts(s));
     if (steps.length === 0) return refuse(`after ${rule.tool}`, { needs: rule.tool });
     for (const [arg, field] of Object.entries(rule.bind ?? {})) {
-      const origin = call.origins[arg];
-      const ref = origin?.startsWith("result:") ? parseResultRef(origin.slice(7)) : null;
-      const bound = ref !== null && ref.path === field && steps.includes(ref.step) && index.ran(ref.step) && originTrusted(origin, call.args[arg], input);
+      const origin = own(call.origins, arg);
+      const ref = typeof origin === "string" && origin.startsWith("result:") ? parseResultRef(origin.slice(7)) : null;
+      const bound = ref !== null && ref.path === field && steps.includes(ref.step) && index.ran(ref.step) && originTrusted(origin, own(call.args, arg), input);
       if (!bound) {
         return refuse(`after ${rule.tool} (${arg} from ${rule.tool}.${field})`, { binding: { argument: arg, tool: rule.tool, field }, origin: origin ?? null });
       }

@@ -26,7 +26,8 @@ export function rulebookGate(call: Call, input: StepInput): StepResult {
   const rules = rulesFor(rulebook, call.tool);
   if (rules.length === 0) return PASS;
   const undo = call.undoOf !== undefined;
-  const scope: Scope = { subject: { args: call.args, facts: call.facts }, from: input.from ?? nothing };
+  // no joins in a rulebook (lint refuses `same` there)
+  const scope: Scope = { subject: { args: call.args, facts: call.facts }, from: input.from ? (t, p) => input.from(t, p) : nothing };
   const asks: Ask[] = [];
   for (const rule of rules) {
     if (rule.then === "refuse" && undo) continue; // the rulebook cannot refuse an undo

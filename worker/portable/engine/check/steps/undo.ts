@@ -7,6 +7,7 @@
 import { sameJson } from "../../origins/origins.js";
 import { MISSING, readValue } from "../../conditions/read.js";
 import { tally, undoName } from "../../state/changes.js";
+import { own } from "../../canonical/own.js";
 import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
 export function undoBound(call: Call, input: StepInput): StepResult {
@@ -27,8 +28,10 @@ export function undoBound(call: Call, input: StepInput): StepResult {
 
   const result = index.lastReport.get(step)?.result;
   for (const name of Object.keys(call.args)) {
-    const value = call.args[name];
-    const fromArgs = undone.values[name] !== undefined && undone.values[name] === input.valueDigest(value);
+    const value = own(call.args, name);
+    // `values` comes from the history the caller carries: only its own entries are digests
+    const recorded = own(undone.values, name);
+    const fromArgs = typeof recorded === "string" && recorded === input.valueDigest(value);
     const declared = undoneTool.returnsDeclares(name);
     const fromResult = declared && result !== undefined && (() => {
       const r = readValue(result, name);
