@@ -17,7 +17,7 @@ import type { SchemaCheck, SchemaCompiler } from "../../worker/portable/engine/i
 import { isMultipleOf } from "../../worker/portable/engine/index.js";
 import { joinPointer } from "../../worker/portable/engine/index.js";
 import { prepareSchema } from "../../worker/portable/engine/index.js";
-import { failure, jsonLeaf, pickLeaf, type Leaf } from "../../worker/portable/engine/index.js";
+import { failure, jsonLeaf, pickLeaves, type Leaf } from "../../worker/portable/engine/index.js";
 import { linearRegExp } from "../../worker/portable/engine/index.js";
 
 /** ajv's `code.regExp`: every `pattern` / `patternProperties` on the linear-time engine. */
@@ -159,8 +159,8 @@ export const ajvCompiler: SchemaCompiler = (schema: object): SchemaCheck => {
       }
       const all: ValidateFunction = explain;
       all(value);
-      const leaf = pickLeaf(ajvLeaves(all.errors ?? []));
-      return failure(leaf ?? { pointer: "", rule: quick.errors?.[0]?.keyword ?? "invalid" });
+      const leaves = pickLeaves(ajvLeaves(all.errors ?? []));
+      return failure(leaves[0] ?? { pointer: "", rule: quick.errors?.[0]?.keyword ?? "invalid" }, leaves);
     } catch {
       // fail closed: a validator that cannot answer is a failure, never a pass
       return failure({ pointer: "", rule: "depth" });

@@ -11,6 +11,13 @@ import { looksLikePath, readCatalogueFile } from "./catalogue-node.js";
 
 const cache = new Map<string, CompiledCatalogue>();
 const objectCache = new WeakMap<object, CompiledCatalogue>();
+/** the YAML text a catalogue was compiled from, for the home's catalogue cache (catalogue-cache.ts) */
+const texts = new WeakMap<CompiledCatalogue, string>();
+
+/** The text `compiled` was compiled from, when it came from a path or YAML text. */
+export function sourceTextOf(compiled: CompiledCatalogue): string | undefined {
+  return texts.get(compiled);
+}
 
 export function catalogueFrom(input: string | object, opts: { schemaCompiler: SchemaCompiler; sha256: (b: Uint8Array) => Uint8Array }): CompiledCatalogue {
   if (typeof input === "object" && input !== null) {
@@ -31,5 +38,6 @@ export function catalogueFrom(input: string | object, opts: { schemaCompiler: Sc
   if (hit) return hit;
   const compiled = loadCatalogue(text, { ...opts, file });
   cache.set(key, compiled);
+  texts.set(compiled, text);
   return compiled;
 }

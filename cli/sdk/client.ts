@@ -14,7 +14,10 @@ import { installationKey, resolveHome } from "./home.js";
 import { localCounters } from "./counters-node.js";
 import { loadRulebookNode } from "./rulebook-node.js";
 import type { CompiledRulebook } from "../../worker/portable/engine/index.js";
-import { catalogueFrom } from "./catalogue-input.js";
+import { catalogueFrom, sourceTextOf } from "./catalogue-input.js";
+import { CatalogueCache } from "./catalogue-cache.js";
+import { checkClientOptions, checkResumeOptions, checkSessionOptions } from "./options.js";
+import { canonicalize, loadCatalogue } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "./ajv-compiler.js";
 import { Http, RemoteSession, ensureCatalogue, ensureRulebook } from "./remote.js";
 import { MemoryStateStore, SerialSession, type FollowPlan, type Judged, type SessionApi, type SessionCore, type UndoPlan } from "../../worker/portable/engine/index.js";
@@ -61,17 +64,22 @@ export class Client {
   private engineCache?: Engine;
   private readonly http?: Http;
   private readonly licence: ClientLicence;
+  /** catalogues and rulebooks this client loaded, by digest: what `resume(saved)` needs no options for */
+  private readonly catalogues: CatalogueCache;
+  private readonly rulebooks = new Map<string, CompiledRulebook>();
 
   constructor(options: ClientOptions = {}) {
-    if (typeof options !== "object" || options === null) throw new InputError("Client options must be an object");
+    checkClientOptions(options);
     this.options = options;
     this.home = resolveHome(options.home);
+    this.catalogues = new CatalogueCache(this.home);
     this.licence = new ClientLicence(options.licence, this.home, options.now);
     if (options.url !== undefined) this.http = new Http({ url: options.url, ...(options.key ? { key: options.key } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.now ? { now: options.now } : {}) });
   }
 
   /** A new conversation's session. */
   session(name: string, options: SessionOptions): ClientSession {
+    checkSessionOptions(name, options);
     if (this.http) {
       const http = this.http;
       const created = ensureCatalogue(http, options.catalogue).then(async (catalogue) => {
@@ -101,20 +109,27 @@ export class Client {
     return describeSession(new SerialSession(new LicensedSession(s, this.licence)), { catalogue: () => catalogue, language: s.language, context: s.context });
   }
 
-  /** Continue a session saved with `toJSON()`, in this process or another. */
-  resume(saved: SavedSession | string, options: { catalogue: string | object; rulebook?: string | object }): ClientSession {
+  /**
+   * Continue a session saved with `toJSON()`, in this process or another. Without options the
+   * catalogue (and rulebook) are the ones the saved session names by digest: loaded before by
+   * this client, or kept under its home (catalogue-cache.ts); a worker finds them by digest.
+   */
+  resume(saved: SavedSession | string, options?: { catalogue?: string | object; rulebook?: string | object }): ClientSession {
+    checkResumeOptions(options);
+    const given = options ?? {};
     if (this.http) {
       const data = (typeof saved === "string" ? parseJson(saved) : saved) as SavedSession;
       const http = this.http;
-      const ready = ensureCatalogue(http, options.catalogue).then(async () => {
-        if (options.rulebook !== undefined) await ensureRulebook(http, options.rulebook);
+      const ready = (given.catalogue !== undefined ? ensureCatalogue(http, given.catalogue) : Promise.resolve("")).then(async () => {
+        if (given.rulebook !== undefined) await ensureRulebook(http, given.rulebook);
         return data;
       });
-      return describeSession(new SerialSession(new RemoteSession(http, ready, this.options.now)), this.infoOf(options.catalogue, data.language, data.context));
+      const info = given.catalogue !== undefined ? this.infoOf(given.catalogue, data.language, data.context) : { catalogue: () => this.savedCatalogue(data), language: data.language, context: data.context ?? {} };
+      return describeSession(new SerialSession(new RemoteSession(http, ready, this.options.now)), info);
     }
     const data = typeof saved === "string" ? parseJson(saved) : saved;
-    const catalogue = this.catalogue(options.catalogue);
-    const rulebook = options.rulebook !== undefined ? this.rulebookFor(options.rulebook, catalogue) : undefined;
+    const catalogue = given.catalogue !== undefined ? this.catalogue(given.catalogue) : this.savedCatalogue(data);
+    const rulebook = given.rulebook !== undefined ? this.rulebookFor(given.rulebook, catalogue) : this.savedRulebook(data);
     const s = Session.resume(this.engine(), catalogue, data, rulebook ? { rulebook } : {});
     return describeSession(new SerialSession(new LicensedSession(s, this.licence)), { catalogue: () => catalogue, language: s.language, context: s.context });
   }
@@ -139,12 +154,43 @@ export class Client {
 
   private catalogue(input: string | object): CompiledCatalogue {
     const core = this.engine().core;
-    return catalogueFrom(input, { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });
+    const compiled = catalogueFrom(input, { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });
+    this.catalogues.remember(compiled, input, () => sourceTextOf(compiled) ?? canonicalize(input));
+    return compiled;
   }
 
   private rulebookFor(input: string | object, catalogue: CompiledCatalogue): CompiledRulebook {
     const core = this.engine().core;
-    return loadRulebookNode(input, { catalogue, sha256: (b) => core.sha256(b) });
+    const compiled = loadRulebookNode(input, { catalogue, sha256: (b) => core.sha256(b) });
+    this.rulebooks.set(compiled.digest, compiled);
+    return compiled;
+  }
+
+  /** The catalogue a saved session names, when this client or its home has it; else how to pass it. */
+  private savedCatalogue(saved: unknown): CompiledCatalogue {
+    const digest = digestOf(saved, "catalogue");
+    if (digest === undefined) throw new InputError("a saved session must be what `toJSON()` returned: it names no catalogue", "/catalogue");
+    const sha256 = (b: Uint8Array) => nodeCore().sha256(b);
+    const found = this.catalogues.recall(digest, (text, file) => loadCatalogue(text, { schemaCompiler: ajvCompiler, sha256, file }));
+    if (found) return found;
+    throw new InputError(
+      `this client has not loaded the catalogue the saved session was checked against (${digest.slice(0, 12)}…), and \`${this.home}\` keeps no copy of it`,
+      "/catalogue",
+      `pass it: client.resume(saved, { catalogue: "agent.yaml" }) — the same catalogue the session started with`,
+    );
+  }
+
+  /** The rulebook a saved session names (none: undefined), when this client loaded it; else how to pass it. */
+  private savedRulebook(saved: unknown): CompiledRulebook | undefined {
+    const digest = digestOf(saved, "rulebook");
+    if (digest === undefined) return undefined;
+    const found = this.rulebooks.get(digest);
+    if (found) return found;
+    throw new InputError(
+      `the saved session was checked with a rulebook (${digest.slice(0, 12)}…) this client has not loaded`,
+      "/rulebook",
+      `pass it: client.resume(saved, { rulebook: "rules/" }) — the same rulebook the session started with`,
+    );
   }
 
   private engine(): Engine {
@@ -209,7 +255,8 @@ class LicensedSession implements SessionCore {
       const refused = this.licence.count();
       if (refused) return refused;
       const r = await this.inner.checkToolCall(tool, args, options);
-      if (this.bundles) r.detail.bundles = this.bundles;
+      // what the decision was made with, when asked (`explain`): the bundle digests pinned at the start
+      if (this.bundles && options?.explain === true) r.detail.bundles = this.bundles;
       return r;
     });
   }
@@ -242,6 +289,13 @@ function stateOf(home: string): MemoryStateStore {
   let s = states.get(home);
   if (!s) states.set(home, (s = new MemoryStateStore()));
   return s;
+}
+
+/** A saved session's `catalogue` / `rulebook` digest, read without trusting its shape. */
+function digestOf(saved: unknown, key: "catalogue" | "rulebook"): string | undefined {
+  if (typeof saved !== "object" || saved === null || !Object.hasOwn(saved, key)) return undefined;
+  const v = (saved as Record<string, unknown>)[key];
+  return typeof v === "string" ? v : undefined;
 }
 
 function parseJson(text: string): unknown {

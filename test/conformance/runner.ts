@@ -30,6 +30,14 @@ export interface Expect {
   wording_contains?: string[];
   /** the detail's wording must end with this */
   wording_ends_with?: string;
+  /** keys the detail must not have (e.g. `bundles`, answered only with `explain`) */
+  detail_absent?: string[];
+}
+
+/** A check that is not answered but refused as input: the typed error's `code` and `pointer`. */
+export interface ExpectError {
+  code: string;
+  pointer?: string;
 }
 
 export interface CheckSpec {
@@ -41,11 +49,13 @@ export interface CheckSpec {
   agent?: string;
   undoOf?: number | string;
   facts?: Record<string, unknown>;
+  explain?: boolean;
 }
 
 export type CaseStep =
   | { read: string; in?: string }
   | { check: CheckSpec; in?: string; expect: Expect; save?: string; note?: string }
+  | { check: CheckSpec; in?: string; expect_error: ExpectError; note?: string }
   /** checks asked at once, none awaited before the next is asked; answered one at a time in the order asked */
   | { together: { check: CheckSpec; expect: Expect }[]; in?: string; expect_entries?: number; note?: string }
   | { report: { step: number | string; outcome: string; result?: unknown }; in?: string }
@@ -131,7 +141,8 @@ export async function runCase(c: Case, driver: Driver): Promise<StepOutcome[]> {
   const sessions = new Map<string, DriverSession>();
   const rulebookOf = (spec: SessionSpec) => (spec.rulebook ? { rulebook: join(REPO, spec.rulebook) } : {});
   for (const [key, spec] of Object.entries(specs)) {
-    sessions.set(key, driver.session(spec.name ?? key, { catalogue, ...spec, ...rulebookOf(spec) }, now));
+    const { name, rulebook: _r, ...options } = spec; // the name is session()'s first argument, not an option
+    sessions.set(key, driver.session(name ?? key, { catalogue, ...options, ...rulebookOf(spec) }, now));
   }
   const saved = new Map<string, { step: number; confirmation?: string }>();
   const ref = (v: unknown): unknown => {
@@ -165,6 +176,16 @@ export async function runCase(c: Case, driver: Driver): Promise<StepOutcome[]> {
       if (step.expect_entries !== undefined && session.history.entries.length !== step.expect_entries) {
         throw new Error(`step ${i}: the history has ${session.history.entries.length} entries, expected ${step.expect_entries}`);
       }
+    } else if ("check" in step && "expect_error" in step) {
+      const k = step.check;
+      const thrown = await session.checkToolCall(k.tool, k.args ?? {}, optionsOf(k, ref)).then(
+        (r) => new Error(`step ${i}: expected ${step.expect_error.code}, got ${r.decision} ${JSON.stringify(r.reasons)}`),
+        (err: unknown) => err,
+      );
+      const e = thrown as { code?: unknown; pointer?: unknown; message?: unknown };
+      if (e.code !== step.expect_error.code || (step.expect_error.pointer !== undefined && e.pointer !== step.expect_error.pointer)) {
+        throw new Error(`step ${i}${step.note ? ` (${step.note})` : ""}: expected ${JSON.stringify(step.expect_error)}, got ${String(e.code)} at ${String(e.pointer)}: ${String(e.message)}`);
+      }
     } else if ("check" in step) {
       const k = step.check;
       const r = await session.checkToolCall(k.tool, k.args ?? {}, optionsOf(k, ref));
@@ -183,6 +204,7 @@ function optionsOf(k: CheckSpec, ref: (v: unknown) => unknown): Record<string, u
   if (k.agent !== undefined) options.agent = k.agent;
   if (k.undoOf !== undefined) options.undoOf = ref(k.undoOf);
   if (k.facts !== undefined) options.facts = k.facts;
+  if (k.explain !== undefined) options.explain = k.explain;
   return options;
 }
 
@@ -220,6 +242,7 @@ export function assertOutcomes(outcomes: StepOutcome[], expect: (value: unknown,
     expect({ decision: o.actual.decision, reasons: o.actual.reasons }, where).toEqual({ decision: o.expected.decision, reasons: o.expected.reasons });
     expect(detailMismatches(o.expected.detail, o.actual.detail), where).toEqual([]);
     for (const w of o.expected.wording_contains ?? []) expect(String(o.actual.detail.wording), where).toContain(w);
+    for (const k of o.expected.detail_absent ?? []) expect(Object.keys(o.actual.detail), `${where}: detail.${k} is not answered`).not.toContain(k);
     if (o.expected.wording_ends_with) expect(String(o.actual.detail.wording).endsWith(o.expected.wording_ends_with), `${where}: ${String(o.actual.detail.wording)}`).toBe(true);
   }
 }

@@ -207,21 +207,23 @@ describe("no licence, meters, bundles, renewal", () => {
     expect((await again.checkToolCall("get_order", { order_id: "4411" })).reasons).toEqual(["quota_exhausted"]);
   });
 
-  it("bundles are pinned when a session starts and recorded in each decision", async () => {
+  it("bundles are pinned when a session starts and answered when asked (`explain`)", async () => {
     let digests: Record<string, string> = { vocabulary: "sha256:aaaa" };
     const view = (): LicenceView => ({ stage: "active", onLapse: "reads_only", leaseEnds: "2027-01-01T00:00:00.000Z", graceEnds: "2027-01-31T00:00:00.000Z", plan: "paid", bundleDigests: digests });
     const fake = { view, count: () => undefined, answered: () => undefined };
     const client = new Client({ home: temp("bundles"), licence: fake });
+    const explain = { explain: true };
     const first = client.session("first", { catalogue: CATALOGUE });
-    expect((await first.checkToolCall("get_order", { order_id: "1" })).detail.bundles).toEqual({ vocabulary: "sha256:aaaa" });
+    expect((await first.checkToolCall("get_order", { order_id: "1" })).detail, "not asked: the detail is the check's own").toEqual({});
+    expect((await first.checkToolCall("get_order", { order_id: "1" }, explain)).detail.bundles).toEqual({ vocabulary: "sha256:aaaa" });
     digests = { vocabulary: "sha256:bbbb" }; // a renewal adopted a new bundle
-    expect((await first.checkToolCall("get_order", { order_id: "1" })).detail.bundles, "never mid-conversation").toEqual({ vocabulary: "sha256:aaaa" });
+    expect((await first.checkToolCall("get_order", { order_id: "1" }, explain)).detail.bundles, "never mid-conversation").toEqual({ vocabulary: "sha256:aaaa" });
     const second = client.session("second", { catalogue: CATALOGUE });
-    expect((await second.checkToolCall("get_order", { order_id: "1" })).detail.bundles).toEqual({ vocabulary: "sha256:bbbb" });
+    expect((await second.checkToolCall("get_order", { order_id: "1" }, explain)).detail.bundles).toEqual({ vocabulary: "sha256:bbbb" });
     // with no bundles, no `bundles` key (the detail stays as the check made it)
     digests = {};
     const third = client.session("third", { catalogue: CATALOGUE });
-    expect((await third.checkToolCall("get_order", { order_id: "1" })).detail).toEqual({});
+    expect((await third.checkToolCall("get_order", { order_id: "1" }, explain)).detail).toEqual({});
   });
 
   it("the first answer in a process starts the renewal in the background; the check does not wait for it", async () => {

@@ -12,7 +12,8 @@
  * answer `https://evil…` to the tool, and nothing the caller or a tool changes afterwards reaches
  * another run. Arguments that are not JSON data are refused, and nothing runs.
  */
-import type { CallOptions, CheckResult } from "./check/types.js";
+import { CALL_OPTION_KEYS, type CallOptions, type CheckResult } from "./check/types.js";
+import { checkOptionKeys } from "./options.js";
 import type { Outcome } from "./history/entry.js";
 import type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 import { InputError } from "./errors.js";
@@ -73,10 +74,10 @@ interface Ran {
   undo?: Impl;
 }
 
-const CALL_KEYS = ["origins", "labels", "confirmation", "undoOf", "agent", "facts"] as const;
+const RUN_KEYS = [...CALL_OPTION_KEYS, "follow", "undo", "pollMs", "sleep"] as const;
 function callOptions(o: RunOptions): CallOptions {
   const out: Record<string, unknown> = {};
-  for (const k of CALL_KEYS) if (o[k] !== undefined) out[k] = o[k];
+  for (const k of CALL_OPTION_KEYS) if (o[k] !== undefined) out[k] = o[k];
   return out as CallOptions;
 }
 
@@ -91,7 +92,9 @@ export class GuardedSteps {
     this.ran = [];
   }
 
-  async run(tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult> {
+  async run(tool: string, args: Record<string, unknown>, options: RunOptions | undefined, impl: Impl): Promise<RunResult> {
+    checkOptionKeys(options, RUN_KEYS, "the run options", { base: "/options" });
+    options ??= {};
     if (typeof impl !== "function") throw new InputError("`run` needs the tool's implementation as its fourth argument", "/impl");
     const text = canonicalText(args);
     if (text === undefined) {

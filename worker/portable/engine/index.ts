@@ -40,5 +40,6 @@ export { isMultipleOf } from "./schema/multiple-of.js";
 export { joinPointer } from "./schema/pointer.js";
 export { prepareSchema } from "./schema/prepare.js";
 export { linearRegExp, patternProblem, type LinearRegExp } from "./schema/linear-regex.js";
-export { closest } from "./schema/suggest.js";
-export { failure, jsonLeaf, pickLeaf, type Leaf } from "./schema/verdict.js";
+export { closest, didYouMean, nearest } from "./schema/suggest.js";
+export { checkOptionKeys } from "./options.js";
+export { failure, jsonLeaf, pickLeaf, pickLeaves, type Leaf } from "./schema/verdict.js";

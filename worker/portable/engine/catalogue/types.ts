@@ -8,8 +8,16 @@ import type { CatalogueProblem, SourcePosition } from "../errors.js";
 export type Language = "en" | "pt-BR";
 export type Period = "call" | "run" | "session" | "minute" | "hour" | "day" | "week" | "month";
 
-/** Result of validating a value against a JSON Schema: the first failure, as a pointer + keyword. */
-export type SchemaVerdict = { ok: true } | { ok: false; pointer: string; rule: string; message: string };
+/**
+ * Result of validating a value against a JSON Schema: the first failure, as a pointer + keyword,
+ * and `failures`, the first failure of each argument (the first of them is the one above).
+ */
+export type SchemaVerdict = { ok: true } | { ok: false; pointer: string; rule: string; message: string; failures?: readonly SchemaFailure[] };
+export interface SchemaFailure {
+  pointer: string;
+  rule: string;
+  message: string;
+}
 export type SchemaCheck = (value: unknown) => SchemaVerdict;
 /** Builds a validator for one schema; Node uses compiled ajv, workerd an eval-free validator. */
 export type SchemaCompiler = (schema: object) => SchemaCheck;

@@ -13,7 +13,10 @@
 import { canonicalize, canonicalizeTop } from "../canonical/jcs.js";
 import { defineOwn, own, ownRecord } from "../canonical/own.js";
 import { InputError, StalwartError } from "../errors.js";
-import type { Call, CallOptions, Labels } from "./types.js";
+import { escapeSegment } from "../schema/pointer.js";
+import { CALL_OPTION_KEYS, type Call, type CallOptions, type Labels } from "./types.js";
+import { checkOptionKeys } from "../options.js";
+import { originWordProblem } from "../origins/origins.js";
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -42,6 +45,7 @@ export /**
 function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgent: string | null, sha: (s: string) => string): Call {
   if (typeof tool !== "string") throw new InputError("the tool name must be a string", "/tool");
   if (typeof o !== "object" || o === null) throw new InputError("options must be an object", "/options");
+  checkOptionKeys(o, CALL_OPTION_KEYS, "the call options", { base: "/options" });
   const option = (key: string): unknown => {
     try {
       return own(o, key);
@@ -55,6 +59,8 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
   const confirmation = option("confirmation");
   const undoOf = option("undoOf");
   const agent = option("agent");
+  const explain = option("explain");
+  if (explain !== undefined && typeof explain !== "boolean") throw new InputError("`explain` must be true or false", "/options/explain");
   if (confirmation !== undefined && typeof confirmation !== "string") throw new InputError("`confirmation` must be the token string a confirm returned", "/options/confirmation");
   if (undoOf !== undefined && !Number.isSafeInteger(undoOf)) throw new InputError("`undoOf` must be a step number", "/options/undoOf");
   if (agent !== undefined && typeof agent !== "string") throw new InputError("`agent` must be a string", "/options/agent");
@@ -96,6 +102,11 @@ function readOrigins(raw: unknown): { text: string; record: Readonly<Record<stri
   if (!isMap(raw)) throw bad();
   const { text, data } = jsonOf(raw, "/options/origins", "`origins`");
   if (!isMap(data) || Object.values(data).some((v) => typeof v !== "string")) throw bad();
+  // a misspelt origin (`typd`) would silently count as untrusted: say so instead
+  for (const [name, origin] of Object.entries(data as Record<string, string>)) {
+    const problem = originWordProblem(origin);
+    if (problem) throw new InputError(problem.message, `/options/origins/${escapeSegment(name)}`, problem.hint);
+  }
   return { text, record: ownMap(data) as Record<string, string> };
 }
 

@@ -39,7 +39,12 @@ export interface CallOptions {
   undoOf?: number;
   agent?: string;
   facts?: Readonly<Record<string, unknown>>;
+  /** also answer what the decision was made with: `detail.bundles`, the licence's bundle digests */
+  explain?: boolean;
 }
+
+/** Every key `CallOptions` has: any other is an `InputError` (options.ts). */
+export const CALL_OPTION_KEYS = ["origins", "labels", "confirmation", "undoOf", "agent", "facts", "explain"] as const;
 
 /** The call under check, normalised once by the orchestrator. */
 export interface Call {

@@ -8,11 +8,34 @@ import { MISSING, readValue } from "../conditions/read.js";
 import { jsonEqual } from "../conditions/values.js";
 import type { Call, CheckFacts } from "../check/types.js";
 import { own } from "../canonical/own.js";
+import { didYouMean } from "../schema/suggest.js";
 
 /** What an origin is judged against: the verified turns, history and catalogue. */
 export type OriginFacts = Pick<CheckFacts, "turns" | "index" | "catalogue">;
 
 const TRUSTED = new Set(["reply", "context", "computed"]);
+
+/** The origin words a caller may write (checks.md, "Argument origins"), besides `result:<step>[.<path>]`. */
+export const ORIGIN_WORDS = ["typed", "reply", "context", "computed", "model"] as const;
+
+/**
+ * Why `origin` is no origin at all (a typo such as `typd`, an unreadable `result:` reference), or
+ * undefined when it is one of the words above or a readable `result:` reference.
+ */
+export function originWordProblem(origin: string): { message: string; hint: string } | undefined {
+  if ((ORIGIN_WORDS as readonly string[]).includes(origin)) return undefined;
+  const shown = `\`${origin.slice(0, 100)}\``;
+  if (origin.startsWith("result:")) {
+    if (parseResultRef(origin.slice(7))) return undefined;
+    return { message: `${shown} is not \`result:<step>\` or \`result:<step>.<path>\``, hint: "e.g. `result:4.order_id`: the `order_id` field of what step 4 returned" };
+  }
+  const words = [...ORIGIN_WORDS, "result"];
+  const near = didYouMean(origin, words);
+  return {
+    message: `unknown origin ${shown}`,
+    hint: `${near ? `${near} ` : ""}origins are ${ORIGIN_WORDS.map((w) => `\`${w}\``).join(", ")} and \`result:<step>[.<path>]\``,
+  };
+}
 
 /** Names of the arguments whose origin is not trusted, in argument order. */
 export function originProblems(call: Call, ctx: OriginFacts): string[] {

@@ -15,7 +15,7 @@ import type { SchemaCheck, SchemaCompiler } from "../catalogue/types.js";
 import { joinPointer } from "./pointer.js";
 import { prepareSchema } from "./prepare.js";
 import { schemaPatterns, type LinearRegExp } from "./linear-regex.js";
-import { failure, jsonLeaf, pickLeaf, type Leaf } from "./verdict.js";
+import { failure, jsonLeaf, pickLeaves, type Leaf } from "./verdict.js";
 
 /** `#/a/b%20c` (cfworker's instance location) → `/a/b c`. */
 function toPointer(location: string): string {
@@ -97,8 +97,8 @@ export const cfworkerCompiler: SchemaCompiler = (schema: object): SchemaCheck =>
     if (bad) return failure(bad);
     try {
       if (withPatterns(patterns, () => quick.validate(value).valid)) return { ok: true };
-      const leaf = pickLeaf(cfworkerLeaves(withPatterns(patterns, () => explain.validate(value).errors)));
-      return failure(leaf ?? { pointer: "", rule: "invalid" });
+      const leaves = pickLeaves(cfworkerLeaves(withPatterns(patterns, () => explain.validate(value).errors)));
+      return failure(leaves[0] ?? { pointer: "", rule: "invalid" }, leaves);
     } catch {
       return failure({ pointer: "", rule: "depth" });
     }

@@ -1,4 +1,9 @@
-/** "did you mean …?" by edit distance (Damerau–Levenshtein, optimal string alignment). */
+/**
+ * The project's one "did you mean …?": edit distance (Damerau–Levenshtein, optimal string
+ * alignment) between an unknown word and the words that fit. Catalogue and rulebook lint, the
+ * SDK's option checks (options.ts), `unknown_tool`'s `detail.nearest` and the CLI's unknown
+ * commands and options all ask here, so they agree on what counts as a likely typo.
+ */
 
 export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
@@ -34,13 +39,39 @@ export function closest(word: string, known: readonly string[]): string | undefi
     const prefixed = known.filter((k) => k.toLowerCase().startsWith(w));
     if (prefixed.length === 1) return prefixed[0];
   }
-  const limit = best.length <= 2 ? 0 : Math.max(1, Math.min(3, Math.floor(best.length / 3)));
-  return bestD <= limit ? best : undefined;
+  return bestD <= limitFor(best) ? best : undefined;
+}
+
+/** How far a known word may be from a typo of it: none for 1–2 letters, then a third of it, 1–3. */
+function limitFor(known: string): number {
+  return known.length <= 2 ? 0 : Math.max(1, Math.min(3, Math.floor(known.length / 3)));
+}
+
+/**
+ * Up to `n` known words close enough to `word` to be what was meant, nearest first (ties in the
+ * order given); [] when none is. A word that starts `word` counts as near (`refund` → `refund_card`).
+ */
+export function nearest(word: string, known: Iterable<string>, n = 3): string[] {
+  const w = word.toLowerCase();
+  const scored: { k: string; d: number; i: number }[] = [];
+  let i = 0;
+  for (const k of known) {
+    const lk = k.toLowerCase();
+    const d = editDistance(w, lk);
+    if (d <= limitFor(k) || (w.length >= 3 && lk.startsWith(w))) scored.push({ k, d, i });
+    i++;
+  }
+  scored.sort((a, b) => a.d - b.d || a.i - b.i);
+  return scored.slice(0, n).map((s) => s.k);
+}
+
+/** `did you mean \`x\`?` for a likely typo, else undefined. */
+export function didYouMean(word: string, known: readonly string[]): string | undefined {
+  const c = closest(word, known);
+  return c === undefined ? undefined : `did you mean \`${c}\`?`;
 }
 
 /** A hint for an unknown word: the likely typo, or the words that fit here. */
 export function unknownWordHint(word: string, known: readonly string[]): string {
-  const c = closest(word, known);
-  if (c) return `did you mean \`${c}\`?`;
-  return `known words here: ${known.map((k) => `\`${k}\``).join(", ")}`;
+  return didYouMean(word, known) ?? `known words here: ${known.map((k) => `\`${k}\``).join(", ")}`;
 }

@@ -38,17 +38,35 @@ const rank = (rule: string) => {
 
 /** Applies the combinator rule and picks the first leaf; undefined when there is none. */
 export function pickLeaf(leaves: readonly Leaf[]): Leaf | undefined {
+  return pickLeaves(leaves)[0];
+}
+
+/**
+ * The first leaf of each top-level place (each argument), in the same order — so the first of
+ * them is `pickLeaf`'s. A caller told only of `amount` would fix it and meet `order_id` next.
+ */
+export function pickLeaves(leaves: readonly Leaf[]): Leaf[] {
   const combinatorAt = leaves.filter((l) => COMBINATORS.has(l.rule) || l.rule === "propertyNames").map((l) => l.pointer);
   const covered = (l: Leaf) =>
     combinatorAt.some((c) => (l.pointer === c || l.pointer.startsWith(c + "/")) && !(l.pointer === c && (COMBINATORS.has(l.rule) || l.rule === "propertyNames")));
   const kept = leaves.filter((l) => !covered(l));
   kept.sort((a, b) => comparePointers(a.pointer, b.pointer) || rank(a.rule) - rank(b.rule) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
-  return kept[0];
+  const seen = new Set<string>();
+  return kept.filter((l) => {
+    const top = splitPointer(l.pointer)[0] ?? "";
+    if (seen.has(top)) return false;
+    seen.add(top);
+    return true;
+  });
 }
 
-/** The verdict for a picked leaf, with a message that depends only on the leaf. */
-export function failure(leaf: Leaf): SchemaVerdict {
-  return { ok: false, pointer: leaf.pointer, rule: leaf.rule, message: describe(leaf) };
+/**
+ * The verdict for the picked leaves (the first is `pointer` / `rule`), with messages that depend
+ * only on the leaves. `others` are the other places that fail, one per argument.
+ */
+export function failure(leaf: Leaf, all: readonly Leaf[] = [leaf]): SchemaVerdict {
+  const leaves = all.length > 0 ? all : [leaf];
+  return { ok: false, pointer: leaf.pointer, rule: leaf.rule, message: describe(leaf), failures: leaves.map((l) => ({ pointer: l.pointer, rule: l.rule, message: describe(l) })) };
 }
 
 function describe({ pointer, rule }: Leaf): string {

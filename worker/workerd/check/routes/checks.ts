@@ -72,7 +72,9 @@ export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
               undoOf: { type: "integer" },
               agent: { type: "string" },
               facts: { type: "object" },
+              explain: { type: "boolean", description: "also answer `detail.bundles`: the digests of the licence's bundles the decision was made with" },
             },
+            additionalProperties: false,
           },
         },
       }),
@@ -83,7 +85,8 @@ export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       const b = c.req.valid("json");
       const s = await rt.resume(c, b.session, true);
       const check = await s.checkToolCall(b.tool, b.args, b.options);
-      const bundles = bundlesOf(c.get("licence"));
+      // what the decision was made with, only when asked: the answer stays what the check says
+      const bundles = b.options?.explain === true ? bundlesOf(c.get("licence")) : undefined;
       if (bundles) check.detail.bundles = bundles;
       return c.json({ check, session: s.toJSON(false) });
     },
