@@ -1,8 +1,8 @@
 /**
  * The package as users get it: `npm pack`, install the tarball into a temporary project, and
  * `import { Client } from "stalwart-agents"` from plain Node ESM — then check a call with it and
- * lint a catalogue with the installed `stalwart` binary; and, with nothing from the repository but
- * the example catalogue, `stalwart licence dev` and then the README's 20-line example.
+ * lint a catalogue with the installed `stalwart` binary; and, with nothing from the repository,
+ * `stalwart licence dev` and then the README's 20-line example (its catalogue is the package's).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
@@ -92,9 +92,10 @@ console.log(JSON.stringify({ jcs: canonicalize({ b: 1, a: [2, "x"] }), problems:
   }, 180_000);
 
   it("`stalwart licence dev`, then the README's 20-line example gives its documented decisions", () => {
+    // a project of its own, with nothing from the repository: the package, as `npm install` puts it
     const project = join(app, "readme");
     mkdirSync(project);
-    cpSync(join(repo, "examples/store"), join(project, "examples/store"), { recursive: true });
+    cpSync(join(app, "node_modules"), join(project, "node_modules"), { recursive: true, verbatimSymlinks: true });
     const { STALWART_LICENCE_URL: _url, QLS_API_KEY: _key, ...inherited } = process.env;
     const env = { ...inherited, HOME: project, STALWART_HOME: join(project, ".stalwart") };
 
@@ -125,7 +126,7 @@ process.on("beforeExit", () => { if (!process.exitCode) console.log(JSON.stringi
     expect(refused).toContain("LicenceRequired");
     expect(refused).toContain("stalwart licence dev");
 
-    const dev = execFileSync(join(app, "node_modules/.bin/stalwart"), ["licence", "dev"], { cwd: project, env, encoding: "utf8" });
+    const dev = execFileSync(join(project, "node_modules/.bin/stalwart"), ["licence", "dev"], { cwd: project, env, encoding: "utf8" });
     expect(dev).toMatch(/^DEVELOPMENT LICENCE — .*dev keys.*never for production/);
     expect(readdirSync(join(project, ".stalwart/licence"))).toContain("installation.json");
 

@@ -1,7 +1,8 @@
 /**
  * The references stay complete as the code grows: every word the catalogue's schema knows is in
  * docs/catalogue.md, every reason code a check can answer (REASON_CODES) is in docs/checks.md, and every error
- * code the SDK and the engine throw is in docs/sdk.md.
+ * code the SDK and the engine throw is in docs/sdk.md, and the README's documentation table lists
+ * every page of docs/.
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -55,5 +56,13 @@ describe("the references are complete", () => {
     expect(codes.size).toBeGreaterThan(15);
     const text = doc("sdk.md");
     expect([...codes].filter((c) => !mentions(text, c))).toEqual([]);
+  });
+
+  it("the README's documentation table lists every page of docs/", () => {
+    const pages = readdirSync(join(REPO, "docs")).filter((f) => f.endsWith(".md"));
+    expect(pages.length).toBeGreaterThan(8);
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    const table = /## Documentation\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? "";
+    expect(pages.filter((p) => !table.includes(`| [docs/${p}](docs/${p}) |`))).toEqual([]);
   });
 });
