@@ -16,7 +16,7 @@ import { join, dirname } from "node:path";
 import { homedir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { register } from "tsx/esm/api";
-import { startWrangler } from "./wrangler-server.mjs";
+import { portInUse, startWrangler } from "./wrangler-server.mjs";
 
 register(); // the licence code is TypeScript (cli/licence, worker/portable/licensing)
 const { activate, licencePaths, readInstallation, devSigningKey, toBase64Url, workerLicenceOf, adminCall, adminSecretFrom } = await import("./dev-licence.ts");
@@ -66,6 +66,24 @@ const shutdown = async () => {
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
 
+// The ports, checked before anything is written or started: a port in use names the variable that
+// moves it (wrangler's own advice, `--port`, is not something `npm run dev` takes).
+const ports = [
+  ["STALWART_LICENCE_PORT", 8788, "the licence service"],
+  ["PORT", 8787, "the check worker"],
+];
+const chosen = {};
+for (const [name, fallback, what] of ports) {
+  const raw = process.env[name];
+  const port = raw === undefined || raw === "" ? fallback : Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) await fail(`${name}=${raw} is not a port (1–65535)`);
+  if (await portInUse(port)) {
+    const other = port + 1000 <= 65535 ? port + 1000 : port - 1000;
+    await fail(`127.0.0.1:${port} (${what}) is in use by another program — stop it, or set ${name}, e.g. \`${name}=${other} npm run dev\``);
+  }
+  chosen[name] = port;
+}
+
 const { key } = devVars();
 
 // 1. the licence service
@@ -74,7 +92,7 @@ if (!existsSync(licenceVarsFile)) {
   writeFileSync(licenceVarsFile, `LICENCE_SIGNING_KEYS=${keys}\nLICENCE_ADMIN_SECRET=${toBase64Url(randomBytes(24))}\n`, { mode: 0o600 });
   say(`wrote .dev.vars.licence (the dev signing key and an admin secret; not committed)`);
 }
-const licencePort = Number(process.env.STALWART_LICENCE_PORT ?? 8788);
+const licencePort = chosen.STALWART_LICENCE_PORT;
 say(`starting the licence worker under wrangler dev on 127.0.0.1:${licencePort} …`);
 let service;
 try {
@@ -118,7 +136,7 @@ if (existing && !existing.released_at && !isLocal(existing.service_url)) {
 }
 
 // 3. the check worker
-const port = Number(process.env.PORT ?? 8787);
+const port = chosen.PORT;
 say(`starting the check worker under wrangler dev on 127.0.0.1:${port} …`);
 let server;
 try {

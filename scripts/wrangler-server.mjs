@@ -22,6 +22,16 @@ export function freePort() {
   });
 }
 
+/** Does something already listen on 127.0.0.1:`port`? (false when it can be bound here) */
+export function portInUse(port) {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.unref();
+    s.once("error", (err) => resolve(err.code === "EADDRINUSE" || err.code === "EACCES"));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(false)));
+  });
+}
+
 /**
  * @param {{config?: string, port?: number, vars?: Record<string,string>, envFile?: string, persistTo?: string, health?: string, log?: (s: string) => void, timeoutMs?: number}} o
  */
