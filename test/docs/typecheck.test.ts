@@ -1,7 +1,7 @@
 /**
  * Every ```ts block of README.md and docs/*.md compiles against the package's types: each block
  * is written as a module of its own into a temporary project whose `stalwart-agents` (and
- * its other subpaths) resolve to the package's sources, and `tsc` checks them all with the
+ * `stalwart-agents/engine`) resolve to the package's sources, and `tsc` checks them all with the
  * repository's compiler settings. An error is reported at the document's own line.
  */
 import { execFileSync } from "node:child_process";
@@ -37,7 +37,7 @@ function typecheck(blocks: Block[]): string[] {
     writeFileSync(join(dir, "blocks", name), `${b.code}\nexport {};\n`);
   });
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
-  // the frameworks a block imports (`ai`, `zod`, `@openai/agents`) resolve as in a project that installed them
+  // the frameworks a document imports beside ours (ai, zod, @openai/agents): the repository's own
   symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"), "dir");
   writeFileSync(
     join(dir, "tsconfig.json"),
