@@ -161,10 +161,14 @@ check worker ready at ${server.url} (licence ${health.licence?.stage ?? "?"})
   catalogue:  store (${digest.slice(0, 12)}…), from examples/store/agent.yaml
   OpenAPI:    ${server.url}/v1/openapi.json
 
-try it:
+try it (the person's turn first, so that \`order_id\` — typed in it — is not asked about):
+  K=${key}
+  post() { curl -s -X POST "${server.url}/v1/$1" -H "authorization: Bearer $K" -H "content-type: application/json" -d "$2"; }
+  pick() { node -pe "JSON.stringify(JSON.parse(require('fs').readFileSync(0)).$1)"; }
   curl -s ${server.url}/v1/health
-  S=$(curl -s -X POST ${server.url}/v1/sessions -H "authorization: Bearer ${key}" -H "content-type: application/json" -d '{"catalogue":"store","name":"billing"}' | node -pe 'JSON.stringify(JSON.parse(require("fs").readFileSync(0)).session)')
-  curl -s -X POST ${server.url}/v1/check -H "authorization: Bearer ${key}" -H "content-type: application/json" -d "{\\"session\\":$S,\\"tool\\":\\"refund_card\\",\\"args\\":{\\"order_id\\":\\"4411\\",\\"amount\\":40},\\"options\\":{\\"origins\\":{\\"order_id\\":\\"typed\\",\\"amount\\":\\"model\\"}}}" | node -pe 'JSON.stringify(JSON.parse(require("fs").readFileSync(0)).check)'
+  S=$(post sessions '{"catalogue":"store","name":"billing"}' | pick session)
+  S=$(post sessions/read "{\\"session\\":$S,\\"text\\":\\"estorne 40,00 do pedido 4411\\"}" | pick session)
+  post check "{\\"session\\":$S,\\"tool\\":\\"refund_card\\",\\"args\\":{\\"order_id\\":\\"4411\\",\\"amount\\":40},\\"options\\":{\\"origins\\":{\\"order_id\\":\\"typed\\",\\"amount\\":\\"model\\"}}}" | pick check
 
 Ctrl-C stops both workers.
 `);
