@@ -29,7 +29,7 @@ import { flushCounters, loadCounters } from "./counters.js";
 import { licencePaths, resolveHome, writeJsonAtomic } from "./files.js";
 import { loadInstallation, stateOf, type LoadedInstallation } from "./installation.js";
 import { renewInstallation, type RenewOutcome } from "./renew.js";
-import { DEFAULT_SERVICE_URL, ServiceClient } from "./service.js";
+import { DEFAULT_SERVICE_URL, DEV_SERVICE_URL, ServiceClient } from "./service.js";
 
 export interface OpenLicenceOptions {
   /** Default $STALWART_HOME, else ~/.stalwart. */
@@ -213,6 +213,9 @@ export class LicenceHandle {
   /** The runtime gave an answer: the first one in this process renews the lease, in the background. */
   answered(): void {
     if (this.opts.renew === false || renewedThisProcess.has(this.home)) return;
+    // a development licence has no service to renew at (`stalwart licence dev` renews it): an
+    // attempt could only fail, and `licence status` would show that failure as if it mattered
+    if (this.inst.stored.service_url === DEV_SERVICE_URL) return;
     renewedThisProcess.add(this.home);
     // Started after the current answer (a microtask later), so its counts are in the report.
     this.renewal = Promise.resolve()
