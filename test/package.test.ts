@@ -101,7 +101,7 @@ console.log(JSON.stringify({ jcs: canonicalize({ b: 1, a: [2, "x"] }), problems:
 
     // before: the SDK stops with LicenceRequired, and its hint names the one command
     const readme = readFileSync(join(repo, "README.md"), "utf8");
-    const example = /## In 20 lines\s+```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    const example = /## In 20 lines\n[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(example, "README.md has the `## In 20 lines` TypeScript block").toBeDefined();
     const js = ts.transpileModule(example ?? "", { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText;
     // every check the example makes, recorded in order (the example itself prints nothing)

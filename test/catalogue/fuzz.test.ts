@@ -131,7 +131,7 @@ describe(`catalogue loader fuzz (seed ${SEED}, set FUZZ_SEED to vary)`, () => {
     // the mutations do reach both sides
     expect(counts.error).toBeGreaterThan(500);
     expect(counts.ok).toBeGreaterThan(20);
-  });
+  }, 240_000); // 2,000 catalogue loads: ~20 s of CPU, over a minute on a loaded 2-core machine
 
   it("500 mutated objects: only CatalogueError", () => {
     const rnd = prng(SEED + 1);
