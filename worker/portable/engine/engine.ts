@@ -8,6 +8,7 @@ import type { SchemaCompiler } from "./catalogue/types.js";
 import type { ChainMac } from "./history/verify.js";
 import type { LicenceGate } from "./check/types.js";
 import type { CounterStore } from "./counters/store.js";
+import type { SessionStateStore } from "./state/store.js";
 import { toHex } from "./canonical/bytes.js";
 
 export interface EngineOptions {
@@ -20,6 +21,8 @@ export interface EngineOptions {
   licence?: () => LicenceGate | undefined;
   /** where step 7's rate-limit and spend counters live */
   counters?: CounterStore;
+  /** where each session's newest head, spent names and tallies live (state/store.ts) */
+  state?: SessionStateStore;
 }
 
 export class Engine {
@@ -29,6 +32,7 @@ export class Engine {
   readonly now: () => Date;
   readonly licence: () => LicenceGate | undefined;
   readonly counters?: CounterStore;
+  readonly state?: SessionStateStore;
   private readonly slot: number;
 
   constructor(opts: EngineOptions) {
@@ -38,6 +42,7 @@ export class Engine {
     this.now = opts.now ?? (() => new Date());
     this.licence = opts.licence ?? (() => undefined);
     if (opts.counters) this.counters = opts.counters;
+    if (opts.state) this.state = opts.state;
     const slot = (this.slot = opts.core.loadKey(opts.key));
     const core = opts.core;
     this.chain = {

@@ -18,6 +18,10 @@ export { REGISTRY_FILE, compileRulebook, lintRulebook, loadRegistry, registryTex
 
 export { LocalCounterStore, type LocalState } from "./counters/local.js";
 export type { CounterItem, CounterStore, ReserveAnswer } from "./counters/store.js";
+export type { CommitAnswer, Head, SessionState, SessionStateStore, StateChange } from "./state/store.js";
+export { MemoryStateStore, type MemoryStateOptions } from "./state/memory.js";
+export { RESET_HINT, StoreDamaged } from "./state/damaged.js";
+export * as stateRules from "./state/rules.js";
 
 export { createCore, type Core, type CounterCore } from "./wasm/core.js";
 export { canonicalize } from "./canonical/jcs.js";
