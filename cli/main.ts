@@ -13,6 +13,7 @@ const commands: Record<string, () => Promise<Command>> = {
   rules: () => import("./commands/rules.js"),
   licence: () => import("./commands/licence.js"),
   doctor: () => import("./commands/doctor.js"),
+  counters: () => import("./commands/counters.js"),
 };
 
 function usage(): string {

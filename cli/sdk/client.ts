@@ -11,7 +11,7 @@ import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
 import { InputError } from "../../worker/portable/engine/index.js";
 import { nodeCore } from "./wasm-node.js";
 import { installationKey, resolveHome } from "./home.js";
-import { localCounters } from "./counters-node.js";
+import { nodeState } from "./state/index.js";
 import { loadRulebookNode } from "./rulebook-node.js";
 import type { CompiledRulebook } from "../../worker/portable/engine/index.js";
 import { catalogueFrom } from "./catalogue-input.js";
@@ -133,11 +133,15 @@ export class Client {
 
   private engine(): Engine {
     if (!this.engineCache) {
+      const now = this.options.now;
+      // One store under the home holds the counters and the session state (cli/sdk/state/STORAGE.md).
+      const state = nodeState(this.home, now ? { now: () => now().getTime() } : {});
       this.engineCache = new Engine({
         core: nodeCore(),
         key: installationKey(this.home),
         schemaCompiler: ajvCompiler,
-        counters: localCounters(this.home),
+        counters: state,
+        state,
         licence: () => this.licence.gate(),
         ...(this.options.now ? { now: this.options.now } : {}),
       });
