@@ -22,6 +22,8 @@ export type { CounterItem, CounterStore, ReserveAnswer, SessionStateStore } from
 export interface Stores {
   catalogues(tenant: string): CatalogueStore;
   counters(tenant: string): CounterStore;
+  /** the tenant's session state: one Durable Object per session behind it (durable-stores.ts) */
+  state(tenant: string): SessionStateStore;
 }
 
 /**
@@ -55,5 +57,6 @@ export function memoryStores(makeState: () => CounterStore & SessionStateStore):
       };
     },
     counters: of,
+    state: of,
   };
 }
