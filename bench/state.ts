@@ -43,38 +43,73 @@ async function perOp(per: number, batches: number, op: (i: number) => unknown): 
   return median(samples);
 }
 
-async function storeCosts(name: string, store: import("../worker/portable/engine/index.js").SessionStateStore & import("../worker/portable/engine/index.js").CounterStore) {
+type Store = import("../worker/portable/engine/index.js").SessionStateStore & import("../worker/portable/engine/index.js").CounterStore;
+
+/** One store's operations, each a fresh reservation id / the next head of one session. */
+function driver(name: string, store: Store) {
   let r = 0;
   let head = { count: 0, link: "" };
-  const reserve = () => store.reserve(`${name}-r${r}`, [item(r++)], NOV);
-  const commit = () => {
-    const next = { count: head.count + 1, link: link(head.count + 1) };
-    store.commit(`${name}-s`, { expect: head, next });
-    head = next;
+  return {
+    store,
+    get reservations() {
+      return r;
+    },
+    reserve: () => store.reserve(`${name}-r${r}`, [item(r++)], NOV),
+    commit: () => {
+      const next = { count: head.count + 1, link: link(head.count + 1) };
+      store.commit(`${name}-s`, { expect: head, next });
+      head = next;
+    },
   };
-  // Warm-up (JIT, the file's first pages) with a handful, then the first costs while the store is small.
-  for (let i = 0; i < 200; i++) await reserve();
-  for (let i = 0; i < 200; i++) commit();
-  const first = { reserve: await perOp(100, 7, reserve), commit: await perOp(100, 7, commit) };
-  while (r < 20_000) await reserve();
-  const at20k = { reserve: await perOp(100, 7, reserve), commit: await perOp(100, 7, commit) };
-  const peek = await perOp(200, 7, () => store.peek([item(1)], NOV));
-  const load = await perOp(200, 7, () => store.load(`${name}-s`));
-  return { first, at20k, peek, load };
+}
+
+/**
+ * The first costs and those at 20,000 reservations, measured in alternating batches on two stores
+ * (one kept small, one filled first), so a change in the machine's load falls on both alike.
+ */
+async function storeCosts(make: (tag: string) => Store) {
+  const warm = driver("warm", make("warm"));
+  for (let i = 0; i < 3000; i++) {
+    await warm.reserve();
+    warm.commit();
+  }
+  const small = driver("small", make("small"));
+  const big = driver("big", make("big"));
+  while (big.reservations < 20_000) await big.reserve();
+  const s = { reserve: [] as number[], commit: [] as number[] };
+  const b = { reserve: [] as number[], commit: [] as number[] };
+  for (let round = 0; round < 9; round++) {
+    s.reserve.push(await perOp(100, 1, small.reserve));
+    b.reserve.push(await perOp(100, 1, big.reserve));
+    s.commit.push(await perOp(100, 1, small.commit));
+    b.commit.push(await perOp(100, 1, big.commit));
+  }
+  const peek = await perOp(200, 7, () => big.store.peek([item(1)], NOV));
+  const load = await perOp(200, 7, () => big.store.load("big-s"));
+  return {
+    first: { reserve: median(s.reserve), commit: median(s.commit), held: small.reservations },
+    at20k: { reserve: median(b.reserve), commit: median(b.commit) },
+    peek,
+    load,
+  };
 }
 
 async function spendChecks() {
-  const home = mkdtempSync(join(tmpdir(), "stalwart-bench-state-"));
   const core = nodeCore();
-  const store = state.nodeState(home, { now: () => NOV });
-  const e = new engine.Engine({ core, key: installationKey(home), schemaCompiler: ajvCompiler, counters: store, state: store, now: () => new Date(NOV) });
   const catalogue = catalogueFrom(
     { settings: { language: "en" }, tools: [{ name: "pay", writes: true, money: true, confirm: "when_held", currency: "USD", spend: [{ field: "amount", at_most: 1e12, per: "month", pool: "wallet" }], args: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] } }] },
     { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) },
   );
   let sessions = 0;
+  const homes: string[] = [];
+  function engineAt() {
+    const home = mkdtempSync(join(tmpdir(), "stalwart-bench-state-"));
+    homes.push(home);
+    const store = state.nodeState(home, { now: () => NOV });
+    return new engine.Engine({ core, key: installationKey(home), schemaCompiler: ajvCompiler, counters: store, state: store, now: () => new Date(NOV) });
+  }
   /** µs per allowed spend check, over fresh sessions of 50 checks each (the history stays short). */
-  async function checks(total: number): Promise<number> {
+  async function checks(e: InstanceType<typeof engine.Engine>, total: number): Promise<number[]> {
     const samples: number[] = [];
     for (let done = 0; done < total; done += 50) {
       const s = new engine.Session(e, `b${sessions++}`, catalogue);
@@ -86,30 +121,55 @@ async function spendChecks() {
       }
       samples.push(Number(process.hrtime.bigint() - t0) / 1000 / 50);
     }
-    return median(samples);
+    return samples;
   }
-  await checks(500); // warm
-  const first = await checks(1000);
-  while (sessions * 50 < 20_000) await checks(1000);
-  const at20k = await checks(1000);
-  state.closeState(home);
-  return { first, at20k };
+  const small = engineAt();
+  const big = engineAt();
+  await checks(small, 1000); // warm (a few hundred reservations in the small store)
+  await checks(big, 20_000);
+  const s: number[] = [];
+  const b: number[] = [];
+  for (let round = 0; round < 9; round++) {
+    s.push(...(await checks(small, 100)));
+    b.push(...(await checks(big, 100)));
+  }
+  for (const h of homes) state.closeState(h);
+  return { first: median(s), at20k: median(b) };
+}
+
+/** The floor on this machine, now: a bare LMDB write transaction of 5 puts (no checks, no witness). */
+async function lmdbFloor(): Promise<number> {
+  const { open } = await import("lmdb");
+  const env = open({ path: join(mkdtempSync(join(tmpdir(), "stalwart-bench-lmdb-")), "floor.mdb"), noSync: true, maxDbs: 8 });
+  const dbs = ["a", "b", "c", "d", "e"].map((name) => env.openDB({ name }));
+  const op = (i: number) => env.transactionSync(() => dbs.forEach((d) => d.putSync(`k${i}`, [i, 1, 2, 3])));
+  for (let i = 0; i < 2000; i++) op(-i - 1);
+  const us = await perOp(200, 9, op);
+  await env.close();
+  return us;
 }
 
 const fmt = (us: number) => `${us.toFixed(1)} µs`;
 const ratio = (a: number, b: number) => `${(b / a).toFixed(2)}×`;
 
-const home = mkdtempSync(join(tmpdir(), "stalwart-bench-state-"));
-const node = await storeCosts("node", state.nodeState(home, { now: () => NOV }));
-state.closeState(home);
-const mem = await storeCosts("mem", new engine.MemoryStateStore({ now: () => NOV }));
+const homes: string[] = [];
+const node = await storeCosts(() => {
+  const home = mkdtempSync(join(tmpdir(), "stalwart-bench-state-"));
+  homes.push(home);
+  return state.nodeState(home, { now: () => NOV });
+});
+for (const h of homes) state.closeState(h);
+const mem = await storeCosts(() => new engine.MemoryStateStore({ now: () => NOV }));
 const spend = await spendChecks();
+const floor = await lmdbFloor();
 
 console.log(`\nstalwart-agents bench:state — the session-state and counter store, one run, medians (Node ${process.version})\n`);
+console.log(`"first": a store holding at most ${node.first.held.toLocaleString("en")} reservations; both measured in alternating batches\n`);
 console.log("| case | first | at 20,000 reservations | ratio | target |");
 console.log("|---|---|---|---|---|");
 console.log(`| reservation (Node store, LMDB under the home) | ${fmt(node.first.reserve)} | ${fmt(node.at20k.reserve)} | ${ratio(node.first.reserve, node.at20k.reserve)} | within 2× of the first |`);
 console.log(`| commit (head compare-and-set, Node store) | ${fmt(node.first.commit)} | ${fmt(node.at20k.commit)} | ${ratio(node.first.commit, node.at20k.commit)} | |`);
 console.log(`| spend check in-process (session + Node store) | ${fmt(spend.first)} | ${fmt(spend.at20k)} | ${ratio(spend.first, spend.at20k)} | within 2× of the first |`);
 console.log(`| peek / load (Node store, at 20,000) | ${fmt(node.peek)} | ${fmt(node.load)} | | |`);
+console.log(`| floor: a bare LMDB write transaction of 5 puts, this machine now | ${fmt(floor)} | | | |`);
 console.log(`| reservation / commit (memory store) | ${fmt(mem.first.reserve)} / ${fmt(mem.first.commit)} | ${fmt(mem.at20k.reserve)} / ${fmt(mem.at20k.commit)} | | |`);
