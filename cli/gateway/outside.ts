@@ -37,6 +37,8 @@ const ENTRIES: Record<string, Record<string, unknown>> = {
     name: PROMPTS_GET,
     description: "stalwart gateway: an MCP prompts/get, recorded as a read from outside",
     reads_outside: true,
+    // a prompt's name and arguments select what the server returns (often a URI): keys, not destinations
+    lookup_args: ["name", "arguments"],
     args: {
       type: "object",
       properties: { name: text, arguments: { type: "object", additionalProperties: text } },

@@ -66,6 +66,7 @@ function buildServer(o: ServeOptions): Server {
   const capabilities: Record<string, unknown> = { tools: { listChanged: true } };
   if (has("resources")) capabilities.resources = { listChanged: true };
   if (has("prompts")) capabilities.prompts = { listChanged: true };
+  if (has("completions")) capabilities.completions = {};
   const server = new Server(
     { name: "stalwart-gateway", version: "0.1.0" },
     {
@@ -108,6 +109,10 @@ function buildServer(o: ServeOptions): Server {
     server.setRequestHandler("resources/list", async (r, ctx) => (await forward("resources/list", r.params, ctx)) as never);
     server.setRequestHandler("resources/templates/list", async (r, ctx) => (await forward("resources/templates/list", r.params, ctx)) as never);
     server.setRequestHandler("resources/read", async (r, ctx) => (await outside("resources/read", r.params, ctx)) as never);
+  }
+  if (has("completions")) {
+    // argument completion for prompts and resource templates: a read of the server's suggestions
+    server.setRequestHandler("completion/complete", async (r, ctx) => (await forward("completion/complete", r.params, ctx)) as never);
   }
   if (has("prompts")) {
     server.setRequestHandler("prompts/list", async (r, ctx) => (await forward("prompts/list", r.params, ctx)) as never);
