@@ -21,7 +21,8 @@
  */
 import { inputRequired, inputResponse, type ServerContext } from "@modelcontextprotocol/server";
 import type { CheckResult, CompiledCatalogue, Entry, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
-import { bindsOf, inferOrigins, originsOf, viewOfHistory } from "../../worker/portable/engine/index.js";
+import { bindsOf, inferOrigins, originsOf } from "../../worker/portable/engine/index.js";
+import { HistoryView } from "./view.js";
 import type { Upstream } from "./upstream.js";
 import { argsDigest, type PendingStore } from "./pending.js";
 import { approvalForm, errorResult, question, refusalText, type ToolResult } from "./words.js";
@@ -56,7 +57,10 @@ export interface CallsOptions {
 const FORM_KEY = "approve";
 
 export class Calls {
-  constructor(private readonly o: CallsOptions) {}
+  private readonly history: HistoryView;
+  constructor(private readonly o: CallsOptions) {
+    this.history = new HistoryView(o.catalogue, o.language, o.context);
+  }
 
   get session(): GatewaySession {
     return this.o.session;
@@ -180,7 +184,7 @@ export class Calls {
   infer(tool: string, args: Record<string, unknown>): Record<string, InferredOrigin> {
     if (typeof args !== "object" || args === null || Array.isArray(args)) return {};
     try {
-      const view = viewOfHistory(this.o.session.history.entries, this.o.catalogue, this.o.language, this.o.context);
+      const view = this.history.view(this.o.session.history.entries);
       return inferOrigins(args, view, { binds: bindsOf(this.o.catalogue, tool) });
     } catch {
       // Unreadable history or values: nothing is trusted, the check asks about every argument.
