@@ -43,7 +43,7 @@ export interface CallsOptions {
   pending: PendingStore;
   language: Language;
   context: Record<string, unknown>;
-  /** how long a forwarded call may take (reset by progress) */
+  /** how long a forwarded call may take, progress or not */
   callTimeoutMs: number;
   /** where the gateway says what it did, one line per call (stderr by default) */
   log?: (line: string) => void;

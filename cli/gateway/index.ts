@@ -33,7 +33,7 @@ export interface GatewayOptions {
   context?: Record<string, unknown>;
   /** how long a person may take to answer (default: a day) */
   askTimeoutMs?: number;
-  /** how long a forwarded call may run without progress (default: a day) */
+  /** how long a forwarded call may take (default: a day) */
   callTimeoutMs?: number;
   now?: () => Date;
   log?: (line: string) => void;
