@@ -21,10 +21,12 @@
  */
 import { inputRequired, inputResponse, type ServerContext } from "@modelcontextprotocol/server";
 import type { CheckResult, CompiledCatalogue, Entry, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
-import { bindsOf, inferOrigins, originsOf, viewOfHistory } from "../../worker/portable/engine/index.js";
+import { bindsOf, inferOrigins, originsOf } from "../../worker/portable/engine/index.js";
+import { HistoryView } from "./view.js";
 import type { Upstream } from "./upstream.js";
 import { argsDigest, type PendingStore } from "./pending.js";
 import { approvalForm, errorResult, question, refusalText, type ToolResult } from "./words.js";
+import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
 
 /** The part of the SDK's session the gateway uses (in-process and remote alike). */
 export interface GatewaySession {
@@ -41,21 +43,34 @@ export interface CallsOptions {
   pending: PendingStore;
   language: Language;
   context: Record<string, unknown>;
-  /** how long a forwarded call may take (reset by progress) */
+  /** how long a forwarded call may take, progress or not */
   callTimeoutMs: number;
   /** where the gateway says what it did, one line per call (stderr by default) */
   log?: (line: string) => void;
+  /** pinned tool definitions (pins.ts); a changed one is refused before the check */
+  pins?: Pins;
+  /** catalogue entries the gateway added itself (outside.ts): never callable as tools */
+  hidden?: ReadonlySet<string>;
 }
 
 /** The one field of the approval form. */
 const FORM_KEY = "approve";
 
 export class Calls {
-  constructor(private readonly o: CallsOptions) {}
+  private readonly history: HistoryView;
+  constructor(private readonly o: CallsOptions) {
+    this.history = new HistoryView(o.catalogue, o.language, o.context);
+  }
+
+  get session(): GatewaySession {
+    return this.o.session;
+  }
 
   async call(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     const tool = params.name;
     const args = params.arguments ?? {};
+    const refused = await this.gatewayRefusal(tool);
+    if (refused) return refused;
     const state = ctx.mcpReq.requestState();
     if (typeof state === "string") return this.answered(params, args, state, ctx);
 
@@ -150,10 +165,26 @@ export class Calls {
     return result as ToolResult;
   }
 
-  private infer(tool: string, args: Record<string, unknown>): Record<string, InferredOrigin> {
+  /** The gateway's own refusals, before the check: a tool it added itself, a pinned definition the upstream changed. */
+  private async gatewayRefusal(tool: string): Promise<ToolResult | undefined> {
+    if (this.o.hidden?.has(tool)) {
+      this.log(`refuse ${tool} unknown_tool`);
+      return errorResult(`stalwart refused ${tool}, and it did not run.\nunknown_tool: \`${tool}\` is not a tool of this server`, { decision: "refuse", reasons: ["unknown_tool"], detail: {}, step: -1 });
+    }
+    const changed = await this.o.pins?.verify(tool);
+    if (!changed) return undefined;
+    this.log(`refuse ${tool} ${TOOL_DEFINITION_CHANGED}: pinned ${changed.pinned}, the tool server has ${changed.found}`);
+    const what = changed.found === "missing" ? "no longer lists it" : "now describes it otherwise (its description or input schema changed)";
+    return errorResult(
+      `stalwart refused ${tool}, and it did not run.\n${TOOL_DEFINITION_CHANGED}: the catalogue pins this tool's definition, and the tool server ${what}. Review the tool server's new definition, then run \`stalwart gateway init\` again or update the tool's \`pin\` in the catalogue.`,
+      { decision: "refuse", reasons: [TOOL_DEFINITION_CHANGED], detail: { pinned: changed.pinned, found: changed.found }, step: -1 },
+    );
+  }
+
+  infer(tool: string, args: Record<string, unknown>): Record<string, InferredOrigin> {
     if (typeof args !== "object" || args === null || Array.isArray(args)) return {};
     try {
-      const view = viewOfHistory(this.o.session.history.entries, this.o.catalogue, this.o.language, this.o.context);
+      const view = this.history.view(this.o.session.history.entries);
       return inferOrigins(args, view, { binds: bindsOf(this.o.catalogue, tool) });
     } catch {
       // Unreadable history or values: nothing is trusted, the check asks about every argument.
