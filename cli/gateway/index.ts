@@ -10,7 +10,7 @@ import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
 import { loadCatalogue, type CompiledCatalogue, type Entry, type Language } from "../../worker/portable/engine/index.js";
 import { Calls, type GatewaySession } from "./calls.js";
-import { PendingStore } from "./pending.js";
+import { FileApprovalStore } from "../approvals/store.js";
 import { LiveServers, serverFactory } from "./server.js";
 import { Upstream, type UpstreamSpec } from "./upstream.js";
 import { listen } from "./http.js";
@@ -30,6 +30,8 @@ export interface GatewayOptions {
   context?: Record<string, unknown>;
   /** how long a person may take to answer (default: a day) */
   askTimeoutMs?: number;
+  /** a client without elicitation: how long to wait for a person in the approval store (default 0: answer at once with the pending id) */
+  approvalWaitMs?: number;
   /** how long a forwarded call may run without progress (default: a day) */
   callTimeoutMs?: number;
   now?: () => Date;
@@ -40,7 +42,7 @@ export interface RunningGateway {
   /** the downstream URL with `listen`; undefined on stdio */
   url?: string;
   sessionId: string;
-  pending: PendingStore;
+  pending: FileApprovalStore;
   catalogue: CompiledCatalogue;
   /** the session's history (what the check signed) */
   entries(): Entry[];
@@ -70,9 +72,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     promptsChanged: () => (live.promptsChanged(), http?.promptsChanged()),
   }).start();
 
-  const pending = new PendingStore(home, o.now);
+  const pending = new FileApprovalStore(home);
   const callTimeoutMs = o.callTimeoutMs ?? DAY;
-  const calls = new Calls({ catalogue, session, upstream, pending, language, context, callTimeoutMs, ...(o.log ? { log: o.log } : {}) });
+  const calls = new Calls({ catalogue, session, upstream, pending, language, context, callTimeoutMs, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}), ...(o.log ? { log: o.log } : {}) });
   const factory = serverFactory({ catalogue, upstream, calls, askTimeoutMs: o.askTimeoutMs ?? DAY, callTimeoutMs }, live);
 
   let closeDownstream: () => Promise<void>;
