@@ -6,12 +6,18 @@
  * every call costs time in the length of the history. Here each new entry is read once, and a
  * result that ran is copied as plain data; the folded turns are rebuilt only when a turn arrives.
  *
+ * The result of a report the guard made itself is not copied out of the watched view (a deep read
+ * through its traps was the larger part of this view's cost per call): the guard hands over the
+ * private copy it reported (`reported`), and the entry whose link it read then takes it.
+ * Results are also indexed by scalar value (engine `ResultIndex`), so inferring an argument
+ * nobody typed looks it up instead of searching every recorded result.
+ *
  * Same answer as `viewOfHistory` (test/adapters/view.test.ts compares them on random histories).
  * A history that got shorter, or whose last seen link changed (a new history after
  * `history_invalid`, a resumed copy), is read again from the start. An entry edited in place is
  * not seen here — and the check refuses that history (`history_invalid`) whatever was inferred.
  */
-import { prepareView } from "../../worker/portable/engine/index.js";
+import { prepareView, ResultIndex } from "../../worker/portable/engine/index.js";
 import type { CompiledCatalogue, Entry, Language, PreparedView, RecordedResult } from "../../worker/portable/engine/index.js";
 
 export class HistoryMirror {
@@ -23,6 +29,9 @@ export class HistoryMirror {
   private readonly outcomes = new Map<number, { outcome: string; result: unknown }>();
   /** by step, ascending (inference reads the latest first) */
   private results: RecordedResult[] = [];
+  private index = new ResultIndex();
+  /** results the guard reported itself, as the session keeps them, by the link of their entry */
+  private readonly known = new Map<string, unknown>();
 
   constructor(
     private readonly catalogue: () => CompiledCatalogue,
@@ -37,7 +46,21 @@ export class HistoryMirror {
     if (n > this.seen) this.lastLink = entries[n - 1]?.link ?? "";
     this.seen = n;
     this.folded ??= prepareView({ language: this.language(), turns: this.turns, results: [], context: {} }).turns;
-    return { turns: this.folded, results: this.results, context: this.context };
+    return { turns: this.folded, results: this.results, context: this.context, index: this.index };
+  }
+
+  /**
+   * The guard reported `recorded` (its own copy, which nothing else holds) as the result of
+   * `tool`'s call, in the entry at `step`: keep what the session keeps of it (the fields the tool's
+   * `returns` declares, the same function the session applies), for when that entry is read.
+   */
+  reported(entries: readonly Entry[], at: number, of: number, tool: string, recorded: unknown): void {
+    if (at < this.seen) return; // read already, through the view
+    const e = entries[at];
+    const t = this.catalogue().tools.get(tool);
+    // the entry there is that report (not another history's, had this one been thrown away meanwhile)
+    if (!e || e.kind !== "report" || e.of !== of || e.outcome !== "ran" || typeof e.link !== "string" || !t) return;
+    this.known.set(e.link, t.keepDeclared(recorded) ?? null);
   }
 
   /** The turns read so far, as the person typed them. */
@@ -57,9 +80,17 @@ export class HistoryMirror {
         if (e.decision === "allow") this.allowed.set(e.step, { tool: e.tool, labels: [...e.labels] });
         return this.settle(e.step);
       case "report": {
-        const result = e.outcome === "ran" && e.result !== null && typeof e.result === "object" ? (JSON.parse(JSON.stringify(e.result)) as unknown) : e.result;
-        this.outcomes.set(e.of, { outcome: e.outcome, result });
-        return this.settle(e.of);
+        const { link, outcome, of } = e;
+        let result: unknown;
+        if (this.known.has(link)) {
+          result = this.known.get(link);
+          this.known.delete(link);
+        } else {
+          const r = e.result;
+          result = outcome === "ran" && r !== null && typeof r === "object" ? (JSON.parse(JSON.stringify(r)) as unknown) : r;
+        }
+        this.outcomes.set(of, { outcome, result });
+        return this.settle(of);
       }
     }
   }
@@ -72,15 +103,18 @@ export class HistoryMirror {
     const report = this.outcomes.get(step);
     const tool = check ? this.catalogue().tools.get(check.tool) : undefined;
     if (!check || !tool || report?.outcome !== "ran") {
-      if (present) this.results.splice(at, 1);
+      if (present) this.index.remove(this.results.splice(at, 1)[0]!);
       return;
     }
     const r: RecordedResult = {
       step, tool: check.tool, labels: check.labels, result: report.result, readsOutside: tool.readsOutside,
       ...(tool.returnsSchema ? { returns: tool.returnsSchema } : {}),
     };
-    if (present) this.results[at] = r;
-    else this.results.splice(at, 0, r);
+    if (present) {
+      this.index.remove(this.results[at]!);
+      this.results[at] = r;
+    } else this.results.splice(at, 0, r);
+    this.index.add(r);
   }
 
   /** Where `step` is or would go in `results` (reports come for recent steps: search from the end). */
@@ -98,5 +132,7 @@ export class HistoryMirror {
     this.allowed.clear();
     this.outcomes.clear();
     this.results = [];
+    this.index = new ResultIndex();
+    this.known.clear();
   }
 }

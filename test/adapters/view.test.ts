@@ -2,10 +2,13 @@
  * The adapters' incremental inference view (cli/adapters/view.ts) answers what the engine's
  * `viewOfHistory` does, after every operation of 60 random sessions: turns, reads that ran or
  * failed, outcomes learned later, refusals and confirms, untrusted reads, and a history thrown
- * away (`history_invalid`, then a new one from step 0).
+ * away (`history_invalid`, then a new one from step 0). Half the results that ran are handed to the
+ * view as the guard hands its own reports (`reported`), the rest are read back from the history;
+ * and inference over the view (its scalar index) names the origins inference over
+ * `viewOfHistory` (a search of every result) names, for values drawn from every result.
  */
 import { describe, expect, it } from "vitest";
-import { loadCatalogue, prepareView, viewOfHistory, type Outcome } from "../../worker/portable/engine/index.js";
+import { inferOrigins, loadCatalogue, prepareView, viewOfHistory, type Outcome } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 import { HistoryMirror } from "../../cli/adapters/view.js";
 import { prng } from "../helpers/prng.js";
@@ -27,6 +30,15 @@ describe("the incremental inference view", { timeout: 60_000 }, () => {
         expect(mirror.turnTexts(s.history.entries)).toEqual(expected.turns);
         const folded = prepareView(expected).turns;
         for (const probe of ["4411", 40, "vip", "acct-1"]) expect(got.turns.has(probe)).toBe(folded.has(probe));
+        const args: Record<string, unknown> = { none: "zz-nobody", nil: null, obj: { order_id: "4401" } };
+        for (const r of expected.results) for (const [k, v] of Object.entries((r.result ?? {}) as object)) args[`${k}@${r.step}`] = v;
+        expect(inferOrigins(args, got)).toEqual(inferOrigins(args, expected));
+      };
+      /** what the guard does with a result it reported: its own copy, to the view */
+      const ran = async (step: number, result: object, tool: string) => {
+        const copy = JSON.parse(JSON.stringify(result));
+        const at = (await s.report(step, "ran", copy)).step;
+        if (rnd() < 0.5) mirror.reported(s.history.entries, at, step, tool, copy);
       };
       const ids: number[] = [];
       for (let i = 0; i < 14; i++) {
@@ -34,12 +46,13 @@ describe("the incremental inference view", { timeout: 60_000 }, () => {
         if (k < 0.15) await s.read(`please look at order ${Math.floor(rnd() * 9000) + 1000} and tag it vip`);
         else if (k < 0.45) {
           const c = await s.checkToolCall("get_order", { order_id: String(4400 + i) }, { origins: { order_id: "model" } });
-          const outcome: Outcome = rnd() < 0.7 ? "ran" : "failed";
-          await s.report(c.step, outcome, { order_id: String(4400 + i), total: i, customer: "c-1" });
+          const result = { order_id: String(4400 + Math.floor(rnd() * 4)), total: Math.floor(rnd() * 4), customer: rnd() < 0.5 ? "c-1" : `acct-${i % 3}`, extra: "not declared" };
+          if (rnd() < 0.7) await ran(c.step, result, "get_order");
+          else await s.report(c.step, "failed", result);
           ids.push(c.step);
         } else if (k < 0.6) {
           const c = await s.checkToolCall("read_inbox", {}, {});
-          await s.report(c.step, "ran", { from: "x@y.test", account: `acct-${i}`, amount: i });
+          await ran(c.step, { from: "x@y.test", account: `acct-${i % 3}`, amount: Math.floor(rnd() * 4) }, "read_inbox");
         } else if (k < 0.7 && ids.length) {
           // what is learned later: a call that failed turns out to have run, or one that ran is undone
           const step = ids[Math.floor(rnd() * ids.length)]!;
