@@ -119,7 +119,10 @@ export class CallGuard {
     if (this.options.turns === "host") return this.reading;
     this.reading = this.reading.then(async () => {
       if (sameList(texts, this.lastTexts)) return;
-      for (const t of newTurns(this.mirror.turnTexts(this.session.history.entries), texts)) await this.session.read(t);
+      for (const t of newTurns(this.mirror.turnTexts(this.session.history.entries), texts)) {
+        const { step } = await this.session.read(t);
+        this.mirror.own(this.session.history.entries, step, { kind: "turn", text: t });
+      }
       this.lastTexts = [...texts];
     }).catch((err) => this.log(`a turn could not be recorded: ${message(err)}`));
     return this.reading;
@@ -201,14 +204,20 @@ export class CallGuard {
     // (no `result:` origin can name it) — by us, or when the session's stricter reading refuses it.
     const recorded = plainCopy(result, 0);
     const at = recorded === undefined ? "not data" : await this.report(check.step, "ran", recorded, true);
-    if (typeof at === "number") {
-      if (tool !== undefined) this.mirror.reported(this.session.history.entries, at, check.step, tool, recorded);
-    } else if (at !== undefined) await this.report(check.step, "ran");
+    if (typeof at === "number") this.ownReport(at, check.step, "ran", tool, recorded);
+    else if (at !== undefined) this.ownReport(await this.report(check.step, "ran"), check.step, "ran", tool, undefined);
   }
 
   async failed(check: CheckResult): Promise<void> {
+    const tool = this.allowed.get(check.step);
     this.allowed.delete(check.step);
-    if (check.step >= 0) await this.report(check.step, "failed");
+    if (check.step >= 0) this.ownReport(await this.report(check.step, "failed"), check.step, "failed", tool, undefined);
+  }
+
+  /** The report entry the session wrote at `at`, as the view takes it (without reading it back). */
+  private ownReport(at: number | "not data" | undefined, of: number, outcome: Outcome, tool: string | undefined, recorded: unknown): void {
+    if (typeof at !== "number" || tool === undefined) return;
+    this.mirror.own(this.session.history.entries, at, { kind: "report", of, outcome, tool, recorded });
   }
 
   private verdict(tool: string, args: unknown, origins: Record<string, InferredOrigin>, check: CheckResult): Verdict {
@@ -230,10 +239,11 @@ export class CallGuard {
     }
   }
 
-  private async safeCheck(tool: string, args: unknown, options: CallOptions): Promise<CheckResult> {
+  private async safeCheck(tool: string, args: unknown, options: CallOptions & { origins: Record<string, string> }): Promise<CheckResult> {
     try {
       const check = await this.session.checkToolCall(tool, args, options);
       if (check.decision === "allow" && check.step >= 0) this.allowed.set(check.step, tool);
+      this.mirror.own(this.session.history.entries, check.step, { kind: "check", tool, decision: check.decision, origins: options.origins });
       return check;
     } catch (err) {
       return { decision: "refuse", reasons: ["internal_error"], detail: { message: message(err) }, step: -1 };
