@@ -31,6 +31,8 @@ export interface GuardSession {
   read(text: string): Promise<{ step: number }>;
   checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult>;
   report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
+  /** a `Client` session's: its history as plain data, read when a long one is new to the guard */
+  toJSON?(): { entries: Entry[] };
 }
 
 export interface GuardOptions {
@@ -111,7 +113,8 @@ export class CallGuard {
       throw new StalwartError("InputError", "this session did not come from `Client`: pass `{ catalogue }` (the one it was started with) so origins can be inferred");
     }
     this.approvals = options.approvals ?? new MemoryApprovals();
-    this.mirror = new HistoryMirror(this.catalogue, this.language, this.context);
+    const plain = typeof session.toJSON === "function" ? () => plainEntries(session) : undefined;
+    this.mirror = new HistoryMirror(this.catalogue, this.language, this.context, plain);
   }
 
   /** The person's messages, all of them in the conversation's order; only new ones are read. */
@@ -312,6 +315,15 @@ function plainCopy(x: unknown, depth: number): unknown {
     Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/** A session's history as plain data, if it can say (a remote one not created yet cannot). */
+function plainEntries(session: GuardSession): Entry[] | undefined {
+  try {
+    return session.toJSON?.().entries;
+  } catch {
+    return undefined;
+  }
 }
 
 function isRecord(x: unknown): x is Record<string, unknown> {

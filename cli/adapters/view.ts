@@ -25,6 +25,9 @@
 import { prepareView, ResultIndex } from "../../worker/portable/engine/index.js";
 import type { CompiledCatalogue, Decision, Entry, Language, Outcome, PreparedView, RecordedResult } from "../../worker/portable/engine/index.js";
 
+/** More new entries than this at once are read from a plain copy, when there is one. */
+const BULK = 32;
+
 /** What the guard knows of an entry its own operation appended. */
 export type OwnEntry =
   | { kind: "turn"; text: string }
@@ -47,10 +50,16 @@ export class HistoryMirror {
   /** a `reads_outside` tool was checked (any decision): labels may come from it */
   private outside = false;
 
+  /**
+   * `plain`, when given: the same entries as plain data (a session's `toJSON().entries`, one
+   * structured copy beneath the traps), read instead of the watched view when many entries are
+   * new at once — a guard made for a session that already holds a long history.
+   */
   constructor(
     private readonly catalogue: () => CompiledCatalogue,
     private readonly language: () => Language,
     private readonly context: Readonly<Record<string, unknown>>,
+    private readonly plain?: () => readonly Entry[] | undefined,
   ) {}
 
   view(entries: readonly Entry[]): PreparedView {
@@ -102,8 +111,13 @@ export class HistoryMirror {
   private catchUp(entries: readonly Entry[], upTo: number): void {
     if (entries.length < this.seen || (entries !== this.array && this.seen > 0 && !this.continues(entries))) this.reset();
     this.array = entries;
+    let from = entries;
+    if (upTo - this.seen > BULK && this.plain) {
+      const copy = this.plain();
+      if (Array.isArray(copy) && copy.length === entries.length) from = copy;
+    }
     for (let k = this.seen; k < upTo; k++) {
-      const e = entries[k]!;
+      const e = from[k]!;
       this.add(e);
       this.last = { link: e.link };
     }

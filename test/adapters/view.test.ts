@@ -97,4 +97,23 @@ describe("the incremental inference view", { timeout: 60_000 }, () => {
       }
     }
   });
+
+  it("reads a long history new to it from the session's plain copy, with the same answer", async () => {
+    const { client } = freshSession();
+    const s = client.session("long", { catalogue: CATALOGUE, context: { customer: "c-1" } });
+    await s.read("look at order 4411");
+    for (let i = 0; i < 60; i++) {
+      const c = await s.checkToolCall(i % 4 === 0 ? "read_inbox" : "get_order", i % 4 === 0 ? {} : { order_id: String(4400 + (i % 7)) }, { origins: i % 4 === 0 ? {} : { order_id: "model" } });
+      if (c.decision === "allow") await s.report(c.step, "ran", i % 4 === 0 ? { from: "x", account: `acct-${i % 3}`, amount: i } : { order_id: String(4400 + (i % 7)), total: i, customer: "c-1" });
+    }
+    let copies = 0;
+    const mirror = new HistoryMirror(() => compiled, () => "en", { customer: "c-1" }, () => (copies++, s.toJSON().entries));
+    const expected = viewOfHistory(s.history.entries, compiled, "en", { customer: "c-1" });
+    expect(mirror.view(s.history.entries).results).toEqual(expected.results);
+    expect(copies).toBe(1);
+    const c = await s.checkToolCall("get_order", { order_id: "4401" }, { origins: { order_id: "model" } });
+    await s.report(c.step, "ran", { order_id: "4401", total: 1, customer: "c-2" });
+    expect(mirror.view(s.history.entries).results).toEqual(viewOfHistory(s.history.entries, compiled, "en", { customer: "c-1" }).results);
+    expect(copies).toBe(1); // two new entries: read from the view
+  });
 });
