@@ -84,7 +84,7 @@ export class CheckRuntime {
 
   /**
    * The request's engine: the tenant's (its history key is HMAC(secret, tenant), loaded once per
-   * isolate) with this request's counters, clock and licence. A Durable Object stub belongs to the
+   * isolate) with this request's counters, session state, clock and licence. A Durable Object stub belongs to the
    * request that made it.
    */
   engineFor(c: C): Engine {
@@ -104,7 +104,8 @@ export class CheckRuntime {
       engine = new Engine({ core, key, schemaCompiler: cfworkerCompiler });
       this.engines.set(tenant, engine);
     }
-    return withLicence(engine.withCounters(this.stores(c).counters(tenant)).withClock(now), c.get("licence"), now);
+    const stores = this.stores(c);
+    return withLicence(engine.withCounters(stores.counters(tenant), stores.state(tenant)).withClock(now), c.get("licence"), now);
   }
 
   compileCatalogue(text: string, name: string): CompiledCatalogue {
