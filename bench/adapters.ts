@@ -96,10 +96,12 @@ function agentsHookedTool(): typeof agentsRaw {
  * The session's history, and a check that allows at once: the adapter's own code (turns, inferred
  * origins over that history, the wrapping) without the cost of the check and the report.
  */
-function stubOf(s: { id: string; history: { entries: import("../worker/portable/engine/index.js").Entry[] } }) {
+function stubOf(s: { id: string; history: { entries: import("../worker/portable/engine/index.js").Entry[] }; toJSON(): { entries: import("../worker/portable/engine/index.js").Entry[] } }) {
   return {
     id: s.id,
     history: s.history,
+    // as a Client session does: a long history new to the guard is read from its plain copy
+    toJSON: () => s.toJSON(),
     read: async () => ({ step: 0 }),
     checkToolCall: async () => ({ decision: "allow" as const, reasons: [], detail: {}, step: 1 }),
     report: async () => ({ step: 0 }),
