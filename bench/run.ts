@@ -163,6 +163,15 @@ async function main() {
   console.log(`ratio write(2,000 entries) / write(20 entries): ${(rows[3]![1]! / b).toFixed(2)} (1.0 = flat)`);
   if (cedarUs) console.log(`ratio stalwart write check / Cedar decision: ${(b / cedarUs).toFixed(2)}`);
 
+  // The adapters (issue 13): per tool call inside each framework's own loop, guarded vs raw tools
+  // (bench/adapters.ts; `npm run bench:adapters` runs the full set). STALWART_BENCH_ADAPTERS=0 skips it.
+  if (process.env.STALWART_BENCH_ADAPTERS !== "0") {
+    const adapters = await import("./adapters.js");
+    console.log("\nAdapters — added per tool call by the guard inside the framework's loop (same run, mean CPU time; bench:adapters for the full set)\n");
+    adapters.printAdapters(await adapters.measureAdapters("short"));
+    adapters.closeAdapters();
+  }
+
   if (process.env.STALWART_BENCH_HTTP !== "0") {
     console.log("\nHTTP path — the check worker under wrangler dev (workerd, one process), the same write check with a 20-entry history\n");
     const rows = await httpBench(Number(process.env.STALWART_BENCH_SECONDS ?? 5));

@@ -11,7 +11,7 @@ import { readCatalogueFile } from "../sdk/catalogue-node.js";
 import { parse } from "yaml";
 import { loadCatalogue, type CompiledCatalogue, type Entry, type Language } from "../../worker/portable/engine/index.js";
 import { Calls, type GatewaySession } from "./calls.js";
-import { PendingStore } from "./pending.js";
+import { FileApprovalStore } from "../approvals/store.js";
 import { LiveServers, serverFactory } from "./server.js";
 import { Upstream, type UpstreamSpec } from "./upstream.js";
 import { listen } from "./http.js";
@@ -33,6 +33,8 @@ export interface GatewayOptions {
   context?: Record<string, unknown>;
   /** how long a person may take to answer (default: a day) */
   askTimeoutMs?: number;
+  /** a client without elicitation: how long to wait for a person in the approval store (default 0: answer at once with the pending id) */
+  approvalWaitMs?: number;
   /** how long a forwarded call may take (default: a day) */
   callTimeoutMs?: number;
   now?: () => Date;
@@ -43,7 +45,7 @@ export interface RunningGateway {
   /** the downstream URL with `listen`; undefined on stdio */
   url?: string;
   sessionId: string;
-  pending: PendingStore;
+  pending: FileApprovalStore;
   catalogue: CompiledCatalogue;
   /** the session's history (what the check signed) */
   entries(): Entry[];
@@ -82,10 +84,10 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   }).start();
 
   pins = new Pins(pinsOf(source), () => upstream.listTools());
-  const pending = new PendingStore(home, o.now);
+  const pending = new FileApprovalStore(home);
   const callTimeoutMs = o.callTimeoutMs ?? DAY;
   const log = o.log ?? (() => undefined);
-  const calls = new Calls({ catalogue, session, upstream, pending, language, context, callTimeoutMs, log, pins, hidden });
+  const calls = new Calls({ catalogue, session, upstream, pending, language, context, callTimeoutMs, log, pins, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
   const factory = serverFactory({ catalogue, upstream, calls, askTimeoutMs: o.askTimeoutMs ?? DAY, callTimeoutMs, pins, hidden, log }, live);
 
   let closeDownstream: () => Promise<void>;

@@ -37,8 +37,8 @@ export class UpstreamUnavailable extends StalwartError {
 }
 
 export class Upstream {
-  private client?: Client;
-  private connecting?: Promise<Client>;
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
   private closed = false;
 
   constructor(private readonly spec: UpstreamSpec, private readonly events: UpstreamEvents = {}, private readonly connectTimeoutMs = 60_000) {}

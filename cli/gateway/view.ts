@@ -43,7 +43,7 @@ export class HistoryView {
     if (e.kind === "turn") this.turns.push(e.text);
     else if (e.kind === "check") {
       if (e.decision === "allow") this.allowed.set(e.step, { tool: e.tool, labels: e.labels });
-    } else {
+    } else if (e.kind === "report") {
       // the last report of a step decides
       const check = this.allowed.get(e.of);
       const tool = check ? this.catalogue.tools.get(check.tool) : undefined;
