@@ -1,7 +1,8 @@
-// `node bench/compare.mjs BASE_DIR HEAD_DIR`: the same write check (refund_card, a model-written amount
-// → confirm, 20-entry history) on two built checkouts, interleaved in one run; prints the medians and
-// the median of per-round ratios. Used to hold "all 13 steps stay within 20% of the core issue".
-// Same write check (refund_card, model amount → confirm) on two builds, interleaved, one run.
+// `node bench/compare.mjs BASE_DIR HEAD_DIR [b|d]`: the same work on two built checkouts,
+// interleaved in one run (which goes first alternates by round); prints the medians and the median
+// of per-round ratios, the number to trust on a loaded machine.
+//   b (default) — the write check (refund_card, a model-written amount → confirm, 20-entry history)
+//   d — a full verification: resume a saved 2,000-entry session and check once (µs per entry)
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,9 +30,35 @@ async function sessions(env, n) {
   return out;
 }
 async function batch(ss) { const t0 = process.hrtime.bigint(); for (const s of ss) await s.checkToolCall("refund_card", refund, opts); return Number(process.hrtime.bigint() - t0) / 1000 / ss.length; }
+async function savedOf(env, n) {
+  const s = new env.Session(env.engine, "billing", env.cat);
+  await s.read("estorne 40,00 do pedido 4411");
+  while (s.history.entries.length < n) await s.checkToolCall("refund_card", refund, opts);
+  return JSON.stringify(s.toJSON());
+}
+async function verifyOnce(env, saved, n) {
+  const data = JSON.parse(saved);
+  const t0 = process.hrtime.bigint();
+  const s = env.Session.resume(env.engine, env.cat, data);
+  const c = await s.checkToolCall("get_order", { order_id: "4411" });
+  const us = Number(process.hrtime.bigint() - t0) / 1000 / n;
+  if (c.decision !== "allow") throw new Error(`a resumed session answered ${c.decision} ${c.reasons}`);
+  return us;
+}
 const base = await load(process.argv[2]), head = await load(process.argv[3]);
+const which = process.argv[4] ?? "b";
 const rb = [], rh = [], ratio = [];
-for (let round = 0; round < 40; round++) {
+if (which === "d") {
+  const N = 2000;
+  const sa = await savedOf(base, N), sb = await savedOf(head, N);
+  for (let w = 0; w < 3; w++) { await verifyOnce(base, sa, N); await verifyOnce(head, sb, N); }
+  for (let round = 0; round < 30; round++) {
+    let x, y;
+    if (round % 2) { x = await verifyOnce(base, sa, N); y = await verifyOnce(head, sb, N); } else { y = await verifyOnce(head, sb, N); x = await verifyOnce(base, sa, N); }
+    rb.push(x); rh.push(y); ratio.push(y / x);
+  }
+}
+for (let round = 0; which === "b" && round < 40; round++) {
   const a = await sessions(base, 100), b = await sessions(head, 100);
   // alternate which goes first, so a load spike does not always land on the same side
   let x, y;
@@ -40,6 +67,7 @@ for (let round = 0; round < 40; round++) {
 }
 const med = (x) => [...x].sort((p, q) => p - q)[Math.floor(x.length / 2)];
 console.log(`median of per-round ratios: ${med(ratio).toFixed(3)}`);
-console.log(`base write check median: ${med(rb).toFixed(2)} µs`);
-console.log(`head write check median: ${med(rh).toFixed(2)} µs`);
+const what = which === "d" ? "full verification per entry" : "write check";
+console.log(`base ${what} median: ${med(rb).toFixed(2)} µs`);
+console.log(`head ${what} median: ${med(rh).toFixed(2)} µs`);
 console.log(`ratio of medians head / base: ${(med(rh) / med(rb)).toFixed(3)}`);

@@ -10,7 +10,8 @@ import type { CompiledCatalogue, Language } from "../catalogue/types.js";
 import { TurnIndex } from "../origins/typed.js";
 import { entryCanonical, type Entry } from "./entry.js";
 import { HistoryIndex } from "./index.js";
-import { GENESIS, verifyChain, type ChainMac } from "./verify.js";
+import { GENESIS, verifyChain, verifyShaped, type ChainMac, type ChainVerdict } from "./verify.js";
+import { readEntries } from "./copy.js";
 import { WatchedEntries } from "./watched.js";
 
 import type { Head } from "../state/store.js";
@@ -86,18 +87,22 @@ export class SignedHistory {
   verify(): Verified {
     if (this.broken !== undefined) return { ok: false, why: this.broken };
     if (!this.watched.dirty) return { ok: true };
-    let view: unknown;
-    try {
-      // A plain copy of the caller's objects (read beneath the traps): what they hold now is what
-      // is verified, and later edits to their objects cannot reach ours.
-      view = JSON.parse(JSON.stringify(this.watched.viewTarget));
-    } catch {
-      return { ok: false, why: "the history is not JSON data" };
+    const expect = { expectedCount: this.signedCount, ...(this.signedCount > 0 ? { expectedHead: toHex(this.last) } : {}) };
+    // A copy of the caller's objects, read once: what they hold now is what is verified, and later
+    // edits to their objects cannot reach ours. Plain entries are read field by field; anything
+    // unusual takes the JSON round trip, whose reading says exactly what is wrong.
+    const read = readEntries(this.watched.viewTarget);
+    let v: ChainVerdict;
+    if (read !== null) v = verifyShaped(this.chain, this.sessionId, read, expect);
+    else {
+      let view: unknown;
+      try {
+        view = JSON.parse(JSON.stringify(this.watched.viewTarget));
+      } catch {
+        return { ok: false, why: "the history is not JSON data" };
+      }
+      v = verifyChain(this.chain, this.sessionId, view, expect);
     }
-    const v = verifyChain(this.chain, this.sessionId, view, {
-      expectedCount: this.signedCount,
-      ...(this.signedCount > 0 ? { expectedHead: toHex(this.last) } : {}),
-    });
     if (!v.ok) return { ok: false, why: v.why };
     this.watched.reset(v.entries);
     this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);

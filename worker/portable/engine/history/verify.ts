@@ -27,17 +27,33 @@ export function verifyChain(
   mac: ChainMac,
   sessionId: string,
   entries: unknown,
-  opts: { from?: number; prev?: Uint8Array; expectedCount?: number; expectedHead?: string } = {},
+  opts: VerifyOptions = {},
 ): ChainVerdict {
   if (!Array.isArray(entries)) return { ok: false, index: 0, why: "the history is not a list" };
+  for (let i = opts.from ?? 0; i < entries.length; i++) {
+    const shape = entryShapeError(entries[i]);
+    if (shape) return { ok: false, index: i, why: shape };
+    // in this order per entry, so the first thing wrong is the one named
+    const step = (entries[i] as Entry).step;
+    if (step !== i) return { ok: false, index: i, why: `entry ${i} says it is step ${step}` };
+  }
+  return verifyShaped(mac, sessionId, entries as Entry[], opts);
+}
+
+export interface VerifyOptions {
+  from?: number;
+  prev?: Uint8Array;
+  expectedCount?: number;
+  expectedHead?: string;
+}
+
+/** `verifyChain` for entries already known to have the right shape (history/copy.ts read them). */
+export function verifyShaped(mac: ChainMac, sessionId: string, entries: readonly Entry[], opts: VerifyOptions = {}): ChainVerdict {
   const from = opts.from ?? 0;
   const texts: string[] = [];
   const links: Uint8Array[] = [];
   for (let i = from; i < entries.length; i++) {
-    const e = entries[i];
-    const shape = entryShapeError(e);
-    if (shape) return { ok: false, index: i, why: shape };
-    const entry = e as Entry;
+    const entry = entries[i]!;
     if (entry.step !== i) return { ok: false, index: i, why: `entry ${i} says it is step ${entry.step}` };
     let canonical: string;
     try {
@@ -54,7 +70,7 @@ export function verifyChain(
     return { ok: false, index: Math.min(entries.length, opts.expectedCount), why: `the history has ${entries.length} entries, it was signed with ${opts.expectedCount}` };
   }
   const head = links.length ? links[links.length - 1]! : (opts.prev ?? GENESIS);
-  if (opts.expectedHead !== undefined && entries.length > 0 && (entries[entries.length - 1] as Entry).link !== opts.expectedHead) {
+  if (opts.expectedHead !== undefined && entries.length > 0 && entries[entries.length - 1]!.link !== opts.expectedHead) {
     return { ok: false, index: entries.length - 1, why: "the history does not end where it was signed" };
   }
   return { ok: true, entries: entries as Entry[], head };
