@@ -1,13 +1,20 @@
 /**
  * history/copy.ts reads carried entries field by field instead of a JSON round trip plus
  * `entryShapeError`. Whatever it accepts must be exactly what the round trip would have given
- * (same bytes, same canonical form, a shape the old check accepts), and whatever the round trip
- * would refuse it must not accept; mutated, hostile and odd entries included.
+ * (same bytes, same canonical form, a shape the old check accepts — but for a link's hex, which
+ * the core checks as it decodes it), and whatever the round trip would refuse it must not accept;
+ * mutated, hostile and odd entries included. A history with a bad link is refused with the old
+ * reason (test/core/history.test.ts and the conformance corpus hold the reasons).
  */
 import { describe, expect, it } from "vitest";
 import { cloneEntry, readEntries, readEntry } from "../../worker/portable/engine/history/copy.js";
 import { entryCanonical, entryShapeError, type Entry } from "../../worker/portable/engine/history/entry.js";
 import { prng } from "../helpers/prng.js";
+import { join } from "node:path";
+import { Engine, Session } from "../../worker/portable/engine/index.js";
+import { nodeCore } from "../../cli/sdk/wasm-node.js";
+import { catalogueFrom } from "../../cli/sdk/catalogue-input.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 
 const hex = (r: () => number, n: number) => Array.from({ length: n }, () => Math.floor(r() * 16).toString(16)).join("");
 const roundTrip = (v: unknown): unknown => JSON.parse(JSON.stringify([v]))[0];
@@ -28,7 +35,7 @@ function entryOf(r: () => number, i: number): Entry {
 }
 
 const ODD: unknown[] = [
-  undefined, null, 0, -0, 1, 1.5, NaN, Infinity, "", "allow", "0".repeat(64), "0".repeat(32), [], ["x"], [1], {}, { a: 1 }, true,
+  undefined, null, 0, -0, 1, 1.5, NaN, Infinity, "", "allow", "0".repeat(64), "G".repeat(64), "0".repeat(32), [], ["x"], [1], {}, { a: 1 }, true,
   new Date(0), Object.create({ x: 1 }), () => 1, Symbol("s"), 10n, { toJSON: () => 1 }, [undefined], [, "a"], // eslint-disable-line no-sparse-arrays
 ];
 
@@ -65,7 +72,9 @@ describe("reading carried entries without a JSON round trip", () => {
       const read = readEntry(e);
       if (read === null) continue;
       accepted++;
-      expect(entryShapeError(old), JSON.stringify(old)).toBeNull();
+      // the one thing left to the core: a link's hex, checked as it is decoded
+      const linkHex = /^[0-9a-f]{64}$/.test(String(read.link));
+      expect(entryShapeError(old), JSON.stringify(old)).toBe(linkHex ? null : "an entry's link is unreadable");
       expect(JSON.stringify(read)).toBe(JSON.stringify(old));
       expect(entryCanonical(read)).toBe(entryCanonical(old as Entry));
     }
@@ -112,5 +121,38 @@ describe("reading carried entries without a JSON round trip", () => {
       }
       if (c.kind === "report" && e.kind === "report" && e.result !== null) expect(c.result).not.toBe(e.result);
     }
+  });
+});
+
+describe("a carried history the fast reading refuses is refused for the old reason", () => {
+  const core = nodeCore();
+  const catalogue = catalogueFrom(join(import.meta.dirname, "../../examples/store/agent.yaml"), { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });
+  const engine = new Engine({ core, key: new Uint8Array(32).fill(7), schemaCompiler: ajvCompiler });
+
+  async function saved() {
+    const s = new Session(engine, "billing", catalogue);
+    await s.read("estorne 40,00 do pedido 4411");
+    for (let i = 0; i < 5; i++) await s.checkToolCall("get_order", { order_id: "4411" });
+    return JSON.parse(JSON.stringify(s.toJSON())) as { entries: Record<string, unknown>[] };
+  }
+  const why = async (data: unknown) => {
+    const c = await Session.resume(engine, catalogue, data).checkToolCall("get_order", { order_id: "4411" });
+    return [c.reasons, c.detail.why];
+  };
+
+  it("a link that is not hex, a wrong digest, a wrong step, an edited field", async () => {
+    let d = await saved();
+    d.entries[3]!.link = "G".repeat(64);
+    expect(await why(d)).toEqual([["history_invalid"], "an entry's link is unreadable"]);
+    d = await saved();
+    d.entries[2]!.args = "A".repeat(64);
+    expect(await why(d)).toEqual([["history_invalid"], "a check's digests are unreadable"]);
+    d = await saved();
+    d.entries[2]!.step = 7;
+    expect(await why(d)).toEqual([["history_invalid"], "entry 2 says it is step 7"]);
+    d = await saved();
+    d.entries[2]!.tool = "refund_card";
+    expect(await why(d)).toEqual([["history_invalid"], "entry 2 does not verify"]);
+    expect(await why(await saved())).toEqual([[], undefined]);
   });
 });

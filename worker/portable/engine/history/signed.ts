@@ -91,10 +91,10 @@ export class SignedHistory {
     // A copy of the caller's objects, read once: what they hold now is what is verified, and later
     // edits to their objects cannot reach ours. Plain entries are read field by field; anything
     // unusual takes the JSON round trip, whose reading says exactly what is wrong.
+    // A failure the fast way is verified again the long way: its reason is the long way's.
     const read = readEntries(this.watched.viewTarget);
-    let v: ChainVerdict;
-    if (read !== null) v = verifyShaped(this.chain, this.sessionId, read, expect);
-    else {
+    let v: ChainVerdict | undefined = read !== null ? verifyShaped(this.chain, this.sessionId, read, expect) : undefined;
+    if (v === undefined || !v.ok) {
       let view: unknown;
       try {
         view = JSON.parse(JSON.stringify(this.watched.viewTarget));

@@ -16,7 +16,8 @@
  *   HMAC_slot("stalwart-history-v1" ‖ u32be(sidLen) ‖ sid ‖ prev[32] ‖ u32be(entryLen) ‖ entry);
  *   streaming `linkHead(slot, sidLen)`, update(sid), `linkMid(prev, entryLen)`, update(entry),
  *   hmacEnd(out). The first entry of a history chains on 32 zero bytes.
- * - `verifyRun(slot, prev, sid, sidLen, rec, recLen, count)`: INPUT holds
+ * - `verifyRun(slot, prev, sid, sidLen, rec, recLen, count)` (and, from strings, the host's
+ *   `verifyRunText`, which encodes each entry and decodes each hex link straight into INPUT): INPUT holds
  *     prev[32] ‖ sid ‖ count × ( u32le entryLen ‖ entry ‖ link[32] )
  *   Each record is recomputed on the *expected* previous link and compared in constant time;
  *   returns the first failing index, -1 when all match, -2 for a malformed layout, -3 bad slot.
@@ -31,6 +32,12 @@ import { WasmCoreError, type Bytes, type Core, type CounterCell, type CounterCor
 export { WasmCoreError, type Bytes, type Core, type CounterCell, type CounterCore, type WasmCoreCode } from "./types.js";
 
 const ABI_VERSION = 1;
+
+function nibble(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48; // 0-9
+  if (c >= 97 && c <= 102) return c - 87; // a-f
+  return -1;
+}
 /** Inputs above this many bytes are streamed, so INPUT (and the memory) stays about this size. */
 const CHUNK = 1 << 20;
 const LINK_BYTES = 32;
@@ -137,18 +144,27 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
     const most = offset + text.length * 3;
     if (most > CHUNK) return -1;
     reserve(most);
-    // Short ASCII (history entries, token bodies, digests) by hand: cheaper than the encoder's call.
-    if (text.length <= 2048) {
-      const at = IN + offset;
+    return writeText(text, IN + offset);
+  }
+
+  /**
+   * `text` as UTF-8 at `at` (room for 3 bytes per unit reserved); the bytes written. Short ASCII
+   * by hand; anything longer through encodeInto, which is native and does not care whether the
+   * string is a rope (an entry's canonical text is one): a byte loop cost 4× as much at 300 units.
+   */
+  function writeText(text: string, at: number): number {
+    const n = text.length;
+    if (n < 32) {
+      const mem = u8;
       let i = 0;
-      for (; i < text.length; i++) {
+      for (; i < n; i++) {
         const c = text.charCodeAt(i);
         if (c > 0x7f) break;
-        u8[at + i] = c;
+        mem[at + i] = c;
       }
-      if (i === text.length) return i;
+      if (i === n) return n;
     }
-    return encoder.encodeInto(text, u8.subarray(IN + offset, IN + most)).written;
+    return encoder.encodeInto(text, u8.subarray(at, at + n * 3)).written;
   }
 
   // Same key bytes → same slot. Keyed by the key's digest so no key material is kept in JS.
@@ -209,6 +225,23 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
       dv.setFloat64(at + 40, it.amount, true);
       dv.setFloat64(at + 48, it.limit, true);
     }
+  }
+
+  /** A 64-character lowercase hex link decoded into memory at `at`; false when it is not one. */
+  function hexInto(hex: string, at: number): boolean {
+    if (hex.length !== 2 * LINK_BYTES) return false;
+    for (let b = 0; b < LINK_BYTES; b++) {
+      const hi = nibble(hex.charCodeAt(2 * b));
+      const lo = nibble(hex.charCodeAt(2 * b + 1));
+      if ((hi | lo) < 0) return false;
+      u8[at + b] = (hi << 4) | lo;
+    }
+    return true;
+  }
+
+  function hexLink(hex: string): Uint8Array | null {
+    reserve(LINK_BYTES);
+    return hexInto(hex, IN) ? u8.slice(IN, IN + LINK_BYTES) : null;
   }
 
   const core: Core & CounterCore = {
@@ -330,6 +363,65 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
         linkStreamed(slot, sessionId, prev, entry);
       }
       return out();
+    },
+
+    verifyRunText(slot, sessionId, prev, texts, links) {
+      if (!loaded(slot)) badSlot(slot);
+      checkPrev(prev);
+      const n = texts.length;
+      if (links.length !== n) throw new WasmCoreError("WasmBadArgument", `${n} entries but ${links.length} links`);
+      const sidLen = sessionId.length;
+      const head = LINK_BYTES + sidLen;
+      let chain: Uint8Array = prev;
+      let i = 0;
+      while (i < n) {
+        // Records i..j-1 whose worst-case UTF-8 size fits one load (always at least record i).
+        let most = head + 4 + texts[i]!.length * 3 + LINK_BYTES;
+        if (most > CHUNK) {
+          // Too big for one load: the byte path streams it.
+          const link = hexLink(links[i]!);
+          if (link === null) return i;
+          const r = core.verifyRun(slot, sessionId, chain, [encoder.encode(texts[i]!)], [link]);
+          if (r >= 0) return i;
+          chain = link;
+          i++;
+          continue;
+        }
+        let j = i + 1;
+        while (j < n) {
+          const next = 4 + texts[j]!.length * 3 + LINK_BYTES;
+          if (most + next > CHUNK) break;
+          most += next;
+          j++;
+        }
+        reserve(most);
+        u8.set(chain, IN);
+        u8.set(sessionId, IN + LINK_BYTES);
+        let p = IN + head;
+        let badLink = -1;
+        for (let k = i; k < j; k++) {
+          const at = p + 4;
+          const written = writeText(texts[k]!, at);
+          dv.setUint32(p, written, true);
+          if (!hexInto(links[k]!, at + written)) {
+            badLink = k;
+            j = k;
+            break;
+          }
+          p = at + written + LINK_BYTES;
+        }
+        if (j > i) {
+          const r = w.verifyRun(slot, IN, IN + LINK_BYTES, sidLen, IN + head, p - IN - head, j - i);
+          if (r >= 0) return i + r;
+          if (r === -3) badSlot(slot);
+          if (r !== -1) throw new WasmCoreError("WasmBadModule", `the check core rejected its own record layout (${r})`);
+          // the last record passed: its link is the expected one
+          chain = u8.slice(p - LINK_BYTES, p);
+        }
+        if (badLink >= 0) return badLink;
+        i = j;
+      }
+      return -1;
     },
 
     verifyRun(slot, sessionId, prev, entries, links) {
