@@ -411,17 +411,18 @@ describe("verifyRunText: the same verdicts as verifyRun, from strings and hex li
       const t = [...texts];
       const l = [...links];
       const at = round % n;
-      switch (round % 5) {
+      switch (round % 6) {
         case 1: t[at] = t[at] + " "; break;
         case 2: l[at] = "0".repeat(64); break;
         case 3: l[at] = links[at]!.toUpperCase(); break; // not lowercase hex: not a link
         case 4: l[at] = links[at]!.slice(2); break;
+        case 5: l[at] = "é" + links[at]!.slice(1); break; // 64 units, not ASCII
       }
       const bytes = t.map((x) => enc.encode(x));
       const linkBytes = l.map((x) => (/^[0-9a-f]{64}$/.test(x) ? unhex(x) : new Uint8Array(31)));
       const expected = core.verifyRun(slot, sid, ZERO, bytes, linkBytes);
       expect(core.verifyRunText(slot, sid, ZERO, t, l), `round ${round}`).toBe(expected);
-      expect(expected).toBe(round % 5 === 0 ? -1 : at);
+      expect(expected).toBe(round % 6 === 0 ? -1 : at);
     }
   });
 

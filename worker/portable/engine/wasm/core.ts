@@ -16,11 +16,14 @@
  *   HMAC_slot("stalwart-history-v1" ‖ u32be(sidLen) ‖ sid ‖ prev[32] ‖ u32be(entryLen) ‖ entry);
  *   streaming `linkHead(slot, sidLen)`, update(sid), `linkMid(prev, entryLen)`, update(entry),
  *   hmacEnd(out). The first entry of a history chains on 32 zero bytes.
- * - `verifyRun(slot, prev, sid, sidLen, rec, recLen, count)` (and, from strings, the host's
- *   `verifyRunText`, which encodes each entry and decodes each hex link straight into INPUT): INPUT holds
+ * - `verifyRun(slot, prev, sid, sidLen, rec, recLen, count)`: INPUT holds
  *     prev[32] ‖ sid ‖ count × ( u32le entryLen ‖ entry ‖ link[32] )
  *   Each record is recomputed on the *expected* previous link and compared in constant time;
  *   returns the first failing index, -1 when all match, -2 for a malformed layout, -3 bad slot.
+ * - `verifyRunHex(slot, prev, sid, sidLen, texts, lens, hexLinks, count)`: the same verdicts over
+ *   the layout `verifyRunText` writes from strings with two encodes: the entries back to back at
+ *   `texts`, their byte lengths (u32le) at `lens`, the claimed links as 64 hex characters each at
+ *   `hexLinks` (a link that is not lowercase hex fails at its index).
  * - `equal32(a, b)` constant-time comparison of two 32-byte strings.
  * - Counters (step 7, assembly/counters.ts): a table of 8,192 slots in static data;
  *   `counterFits(items, n, now)`, `counterUsed(items, k, now)`, `counterAdd(items, n, now, sign)`
@@ -61,6 +64,7 @@ interface Exports {
   linkMid(prev: number, entryLen: number): void;
   link(slot: number, prev: number, sid: number, sidLen: number, entry: number, entryLen: number, out: number): number;
   verifyRun(slot: number, prev: number, sid: number, sidLen: number, rec: number, recLen: number, count: number): number;
+  verifyRunHex(slot: number, prev: number, sid: number, sidLen: number, texts: number, lens: number, hexLinks: number, count: number): number;
   equal32(a: number, b: number): number;
   counterFits(items: number, n: number, now: number): number;
   counterUsed(items: number, k: number, now: number): number;
@@ -71,7 +75,7 @@ interface Exports {
 
 const EXPORTS: readonly (keyof Exports)[] = [
   "memory", "abiVersion", "outPtr", "inputPtr", "slotCapacity", "ensureInput", "sha256", "shaBegin", "update",
-  "shaEnd", "setKey", "hmac", "hmacBegin", "hmacEnd", "linkHead", "linkMid", "link", "verifyRun", "equal32",
+  "shaEnd", "setKey", "hmac", "hmacBegin", "hmacEnd", "linkHead", "linkMid", "link", "verifyRun", "verifyRunHex", "equal32",
   "counterFits", "counterUsed", "counterAdd", "counterTable", "counterTableBytes",
 ];
 
@@ -375,10 +379,10 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
       let chain: Uint8Array = prev;
       let i = 0;
       while (i < n) {
-        // Records i..j-1 whose worst-case UTF-8 size fits one load (always at least record i).
-        let most = head + 4 + texts[i]!.length * 3 + LINK_BYTES;
-        if (most > CHUNK) {
-          // Too big for one load: the byte path streams it.
+        // Records i..j-1 whose worst-case size fits one load, and whose links are 64 characters.
+        let most = head + texts[i]!.length * 3 + 4 + 64;
+        if (most > CHUNK || links[i]!.length !== 64) {
+          // Too big for one load (the byte path streams it), or a link that is no link.
           const link = hexLink(links[i]!);
           if (link === null) return i;
           const r = core.verifyRun(slot, sessionId, chain, [encoder.encode(texts[i]!)], [link]);
@@ -388,37 +392,51 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
           continue;
         }
         let j = i + 1;
-        while (j < n) {
-          const next = 4 + texts[j]!.length * 3 + LINK_BYTES;
+        while (j < n && links[j]!.length === 64) {
+          const next = texts[j]!.length * 3 + 4 + 64;
           if (most + next > CHUNK) break;
           most += next;
           j++;
         }
+        const count = j - i;
+        // INPUT: prev ‖ sid ‖ lens (u32le) ‖ hex links ‖ texts. Two encodes for the whole run
+        // (a join is one native copy, however the texts were built); per-text only when a text
+        // is not ASCII, whose byte length then differs from its length.
         reserve(most);
         u8.set(chain, IN);
         u8.set(sessionId, IN + LINK_BYTES);
-        let p = IN + head;
-        let badLink = -1;
-        for (let k = i; k < j; k++) {
-          const at = p + 4;
-          const written = writeText(texts[k]!, at);
-          dv.setUint32(p, written, true);
-          if (!hexInto(links[k]!, at + written)) {
-            badLink = k;
-            j = k;
-            break;
+        const lens = IN + head;
+        const hex = lens + 4 * count;
+        const body = hex + 64 * count;
+        const part = i === 0 && j === n ? texts : texts.slice(i, j);
+        const joined = part.join("");
+        let written = encoder.encodeInto(joined, u8.subarray(body, body + joined.length * 3)).written;
+        if (written === joined.length) {
+          for (let k = 0; k < count; k++) dv.setUint32(lens + 4 * k, part[k]!.length, true);
+        } else {
+          written = 0;
+          for (let k = 0; k < count; k++) {
+            const w = writeText(part[k]!, body + written);
+            dv.setUint32(lens + 4 * k, w, true);
+            written += w;
           }
-          p = at + written + LINK_BYTES;
         }
-        if (j > i) {
-          const r = w.verifyRun(slot, IN, IN + LINK_BYTES, sidLen, IN + head, p - IN - head, j - i);
-          if (r >= 0) return i + r;
-          if (r === -3) badSlot(slot);
-          if (r !== -1) throw new WasmCoreError("WasmBadModule", `the check core rejected its own record layout (${r})`);
-          // the last record passed: its link is the expected one
-          chain = u8.slice(p - LINK_BYTES, p);
+        const hexText = (i === 0 && j === n ? links : links.slice(i, j)).join("");
+        // a link with a character that is not ASCII is not hex: its bytes do not line up, so
+        // find it and stop the run before it
+        if (encoder.encodeInto(hexText, u8.subarray(hex, hex + 64 * count)).written !== 64 * count || hexText.length !== 64 * count) {
+          let k = i;
+          while (k < j && /^[\x00-\x7f]{64}$/.test(links[k]!)) k++;
+          if (k === i) return i;
+          const r = core.verifyRunText(slot, sessionId, chain, texts.slice(i, k), links.slice(i, k));
+          return r >= 0 ? i + r : k;
         }
-        if (badLink >= 0) return badLink;
+        const r = w.verifyRunHex(slot, IN, IN + LINK_BYTES, sidLen, body, lens, hex, count);
+        if (r >= 0) return i + r;
+        if (r === -3) badSlot(slot);
+        if (r !== -1) throw new WasmCoreError("WasmBadModule", `the check core rejected its own record layout (${r})`);
+        // every record passed: the last claimed link is the expected one
+        chain = hexLink(links[j - 1]!)!;
         i = j;
       }
       return -1;
