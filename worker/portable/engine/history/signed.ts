@@ -24,6 +24,8 @@ export class SignedHistory {
   private readonly sid: Uint8Array;
   private readonly watched: WatchedEntries;
   private last: Uint8Array = GENESIS;
+  /** `last` in hex, kept beside it: the head is read on every check */
+  private lastHex = "";
   /** how many entries we have signed, with `last`: a valid prefix is still a cut history */
   private signedCount = 0;
   private broken?: string;
@@ -64,7 +66,7 @@ export class SignedHistory {
     return this.turnIndex;
   }
   get head(): Head {
-    return { count: this.signedCount, link: this.signedCount === 0 ? "" : toHex(this.last) };
+    return { count: this.signedCount, link: this.signedCount === 0 ? "" : this.lastHex };
   }
 
   /** Take the caller's entries as they come back from a saved session (verified at the next use). */
@@ -76,6 +78,7 @@ export class SignedHistory {
   trustHead(count: number, last: Uint8Array): void {
     this.signedCount = count;
     this.last = last;
+    this.lastHex = toHex(last);
   }
 
   /** The saved session cannot be trusted as a whole: the next verification fails with `why`. */
@@ -87,7 +90,7 @@ export class SignedHistory {
   verify(): Verified {
     if (this.broken !== undefined) return { ok: false, why: this.broken };
     if (!this.watched.dirty) return { ok: true };
-    const expect = { expectedCount: this.signedCount, ...(this.signedCount > 0 ? { expectedHead: toHex(this.last) } : {}) };
+    const expect = { expectedCount: this.signedCount, ...(this.signedCount > 0 ? { expectedHead: this.lastHex } : {}) };
     // A copy of the caller's objects, read once: what they hold now is what is verified, and later
     // edits to their objects cannot reach ours. Plain entries are read field by field; anything
     // unusual takes the JSON round trip, whose reading says exactly what is wrong.
@@ -107,6 +110,7 @@ export class SignedHistory {
     this.watched.reset(v.entries);
     this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);
     this.last = v.head;
+    this.lastHex = toHex(v.head);
     this.turnIndex = new TurnIndex(this.language);
     for (const e of v.entries) if (e.kind === "turn") this.turnIndex.add(e.text);
     return { ok: true };
@@ -119,6 +123,7 @@ export class SignedHistory {
     this.watched.reset([]);
     this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);
     this.last = GENESIS;
+    this.lastHex = "";
     this.turnIndex = new TurnIndex(this.language);
   }
 
@@ -139,6 +144,7 @@ export class SignedHistory {
     const link = this.sealed?.entry === entry ? this.sealed.link : fromHex(entry.link);
     if (!link || link.length !== 32) throw new Error("an entry without a link");
     this.last = link;
+    this.lastHex = entry.link;
     this.signedCount++;
     this.watched.push(entry);
     this.indexed.add(entry);
