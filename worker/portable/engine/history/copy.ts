@@ -201,3 +201,56 @@ export function readEntries(list: unknown): Entry[] | null {
     return null;
   }
 }
+
+/**
+ * Do the caller's entries start with `count` entries equal, field for field, to `known` (entries
+ * the engine verified)? Reads each field of the caller's once and compares it with ours; any
+ * difference, odd shape or throwing read is a no (the whole history is then verified).
+ */
+export function samePrefix(list: unknown, known: readonly Entry[], count: number): boolean {
+  try {
+    if (!Array.isArray(list) || Object.getPrototypeOf(list) !== Array.prototype || list.length < count) return false;
+    for (let i = 0; i < count; i++) {
+      if (!(i in list) || !sameEntry(list[i], known[i]!)) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function sameEntry(e: unknown, k: Entry): boolean {
+  if (!plain(e)) return false;
+  const keys = Object.keys(e);
+  if (keys.length !== KINDS[k.kind]) return false;
+  const o = k as unknown as Record<string, unknown>;
+  for (const key of keys) {
+    if (!Object.hasOwn(o, key)) return false;
+    const mine = o[key];
+    const theirs = e[key];
+    if (mine === theirs) continue;
+    if (key === "labels" || key === "reasons") {
+      if (!sameStrings(theirs, mine as string[])) return false;
+    } else if (key === "values") {
+      if (!sameValues(theirs, mine as Record<string, string>)) return false;
+    } else if (key === "result") {
+      // JSON data compared by its serialisation (report results are small: kept to `returns`)
+      if (!isJson(theirs, 0) || JSON.stringify(theirs) !== JSON.stringify(mine)) return false;
+    } else return false;
+  }
+  return true;
+}
+
+function sameStrings(x: unknown, mine: readonly string[]): boolean {
+  if (!Array.isArray(x) || Object.getPrototypeOf(x) !== Array.prototype || x.length !== mine.length) return false;
+  for (let i = 0; i < mine.length; i++) if (!(i in x) || x[i] !== mine[i]) return false;
+  return true;
+}
+
+function sameValues(x: unknown, mine: Record<string, string>): boolean {
+  if (!plain(x)) return false;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(mine).length) return false;
+  for (const k of keys) if (!Object.hasOwn(mine, k) || x[k] !== mine[k]) return false;
+  return true;
+}

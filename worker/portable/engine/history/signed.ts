@@ -11,7 +11,7 @@ import { TurnIndex } from "../origins/typed.js";
 import { entryCanonical, type Entry } from "./entry.js";
 import { HistoryIndex } from "./index.js";
 import { GENESIS, verifyChain, verifyShaped, type ChainMac, type ChainVerdict } from "./verify.js";
-import { readEntries } from "./copy.js";
+import { readEntries, samePrefix } from "./copy.js";
 import { WatchedEntries } from "./watched.js";
 
 import type { Head } from "../state/store.js";
@@ -19,6 +19,19 @@ import type { Head } from "../state/store.js";
 export type { Head } from "../state/store.js";
 
 export type Verified = { ok: true } | { ok: false; why: string };
+
+/**
+ * The first `count` entries of a session's history, as this runtime verified them, and the link
+ * they end on: a later copy of the session that starts with exactly these entries needs only what
+ * follows verified (the worker keeps these per isolate: worker/workerd/check/verified-heads.ts).
+ * Entries the engine holds are never changed after they are appended, so they can be shared.
+ */
+export interface KnownPrefix {
+  readonly sessionId: string;
+  readonly entries: readonly Entry[];
+  readonly count: number;
+  readonly head: Uint8Array;
+}
 
 export class SignedHistory {
   private readonly sid: Uint8Array;
@@ -70,8 +83,21 @@ export class SignedHistory {
   }
 
   /** Take the caller's entries as they come back from a saved session (verified at the next use). */
-  carry(entries: Entry[]): void {
+  carry(entries: Entry[], known?: KnownPrefix): void {
     this.watched.replace(entries);
+    if (known && known.sessionId === this.sessionId && known.count <= known.entries.length) this.known = known;
+  }
+  private known?: KnownPrefix;
+
+  /** What this history has verified and signed, for a later copy of it (null while it cannot say). */
+  verifiedPrefix(): KnownPrefix | null {
+    if (this.broken !== undefined || this.watched.dirty) return null;
+    return { sessionId: this.sessionId, entries: this.watched.raw, count: this.watched.raw.length, head: this.last };
+  }
+
+  /** The entries to serialise: the caller's copy when one was made, else our own (never edited). */
+  get serialisable(): unknown {
+    return this.watched.made ? this.watched.viewTarget : this.watched.raw;
   }
 
   /** The head the saved session's head seal vouched for: what we signed last. */
@@ -95,8 +121,11 @@ export class SignedHistory {
     // edits to their objects cannot reach ours. Plain entries are read field by field; anything
     // unusual takes the JSON round trip, whose reading says exactly what is wrong.
     // A failure the fast way is verified again the long way: its reason is the long way's.
-    const read = readEntries(this.watched.viewTarget);
-    let v: ChainVerdict | undefined = read !== null ? verifyShaped(this.chain, this.sessionId, read, expect) : undefined;
+    let v: ChainVerdict | undefined = this.verifyAfterKnown(expect);
+    if (v === undefined || !v.ok) {
+      const read = readEntries(this.watched.viewTarget);
+      v = read !== null ? verifyShaped(this.chain, this.sessionId, read, expect) : undefined;
+    }
     if (v === undefined || !v.ok) {
       let view: unknown;
       try {
@@ -114,6 +143,22 @@ export class SignedHistory {
     this.turnIndex = new TurnIndex(this.language);
     for (const e of v.entries) if (e.kind === "turn") this.turnIndex.add(e.text);
     return { ok: true };
+  }
+
+  /**
+   * When the caller's entries start with a known verified prefix, entry for entry, only the rest
+   * is read and verified, chained on the prefix's last link; undefined when they do not.
+   */
+  private verifyAfterKnown(expect: { expectedCount: number; expectedHead?: string }): ChainVerdict | undefined {
+    const known = this.known;
+    this.known = undefined;
+    if (!known || known.count === 0) return undefined;
+    const target = this.watched.viewTarget;
+    if (!samePrefix(target, known.entries, known.count)) return undefined;
+    const rest = readEntries((target as unknown[]).slice(known.count));
+    if (rest === null) return undefined;
+    const all = known.entries.slice(0, known.count).concat(rest);
+    return verifyShaped(this.chain, this.sessionId, all, { ...expect, from: known.count, prev: known.head });
   }
 
   /** `history_invalid`: a new history starts at step 0 (checks.md). */

@@ -24,7 +24,8 @@ export class WatchedEntries {
    * The caller's copy and its proxy, made when first asked for: a session that is resumed,
    * checked and saved again by a caller that never reads the entries (the worker) copies them once.
    */
-  private made = false;
+  /** whether the caller's copy exists yet (or the caller gave their own) */
+  made = false;
   private target: unknown = undefined;
   private proxy: Entry[] = [];
   private proxies = new WeakMap<object, object>();

@@ -83,6 +83,7 @@ export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       const b = c.req.valid("json");
       const s = await rt.resume(c, b.session, true);
       const check = await s.checkToolCall(b.tool, b.args, b.options);
+      rt.remember(c, s);
       const bundles = bundlesOf(c.get("licence"));
       if (bundles) check.detail.bundles = bundles;
       return c.json({ check, session: s.toJSON(false) });
@@ -102,6 +103,7 @@ export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       const b = c.req.valid("json");
       const s = await rt.resume(c, b.session);
       const r = await s.report(b.step, b.outcome, b.result);
+      rt.remember(c, s);
       return c.json({ step: r.step, session: s.toJSON(false) });
     },
   );
