@@ -27,7 +27,7 @@ export interface RenewOutcome {
   message?: string;
   /** Kinds whose new bundle was adopted. */
   adopted: string[];
-  usage?: { counted: boolean; duplicate: boolean; rolled_back: boolean; report_seq: number } | null;
+  usage?: { counted: boolean; duplicate: boolean; rolled_back: boolean; report_seq: number } | null | undefined;
 }
 
 interface RefreshAnswer {

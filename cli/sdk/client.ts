@@ -11,13 +11,13 @@ import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
 import { InputError } from "../../worker/portable/engine/index.js";
 import { nodeCore } from "./wasm-node.js";
 import { installationKey, resolveHome } from "./home.js";
-import { localCounters } from "./counters-node.js";
+import { nodeState } from "./state/index.js";
 import { loadRulebookNode } from "./rulebook-node.js";
 import type { CompiledRulebook } from "../../worker/portable/engine/index.js";
 import { catalogueFrom } from "./catalogue-input.js";
 import { ajvCompiler } from "./ajv-compiler.js";
 import { Http, RemoteSession, ensureCatalogue, ensureRulebook } from "./remote.js";
-import { MemoryStateStore, SerialSession, type FollowPlan, type Judged, type SessionApi, type SessionCore, type UndoPlan } from "../../worker/portable/engine/index.js";
+import { SerialSession, type FollowPlan, type Judged, type SessionApi, type SessionCore, type UndoPlan } from "../../worker/portable/engine/index.js";
 import { ClientLicence, pinBundles, type LicenceOption } from "./licence-gate.js";
 import { describeSession, type SessionInfo } from "./session-info.js";
 
@@ -149,12 +149,15 @@ export class Client {
 
   private engine(): Engine {
     if (!this.engineCache) {
+      const now = this.options.now;
+      // One store under the home holds the counters and the session state (cli/sdk/state/STORAGE.md).
+      const state = nodeState(this.home, now ? { now: () => now().getTime() } : {});
       this.engineCache = new Engine({
         core: nodeCore(),
         key: installationKey(this.home),
         schemaCompiler: ajvCompiler,
-        counters: localCounters(this.home),
-        state: stateOf(this.home),
+        counters: state,
+        state,
         licence: () => this.licence.gate(),
         ...(this.options.now ? { now: this.options.now } : {}),
       });
@@ -234,14 +237,6 @@ class LicensedSession implements SessionCore {
   toJSON(): SavedSession {
     return this.inner.toJSON();
   }
-}
-
-// Until the home's durable store lands: one in-memory session store per home per process.
-const states = new Map<string, MemoryStateStore>();
-function stateOf(home: string): MemoryStateStore {
-  let s = states.get(home);
-  if (!s) states.set(home, (s = new MemoryStateStore()));
-  return s;
 }
 
 function parseJson(text: string): unknown {

@@ -219,5 +219,5 @@ describe("schema adapters agree on random cases", () => {
     }
     expect(compared).toBeGreaterThan(4000);
     expect(failures).toBe(0);
-  });
+  }, 240_000); // 2,000 schema compilations: ~15 s of CPU, minutes on a loaded 2-core machine
 });

@@ -120,10 +120,16 @@ export interface StepOutcome {
   actual: { decision: string; reasons: string[]; detail: Record<string, unknown> };
 }
 
-/** Run a case; returns every check's expected and actual answer (the caller asserts). */
-export async function runCase(c: Case, driver: Driver): Promise<StepOutcome[]> {
+/**
+ * Run a case; returns every check's expected and actual answer (the caller asserts). `years`
+ * moves the case's clock that many calendar years (same month, day and time), to show that
+ * nothing in the check reads the wall clock.
+ */
+export async function runCase(c: Case, driver: Driver, opts: { years?: number } = {}): Promise<StepOutcome[]> {
   driver.newCase?.();
-  let clock = new Date(c.clock ?? "2026-11-29T12:00:00Z").getTime();
+  const start = new Date(c.clock ?? "2026-11-29T12:00:00Z");
+  if (opts.years) start.setUTCFullYear(start.getUTCFullYear() + opts.years);
+  let clock = start.getTime();
   const now = () => new Date(clock);
   const catalogue = typeof c.catalogue === "string" ? join(REPO, c.catalogue) : c.catalogue;
   const specs: Record<string, SessionSpec> = c.sessions ?? { main: c.session ?? {} };

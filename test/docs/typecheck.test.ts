@@ -5,7 +5,7 @@
  * repository's compiler settings. An error is reported at the document's own line.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -37,6 +37,8 @@ function typecheck(blocks: Block[]): string[] {
     writeFileSync(join(dir, "blocks", name), `${b.code}\nexport {};\n`);
   });
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  // the frameworks a document imports beside ours (ai, zod, @openai/agents): the repository's own
+  symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"), "dir");
   writeFileSync(
     join(dir, "tsconfig.json"),
     JSON.stringify({
@@ -55,6 +57,8 @@ function typecheck(blocks: Block[]): string[] {
         paths: {
           "stalwart-agents": [join(REPO, "cli/sdk/index.ts")],
           "stalwart-agents/engine": [join(REPO, "worker/portable/engine/index.ts")],
+          "stalwart-agents/ai": [join(REPO, "cli/adapters/ai/index.ts")],
+          "stalwart-agents/openai-agents": [join(REPO, "cli/adapters/openai-agents/index.ts")],
         },
       },
       include: ["blocks/*.ts", join(REPO, "types/**/*.d.ts")],

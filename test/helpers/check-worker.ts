@@ -28,6 +28,6 @@ export async function startCheckWorker(tenants = ["conformance"], opts: { licenc
     envFile,
     `STALWART_API_KEYS="${tenants.map((t, i) => `${t}:${keys[i]}`).join(",")}"\nSTALWART_HISTORY_SECRET="${randomBytes(32).toString("hex")}"\nSTALWART_TEST_CLOCK="1"\n${licence === null ? "" : `STALWART_LICENCE='${licence}'\n`}`,
   );
-  const w = await startWrangler({ envFile, persistTo: join(dir, "state") });
+  const w = await startWrangler({ envFile, persistTo: join(dir, "state"), ...(process.env.STALWART_WRANGLER_DEBUG ? { log: (t: string) => process.stderr.write(t) } : {}) });
   return { url: w.url, keys, stop: w.stop, pid: w.pid };
 }

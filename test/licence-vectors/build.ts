@@ -51,7 +51,7 @@ export async function buildVectors() {
   const signedLease = await signDocument(lease, key);
   const tampered: SignedDocument<LeasePayload> = { ...signedLease, payload: { ...lease, expires_at: "2026-03-09T00:00:00.000Z" } };
   const sigBytes = fromBase64Url(signedLease.sig)!;
-  sigBytes[0] ^= 1;
+  sigBytes[0]! ^= 1;
   const badSig = { ...signedLease, sig: toBase64Url(sigBytes) };
   const unknownKid = { ...signedLease, kid: "vector-key-unknown" };
   const expect = { installationId: lease.installation_id, installationKey, licenceId: licence.licence_id, activationId: lease.activation_id, minSeq: 3 };

@@ -192,7 +192,7 @@ describe("bundles", () => {
     expect(await openBundle(sealed, { keys: TRUSTED_KEYS, bundleKey: key, licenceId: "lic_1", expectedDigest: "sha256:" + "0".repeat(64) })).toMatchObject({ ok: false, reason: "unexpected_digest" });
     // re-signing a changed ciphertext with an untrusted key does not help
     const ct = fromBase64Url(sealed.payload.ciphertext)!;
-    ct[0] ^= 1;
+    ct[0]! ^= 1;
     const forged = await signDocument({ ...sealed.payload, ciphertext: toBase64Url(ct) }, { kid: "x", secret: toBase64Url((await generateKeyPair()).secretKey) });
     expect(await openBundle(forged, { keys: TRUSTED_KEYS, bundleKey: key, licenceId: "lic_1" })).toMatchObject({ ok: false, reason: "unknown_key" });
   });

@@ -54,12 +54,13 @@ export class Engine {
   }
 
   /**
-   * The same engine with another counter store. The worker needs one per request: a Durable
-   * Object stub belongs to the request that made it.
+   * The same engine with another counter store (and session-state store). The worker needs one
+   * per request: a Durable Object stub belongs to the request that made it.
    */
-  withCounters(counters: CounterStore): Engine {
+  withCounters(counters: CounterStore, state?: SessionStateStore): Engine {
     const e = Object.create(this) as Engine;
     (e as { counters?: CounterStore }).counters = counters;
+    if (state) (e as { state?: SessionStateStore }).state = state;
     return e;
   }
 

@@ -43,6 +43,9 @@ export const ERROR_CODES = {
   MeterUnrecorded: { status: 503, wire: "meter_unrecorded" },
   KeyUnreadable: { status: 500, wire: "key_unreadable" },
   CountersUnreadable: { status: 500, wire: "counters_unreadable" },
+  // `stalwart counters reset` (cli/sdk/state/reset.ts): no store to reset; a healthy one without --force
+  NothingToReset: { status: 409, wire: "nothing_to_reset" },
+  StoreHealthy: { status: 409, wire: "store_healthy" },
   NoPendingRequest: { status: 409, wire: "no_pending_request" },
   ApiKeyRequired: { status: 401, wire: "api_key_not_configured" },
   // the adapters (cli/adapters/): a refused call as the framework hands it to the model

@@ -22,7 +22,6 @@ export { lintCatalogue, lintCatalogueWarnings, loadCatalogue } from "./catalogue
 export type { CompiledCatalogue, Language, SchemaCheck, SchemaCompiler } from "./catalogue/types.js";
 export { REGISTRY_FILE, compileRulebook, lintRulebook, loadRegistry, registryText, rulebookFromText, type CompiledRulebook } from "./rulebook/index.js";
 
-export { LocalCounterStore, type LocalState } from "./counters/local.js";
 export type { CounterItem, CounterStore, ReserveAnswer } from "./counters/store.js";
 export type { CommitAnswer, Head, SessionState, SessionStateStore, StateChange } from "./state/store.js";
 export { MemoryStateStore, type MemoryStateOptions } from "./state/memory.js";

@@ -1,16 +1,20 @@
 /**
  * The check worker's Workers entry: the compiled WASM module (Workers only instantiate
  * pre-compiled modules), Durable Object stores, and the Hono app. Runs under `wrangler dev`
- * locally and `wrangler deploy` unchanged.
+ * locally and `wrangler deploy` unchanged. The `/__test/` routes (test-routes.ts) answer only
+ * when STALWART_TEST_CLOCK is "1".
  */
 import wasm from "../../../build/core.wasm";
 import { createCore, type Core } from "../../portable/engine/index.js";
 import { createApp } from "./app.js";
 import { durableLicenceStore, durableStores, type DurableEnv } from "./durable-stores.js";
+import { testRoute } from "./test-routes.js";
+import type { TenantConfig } from "./tenants.js";
 
 export { CatalogueObject } from "./catalogue-object.js";
 export { CounterObject } from "./counter-object.js";
 export { LicenceStateObject } from "./licence-state-object.js";
+export { SessionStateObject } from "./session-state-object.js";
 
 let core: Core | undefined;
 const app = createApp({
@@ -19,4 +23,13 @@ const app = createApp({
   licenceStore: (env, installationId) => durableLicenceStore(env as DurableEnv, installationId),
 });
 
-export default app;
+function testHooks(env: unknown) {
+  const e = env as DurableEnv;
+  return { stores: durableStores(e), counterRows: async (tenant: string) => await e.COUNTERS.get(e.COUNTERS.idFromName(tenant)).rows() };
+}
+
+export default {
+  fetch(req: Request, env: unknown, ctx: ExecutionContext): Response | Promise<Response> {
+    return testRoute(req, (env ?? {}) as TenantConfig, testHooks) ?? app.fetch(req, env as Parameters<typeof app.fetch>[1], ctx);
+  },
+};

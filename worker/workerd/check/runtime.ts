@@ -87,13 +87,15 @@ export class CheckRuntime {
 
   /**
    * The request's engine: the tenant's (its history key is HMAC(secret, tenant), loaded once per
-   * isolate) with this request's counters, clock and licence. A Durable Object stub belongs to the
+   * isolate) with this request's counters, session state, clock and licence. A Durable Object stub belongs to the
    * request that made it.
    */
   engineFor(c: C): Engine {
     const now = c.get("now");
     const engine = this.tenantEngine(c);
-    return withLicence(engine.withCounters(this.stores(c).counters(c.get("tenant"))).withClock(now), c.get("licence"), now);
+    const tenant = c.get("tenant");
+    const stores = this.stores(c);
+    return withLicence(engine.withCounters(stores.counters(tenant), stores.state(tenant)).withClock(now), c.get("licence"), now);
   }
 
   /** The tenant's engine for this isolate (its history key), without the request's parts. */

@@ -1,7 +1,8 @@
 /**
- * Where the check worker keeps state, behind two small interfaces so routes can be tested with
+ * Where the check worker keeps state, behind small interfaces so routes can be tested with
  * `app.request()` against in-memory stores and run for real against Durable Objects
- * (catalogue-object.ts, counter-object.ts). History is never stored: the caller carries it.
+ * (catalogue-object.ts, counter-object.ts, session-state-object.ts; STORAGE.md). History is never
+ * stored: the caller carries it; the worker keeps each session's newest head and spent names.
  */
 export interface StoredCatalogue {
   name: string;
@@ -15,21 +16,28 @@ export interface CatalogueStore {
   byDigest(digest: string): Promise<StoredCatalogue | null>;
 }
 
-import type { CounterStore } from "../../portable/engine/index.js";
-export type { CounterItem, CounterStore, ReserveAnswer } from "../../portable/engine/index.js";
+import type { CounterStore, SessionStateStore } from "../../portable/engine/index.js";
+export type { CounterItem, CounterStore, ReserveAnswer, SessionStateStore } from "../../portable/engine/index.js";
 
 export interface Stores {
   catalogues(tenant: string): CatalogueStore;
   counters(tenant: string): CounterStore;
+  /** the tenant's session state: one Durable Object per session behind it (durable-stores.ts) */
+  state(tenant: string): SessionStateStore;
 }
 
 /**
- * In-memory catalogue stores for route tests and single-process use; counters come from the
- * factory given (tests pass the in-process WASM counter table, the same one the SDK uses).
+ * In-memory stores for route tests and single-process use. Counters and session state come from
+ * the factory given, one per tenant (tests pass the engine's MemoryStateStore, which is both).
  */
-export function memoryStores(makeCounters: () => CounterStore): Stores {
+export function memoryStores(makeState: () => CounterStore & SessionStateStore): Stores {
   const cats = new Map<string, Map<string, StoredCatalogue>>();
-  const counters = new Map<string, CounterStore>();
+  const states = new Map<string, CounterStore & SessionStateStore>();
+  const of = (tenant: string) => {
+    let c = states.get(tenant);
+    if (!c) states.set(tenant, (c = makeState()));
+    return c;
+  };
   return {
     catalogues(tenant) {
       let byKey = cats.get(tenant);
@@ -48,10 +56,7 @@ export function memoryStores(makeCounters: () => CounterStore): Stores {
         },
       };
     },
-    counters(tenant) {
-      let c = counters.get(tenant);
-      if (!c) counters.set(tenant, (c = makeCounters()));
-      return c;
-    },
+    counters: of,
+    state: of,
   };
 }

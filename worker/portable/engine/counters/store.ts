@@ -1,8 +1,11 @@
 /**
- * The counter store behind step 7's rate limits and spend ceilings: one interface, an in-process
- * implementation (counters/local.ts, WASM memory persisted under the client's home) and a Durable
- * Object one in the check worker. A reservation is all-or-nothing and atomic; a `failed` report
- * releases it. Fail closed: a store that cannot answer makes the check refuse
+ * The counter store behind step 7's rate limits and spend ceilings: one interface, held in memory
+ * (state/memory.ts), under the client's home (cli/sdk/state/, one LMDB store with the session
+ * state, atomic across processes) or in the tenant's Durable Object in the check worker. A
+ * reservation is all-or-nothing and atomic; its id is the link of the history entry that took it,
+ * so an id already present is an input error (never "the same call asked twice"); a `failed`
+ * report releases it, and releasing an id that is not there gives nothing back. Fail closed: a
+ * store that cannot answer, or is damaged (state/damaged.ts), makes the check refuse
  * (`usage_unknown` / `spend_unknown`).
  */
 export interface CounterItem {

@@ -36,7 +36,7 @@ ascii[0x2d] = LABEL | ATEXT | SCHEME; // -
 ascii[0x5f] = LABEL | ATEXT; // _
 ascii[0x2e] = ATEXT | SCHEME; // .
 ascii[0x2b] = ATEXT | SCHEME; // +
-for (const ch of "!#$%&'*/=?~") ascii[ch.charCodeAt(0)] |= ATEXT;
+for (const ch of "!#$%&'*/=?~") ascii[ch.charCodeAt(0)]! |= ATEXT;
 
 /** Flags of an ASCII code unit (0 for non-ASCII). */
 export function asciiFlags(c: number): number {

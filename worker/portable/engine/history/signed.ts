@@ -41,7 +41,7 @@ export class SignedHistory {
   private lastHex = "";
   /** how many entries we have signed, with `last`: a valid prefix is still a cut history */
   private signedCount = 0;
-  private broken?: string;
+  private broken: string | undefined;
   private indexed: HistoryIndex;
   private turnIndex: TurnIndex;
 

@@ -193,8 +193,8 @@ function toSnake(s: string): string {
 interface ConditionContext {
   source: LintSource;
   report: (pointer: string, message: string, hint?: string, atKey?: boolean) => void;
-  catalogue?: CompiledCatalogue;
-  applies?: string[];
+  catalogue?: CompiledCatalogue | undefined;
+  applies?: string[] | undefined;
   then: string;
   rulePointer: string;
   hasTools: boolean;

@@ -1,0 +1,280 @@
+/**
+ * One home's store file, shared by every NodeStateStore of this process on that home: the LMDB
+ * environment (`state.mdb`, atomic across processes through LMDB's writer lock), its witness
+ * (`state.witness`), and the checks that make a damaged store throw instead of reset. Layout and
+ * the witness protocol: STORAGE.md.
+ */
+import { existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, type Stats } from "node:fs";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { open, type Database, type RootDatabase } from "lmdb";
+import { StoreDamaged } from "../../../worker/portable/engine/index.js";
+import { lmdbFileProblem } from "./lmdb-header.js";
+import { Witness, createWitness } from "./witness.js";
+import { Garbage, checkCounterRow, checkMeta, checkReservationRow, checkSessionRow, parseExpiry, type MetaRow } from "./rows.js";
+
+export const FILES = { db: "state.mdb", lock: "state.mdb-lock", witness: "state.witness", legacy: ["counters.table", "counters.json"] } as const;
+
+export interface Tables {
+  meta: Database;
+  sessions: Database;
+  spent: Database;
+  counters: Database;
+  reservations: Database;
+  expiry: Database;
+}
+
+/** One transaction: the tables, the meta row (written back when dirty), and whether it wrote anything (then the generation moves on). */
+export interface Tx extends Tables {
+  dirty: boolean;
+  row: MetaRow;
+}
+
+export interface FileOptions {
+  /** fsync every commit (slow: milliseconds); default off, see STORAGE.md "Durability" */
+  sync?: boolean;
+  /** who creates a store, recorded in it */
+  by?: string;
+}
+
+type Ident = string;
+
+export class StateFile {
+  readonly dbPath: string;
+  readonly witnessPath: string;
+  private env: RootDatabase | undefined;
+  private tables: Tables | undefined;
+  private witness: Witness | undefined;
+  private dbFd: number | undefined;
+  private dbIno = -1;
+  private damage: { error: StoreDamaged; ident: Ident } | undefined;
+
+  constructor(readonly home: string, private readonly opts: FileOptions = {}) {
+    this.dbPath = join(home, FILES.db);
+    this.witnessPath = join(home, FILES.witness);
+  }
+
+  /**
+   * `fn` inside one LMDB write transaction (it holds the writer lock of every process on this
+   * home), after every integrity check; `after` runs inside it when `fn` wrote (reclaiming), then
+   * the generation moves on in the store and in the witness, the witness last.
+   */
+  run<R>(fn: (tx: Tx) => R, after?: (tx: Tx) => void): R {
+    this.ready();
+    this.checkFiles();
+    const env = this.env!;
+    const tables = this.tables!;
+    try {
+      return env.transactionSync(() => {
+        const meta = this.verify(tables);
+        const tx: Tx = { ...tables, dirty: false, row: meta };
+        const r = fn(tx);
+        if (tx.dirty) {
+          after?.(tx);
+          const generation = meta.generation + 1;
+          tx.meta.putSync("meta", { ...tx.row, generation });
+          this.witness!.write({ id: meta.id, generation });
+        }
+        return r;
+      });
+    } catch (err) {
+      if (err instanceof Garbage) throw this.fail(err.what, err.opts.latch !== false, err.opts.where);
+      if (err instanceof StoreDamaged) throw err;
+      // LMDB itself failed (MDB_CORRUPTED, I/O): the store cannot be trusted either.
+      if (err instanceof Error && /MDB_|lmdb|mdb_/i.test(err.message)) throw this.fail(`LMDB failed: ${err.message}`, false);
+      throw err;
+    }
+  }
+
+  /** The meta row, after checking it against the witness; throws Garbage or StoreDamaged. */
+  private verify(tx: Tables): MetaRow {
+    const meta = checkMeta(tx.meta.get("meta"));
+    if (meta.damaged) throw new Garbage(`it was found damaged at ${meta.damaged.at}: ${meta.damaged.what}`, { latch: false });
+    const w = this.witness!.read();
+    if (typeof w === "string") throw new Garbage(`its witness \`${this.witnessPath}\` is unreadable: ${w}`, { latch: false, where: this.witnessPath });
+    if (w.id !== meta.id) throw new Garbage(`it is not the store its witness \`${this.witnessPath}\` names (replaced by another store)`);
+    if (meta.generation < w.generation) throw new Garbage(`it is older than its witness (generation ${meta.generation}, the witness saw ${w.generation}): restored from an older copy`);
+    if (meta.generation > w.generation) throw new Garbage(`its witness \`${this.witnessPath}\` is behind (generation ${meta.generation}, the witness ${w.generation}): the witness was restored from an older copy`);
+    return meta;
+  }
+
+  /** Open the store when it is not; a damaged store throws until its files change (a reset). */
+  private ready(): void {
+    if (this.env) return;
+    if (this.damage) {
+      if (this.ident() === this.damage.ident) throw this.damage.error;
+      this.damage = undefined;
+    }
+    try {
+      this.open();
+    } catch (err) {
+      if (err instanceof Garbage) throw this.fail(err.what, err.opts.latch !== false, err.opts.where);
+      this.close();
+      if (err instanceof StoreDamaged) this.damage = { error: err, ident: this.ident() };
+      throw err;
+    }
+  }
+
+  private open(): void {
+    mkdirSync(this.home, { recursive: true, mode: 0o700 });
+    const db = statOf(this.dbPath);
+    const legacy = FILES.legacy.map((f) => join(this.home, f)).filter((f) => existsSync(f));
+    if (!db) {
+      const w = existsSync(this.witnessPath) ? new Witness(this.witnessPath) : undefined;
+      const v = w?.read();
+      w?.close();
+      if (typeof v === "string") throw new StoreDamaged(this.witnessPath, `its witness is unreadable (${v}) and the store is missing`);
+      if (v && v.generation > 0) throw new StoreDamaged(this.dbPath, `it is missing (deleted?): its witness \`${this.witnessPath}\` says generation ${v.generation} was written`);
+      if (legacy.length > 0) throw new StoreDamaged(legacy[0]!, "the counters of an earlier version are not carried over into the new store; until a reset starts it, counted calls are refused");
+    } else {
+      this.headerOk(db);
+    }
+    this.env = open({ path: this.dbPath, noSync: this.opts.sync !== true, maxDbs: 8, encoding: "msgpack" });
+    const env = this.env;
+    this.tables = {
+      meta: env.openDB({ name: "meta" }),
+      sessions: env.openDB({ name: "sessions" }),
+      spent: env.openDB({ name: "spent" }),
+      counters: env.openDB({ name: "counters" }),
+      reservations: env.openDB({ name: "reservations" }),
+      expiry: env.openDB({ name: "expiry" }),
+    };
+    const t = this.tables;
+    env.transactionSync(() => {
+      const raw = t.meta.get("meta");
+      const witnessThere = existsSync(this.witnessPath);
+      if (raw === undefined) {
+        if (t.sessions.getCount() + t.counters.getCount() + t.reservations.getCount() > 0) throw new Garbage("its meta record is missing but it holds rows");
+        const v = witnessThere ? new Witness(this.witnessPath) : undefined;
+        const prior = v?.read();
+        v?.close();
+        if (typeof prior === "string" || (prior && prior.generation > 0)) throw new StoreDamaged(this.dbPath, `it is empty but its witness \`${this.witnessPath}\` says generation ${typeof prior === "string" ? "?" : prior.generation} was written (zeroed or replaced by a new file)`);
+        const id = randomBytes(16).toString("hex");
+        const meta: MetaRow = { format: 1, id, generation: 0, created: { at: new Date().toISOString(), by: this.opts.by ?? `pid ${process.pid}` }, resets: [] };
+        t.meta.putSync("meta", meta);
+        createWitness(this.witnessPath, { id, generation: 0 });
+      } else if (!witnessThere) {
+        const meta = checkMeta(raw);
+        if (meta.generation > 0) throw new StoreDamaged(this.witnessPath, `the witness of \`${this.dbPath}\` is missing (deleted?) and the store is at generation ${meta.generation}`);
+        createWitness(this.witnessPath, { id: meta.id, generation: 0 });
+      }
+    });
+    this.witness = new Witness(this.witnessPath);
+    this.dbFd = openSync(this.dbPath, "r");
+    this.dbIno = fstatSync(this.dbFd).ino;
+    env.transactionSync(() => this.verify(t));
+    this.scan();
+  }
+
+  /** Every row checked once per open: a NaN anywhere fails the store, not only where it is touched. */
+  private scan(): void {
+    const t = this.tables!;
+    for (const { key, value } of t.sessions.getRange({})) checkSessionRow(value, String(key));
+    for (const { key, value } of t.counters.getRange({})) checkCounterRow(value, String(key));
+    for (const { key, value } of t.reservations.getRange({})) checkReservationRow(value, String(key));
+    for (const { key } of t.expiry.getRange({})) parseExpiry(key);
+    for (const { key, value } of t.spent.getRange({})) if (value !== 1) throw new Garbage(`spent name \`${String(key)}\` holds \`${String(value)}\``);
+  }
+
+  /** Before every operation: the files are still the ones opened, and still look like a store. */
+  private checkFiles(): void {
+    const db = statOf(this.dbPath);
+    if (!db) throw this.fail("it was deleted while in use", false);
+    const w = statOf(this.witnessPath);
+    if (!w) throw this.fail(`its witness \`${this.witnessPath}\` was deleted while in use`, true, this.witnessPath);
+    if (db.ino !== this.dbIno || w.ino !== this.witness!.ino) {
+      // Replaced (a reset, or a copy put back): open what is there now, with every check.
+      this.close();
+      this.ready();
+      return;
+    }
+    const problem = lmdbFileProblem(this.dbFd!, db.size);
+    if (problem) throw this.fail(problem, false);
+  }
+
+  /** Before LMDB maps the file: it looks like a store. */
+  private headerOk(db: Stats): void {
+    const w = existsSync(this.witnessPath) ? new Witness(this.witnessPath) : undefined;
+    const v = w?.read();
+    w?.close();
+    const fd = openSync(this.dbPath, "r");
+    try {
+      const problem = lmdbFileProblem(fd, db.size);
+      if (problem) {
+        // An empty file and no witness past generation 0: a store whose creation never finished.
+        if (db.size === 0 && !(typeof v === "object" && v.generation > 0)) return;
+        throw new StoreDamaged(this.dbPath, problem);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Record the damage (in the store when it can still be written, so every process sharing it
+   * stops, not only the one that saw it) and stop using the store; the error to throw.
+   */
+  private fail(what: string, latch: boolean, where = this.dbPath): StoreDamaged {
+    const error = new StoreDamaged(where, what);
+    if (latch && this.env && this.tables) {
+      const t = this.tables;
+      try {
+        this.env.transactionSync(() => {
+          const raw = t.meta.get("meta");
+          if (typeof raw === "object" && raw !== null && !(raw as MetaRow).damaged) t.meta.putSync("meta", { ...(raw as MetaRow), damaged: { what, at: new Date().toISOString() } });
+        });
+      } catch {
+        // the store cannot even take the mark: the files themselves still say what is wrong
+      }
+    }
+    this.close();
+    this.damage = { error, ident: this.ident() };
+    return error;
+  }
+
+  /** The files as they are now, to tell "still the damaged store" from "a reset made a new one". */
+  private ident(): Ident {
+    const db = statOf(this.dbPath);
+    const w = statOf(this.witnessPath);
+    return `${db ? `${db.ino}:${db.ctimeMs}` : "-"} ${w ? `${w.ino}:${w.ctimeMs}` : "-"}`;
+  }
+
+  /** Rows held per table (status, tests). */
+  counts(): Record<keyof Tables, number> {
+    return this.run((tx) => ({
+      meta: tx.meta.getCount(), sessions: tx.sessions.getCount(), spent: tx.spent.getCount(),
+      counters: tx.counters.getCount(), reservations: tx.reservations.getCount(), expiry: tx.expiry.getCount(),
+    }));
+  }
+
+  meta(): MetaRow {
+    return this.run((tx) => checkMeta(tx.meta.get("meta")));
+  }
+
+  close(): void {
+    const env = this.env;
+    this.env = undefined;
+    this.tables = undefined;
+    this.witness?.close();
+    this.witness = undefined;
+    if (this.dbFd !== undefined) {
+      try {
+        closeSync(this.dbFd);
+      } catch {
+        // already closed
+      }
+      this.dbFd = undefined;
+    }
+    if (env) {
+      try {
+        void env.close();
+      } catch {
+        // an environment LMDB could not close is dropped all the same
+      }
+    }
+  }
+}
+
+function statOf(path: string): Stats | undefined {
+  return statSync(path, { throwIfNoEntry: false });
+}

@@ -1,0 +1,33 @@
+/**
+ * A look at an LMDB data file before LMDB maps it. LMDB trusts its file: a zero-filled one
+ * crashes the process (seen with lmdb@3.5.6: a segmentation fault inside `open`). So the two
+ * meta pages are checked here, by hand, on open and before every operation: the magic and version
+ * of both. The offsets are those of the lmdb@3.5.6 builds (page header 24 bytes, then the meta);
+ * a layout this does not know fails closed (the store reads as damaged). The meta's last page is
+ * not compared with the file's size: LMDB counts pages it never wrote, so a valid file can be
+ * shorter (seen under four writers). A file truncated to part of its length is not caught here.
+ */
+import { readSync } from "node:fs";
+
+const MAGIC = 0xbeefc0de;
+const VERSION = 2;
+const META_AT = 24; // mm_magic, after the page header
+const PSIZE_AT = 0x30; // mm_dbs[FREE_DBI].md_pad holds the page size
+const HEAD = 0x40;
+
+function isMeta(b: Buffer): boolean {
+  return b.readUInt32LE(META_AT) === MAGIC && (b.readUInt32LE(META_AT + 4) & 0xffff) === VERSION;
+}
+
+/** Why `fd` (an LMDB data file of `size` bytes) cannot be opened safely, or undefined when it can. */
+export function lmdbFileProblem(fd: number, size: number): string | undefined {
+  if (size === 0) return "it is empty (0 bytes): zeroed or truncated";
+  const first = Buffer.alloc(HEAD);
+  if (readSync(fd, first, 0, HEAD, 0) < HEAD) return `it is ${size} bytes, too short for a store`;
+  const psize = first.readUInt32LE(PSIZE_AT);
+  if (!isMeta(first) || psize < 512 || psize > 65536 || (psize & (psize - 1)) !== 0) return "its header is not an LMDB store's (zeroed or overwritten)";
+  const second = Buffer.alloc(HEAD);
+  if (size < 2 * psize || readSync(fd, second, 0, HEAD, psize) < HEAD) return `it is ${size} bytes, too short for a store`;
+  if (!isMeta(second)) return "its second header is not an LMDB store's (zeroed or overwritten)";
+  return undefined;
+}

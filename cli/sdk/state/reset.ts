@@ -1,0 +1,134 @@
+/**
+ * `stalwart counters status` and `stalwart counters reset`: the only way back from a damaged
+ * store. A reset moves the store, its witness and any counters of an earlier version aside
+ * (`<file>.reset-<time>`), starts a new store and records in it who reset, when, what was wrong
+ * and which store it replaced — carrying the earlier resets over when the old store still reads.
+ */
+import { existsSync, openSync, closeSync, renameSync, statSync, unlinkSync } from "node:fs";
+import { hostname, userInfo } from "node:os";
+import { join, resolve } from "node:path";
+import { open } from "lmdb";
+import { StalwartError, StoreDamaged } from "../../../worker/portable/engine/index.js";
+import { FILES, StateFile } from "./file.js";
+import { lmdbFileProblem } from "./lmdb-header.js";
+import { checkMeta, type MetaRow, type ResetRecord } from "./rows.js";
+import { closeState } from "./cache.js";
+
+export interface StateStatus {
+  home: string;
+  file: string;
+  /** false: nothing has been stored under this home yet */
+  exists: boolean;
+  healthy: boolean;
+  problem?: { code: string; message: string; hint?: string; where: string };
+  id?: string;
+  generation?: number;
+  created?: MetaRow["created"];
+  rows?: Record<string, number>;
+  resets: ResetRecord[];
+}
+
+function present(home: string): string[] {
+  return [FILES.db, FILES.witness, ...FILES.legacy].map((f) => join(home, f)).filter((f) => existsSync(f));
+}
+
+/** What the store of `home` holds, or what is wrong with it; creates nothing. */
+export function stateStatus(home: string): StateStatus {
+  const dir = resolve(home);
+  const base = { home: dir, file: join(dir, FILES.db) };
+  if (present(dir).length === 0) return { ...base, exists: false, healthy: true, resets: [] };
+  const file = new StateFile(dir);
+  try {
+    const meta = file.meta();
+    const { meta: _, ...rows } = file.counts();
+    return { ...base, exists: true, healthy: true, id: meta.id, generation: meta.generation, created: meta.created, rows, resets: meta.resets };
+  } catch (err) {
+    if (!(err instanceof StoreDamaged)) throw err;
+    return { ...base, exists: true, healthy: false, problem: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), where: err.where }, resets: oldMeta(dir)?.resets ?? [] };
+  } finally {
+    file.close();
+  }
+}
+
+/** The meta row of a store that may be damaged, if LMDB can read it safely; else undefined. */
+function oldMeta(home: string): MetaRow | undefined {
+  const path = join(home, FILES.db);
+  if (!existsSync(path)) return undefined;
+  const fd = openSync(path, "r");
+  try {
+    if (lmdbFileProblem(fd, statSync(path).size)) return undefined;
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    const env = open({ path, readOnly: true, maxDbs: 8 });
+    try {
+      return checkMeta(env.openDB({ name: "meta" }).get("meta"));
+    } finally {
+      void env.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ResetResult {
+  home: string;
+  record: ResetRecord;
+  id: string;
+}
+
+export interface ResetOptions {
+  /** who resets (recorded); default user@host */
+  by?: string;
+  /** reset a store that is not damaged too (it forgets every count) */
+  force?: boolean;
+}
+
+export function resetState(home: string, opts: ResetOptions = {}): ResetResult {
+  const dir = resolve(home);
+  const status = stateStatus(dir);
+  if (!status.exists) throw new StalwartError("NothingToReset", `there is no counter and session store under \`${dir}\``, { hint: "nothing to do: the first counted call creates one" });
+  if (status.healthy && !opts.force) {
+    throw new StalwartError("StoreHealthy", `the counter and session store \`${status.file}\` is healthy (generation ${status.generation}); a reset forgets every count, spent token and session head`, { hint: "pass --force to reset it all the same" });
+  }
+  const old = status.healthy ? { id: status.id!, generation: status.generation!, resets: status.resets } : oldMeta(dir);
+  const at = new Date().toISOString();
+  const stamp = at.replace(/[:.]/g, "-");
+  closeState(dir);
+  const aside: string[] = [];
+  for (const f of present(dir)) {
+    const to = `${f}.reset-${stamp}`;
+    renameSync(f, to);
+    aside.push(to);
+  }
+  // The lock file belongs to the old store; processes still holding it notice the new files and reopen.
+  const lock = join(dir, FILES.lock);
+  if (existsSync(lock)) unlinkSync(lock);
+  const record: ResetRecord = {
+    at,
+    by: opts.by ?? `${safeUser()}@${hostname()}`,
+    what: status.healthy ? "healthy; reset with --force" : status.problem!.message,
+    previous: old ? { id: old.id, generation: old.generation } : null,
+    aside,
+  };
+  const file = new StateFile(dir, { by: record.by });
+  try {
+    const id = file.run((tx) => {
+      tx.row = { ...tx.row, resets: [...(old?.resets ?? status.resets), record] };
+      tx.dirty = true;
+      return tx.row.id;
+    });
+    return { home: dir, record, id };
+  } finally {
+    file.close();
+  }
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? "?"}`;
+  }
+}

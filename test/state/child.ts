@@ -1,0 +1,54 @@
+/**
+ * A second process on a shared home, for test/state/multiprocess.test.ts. It gets ready, prints
+ * "ready", waits for the parent's go file (so every process starts at once), works, and prints
+ * one JSON line of what it got. Modes:
+ *   spend HOME GO TAG SESSIONS PER   spend checks through the SDK (ceiling.yaml's wallet)
+ *   cas HOME GO TAG TRIES            commits expecting one head, and spends of one shared name
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "../../cli/sdk/index.js";
+import { nodeState } from "../../cli/sdk/state/index.js";
+
+const [mode, home, go, tag, a, b] = process.argv.slice(2) as [string, string, string, string, string, string | undefined];
+const now = () => new Date("2026-11-15T12:00:00Z");
+
+async function ready(): Promise<void> {
+  process.stdout.write("ready\n");
+  while (!existsSync(go)) await new Promise((r) => setTimeout(r, 1));
+}
+
+if (mode === "spend") {
+  const client = new Client({ home, now });
+  const catalogue = join(import.meta.dirname, "../fixtures/ceiling.yaml");
+  const sessions = Array.from({ length: Number(a) }, (_, i) => client.session(`${tag}-s${i}`, { catalogue }));
+  await Promise.all(sessions.map((s) => s.read("go")));
+  await ready();
+  let allowed = 0;
+  const reasons: Record<string, number> = {};
+  await Promise.all(
+    sessions.map(async (s, i) => {
+      for (let k = 0; k < Number(b); k++) {
+        const amount = 1 + ((i + k) % 3);
+        const r = await s.checkToolCall(k % 2 ? "pay" : "tip", { amount }, { origins: { amount: "context" } });
+        if (r.decision === "allow") allowed += amount;
+        else for (const why of r.reasons) reasons[why === "spend_exceeded" ? why : `${why}: ${JSON.stringify(r.detail)}`] = (reasons[why] ?? 0) + 1;
+      }
+    }),
+  );
+  process.stdout.write(JSON.stringify({ allowed, reasons }) + "\n");
+} else if (mode === "cas") {
+  const store = nodeState(home, { now: () => now().getTime() });
+  store.load("cas"); // open the store before the start line
+  await ready();
+  const expect = { count: 5, link: "5".padStart(64, "0") };
+  let heads = 0;
+  let spends = 0;
+  for (let i = 0; i < Number(a); i++) {
+    const link = (tag.charCodeAt(0) * 1000 + i).toString(16).padStart(64, "0");
+    if (store.commit("cas", { expect, next: { count: 6, link } }).ok) heads++;
+    if (store.commit("spend", { expect: "restart", next: { count: 1, link }, spend: ["token:shared"] }).ok) spends++;
+    await new Promise((r) => setImmediate(r));
+  }
+  process.stdout.write(JSON.stringify({ heads, spends }) + "\n");
+}

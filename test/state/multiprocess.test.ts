@@ -1,0 +1,75 @@
+/**
+ * Four processes on one home share one store (LMDB's writer lock across processes): 1,000
+ * concurrent spend checks never go over the ceiling and the total on disk equals what was
+ * allowed; of 50 commits expecting one head exactly one succeeds, and a name is spent once.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { closeState, nodeState } from "../../cli/sdk/state/index.js";
+import { copyLicence } from "../helpers/licensed-home.js";
+
+const repo = resolve(import.meta.dirname, "../..");
+
+interface Child {
+  ready: Promise<void>;
+  done: Promise<any>;
+}
+
+function child(args: string[]): Child {
+  const p = spawn(process.execPath, ["--import", "tsx", join(repo, "test/state/child.ts"), ...args], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((r) => (markReady = r));
+  p.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+    if (out.includes("ready\n")) markReady();
+  });
+  p.stderr.on("data", (d: Buffer) => (err += d.toString()));
+  const done = new Promise<any>((res, rej) =>
+    p.on("exit", (code) => {
+      if (code !== 0) return rej(new Error(`child ${args.join(" ")} exited ${code}: ${err}`));
+      res(JSON.parse(out.trim().split("\n").pop()!));
+    }),
+  );
+  done.catch(() => markReady());
+  return { ready, done };
+}
+
+async function all(children: Child[], go: string): Promise<any[]> {
+  await Promise.all(children.map((c) => c.ready));
+  writeFileSync(go, "go");
+  return Promise.all(children.map((c) => c.done));
+}
+
+describe("four processes on one home", () => {
+  it("1,000 concurrent spend checks never go over the ceiling; the total on disk equals the total allowed", async () => {
+    const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-4proc-")));
+    const go = join(home, "go");
+    // 4 processes × 10 sessions × 25 checks of 1..3 (mean 2) against one 500 ceiling.
+    const results = await all(["a", "b", "c", "d"].map((tag) => child(["spend", home, go, tag, "10", "25"])), go);
+    const allowed = results.reduce((n, r) => n + r.allowed, 0);
+    expect(allowed).toBeLessThanOrEqual(500);
+    expect(allowed).toBeGreaterThan(497); // the ceiling is used, not just respected
+    for (const r of results) expect(Object.keys(r.reasons)).toEqual(["spend_exceeded"]);
+    const store = nodeState(home);
+    const used = store.peek([{ key: "spend|wallet|USD|month|2026-11", amount: 0, limit: 0, until: Date.UTC(2026, 11, 1) }], Date.UTC(2026, 10, 15, 12));
+    expect(used.ok ? 0 : used.used).toBe(allowed);
+    closeState(home);
+  }, 180_000);
+
+  it("of 50 commits expecting one head from 4 processes exactly one succeeds; a name is spent once", async () => {
+    const home = mkdtempSync(join(tmpdir(), "stalwart-4cas-"));
+    const go = join(home, "go");
+    const store = nodeState(home);
+    expect(store.commit("cas", { expect: { count: 0, link: "" }, next: { count: 5, link: "5".padStart(64, "0") } })).toEqual({ ok: true });
+    const results = await all(["a", "b", "c", "d"].map((tag, i) => child(["cas", home, go, tag, String(i < 2 ? 13 : 12)])), go);
+    expect(results.reduce((n, r) => n + r.heads, 0)).toBe(1);
+    expect(results.reduce((n, r) => n + r.spends, 0)).toBe(1);
+    expect(store.load("cas").head?.count).toBe(6);
+    closeState(home);
+  }, 180_000);
+});

@@ -1,0 +1,61 @@
+/**
+ * The session-state and counter Durable Objects through a real `wrangler dev`, called through the
+ * worker's test-only routes (worker/workerd/check/test-routes.ts) until the session code uses
+ * them: the shared store cases (50 concurrent commits expecting one head included), a duplicate
+ * reservation id refused, and the counter object's storage pruned back to what is live.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CounterItem } from "../../worker/portable/engine/index.js";
+import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
+import { storeCases, type Stores } from "../state/store-cases.js";
+
+let worker: RunningWorker;
+beforeAll(async () => {
+  worker = await startCheckWorker(["cases", "bound"]);
+}, 120_000);
+afterAll(async () => {
+  await worker?.stop();
+});
+
+async function post<T>(key: string, path: string, body: unknown): Promise<T> {
+  const r = await fetch(worker.url + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const j = (await r.json()) as T & { error?: { code: string; message: string } };
+  if (j.error) throw Object.assign(new Error(j.error.message), { code: j.error.code });
+  return j;
+}
+
+function httpStores(key: () => string): Stores {
+  return {
+    load: async (session) => {
+      const j = await post<{ head: null; spent: string[]; tallies: Record<string, number> }>(key(), "/__test/state/load", { session });
+      return { head: j.head, spent: new Set(j.spent), tallies: j.tallies };
+    },
+    commit: (session, change) => post(key(), "/__test/state/commit", { session, change }),
+    reserve: (id, items, now) => post(key(), "/__test/counters/reserve", { id, items, now }),
+    peek: (items, now) => post(key(), "/__test/counters/peek", { items, now }),
+    release: async (id, now) => void (await post(key(), "/__test/counters/release", { id, now })),
+  };
+}
+
+storeCases("durable objects under wrangler dev", () => httpStores(() => worker.keys[0]!));
+
+describe("the counter object keeps its storage bounded", () => {
+  it("prunes counters of ended periods, idle counters and spent reservations a few rows per write", async () => {
+    const s = httpStores(() => worker.keys[1]!);
+    const rows = () => fetch(worker.url + "/__test/counters/rows", { headers: { authorization: `Bearer ${worker.keys[1]}` } }).then((r) => r.json() as Promise<{ counters: number; reservations: number }>);
+    const OCT = Date.UTC(2026, 9, 15);
+    const month = (n: number, now: number): CounterItem => ({ key: `spend|p${n}|USD|month|${new Date(now).toISOString().slice(0, 7)}`, amount: 1, limit: 10, until: Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth() + 1, 1) });
+    const session: CounterItem = { key: "rate|ping|session|s:idle", amount: 1, limit: 1000, until: 0 };
+    for (let i = 0; i < 60; i++) expect(await s.reserve(`oct-${i}`, [month(i, OCT), session], OCT)).toEqual({ ok: true });
+    expect(await rows()).toEqual({ counters: 61, reservations: 60 });
+    // The same id again: refused as input, nothing counted.
+    await expect(s.reserve("oct-1", [month(1, OCT)], OCT)).rejects.toMatchObject({ code: "InputError" });
+    // Two months on: every October row has ended (and the session counter sat idle past IDLE_MS).
+    const DEC = Date.UTC(2026, 11, 15);
+    for (let i = 0; i < 10; i++) expect(await s.reserve(`dec-${i}`, [month(0, DEC)], DEC)).toEqual({ ok: true });
+    expect(await rows()).toEqual({ counters: 1, reservations: 10 });
+    // What is live still counts; the idle session's counter went with its rows.
+    expect(await s.peek([month(0, DEC)], DEC)).toEqual({ ok: false, key: month(0, DEC).key, used: 10, limit: 10 });
+    expect(await s.peek([{ ...session, amount: 1000 }], DEC)).toEqual({ ok: true });
+  }, 120_000);
+});

@@ -1,0 +1,126 @@
+/**
+ * One Durable Object per session (`idFromName(JSON [tenant, session])`) holding its newest head,
+ * the names it spent and its tallies (layout in STORAGE.md). A commit is one synchronous SQL
+ * transaction: the object runs one call at a time and nothing awaits inside, so of any number of
+ * concurrent commits expecting one head, from any number of isolates, exactly one succeeds.
+ * A session idle for IDLE_MS is reclaimed by an alarm. Values that are not what it writes
+ * answer `{damaged}`, which durable-stores.ts turns into StoreDamaged.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { stateRules, type CommitAnswer, type Head } from "../../portable/engine/index.js";
+
+const { IDLE_MS, addTallies, firstSpent, headMatches, isCount } = stateRules;
+const DAY = 86_400_000;
+
+/** What crosses the RPC boundary: plain arrays, no Set. */
+export interface WireState {
+  head: Head | null;
+  spent: string[];
+  tallies: [string, number][];
+}
+
+export interface WireChange {
+  expect: Head | "restart";
+  next: Head;
+  spend: string[];
+  tally: [string, number][];
+}
+
+export type Damaged = { damaged: string };
+
+class Bad extends Error {}
+
+export class SessionStateObject extends DurableObject {
+  private readonly sql: SqlStorage;
+  private alarmAt: number | null | undefined;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env as never);
+    this.sql = ctx.storage.sql;
+    this.init();
+  }
+
+  private init(): void {
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY CHECK (id = 1), count INTEGER NOT NULL, link TEXT NOT NULL, touched INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS spent (name TEXT PRIMARY KEY)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS tallies (name TEXT PRIMARY KEY, n REAL NOT NULL)`);
+  }
+
+  private head(): Head | null {
+    const row = this.sql.exec<{ count: SqlStorageValue; link: SqlStorageValue }>(`SELECT count, link FROM head WHERE id = 1`).toArray()[0];
+    if (!row) return null;
+    if (typeof row.count !== "number" || !Number.isSafeInteger(row.count) || row.count < 0 || typeof row.link !== "string") throw new Bad(`its head is \`${JSON.stringify(row)}\`, not {count, link}`);
+    return { count: row.count, link: row.link };
+  }
+
+  private tallies(): Record<string, number> {
+    const out: Record<string, number> = Object.create(null);
+    for (const r of this.sql.exec<{ name: SqlStorageValue; n: SqlStorageValue }>(`SELECT name, n FROM tallies`)) {
+      if (typeof r.name !== "string" || !isCount(r.n)) throw new Bad(`tally \`${String(r.name)}\` holds \`${String(r.n)}\`, not a count`);
+      out[r.name] = r.n;
+    }
+    return out;
+  }
+
+  load(): WireState | Damaged {
+    try {
+      const spent = this.sql.exec<{ name: string }>(`SELECT name FROM spent`).toArray().map((r) => r.name);
+      return { head: this.head(), spent, tallies: Object.entries(this.tallies()) };
+    } catch (err) {
+      if (err instanceof Bad) return { damaged: err.message };
+      throw err;
+    }
+  }
+
+  async commit(c: WireChange): Promise<CommitAnswer | Damaged> {
+    let answer: CommitAnswer;
+    try {
+      answer = this.ctx.storage.transactionSync((): CommitAnswer => {
+        const stored = this.head();
+        if (!headMatches(stored, c.expect)) return { ok: false, why: "head", head: stored };
+        const spent = firstSpent(c.spend, (n) => this.sql.exec(`SELECT 1 FROM spent WHERE name = ?`, n).toArray().length > 0);
+        if (spent !== undefined) return { ok: false, why: "spent", name: spent };
+        for (const n of c.spend) this.sql.exec(`INSERT INTO spent (name) VALUES (?)`, n);
+        if (c.tally.length > 0) {
+          const next = addTallies(this.tallies(), c.tally);
+          for (const [name] of c.tally) this.sql.exec(`INSERT INTO tallies (name, n) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET n = excluded.n`, name, next[name]!);
+        }
+        this.sql.exec(`INSERT INTO head (id, count, link, touched) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET count = excluded.count, link = excluded.link, touched = excluded.touched`, c.next.count, c.next.link, Date.now());
+        return { ok: true };
+      });
+    } catch (err) {
+      if (err instanceof Bad) return { damaged: err.message };
+      throw err;
+    }
+    if (answer.ok) await this.keepAlarm();
+    return answer;
+  }
+
+  /** Idle reclamation: the alarm sits IDLE_MS after the last commit, moved at most once a day. */
+  private async keepAlarm(): Promise<void> {
+    const want = Date.now() + IDLE_MS;
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    if (this.alarmAt !== null && this.alarmAt > want - DAY) return;
+    await this.ctx.storage.setAlarm(want);
+    this.alarmAt = want;
+  }
+
+  override async alarm(): Promise<void> {
+    const row = this.sql.exec<{ touched: number }>(`SELECT touched FROM head WHERE id = 1`).toArray()[0];
+    const due = (row?.touched ?? 0) + IDLE_MS;
+    if (due > Date.now()) {
+      await this.ctx.storage.setAlarm(due);
+      this.alarmAt = due;
+      return;
+    }
+    this.alarmAt = null;
+    await this.ctx.storage.deleteAll();
+    this.init(); // the object lives on in memory: a later commit starts a fresh session
+  }
+
+  /** Rows held (the test routes). */
+  rows(): { spent: number; tallies: number; head: number } {
+    const n = (t: string) => this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t}`).one().n;
+    return { spent: n("spent"), tallies: n("tallies"), head: n("head") };
+  }
+}
