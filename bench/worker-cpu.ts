@@ -61,7 +61,8 @@ export async function workerCpu(sizes: readonly number[] = [20, 2000, 7500], war
   // so building a 7,500-entry session does not take 7,500 requests.
   const core = nodeCore();
   const key = core.hmac(core.loadKey(secret), eng.utf8("stalwart-tenant-v1.bench"));
-  const engine = new eng.Engine({ core, key, schemaCompiler: eng.cfworkerCompiler });
+  // on the worker's stores, so its session state knows the heads signed here
+  const engine = new eng.Engine({ core, key, schemaCompiler: eng.cfworkerCompiler, counters: stores.counters("bench"), ...(stores.state ? { state: stores.state("bench") } : {}) });
   const catalogue = eng.loadCatalogue(yaml, { file: "store.yaml", schemaCompiler: eng.cfworkerCompiler, sha256: (b) => core.sha256(b) });
   const rows: WorkerCpuRow[] = [];
   for (const n of sizes) {
