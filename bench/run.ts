@@ -195,3 +195,5 @@ async function main() {
 }
 
 await main();
+// The gateway (bench/gateway.ts): direct, a pass-through proxy, and `stalwart gateway`, over stdio.
+if (process.env.STALWART_BENCH_GATEWAY !== "0") await (await import("./gateway.js")).gatewayBench();

@@ -97,7 +97,7 @@ async function storeCosts(make: (tag: string) => Store) {
 async function spendChecks() {
   const core = nodeCore();
   const catalogue = catalogueFrom(
-    { settings: { language: "en" }, tools: [{ name: "pay", writes: true, money: true, confirm: "when_held", currency: "USD", spend: [{ field: "amount", at_most: 1e12, per: "month", pool: "wallet" }], args: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] } }] },
+    { settings: { language: "en" }, tools: [{ name: "pay", writes: true, confirm: "when_held", currency: "USD", spend: [{ field: "amount", at_most: 1e12, per: "month", pool: "wallet" }], args: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] } }] },
     { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) },
   );
   let sessions = 0;

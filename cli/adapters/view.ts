@@ -18,7 +18,7 @@ export class HistoryMirror {
   private seen = 0;
   private lastLink = "";
   private turns: string[] = [];
-  private folded?: PreparedView["turns"];
+  private folded: PreparedView["turns"] | undefined;
   private readonly allowed = new Map<number, { tool: string; labels: string[] }>();
   private readonly outcomes = new Map<number, { outcome: string; result: unknown }>();
   /** by step, ascending (inference reads the latest first) */

@@ -26,7 +26,7 @@ export const command = defineCommand({
     session: { type: "string", value: "NAME", help: "the session's name (default: gateway)" },
     language: { type: "string", value: "en|pt-BR", help: "the session language (default: the catalogue's)" },
     "ask-timeout": { type: "string", value: "SECS", help: "how long to wait for the person's answer (default 86400)" },
-    "call-timeout": { type: "string", value: "SECS", help: "how long a forwarded call may run without progress (default 86400)" },
+    "call-timeout": { type: "string", value: "SECS", help: "how long a forwarded call may take (default 86400)" },
     quiet: { type: "boolean", help: "do not log each decision on stderr" },
     json: { type: "boolean", help: "log each decision on stderr as a JSON line" },
     out: { type: "string", short: "o", value: "FILE", help: "init: where to write the starter catalogue (default agent.yaml)" },

@@ -13,18 +13,25 @@
  *      client retries with the answer; for a 2025-era client the SDK's legacy shim pushes the same
  *      form as `elicitation/create` and re-enters this handler. An approval re-checks the call
  *      with the token (step 10: bound to tool, agent, argument digest, session and ask; spent
- *      once) and forwards it. A client without elicitation gets `isError` naming a pending id
- *      (pending.ts); once a person approves it there, the identical call spends that token;
+ *      once) and forwards it. A client without elicitation: the call becomes a pending record in
+ *      the approval store (cli/approvals/); with `approvalWaitMs` the gateway waits there for a
+ *      person (`stalwart approvals serve` or `approve`) and goes on as they decide — approved: the
+ *      token is spent and the call forwarded; denied: nothing runs; edited: the edited call is
+ *      checked again from step 1. Undecided, the client gets `isError` naming the pending id, and
+ *      once a person approves it the identical call spends that token; each decision is a
+ *      receipt in the session history;
  *   5. allow → forwarded as it came (progress under the client's token, cancellation passed on),
  *      and the gateway reports what it saw: `ran` with the result, `failed` on `isError`,
  *      `outcome_unknown` when the upstream could not answer (it may have run).
  */
 import { inputRequired, inputResponse, type ServerContext } from "@modelcontextprotocol/server";
 import type { CheckResult, CompiledCatalogue, Entry, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
-import { bindsOf, inferOrigins, originsOf, viewOfHistory } from "../../worker/portable/engine/index.js";
+import { bindsOf, inferOrigins, originsOf } from "../../worker/portable/engine/index.js";
+import { HistoryView } from "./view.js";
 import type { Upstream } from "./upstream.js";
-import { argsDigest, type PendingStore } from "./pending.js";
+import { approvedFor, canonicalize, editedOrigins, pendingFrom, sha256Hex, waitForDecision, type Approval, type ApprovalStore, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { approvalForm, errorResult, question, refusalText, type ToolResult } from "./words.js";
+import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
 
 /** The part of the SDK's session the gateway uses (in-process and remote alike). */
 export interface GatewaySession {
@@ -32,38 +39,61 @@ export interface GatewaySession {
   readonly history: { entries: Entry[] };
   checkToolCall(tool: string, args: unknown, options?: { origins?: Record<string, string>; confirmation?: string }): Promise<CheckResult>;
   report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
+  /** record a person's decision in the history (in-process sessions) */
+  receipt?(signed: SignedReceipt): Promise<{ step: number }>;
 }
 
 export interface CallsOptions {
   catalogue: CompiledCatalogue;
   session: GatewaySession;
   upstream: Upstream;
-  pending: PendingStore;
+  pending: ApprovalStore;
+  /** for a client without elicitation: how long to wait for a person in the approval store (0: answer at once) */
+  approvalWaitMs?: number;
+  now?: () => Date;
   language: Language;
   context: Record<string, unknown>;
-  /** how long a forwarded call may take (reset by progress) */
+  /** how long a forwarded call may take, progress or not */
   callTimeoutMs: number;
   /** where the gateway says what it did, one line per call (stderr by default) */
   log?: (line: string) => void;
+  /** pinned tool definitions (pins.ts); a changed one is refused before the check */
+  pins?: Pins;
+  /** catalogue entries the gateway added itself (outside.ts): never callable as tools */
+  hidden?: ReadonlySet<string>;
 }
 
 /** The one field of the approval form. */
 const FORM_KEY = "approve";
 
 export class Calls {
-  constructor(private readonly o: CallsOptions) {}
+  private readonly history: HistoryView;
+  constructor(private readonly o: CallsOptions) {
+    this.history = new HistoryView(o.catalogue, o.language, o.context);
+  }
+
+  get session(): GatewaySession {
+    return this.o.session;
+  }
 
   async call(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     const tool = params.name;
     const args = params.arguments ?? {};
+    const refused = await this.gatewayRefusal(tool);
+    if (refused) return refused;
     const state = ctx.mcpReq.requestState();
     if (typeof state === "string") return this.answered(params, args, state, ctx);
 
     const origins = this.infer(tool, args);
     const digest = safeDigest(args);
-    const approved = digest ? this.o.pending.approvedFor(this.o.session.id, tool, digest) : undefined;
-    const check = await this.check(tool, args, origins, approved?.token);
-    if (approved && check.decision === "allow") this.o.pending.markUsed(approved.id);
+    const approved = digest ? approvedFor(await this.o.pending.list(), this.o.session.id, tool, digest, this.nowMs()) : undefined;
+    if (approved && !(await this.recorded(approved))) return errorResult(`${tool} was approved, but the decision could not be recorded in the history; it did not run.`, { decision: "confirm", reasons: [] });
+    const check = await this.check(tool, args, origins, approved?.record.token);
+    if (approved && check.decision === "allow") await this.o.pending.markUsed(approved.record.id);
+    return this.decided(params, ctx, canElicit, tool, args, origins, check);
+  }
+
+  private async decided(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     switch (check.decision) {
       case "refuse":
         this.log(`refuse ${tool} ${check.reasons.join(",")}`);
@@ -79,7 +109,7 @@ export class Calls {
             requestState: check.confirmation,
           });
         }
-        return this.hold(tool, args, origins, check, text);
+        return this.hold(params, ctx, tool, args, origins, check, text);
       }
     }
   }
@@ -103,21 +133,62 @@ export class Calls {
     return errorResult(`the approval does not cover this call of ${tool} (${String(check.detail.confirmation ?? "the token covers another call")}), and it did not run.`, summary(check));
   }
 
-  private hold(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, text: string): ToolResult {
-    const digest = safeDigest(args);
-    if (!check.confirmation || !digest) return errorResult(`${text}\n\nThis call waits for a person, and no approval can be recorded for it.`, summary(check));
-    let id: string;
+  private async hold(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, text: string): Promise<ToolResult> {
+    const labels: Record<string, string[]> = {};
+    for (const k of Object.keys(origins)) labels[k] = origins[k]!.labels;
+    const record = pendingFrom({ session: this.o.session.id, tool, args, check, origins: originsOf(origins), labels, catalogue: this.o.catalogue, now: this.nowMs() });
+    if (!record) return errorResult(`${text}\n\nThis call waits for a person, and no approval can be recorded for it.`, summary(check));
     try {
-      const exp = this.tokenExpiry(check);
-      id = this.o.pending.add({
-        session: this.o.session.id, step: check.step, tool, args, digest, origins, reasons: check.reasons,
-        wording: String(check.detail.wording ?? ""), token: check.confirmation, expires: exp,
-      }).id;
+      await this.o.pending.add(record);
     } catch (err) {
       return errorResult(`${text}\n\nThis call waits for a person, but the pending confirmation could not be stored (${(err as Error).message}).`, summary(check));
     }
+    const id = record.id;
     this.log(`confirm ${tool} ${check.reasons.join(",")}: waiting as ${id}`);
-    return errorResult(`${text}\n\nThis call waits for a person (pending ${id}); it did not run. Once it is approved, the same call with the same arguments runs once.`, { ...summary(check), pending: id });
+    const waitMs = this.o.approvalWaitMs ?? 0;
+    const a = waitMs > 0 ? await waitForDecision(this.o.pending, id, { ms: waitMs, signal: ctx.mcpReq.signal }) : undefined;
+    const receipt = a?.receipt;
+    if (!a || !receipt) {
+      return errorResult(`${text}\n\nThis call waits for a person (pending ${id}); it did not run. Once it is approved, the same call with the same arguments runs once.`, { ...summary(check), pending: id });
+    }
+    if (!(await this.recorded(a))) return errorResult(`${tool}: the decision could not be recorded in the history; it did not run.`, { ...summary(check), pending: id });
+    if (receipt.decision === "deny") {
+      this.log(`confirm ${tool}: denied by ${receipt.by} (${id})`);
+      return errorResult(`${tool} was denied by ${receipt.by}${receipt.message ? `: ${receipt.message}` : ""}, and it did not run.`, { ...summary(check), pending: id, approved: false });
+    }
+    if (receipt.decision === "edit") {
+      // The person's values, checked again from step 1: never run on the old approval.
+      const edited = receipt.edited ?? {};
+      const again = editedOrigins(args, edited, originsOf(origins), canonicalize);
+      const inferred: Record<string, InferredOrigin> = {};
+      for (const k of Object.keys(again)) inferred[k] = { origin: again[k]!, labels: [] };
+      const check2 = await this.check(tool, edited, inferred);
+      this.log(`confirm ${tool}: edited by ${receipt.by} (${id}), checked again: ${check2.decision}`);
+      const out = await this.decided({ ...params, arguments: edited }, ctx, false, tool, edited, {}, check2);
+      return out as ToolResult;
+    }
+    const check2 = await this.check(tool, args, origins, record.token);
+    if (check2.decision !== "allow") return errorResult(`${tool} was approved by ${receipt.by}, but the approval does not cover this call (${String(check2.detail.confirmation ?? check2.reasons.join(","))}); it did not run.`, summary(check2));
+    await this.o.pending.markUsed(id);
+    this.log(`confirm ${tool}: approved by ${receipt.by} (${id})`);
+    return this.forward(params, check2, ctx);
+  }
+
+  /** The decision enters the session history before anything it allows runs. */
+  private async recorded(a: Approval): Promise<boolean> {
+    if (!a.receipt || !this.o.session.receipt) return true;
+    if (this.o.session.history.entries.some((e) => e.kind === "receipt" && e.of === a.record.step)) return true;
+    try {
+      await this.o.session.receipt(a.receipt);
+      return true;
+    } catch (err) {
+      this.log(`receipt of ${a.record.id} not recorded: ${(err as Error).message}`);
+      return false;
+    }
+  }
+
+  private nowMs(): number {
+    return (this.o.now ?? (() => new Date()))().getTime();
   }
 
   private async forward(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, check: CheckResult, ctx: ServerContext): Promise<ToolResult> {
@@ -150,10 +221,26 @@ export class Calls {
     return result as ToolResult;
   }
 
-  private infer(tool: string, args: Record<string, unknown>): Record<string, InferredOrigin> {
+  /** The gateway's own refusals, before the check: a tool it added itself, a pinned definition the upstream changed. */
+  private async gatewayRefusal(tool: string): Promise<ToolResult | undefined> {
+    if (this.o.hidden?.has(tool)) {
+      this.log(`refuse ${tool} unknown_tool`);
+      return errorResult(`stalwart refused ${tool}, and it did not run.\nunknown_tool: \`${tool}\` is not a tool of this server`, { decision: "refuse", reasons: ["unknown_tool"], detail: {}, step: -1 });
+    }
+    const changed = await this.o.pins?.verify(tool);
+    if (!changed) return undefined;
+    this.log(`refuse ${tool} ${TOOL_DEFINITION_CHANGED}: pinned ${changed.pinned}, the tool server has ${changed.found}`);
+    const what = changed.found === "missing" ? "no longer lists it" : "now describes it otherwise (its description or input schema changed)";
+    return errorResult(
+      `stalwart refused ${tool}, and it did not run.\n${TOOL_DEFINITION_CHANGED}: the catalogue pins this tool's definition, and the tool server ${what}. Review the tool server's new definition, then run \`stalwart gateway init\` again or update the tool's \`pin\` in the catalogue.`,
+      { decision: "refuse", reasons: [TOOL_DEFINITION_CHANGED], detail: { pinned: changed.pinned, found: changed.found }, step: -1 },
+    );
+  }
+
+  infer(tool: string, args: Record<string, unknown>): Record<string, InferredOrigin> {
     if (typeof args !== "object" || args === null || Array.isArray(args)) return {};
     try {
-      const view = viewOfHistory(this.o.session.history.entries, this.o.catalogue, this.o.language, this.o.context);
+      const view = this.history.view(this.o.session.history.entries);
       return inferOrigins(args, view, { binds: bindsOf(this.o.catalogue, tool) });
     } catch {
       // Unreadable history or values: nothing is trusted, the check asks about every argument.
@@ -203,7 +290,7 @@ function summary(check: CheckResult): Record<string, unknown> {
 
 function safeDigest(args: unknown): string | undefined {
   try {
-    return argsDigest(args);
+    return sha256Hex(canonicalize(args));
   } catch {
     return undefined;
   }

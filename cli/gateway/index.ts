@@ -8,12 +8,15 @@ import { Client } from "../sdk/index.js";
 import { resolveHome } from "../sdk/home.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
+import { parse } from "yaml";
 import { loadCatalogue, type CompiledCatalogue, type Entry, type Language } from "../../worker/portable/engine/index.js";
 import { Calls, type GatewaySession } from "./calls.js";
-import { PendingStore } from "./pending.js";
+import { FileApprovalStore } from "../approvals/store.js";
 import { LiveServers, serverFactory } from "./server.js";
 import { Upstream, type UpstreamSpec } from "./upstream.js";
 import { listen } from "./http.js";
+import { Pins, pinsOf } from "./pins.js";
+import { OUTSIDE_TOOLS, withOutsideReads } from "./outside.js";
 
 export interface GatewayOptions {
   /** path to agent.yaml */
@@ -30,7 +33,9 @@ export interface GatewayOptions {
   context?: Record<string, unknown>;
   /** how long a person may take to answer (default: a day) */
   askTimeoutMs?: number;
-  /** how long a forwarded call may run without progress (default: a day) */
+  /** a client without elicitation: how long to wait for a person in the approval store (default 0: answer at once with the pending id) */
+  approvalWaitMs?: number;
+  /** how long a forwarded call may take (default: a day) */
   callTimeoutMs?: number;
   now?: () => Date;
   log?: (line: string) => void;
@@ -40,7 +45,7 @@ export interface RunningGateway {
   /** the downstream URL with `listen`; undefined on stdio */
   url?: string;
   sessionId: string;
-  pending: PendingStore;
+  pending: FileApprovalStore;
   catalogue: CompiledCatalogue;
   /** the session's history (what the check signed) */
   entries(): Entry[];
@@ -50,7 +55,14 @@ export interface RunningGateway {
 const DAY = 24 * 60 * 60 * 1000;
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
-  const catalogue = loadCatalogue(readCatalogueFile(o.catalogue), { file: o.catalogue, schemaCompiler: ajvCompiler });
+  // The person's file is linted as it is (its problems point at its own lines); the check then
+  // gets it with the outside-read entries for resources and prompts added (outside.ts).
+  const text = readCatalogueFile(o.catalogue);
+  const own = loadCatalogue(text, { file: o.catalogue, schemaCompiler: ajvCompiler });
+  const source = parse(text) as Record<string, unknown>;
+  const effective = withOutsideReads(source);
+  const catalogue = loadCatalogue(effective, { file: o.catalogue, schemaCompiler: ajvCompiler });
+  const hidden = new Set([...OUTSIDE_TOOLS].filter((n) => !own.tools.has(n)));
   const home = resolveHome(o.home);
   const client = new Client({
     ...(o.home ? { home: o.home } : {}),
@@ -60,20 +72,23 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   });
   const language = o.language ?? catalogue.settings.language;
   const context = o.context ?? {};
-  const session: GatewaySession = client.session(o.sessionName ?? "gateway", { catalogue: o.catalogue, language, context });
+  const session: GatewaySession = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context });
 
   const live = new LiveServers();
   let http: Awaited<ReturnType<typeof listen>> | undefined;
+  let pins: Pins | undefined;
   const upstream = await new Upstream(o.upstream, {
-    toolsChanged: () => (live.toolsChanged(), http?.toolsChanged()),
+    toolsChanged: () => (pins?.invalidate(), live.toolsChanged(), http?.toolsChanged()),
     resourcesChanged: () => (live.resourcesChanged(), http?.resourcesChanged()),
     promptsChanged: () => (live.promptsChanged(), http?.promptsChanged()),
   }).start();
 
-  const pending = new PendingStore(home, o.now);
+  pins = new Pins(pinsOf(source), () => upstream.listTools());
+  const pending = new FileApprovalStore(home);
   const callTimeoutMs = o.callTimeoutMs ?? DAY;
-  const calls = new Calls({ catalogue, session, upstream, pending, language, context, callTimeoutMs, ...(o.log ? { log: o.log } : {}) });
-  const factory = serverFactory({ catalogue, upstream, calls, askTimeoutMs: o.askTimeoutMs ?? DAY, callTimeoutMs }, live);
+  const log = o.log ?? (() => undefined);
+  const calls = new Calls({ catalogue, session, upstream, pending, language, context, callTimeoutMs, log, pins, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
+  const factory = serverFactory({ catalogue, upstream, calls, askTimeoutMs: o.askTimeoutMs ?? DAY, callTimeoutMs, pins, hidden, log }, live);
 
   let closeDownstream: () => Promise<void>;
   if (o.listen) {
@@ -89,7 +104,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       return session.id;
     },
     pending,
-    catalogue,
+    // the person's catalogue, as they wrote it (the check also has the outside-read entries)
+    catalogue: own,
     entries: () => session.history.entries,
     close: async () => {
       await closeDownstream().catch(() => undefined);

@@ -9,33 +9,27 @@
  *   openWorldHint: true on a write     → noted: declare `sends_out` with the allowed destinations
  * `args` is the tool's `inputSchema`, `returns` its `outputSchema` (what `result:` origins and
  * `{from}` conditions may read). The file is linted before it is written: what init writes passes
- * `stalwart check`.
+ * `stalwart check`. Every tool is pinned (`pin:`, the digest of its description and input schema).
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
 import { CatalogueError, loadCatalogue, formatProblem, InputError } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { Upstream, type UpstreamSpec } from "./upstream.js";
+import { definitionDigest } from "./pins.js";
 
-interface McpTool {
+type McpTool = {
   name: string;
   description?: string;
   inputSchema?: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; idempotentHint?: boolean; title?: string };
-}
+};
 
 export async function listAllTools(spec: UpstreamSpec): Promise<{ tools: McpTool[]; server?: { name: string; version: string } }> {
   const up = await new Upstream(spec).start();
   try {
-    const tools: McpTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 1000; page++) {
-      const r = await up.request("tools/list", cursor !== undefined ? { cursor } : undefined, { timeoutMs: 60_000 });
-      for (const t of Array.isArray(r.tools) ? r.tools : []) if (typeof t?.name === "string") tools.push(t as McpTool);
-      cursor = typeof r.nextCursor === "string" && r.nextCursor !== "" ? r.nextCursor : undefined;
-      if (cursor === undefined) break;
-    }
+    const tools = (await up.listTools()).map((t) => t as McpTool);
     const server = up.serverInfo();
     return { tools, ...(server ? { server } : {}) };
   } finally {
@@ -66,6 +60,9 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
       }
       if (a.openWorldHint === true) notes.push("openWorldHint → it may reach others: declare `sends_out: [allowed destinations]`, or every destination in its arguments is refused");
     }
+    // The definition as the server gives it now: the gateway refuses the tool if it changes (pins.ts).
+    const pin = definitionDigest(t);
+    if (pin) entry.pin = pin;
     const args = cleanSchema(t.inputSchema) ?? { type: "object", properties: {} };
     // The server names its arguments; anything else is refused (step 3), not held as schema_partial.
     if (args.type === "object" && args.additionalProperties === undefined) args.additionalProperties = false;
@@ -82,6 +79,8 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     `# A starter catalogue written by \`stalwart gateway init\` from ${source}.`,
     "# Each tool's class below is a guess from the server's MCP annotations: review every `# review:` line,",
     "# then run `stalwart check` on this file. A tool the catalogue does not name is not offered at all.",
+    "# Each `pin` is the digest of the tool's description and input schema as the server gave them now:",
+    "# if the server later describes a tool otherwise, the gateway stops offering it and refuses its calls.",
     "settings:",
     "  language: en",
     "tools:",

@@ -4,14 +4,18 @@
  * `Calls` (one stalwart session) and one upstream. The gateway owns dispatch, so it is built on
  * `Server`, not `McpServer`: `tools/list` answers with the upstream's own tool objects (only those
  * the catalogue names, `outputSchema` and `_meta` verbatim, page by page with the upstream's
- * cursor), and `tools/call` goes through the check (calls.ts). Resources and prompts, when the
- * upstream has them, are forwarded as they are (read-only; not checked, see docs/gateway.md).
+ * cursor, less any pinned tool whose definition changed: pins.ts), and `tools/call` goes through
+ * the check (calls.ts). Resources and prompts, when the upstream has them, are forwarded read-only:
+ * listings as they are, and each `resources/read` / `prompts/get` checked and recorded as a read from
+ * outside (outside.ts).
  */
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server, type McpServerFactory, type ServerContext } from "@modelcontextprotocol/server";
 import type { CompiledCatalogue } from "../../worker/portable/engine/index.js";
 import type { Calls } from "./calls.js";
 import type { Upstream } from "./upstream.js";
 import { errorResult } from "./words.js";
+import type { Pins } from "./pins.js";
+import { readFromOutside } from "./outside.js";
 
 export interface ServeOptions {
   catalogue: CompiledCatalogue;
@@ -20,6 +24,10 @@ export interface ServeOptions {
   /** how long the SDK waits for a person's answer to a pushed elicitation (2025-era clients) */
   askTimeoutMs: number;
   callTimeoutMs: number;
+  pins: Pins;
+  /** catalogue entries the gateway added itself (outside.ts), never offered as tools */
+  hidden: ReadonlySet<string>;
+  log: (line: string) => void;
 }
 
 /** Servers of 2025-era connections that are open, for `list_changed` (2026-07-28 ones listen through the entry). */
@@ -58,6 +66,7 @@ function buildServer(o: ServeOptions): Server {
   const capabilities: Record<string, unknown> = { tools: { listChanged: true } };
   if (has("resources")) capabilities.resources = { listChanged: true };
   if (has("prompts")) capabilities.prompts = { listChanged: true };
+  if (has("completions")) capabilities.completions = {};
   const server = new Server(
     { name: "stalwart-gateway", version: "0.1.0" },
     {
@@ -71,11 +80,19 @@ function buildServer(o: ServeOptions): Server {
       throw err instanceof ProtocolError ? err : new ProtocolError(ProtocolErrorCode.InternalError, `the tool server did not answer: ${(err as Error).message}`);
     });
 
+  // A read from outside: checked and recorded; one the check does not allow is a JSON-RPC error naming the reasons.
+  const outside = async (method: "resources/read" | "prompts/get", params: Record<string, unknown> | undefined, ctx: ServerContext) => {
+    const r = await readFromOutside({ session: o.calls.session, infer: (t, a) => o.calls.infer(t, a), log: o.log }, method, params, () => forward(method, params, ctx));
+    if (r.ok) return r.result;
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `stalwart did not forward ${method} (${r.check.decision}: ${r.check.reasons.join(", ")})`, { "stalwart-agents/check": { decision: r.check.decision, reasons: r.check.reasons, detail: r.check.detail, step: r.check.step } });
+  };
+
   server.setRequestHandler("tools/list", async (request, ctx) => {
     const page = await forward("tools/list", request.params?.cursor !== undefined ? { cursor: request.params.cursor } : undefined, ctx);
     const tools = Array.isArray(page.tools) ? page.tools : [];
-    // Only the tools the catalogue names; each one as the upstream described it.
-    return { ...page, tools: tools.filter((t: { name?: unknown }) => typeof t?.name === "string" && o.catalogue.tools.has(t.name)) } as never;
+    // Only the tools the catalogue names and whose pinned definition holds; each one as the upstream described it.
+    const named = tools.filter((t: { name?: unknown }) => typeof t?.name === "string" && o.catalogue.tools.has(t.name) && !o.hidden.has(t.name));
+    return { ...page, tools: o.pins.filterPage(named) } as never;
   });
 
   server.setRequestHandler("tools/call", async (request, ctx) => {
@@ -91,11 +108,15 @@ function buildServer(o: ServeOptions): Server {
   if (has("resources")) {
     server.setRequestHandler("resources/list", async (r, ctx) => (await forward("resources/list", r.params, ctx)) as never);
     server.setRequestHandler("resources/templates/list", async (r, ctx) => (await forward("resources/templates/list", r.params, ctx)) as never);
-    server.setRequestHandler("resources/read", async (r, ctx) => (await forward("resources/read", r.params, ctx)) as never);
+    server.setRequestHandler("resources/read", async (r, ctx) => (await outside("resources/read", r.params, ctx)) as never);
+  }
+  if (has("completions")) {
+    // argument completion for prompts and resource templates: a read of the server's suggestions
+    server.setRequestHandler("completion/complete", async (r, ctx) => (await forward("completion/complete", r.params, ctx)) as never);
   }
   if (has("prompts")) {
     server.setRequestHandler("prompts/list", async (r, ctx) => (await forward("prompts/list", r.params, ctx)) as never);
-    server.setRequestHandler("prompts/get", async (r, ctx) => (await forward("prompts/get", r.params, ctx)) as never);
+    server.setRequestHandler("prompts/get", async (r, ctx) => (await outside("prompts/get", r.params, ctx)) as never);
   }
   return server;
 }

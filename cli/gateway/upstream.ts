@@ -13,6 +13,9 @@ import { StalwartError } from "../../worker/portable/engine/index.js";
 
 export type UpstreamSpec = { command: string; args: string[]; cwd?: string; env?: Record<string, string> } | { url: string };
 
+/** A tool as the server listed it: a name, and the rest as it came. */
+export type ListedTool = { name: string; [key: string]: unknown };
+
 export interface UpstreamEvents {
   /** the server said its tool list changed */
   toolsChanged?: () => void;
@@ -34,8 +37,8 @@ export class UpstreamUnavailable extends StalwartError {
 }
 
 export class Upstream {
-  private client?: Client;
-  private connecting?: Promise<Client>;
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
   private closed = false;
 
   constructor(private readonly spec: UpstreamSpec, private readonly events: UpstreamEvents = {}, private readonly connectTimeoutMs = 60_000) {}
@@ -80,6 +83,19 @@ export class Upstream {
     } finally {
       if (token) this.progress.delete(token);
     }
+  }
+
+  /** Every tool the server lists now, page by page (capped at 1000 pages: a cursor that never ends is not followed forever). */
+  async listTools(timeoutMs = 60_000): Promise<ListedTool[]> {
+    const tools: ListedTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 1000; page++) {
+      const r = await this.request("tools/list", cursor !== undefined ? { cursor } : undefined, { timeoutMs });
+      for (const t of Array.isArray(r.tools) ? r.tools : []) if (typeof t === "object" && t !== null && typeof (t as { name?: unknown }).name === "string") tools.push(t as ListedTool);
+      cursor = typeof r.nextCursor === "string" && r.nextCursor !== "" ? r.nextCursor : undefined;
+      if (cursor === undefined) break;
+    }
+    return tools;
   }
 
   private progressCounter = 0;

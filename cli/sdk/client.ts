@@ -20,6 +20,8 @@ import { Http, RemoteSession, ensureCatalogue, ensureRulebook } from "./remote.j
 import { SerialSession, type FollowPlan, type Judged, type SessionApi, type SessionCore, type UndoPlan } from "../../worker/portable/engine/index.js";
 import { ClientLicence, pinBundles, type LicenceOption } from "./licence-gate.js";
 import { describeSession, type SessionInfo } from "./session-info.js";
+import { approvalPort } from "../approvals/port-node.js";
+import type { SignedReceipt } from "../../worker/portable/engine/index.js";
 
 export interface ClientOptions {
   /** licence + state folder; default $STALWART_HOME or ~/.stalwart */
@@ -98,7 +100,7 @@ export class Client {
       ...(options.context ? { context: options.context } : {}),
       ...(options.agent ? { agent: options.agent } : {}),
     });
-    return describeSession(new SerialSession(new LicensedSession(s, this.licence)), { catalogue: () => catalogue, language: s.language, context: s.context });
+    return describeSession(new SerialSession(new LicensedSession(s, this.licence), approvalPort(this.home, catalogue, this.options.now)), { catalogue: () => catalogue, language: s.language, context: s.context });
   }
 
   /** Continue a session saved with `toJSON()`, in this process or another. */
@@ -116,7 +118,7 @@ export class Client {
     const catalogue = this.catalogue(options.catalogue);
     const rulebook = options.rulebook !== undefined ? this.rulebookFor(options.rulebook, catalogue) : undefined;
     const s = Session.resume(this.engine(), catalogue, data, rulebook ? { rulebook } : {});
-    return describeSession(new SerialSession(new LicensedSession(s, this.licence)), { catalogue: () => catalogue, language: s.language, context: s.context });
+    return describeSession(new SerialSession(new LicensedSession(s, this.licence), approvalPort(this.home, catalogue, this.options.now)), { catalogue: () => catalogue, language: s.language, context: s.context });
   }
 
   /** A remote session's catalogue, compiled here only when an adapter asks for it. */
@@ -218,6 +220,9 @@ class LicensedSession implements SessionCore {
   }
   report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
     return this.whenLicensed(() => this.inner.report(step, outcome, result));
+  }
+  receipt(signed: SignedReceipt): Promise<{ step: number }> {
+    return this.whenLicensed(() => this.inner.receipt(signed));
   }
   filter(step: number, result: unknown): Promise<unknown> {
     return this.whenLicensed(async () => (await this.inner.filter(step, result)).kept);

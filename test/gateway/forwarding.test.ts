@@ -111,6 +111,44 @@ describe("forwarding over streamable HTTP", { timeout: 30_000 }, () => {
   });
 });
 
+describe("timeouts", { timeout: 30_000 }, () => {
+  it("a forwarded call is given up after --call-timeout, reported outcome_unknown; by default (a day) it is not given up early", async () => {
+    const dir = allowedDir();
+    const log = join(dir, "paged.log");
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const upstream = { command: process.execPath, args: ["--import", "tsx", PAGED], env: { ...(process.env as Record<string, string>), PAGED_LOG: log } };
+    // short: the call that never ends on its own is given up after 700 ms, reported outcome_unknown
+    const short = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream, listen: { host: "127.0.0.1", port: 0 }, home: home(), callTimeoutMs: 700 });
+    try {
+      const d = await overHttp(downstreamClient({}), short.url!);
+      const t0 = Date.now();
+      const r = await d.client.callTool({ name: "slow", arguments: {} });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toContain("the tool server did not answer");
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(650);
+      expect(short.entries().at(-1)).toMatchObject({ kind: "report", outcome: "outcome_unknown" });
+      await d.client.close();
+    } finally {
+      await short.close();
+    }
+    // default: still waiting well past the short one, until the client cancels it
+    const long = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream, listen: { host: "127.0.0.1", port: 0 }, home: home() });
+    try {
+      const d = await overHttp(downstreamClient({}), long.url!);
+      const abort = new AbortController();
+      let settled = false;
+      const call = d.client.callTool({ name: "slow", arguments: {} }, { signal: abort.signal, timeout: 600_000 }).finally(() => void (settled = true));
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(settled).toBe(false);
+      abort.abort();
+      await expect(call).rejects.toThrow();
+      await d.client.close();
+    } finally {
+      await long.close();
+    }
+  });
+});
+
 describe("forwarding over stdio", () => {
   it("pages, verbatim results, progress, cancellation, list_changed", async () => {
     const dir = allowedDir();

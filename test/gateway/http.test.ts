@@ -76,6 +76,16 @@ describe("gateway over streamable HTTP, filesystem server upstream", { timeout: 
     await d.client.close();
   });
 
+  it("2025-era client: cancelled → not approved, and nothing is written", async () => {
+    const d = await overHttp(downstreamClient({ answer: "cancel" }), gw.url!);
+    const file = join(dir, "cancelled.txt");
+    const r = await d.client.callTool({ name: "write_file", arguments: { path: file, content: "no" } });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toContain("not approved (cancelled)");
+    expect(existsSync(file)).toBe(false);
+    await d.client.close();
+  });
+
   it("2026-07-28 client: input_required with the token as requestState; approved once, then written", async () => {
     const d = await overHttp(downstreamClient({ answer: "accept", modern: true }), gw.url!);
     expect(d.client.getProtocolEra()).toBe("modern");

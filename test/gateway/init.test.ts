@@ -28,6 +28,8 @@ describe("stalwart gateway init", () => {
     expect(tools.get("create_directory")).not.toHaveProperty("irreversible");
     expect(tools.get("read_text_file")).toHaveProperty("returns.properties.content");
     expect(text).toContain("# review: destructiveHint → irreversible");
+    // every tool pinned to its definition as the server gives it now
+    for (const t of tools.values()) expect(t.pin).toMatch(/^sha256:[0-9a-f]{64}$/);
     // an existing file is kept unless --force
     expect(() => cli("gateway", "init", "-o", out, "--", process.execPath, FILESYSTEM, dir)).toThrow();
   }, 60_000);

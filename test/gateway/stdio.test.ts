@@ -5,7 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PendingStore } from "../../cli/gateway/pending.js";
+import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { homeMac } from "../../cli/approvals/mac.js";
+import { approvalStatus, decide } from "../../worker/portable/engine/index.js";
 import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, MEMORY, overStdio, text } from "./helpers.js";
 
 describe("gateway over stdio", () => {
@@ -22,12 +24,13 @@ describe("gateway over stdio", () => {
     const id = (first._meta?.["stalwart-agents/check"] as { pending: string }).pending;
     expect(existsSync(file)).toBe(false);
 
-    const store = new PendingStore(h);
-    const record = store.get(id)!;
-    expect(record).toMatchObject({ status: "pending", tool: "write_file", args: { path: file, content: "approved later" }, origins: { path: { origin: "model" } } });
+    const store = new FileApprovalStore(h);
+    const record = store.get(id)!.record;
+    expect(approvalStatus(store.get(id)!, Date.now())).toBe("pending");
+    expect(record).toMatchObject({ tool: "write_file", args: { path: file, content: "approved later" }, origins: { path: { origin: "model" } } });
     expect(record.reasons).toContain("argument_origin");
     // another call with other arguments is not covered by the approval
-    store.approve(id, "test");
+    await decide(store, homeMac(h), id, { decision: "approve", by: "test", at: Date.now() });
     const other = await d.client.callTool({ name: "write_file", arguments: { path: file, content: "something else" } });
     expect(other.isError).toBe(true);
     expect(existsSync(file)).toBe(false);
@@ -35,7 +38,7 @@ describe("gateway over stdio", () => {
     const second = await call();
     expect(second.isError, text(second)).toBeFalsy();
     expect(readFileSync(file, "utf8")).toBe("approved later");
-    expect(store.get(id)!.status).toBe("used");
+    expect(approvalStatus(store.get(id)!, Date.now())).toBe("used");
     // spent once: the same call again waits again
     const third = await call();
     expect(third.isError).toBe(true);

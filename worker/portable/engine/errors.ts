@@ -48,6 +48,9 @@ export const ERROR_CODES = {
   StoreHealthy: { status: 409, wire: "store_healthy" },
   NoPendingRequest: { status: 409, wire: "no_pending_request" },
   ApiKeyRequired: { status: 401, wire: "api_key_not_configured" },
+  // approvals (issue 12): a pending confirmation that is not there, or was decided already
+  ApprovalNotFound: { status: 404, wire: "approval_not_found" },
+  ApprovalDecided: { status: 409, wire: "approval_decided" },
   // the adapters (cli/adapters/): a refused call as the framework hands it to the model
   ToolCallRefused: { status: 403, wire: "tool_call_refused" },
   // the gateway (cli/gateway/): the MCP tool server it forwards to did not answer

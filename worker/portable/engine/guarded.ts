@@ -17,6 +17,12 @@ import type { Outcome } from "./history/entry.js";
 import type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 import { InputError } from "./errors.js";
 import { canonicalize, canonicalizeTop } from "./canonical/jcs.js";
+import type { ApprovalPort } from "./approvals/port.js";
+import { editedOrigins } from "./approvals/port.js";
+import { pendingFrom } from "./approvals/build.js";
+import { standingFor, type Approval } from "./approvals/record.js";
+import { waitForDecision } from "./approvals/decide.js";
+import type { SignedReceipt } from "./approvals/receipts.js";
 
 export type Impl = (args: Record<string, unknown>) => unknown;
 
@@ -28,6 +34,16 @@ export interface RunOptions extends CallOptions {
   /** how long to wait between follow reads (default 5 s); `sleep` is injectable for tests */
   pollMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** on `confirm`, wait this many ms for a person to decide in the approval store (page or CLI) */
+  wait?: number;
+  /** the name a receipt of the SDK's own `approve` / `deny` carries (default "sdk") */
+  as?: string;
+}
+
+/** `approve(step, …)` / `deny(step, …)`: who decides, and why. */
+export interface DecideOptions {
+  as?: string;
+  message?: string;
 }
 
 export interface RunResult {
@@ -37,6 +53,10 @@ export interface RunResult {
   /** for a write followed to its end: what the follow reads said */
   outcome?: Outcome;
   error?: string;
+  /** the pending confirmation's id in the approval store, when there is one */
+  approval?: string;
+  /** the person's decision that settled it */
+  receipt?: SignedReceipt;
 }
 
 export interface RollbackStep {
@@ -54,6 +74,9 @@ export interface SessionPort {
   planFollow(tool: string, step: number, args: Record<string, unknown>, result: unknown): Promise<FollowPlan | null> | FollowPlan | null;
   judgeOutcome(tool: string, followResult: unknown): Promise<Judged> | Judged;
   now(): Date;
+  /** record a person's signed decision in the history (sessions that keep receipts) */
+  receipt?(signed: SignedReceipt): Promise<{ step: number }>;
+  readonly id?: string;
 }
 
 interface Waiting {
@@ -63,6 +86,8 @@ interface Waiting {
   options: RunOptions;
   impl: Impl;
   check: CheckResult;
+  /** its record in the approval store */
+  approval?: string;
 }
 
 interface Ran {
@@ -84,7 +109,7 @@ export class GuardedSteps {
   private readonly waiting = new Map<number, Waiting>();
   private ran: Ran[] = [];
 
-  constructor(private readonly session: SessionPort) {}
+  constructor(private readonly session: SessionPort, private readonly approvals?: ApprovalPort) {}
 
   /** A person's turn starts a new run: rollback covers the writes after it. */
   newRun(): void {
@@ -104,16 +129,84 @@ export class GuardedSteps {
   }
 
   /** The person approved the waiting step: present its token, run it if allowed. */
-  async approve(step: number): Promise<RunResult> {
-    const w = this.take(step);
-    const check = await this.session.checkToolCall(w.tool, copy(w.args), { ...callOptions(w.options), confirmation: w.check.confirmation! });
-    return this.settle(check, w.tool, w.args, w.options, w.impl);
+  async approve(step: number, o: DecideOptions = {}): Promise<RunResult> {
+    const w = this.waiting.get(step);
+    if (w?.approval && this.approvals) return this.decided(step, await this.decideHere(w, "approve", o));
+    const t = this.take(step);
+    const check = await this.session.checkToolCall(t.tool, copy(t.args), { ...callOptions(t.options), confirmation: t.check.confirmation! });
+    return this.settle(check, t.tool, t.args, t.options, t.impl);
   }
 
   /** The person said no: nothing runs. */
-  async deny(step: number): Promise<RunResult> {
+  async deny(step: number, o: DecideOptions = {}): Promise<RunResult> {
+    const w = this.waiting.get(step);
+    if (w?.approval && this.approvals) return this.decided(step, await this.decideHere(w, "deny", o));
+    const t = this.take(step);
+    return { status: "refused", check: t.check };
+  }
+
+  /** Wait up to `ms` for a person to decide the waiting step in the approval store. */
+  async await(step: number, ms: number): Promise<RunResult> {
+    const w = this.waiting.get(step);
+    if (!w) throw new InputError(`step ${String(step)} is not waiting for a person`, "/step");
+    if (!w.approval || !this.approvals) return { status: "waiting", check: w.check };
+    const a = await waitForDecision(this.approvals.store, w.approval, { ms, ...(this.approvals.pollMs ? { pollMs: this.approvals.pollMs } : {}), ...(w.options.sleep ? { sleep: w.options.sleep } : {}) });
+    if (!a?.receipt) return { status: "waiting", check: w.check, approval: w.approval };
+    return this.decided(step, a);
+  }
+
+  /** The SDK's own decision, stored like the page's; one already made elsewhere stands. */
+  private async decideHere(w: Waiting, decision: "approve" | "deny", o: DecideOptions): Promise<Approval> {
+    const port = this.approvals!;
+    try {
+      return await port.decide(w.approval!, { decision, by: o.as ?? w.options.as ?? "sdk", at: this.session.now().getTime(), message: o.message });
+    } catch (err) {
+      const a = await port.store.get(w.approval!);
+      if (a?.receipt) return a;
+      throw err;
+    }
+  }
+
+  /**
+   * A decision came: it enters the history (or nothing runs), then an approval presents the
+   * record's token, a denial runs nothing, and an edit is a new call with the person's values,
+   * checked from step 1 — never run on the old approval.
+   */
+  private async decided(step: number, a: Approval): Promise<RunResult> {
     const w = this.take(step);
-    return { status: "refused", check: w.check };
+    const receipt = a.receipt!;
+    const base = { check: w.check, approval: a.record.id, receipt };
+    if (this.session.receipt) {
+      try {
+        await this.session.receipt(receipt);
+      } catch (err) {
+        return { status: "refused", ...base, error: `the decision could not be recorded in the history (${message(err)}); nothing ran` };
+      }
+    }
+    if (receipt.decision === "deny") return { status: "refused", ...base };
+    if (receipt.decision === "edit") {
+      const edited = receipt.edited ?? {};
+      const origins = editedOrigins(copy(w.args), edited, w.options.origins, canonicalize);
+      return this.run(w.tool, edited, { ...w.options, origins }, w.impl);
+    }
+    const check = await this.session.checkToolCall(w.tool, copy(w.args), { ...callOptions(w.options), confirmation: a.record.token });
+    if (check.decision === "allow") await this.approvals?.store.markUsed(a.record.id);
+    return { ...(await this.settle(check, w.tool, w.args, w.options, w.impl)), approval: a.record.id, receipt };
+  }
+
+  /** Every `confirm` of `run()` becomes a pending record; a standing approval decides it at once. */
+  private async hold(tool: string, args: string, options: RunOptions, check: CheckResult): Promise<string | undefined> {
+    const port = this.approvals;
+    const session = this.session.id;
+    if (!port || session === undefined) return undefined;
+    const record = pendingFrom({ session, tool, args: copy(args), check, origins: options.origins, labels: options.labels, catalogue: port.catalogue, now: this.session.now().getTime() });
+    if (!record) return undefined;
+    await port.store.add(record);
+    const standing = standingFor(await port.store.list(), session, tool, record.agent, record.digest);
+    if (standing?.receipt) {
+      await port.decide(record.id, { decision: "approve", by: standing.receipt.by, at: record.created, message: `always for this session (${standing.record.id})` }).catch(() => undefined);
+    }
+    return record.id;
   }
 
   async rollback(): Promise<RollbackStep[]> {
@@ -158,7 +251,10 @@ export class GuardedSteps {
   private async settle(check: CheckResult, tool: string, args: string, options: RunOptions, impl: Impl): Promise<RunResult> {
     if (check.decision === "refuse") return { status: "refused", check };
     if (check.decision === "confirm") {
-      this.waiting.set(check.step, { tool, args, options, impl, check });
+      const approval = await this.hold(tool, args, options, check);
+      this.waiting.set(check.step, { tool, args, options, impl, check, ...(approval ? { approval } : {}) });
+      // one read at least: a standing approval has decided it already
+      if (approval) return this.await(check.step, options.wait !== undefined && options.wait > 0 ? options.wait : 0);
       return { status: "waiting", check };
     }
     let result: unknown;

@@ -7,11 +7,20 @@ export { Engine } from "./engine.js";
 export { defineOwn, own, ownRecord, owns } from "./canonical/own.js";
 export { Session, type SavedSession, type KnownPrefix } from "./session.js";
 export { SerialSession, type SessionApi, type SessionCore } from "./serial-session.js";
-export { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
+export { GuardedSteps, type DecideOptions, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
 export type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 export { REASON_CODES, type CallOptions, type CheckResult, type Labels, type LicenceGate, type ReasonCode } from "./check/types.js";
 export { bindsOf, inferOrigins, originsOf, prepareView, viewOfHistory, type InferenceView, type InferOptions, type InferredOrigin, type PreparedView, type RecordedResult } from "./origins/infer.js";
-export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
+export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, type ReceiptEntry, type ReportEntry, type TurnEntry } from "./history/entry.js";
+
+// Approvals (issue 12): pending confirmations, signed receipts, the store interface both runtimes share.
+export { APPROVAL_ID, approvedFor, decideProblem, newestFirst, standingFor, approvalStatus, type Approval, type ApprovalStatus, type ApprovalStore, type ArgumentOrigin, type CounterEffect, type DecideAnswer, type PendingRecord } from "./approvals/record.js";
+export { callDigest, makeReceipt, receiptDigest, receiptProblem, signReceipt, verifyReceipt, type DecisionInput, type Receipt, type Mac, type ReceiptDecision, type SignedReceipt } from "./approvals/receipts.js";
+export { counterEffects, newApprovalId, pendingFrom, tokenClaims, type PendingInput } from "./approvals/build.js";
+export { MemoryApprovalStore } from "./approvals/memory.js";
+export { decide, waitForDecision, type WaitOptions } from "./approvals/decide.js";
+export { receiptEntry } from "./approvals/history.js";
+export { editedOrigins, type ApprovalPort } from "./approvals/port.js";
 
 export { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, formatProblem, formatWarning, type CatalogueProblem } from "./errors.js";
 // The error-code registry: every code → its HTTP status and wire spelling; workers answer with

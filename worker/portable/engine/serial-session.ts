@@ -9,7 +9,10 @@ import type { CallOptions, CheckResult } from "./check/types.js";
 import type { Entry, Outcome } from "./history/entry.js";
 import type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 import type { SavedSession } from "./saved-session.js";
-import { GuardedSteps, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
+import { GuardedSteps, type DecideOptions, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
+import type { ApprovalPort } from "./approvals/port.js";
+import { InputError } from "./errors.js";
+import type { SignedReceipt } from "./approvals/receipts.js";
 
 /** What a mode answers; `SerialSession` calls it one operation at a time. */
 export interface SessionCore {
@@ -25,6 +28,8 @@ export interface SessionCore {
   judgeOutcome(tool: string, followResult: unknown): Promise<Judged> | Judged;
   now(): Date;
   toJSON(): SavedSession;
+  /** record a person's signed decision on a confirmation (approvals) */
+  receipt?(signed: SignedReceipt): Promise<{ step: number }>;
 }
 
 /** The session users program against (interfaces.md, "SDK"), the same in both modes. */
@@ -36,17 +41,19 @@ export interface SessionApi {
   report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
   filter(step: number, result: unknown): Promise<unknown>;
   run(tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult>;
-  approve(step: number): Promise<RunResult>;
-  deny(step: number): Promise<RunResult>;
+  approve(step: number, options?: DecideOptions): Promise<RunResult>;
+  deny(step: number, options?: DecideOptions): Promise<RunResult>;
   rollback(): Promise<RollbackStep[]>;
   toJSON(): SavedSession;
+  /** record a person's signed decision on a confirmation of this history (in-process sessions) */
+  receipt?(signed: SignedReceipt): Promise<{ step: number }>;
 }
 
 export class SerialSession implements SessionApi {
   private readonly guarded: GuardedSteps;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly core: SessionCore) {
+  constructor(private readonly core: SessionCore, approvals?: ApprovalPort) {
     // The guarded step's own calls go through the queue one by one; the tool itself runs outside
     // it, so a slow tool does not hold the session's other calls.
     this.guarded = new GuardedSteps({
@@ -56,7 +63,11 @@ export class SerialSession implements SessionApi {
       planFollow: (t, s, a, r) => this.serial(() => core.planFollow(t, s, a, r)),
       judgeOutcome: (t, r) => this.serial(() => core.judgeOutcome(t, r)),
       now: () => core.now(),
-    });
+      get id() {
+        return core.id;
+      },
+      ...(core.receipt ? { receipt: (r: SignedReceipt) => this.serial(() => core.receipt!(r)) } : {}),
+    }, approvals);
   }
 
   /** Run `work` after everything asked before it has been answered (or has failed). */
@@ -103,14 +114,19 @@ export class SerialSession implements SessionApi {
   run(tool: string, args: Record<string, unknown>, options: RunOptions, impl: Impl): Promise<RunResult> {
     return this.guarded.run(tool, args, options ?? {}, impl);
   }
-  approve(step: number): Promise<RunResult> {
-    return this.guarded.approve(step);
+  approve(step: number, options?: DecideOptions): Promise<RunResult> {
+    return this.guarded.approve(step, options);
   }
-  deny(step: number): Promise<RunResult> {
-    return this.guarded.deny(step);
+  deny(step: number, options?: DecideOptions): Promise<RunResult> {
+    return this.guarded.deny(step, options);
   }
   rollback(): Promise<RollbackStep[]> {
     return this.guarded.rollback();
+  }
+  receipt(signed: SignedReceipt): Promise<{ step: number }> {
+    const core = this.core;
+    if (!core.receipt) return Promise.reject(new InputError("this session cannot record receipts"));
+    return this.serial(() => core.receipt!(signed));
   }
   toJSON(): SavedSession {
     return this.core.toJSON();

@@ -14,7 +14,7 @@ import { after, runSteps, STEPS, type NamedStep } from "./check/orchestrator.js"
 import { assemble, resultOf } from "./check/answer.js";
 import { settleLimits } from "./check/steps/limits.js";
 import { canonicalize } from "./canonical/jcs.js";
-import { toHex } from "./canonical/bytes.js";
+import { randomBytes, toHex } from "./canonical/bytes.js";
 import { OUTCOMES, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 import { SignedHistory, type Head, type KnownPrefix, type Verified } from "./history/signed.js";
 import { changeOfCheck, changeOfReport, NOTHING_KEPT, type KeptChange, type KeptState } from "./state/changes.js";
@@ -29,6 +29,7 @@ import type { FilterOutcome } from "./conditions/filter.js";
 import type { CompiledRulebook } from "./rulebook/types.js";
 import { InputError, StalwartError } from "./errors.js";
 import { LATER, laterReport, storeRefusal, supersededWhy, UNKEPT } from "./session-rules.js";
+import { receiptEntry } from "./approvals/history.js";
 import { lastLinkOf, readSaved, sameMac, sealHead, sealHeader, type SavedSession, type SessionHeader } from "./saved-session.js";
 
 export type { SavedSession } from "./saved-session.js";
@@ -75,7 +76,7 @@ export class Session {
     this.agent = opts.agent ?? null;
     this.context = Object.freeze(JSON.parse(canonicalize(opts.context ?? {})));
     this.steps = opts.steps ?? STEPS;
-    this.id = id ?? randomId();
+    this.id = id ?? toHex(randomBytes(16));
     this.signed = new SignedHistory(engine.chain, this.id, catalogue, language);
     this.taintModelAfterUntrusted = opts.taintModelAfterUntrusted === true;
     if (opts.rulebook) this.rulebook = opts.rulebook;
@@ -219,6 +220,16 @@ export class Session {
     return { step: entry.step };
   }
 
+  /** A person's signed decision on a confirmation of this history, recorded (approvals/history.ts). */
+  async receipt(signed: unknown): Promise<{ step: number }> {
+    const kept = this.engine.state ? await this.keptState() : UNKEPT;
+    if ("error" in kept) throw kept.error;
+    if (!this.verifiedAgainst(kept.head).ok) throw new StalwartError("HistoryInvalid", "the history does not verify, or is not this session's newest; the receipt is not recorded");
+    const entry = this.signed.seal(receiptEntry(this.macFn, signed, this.id, this.signed.entries, this.nowMs()));
+    if (this.engine.state && !(await this.commit(this.signed.head, entry, { spend: [], tally: {} })).ok) throw new StalwartError("HistoryInvalid", "another answer of this session came first; the receipt is not recorded");
+    this.signed.push(entry);
+    return { step: entry.step };
+  }
   /** The records a read's `filter` passes on (the whole result when the tool has none). */
   async filter(step: number, result: unknown): Promise<FilterOutcome> {
     const checked = this.checkedEntry(step);
@@ -397,10 +408,4 @@ export class Session {
 /** 128 bits of SHA-256 over the canonical value: enough to bind, short enough to carry. */
 export function valueDigest(engine: Engine, value: unknown): string {
   return engine.sha256Hex(canonicalize(value)).slice(0, 32);
-}
-
-function randomId(): string {
-  const b = new Uint8Array(16);
-  crypto.getRandomValues(b);
-  return toHex(b);
 }

@@ -91,7 +91,7 @@ function nodeWith(chain: SchemaNode[], keyword: string): SchemaNode | undefined 
 export function lintFormat(source: Source): CatalogueProblem[] {
   const data = source.data;
   if (validateCatalogue(data)) return [];
-  const errors = ((validateCatalogue as unknown as { errors?: AjvError[] }).errors ?? []) as AjvError[];
+  const errors = ((validateCatalogue as { errors?: AjvError[] | null }).errors ?? []) as AjvError[];
   const out: CatalogueProblem[] = [];
   const seen = new Set<string>();
   const add = (pointer: string, atKey: boolean, message: string, hint?: string) => {

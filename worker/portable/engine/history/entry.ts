@@ -61,12 +61,28 @@ export interface ReportEntry extends Base {
   result: unknown;
 }
 
-export type Entry = TurnEntry | CheckEntry | ReportEntry;
+/**
+ * A person's decision on a confirmation (issue 12, beyond the seed): who decided the ask entry
+ * `of`, how, and the digest of the signed receipt kept in the approval store, so an audit can
+ * show which person approved which exact call.
+ */
+export interface ReceiptEntry extends Base {
+  kind: "receipt";
+  /** the ask entry (a `confirm` check) decided */
+  of: number;
+  decision: "approve" | "deny" | "edit";
+  by: string;
+  /** hex SHA-256 of the signed receipt's canonical JSON */
+  receipt: string;
+}
+
+export type Entry = TurnEntry | CheckEntry | ReportEntry | ReceiptEntry;
 
 const KEYS: Record<Entry["kind"], readonly string[]> = {
   turn: ["at", "kind", "link", "step", "text", "v"],
   check: ["agent", "args", "at", "confirmed", "decision", "kind", "labels", "link", "origins", "reasons", "step", "tool", "undo_of", "v", "values"],
   report: ["at", "kind", "link", "of", "outcome", "result", "step", "v"],
+  receipt: ["at", "by", "decision", "kind", "link", "of", "receipt", "step", "v"],
 };
 const DECISIONS = new Set(["allow", "confirm", "refuse"]);
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -99,6 +115,10 @@ export function entryShapeError(e: unknown): string | null {
       return null;
     case "report":
       if (!isIndex(o.of) || !OUTCOMES.includes(o.outcome as Outcome)) return "a report's step or outcome is unreadable";
+      return null;
+    case "receipt":
+      if (!isIndex(o.of) || (o.decision !== "approve" && o.decision !== "deny" && o.decision !== "edit")) return "a receipt's step or decision is unreadable";
+      if (typeof o.by !== "string" || typeof o.receipt !== "string" || !HEX64.test(o.receipt)) return "a receipt's name or digest is unreadable";
       return null;
   }
   return "an entry has no known `kind`";
@@ -151,6 +171,11 @@ export function entryCanonical(e: Entry): string {
       return (
         `{"at":${canonicalNumber(e.at, "/at")},"kind":"report","of":${e.of},"outcome":"${e.outcome}",` +
         `"result":${canonicalize(e.result)},"step":${e.step},"v":1}`
+      );
+    case "receipt":
+      return (
+        `{"at":${canonicalNumber(e.at, "/at")},"by":${canonicalString(e.by, "/by")},"decision":"${e.decision}",` +
+        `"kind":"receipt","of":${e.of},"receipt":"${e.receipt}","step":${e.step},"v":1}`
       );
   }
 }

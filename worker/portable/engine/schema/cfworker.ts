@@ -106,19 +106,19 @@ export const cfworkerCompiler: SchemaCompiler = (schema: object): SchemaCheck =>
 };
 
 const NativeRegExp = RegExp;
-const globals = globalThis as unknown as { RegExp: RegExpConstructor };
 
 /** Runs `work` (synchronous) with `new RegExp(p, "u")` answering `patterns`' own entries in linear time. */
 function withPatterns<T>(patterns: ReadonlyMap<string, LinearRegExp>, work: () => T): T {
   if (patterns.size === 0) return work();
-  function PatternRegExp(source: unknown, flags?: unknown): unknown {
+  // Only `new RegExp(source, "u")` is asked of it (the validator's own pattern keyword).
+  const PatternRegExp = function (source: string | RegExp, flags?: string): RegExp {
     const linear = typeof source === "string" && flags === "u" ? patterns.get(source) : undefined;
-    return linear ?? new NativeRegExp(source as string, flags as string | undefined);
-  }
-  globals.RegExp = PatternRegExp as unknown as RegExpConstructor;
+    return (linear as RegExp | undefined) ?? new NativeRegExp(source, flags);
+  } as RegExpConstructor;
+  globalThis.RegExp = PatternRegExp;
   try {
     return work();
   } finally {
-    globals.RegExp = NativeRegExp;
+    globalThis.RegExp = NativeRegExp;
   }
 }

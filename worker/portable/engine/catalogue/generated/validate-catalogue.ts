@@ -4,14 +4,14 @@
 // ajv standalone: plain code, no eval, so it runs in workerd too.
 export const validate = validate21;
 export default validate21;
-const schema6 = {"$id":"stalwart:agent.yaml","type":"object","x-expect":"a map with `settings`, `agents`, `tools`, `tasks`, `http`, `code`","properties":{"settings":{"type":"object","properties":{"language":{"enum":["en","pt-BR"],"x-expect":"`en` or `pt-BR`"},"taint_policy":{"enum":["confirm","refuse"],"x-expect":"`confirm` or `refuse`"},"on_licence_lapse":{"enum":["reads_only","refuse"],"x-expect":"`reads_only` or `refuse`"},"confirmation_ttl":{"type":"string","pattern":"^[1-9][0-9]{0,5}[smhdw]$","x-expect":"a duration like `30m`, `12h`, `1d`, `7d`"}},"additionalProperties":false,"x-expect":"a map of settings"},"agents":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"tools":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"x-expect":"a list of tool names, e.g. `[get_order]`"},"trust":{"enum":["trusted","untrusted"],"x-expect":"`trusted` or `untrusted`"},"description":{"type":"string","x-expect":"a string"}},"required":["name","tools"],"additionalProperties":false,"x-expect":"`{name: billing, tools: [get_order], trust: trusted}`"},"x-expect":"a list of agents"},"tools":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"description":{"$ref":"#/definitions/description"},"writes":{"$ref":"#/definitions/writes"},"irreversible":{"$ref":"#/definitions/irreversible"},"money":{"$ref":"#/definitions/money"},"undo":{"$ref":"#/definitions/undo"},"sends_out":{"$ref":"#/definitions/sends_out"},"lookup_args":{"$ref":"#/definitions/lookup_args"},"reads_outside":{"$ref":"#/definitions/reads_outside"},"trust":{"$ref":"#/definitions/trust"},"confirm":{"$ref":"#/definitions/confirm"},"after":{"$ref":"#/definitions/after"},"not_after":{"$ref":"#/definitions/not_after"},"at_most":{"$ref":"#/definitions/at_most"},"checks":{"$ref":"#/definitions/checks"},"filter":{"$ref":"#/definitions/filter"},"spend":{"$ref":"#/definitions/spend"},"currency":{"$ref":"#/definitions/currency"},"outcome":{"$ref":"#/definitions/outcome"},"args":{"$ref":"#/definitions/args"},"returns":{"$ref":"#/definitions/returns"}},"required":["name"],"additionalProperties":false,"x-expect":"a tool: `{name: get_order, …}`"},"x-expect":"a list of tools"},"http":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"method":{"enum":["GET","POST","PUT","PATCH","DELETE"],"x-expect":"one of GET, POST, PUT, PATCH, DELETE (GET reads, the others write)"},"path":{"type":"string","pattern":"^/","x-expect":"a path starting with `/`, e.g. `/orders/{order_id}`"},"description":{"$ref":"#/definitions/description"},"irreversible":{"$ref":"#/definitions/irreversible"},"money":{"$ref":"#/definitions/money"},"undo":{"$ref":"#/definitions/undo"},"sends_out":{"$ref":"#/definitions/sends_out"},"lookup_args":{"$ref":"#/definitions/lookup_args"},"reads_outside":{"$ref":"#/definitions/reads_outside"},"trust":{"$ref":"#/definitions/trust"},"confirm":{"$ref":"#/definitions/confirm"},"after":{"$ref":"#/definitions/after"},"not_after":{"$ref":"#/definitions/not_after"},"at_most":{"$ref":"#/definitions/at_most"},"checks":{"$ref":"#/definitions/checks"},"filter":{"$ref":"#/definitions/filter"},"spend":{"$ref":"#/definitions/spend"},"currency":{"$ref":"#/definitions/currency"},"outcome":{"$ref":"#/definitions/outcome"},"args":{"$ref":"#/definitions/args"},"returns":{"$ref":"#/definitions/returns"}},"required":["name","method","path"],"additionalProperties":false,"x-expect":"`{name: get_order, method: GET, path: /orders/{order_id}}`"},"x-expect":"a list of `{name, method, path}`"},"code":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"function":{"type":"string","pattern":"^[A-Za-z_$][A-Za-z0-9_$]*(?:[.:][A-Za-z_$][A-Za-z0-9_$]*)*$","x-expect":"the function's name, e.g. `refund` or `billing.refund`"},"sandbox":{"type":"object","properties":{"network":{"type":"array","items":{"type":"string"},"x-expect":"a list of destinations, like `sends_out`"},"secrets":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-expect":"a secret's name, e.g. `STRIPE_KEY`"},"x-expect":"a list of secret names"},"mounts":{"type":"array","items":{"type":"string","pattern":"\\S","x-expect":"a folder path"},"x-expect":"a list of folders it may read"},"allow":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9_]+$","x-expect":"a system call name"},"x-expect":"a list of extra system calls"},"limits":{"type":"object","properties":{"cpu_ms":{"type":"integer","minimum":1,"x-expect":"milliseconds, a whole number ≥ 1"},"memory_mb":{"type":"integer","minimum":1,"x-expect":"megabytes, a whole number ≥ 1"},"timeout_s":{"type":"integer","minimum":1,"x-expect":"seconds, a whole number ≥ 1"}},"additionalProperties":false,"x-expect":"`{cpu_ms, memory_mb, timeout_s}`"},"level":{"enum":["advanced"],"x-expect":"`advanced` (or leave it out)"}},"additionalProperties":false,"x-expect":"`{network, secrets, mounts, allow, limits, level}`"},"description":{"$ref":"#/definitions/description"},"writes":{"$ref":"#/definitions/writes"},"irreversible":{"$ref":"#/definitions/irreversible"},"money":{"$ref":"#/definitions/money"},"undo":{"$ref":"#/definitions/undo"},"sends_out":{"$ref":"#/definitions/sends_out"},"lookup_args":{"$ref":"#/definitions/lookup_args"},"reads_outside":{"$ref":"#/definitions/reads_outside"},"trust":{"$ref":"#/definitions/trust"},"confirm":{"$ref":"#/definitions/confirm"},"after":{"$ref":"#/definitions/after"},"not_after":{"$ref":"#/definitions/not_after"},"at_most":{"$ref":"#/definitions/at_most"},"checks":{"$ref":"#/definitions/checks"},"filter":{"$ref":"#/definitions/filter"},"spend":{"$ref":"#/definitions/spend"},"currency":{"$ref":"#/definitions/currency"},"outcome":{"$ref":"#/definitions/outcome"},"args":{"$ref":"#/definitions/args"},"returns":{"$ref":"#/definitions/returns"}},"required":["name","function"],"additionalProperties":false,"x-expect":"`{name: refund, function: refund}`"},"x-expect":"a list of `{name, function}`"},"tasks":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"steps":{"enum":["in_order","all_at_once"],"x-expect":"`in_order` or `all_at_once`"},"tools":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"x-expect":"a list of tool names, e.g. `[get_order]`","minItems":1},"description":{"type":"string","x-expect":"a string"}},"required":["name","steps","tools"],"additionalProperties":false,"x-expect":"`{name: checkout, steps: all_at_once, tools: [create_order, charge_card]}`"},"x-expect":"a list of tasks"}},"additionalProperties":false,"definitions":{"description":{"type":"string","x-expect":"a string"},"writes":{"type":"boolean","x-expect":"true or false"},"irreversible":{"type":"boolean","x-expect":"true or false"},"money":{"type":"boolean","x-expect":"true or false"},"undo":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"sends_out":{"type":"array","items":{"type":"string","x-expect":"a destination: `api.example.com`, `*.example.com`, `name@example.com`, `*@example.com`, an IP, or `\"*\"`"},"x-expect":"an allow-list, e.g. `[\"*.example.com\", \"receipts@example.com\"]`"},"lookup_args":{"type":"array","items":{"type":"string","x-expect":"an argument name"},"x-expect":"a list of argument names"},"reads_outside":{"type":"boolean","x-expect":"true or false"},"trust":{"enum":["trusted","untrusted"],"x-expect":"`trusted` or `untrusted`"},"confirm":{"enum":["always","when_held"],"x-expect":"`always` or `when_held`"},"after":{"type":"array","items":{"if":{"type":"string"},"then":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"else":{"type":"object","properties":{"tool":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"bind":{"type":"object","additionalProperties":{"type":"string","x-expect":"a field of that tool's result"},"x-expect":"`{argument: field}`"}},"required":["tool"],"additionalProperties":false,"x-expect":"a tool name or `{tool: get_order, bind: {order_id: order_id}}`"}},"x-expect":"a list of tool names or `{tool, bind}`"},"not_after":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"x-expect":"a list of tool names, or `[untrusted]`"},"at_most":{"x-expect":"a whole number ≥ 1 (calls per session), `{count: N, per: day}`, or a list of them","if":{"type":"number"},"then":{"type":"integer","minimum":1,"x-expect":"a whole number ≥ 1 (calls per session)"},"else":{"if":{"type":"array"},"then":{"type":"array","items":{"type":"object","properties":{"count":{"type":"integer","minimum":1,"x-expect":"a whole number ≥ 1"},"per":{"enum":["call","run","session","minute","hour","day","week","month"],"x-expect":"one of call, run, session, minute, hour, day, week, month"}},"required":["count","per"],"additionalProperties":false,"x-expect":"`{count: N, per: day}`"},"minItems":1,"x-expect":"a list of `{count, per}`"},"else":{"type":"object","properties":{"count":{"type":"integer","minimum":1,"x-expect":"a whole number ≥ 1"},"per":{"enum":["call","run","session","minute","hour","day","week","month"],"x-expect":"one of call, run, session, minute, hour, day, week, month"}},"required":["count","per"],"additionalProperties":false,"x-expect":"`{count: N, per: day}`"}}},"checks":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"},"filter":{"type":"object","properties":{"each":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"keep":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`","minItems":1},"unknown":{"enum":["pass","drop"],"x-expect":"`pass` (keep a record lacking the value) or `drop`"}},"required":["each","keep"],"additionalProperties":false,"x-expect":"`{each: list[], keep: [conditions]}`"},"spend":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"at_most":{"type":"number","minimum":0,"x-expect":"a number ≥ 0"},"per":{"enum":["call","run","session","minute","hour","day","week","month"],"x-expect":"one of call, run, session, minute, hour, day, week, month"},"pool":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"}},"required":["field","at_most","per"],"additionalProperties":false,"x-expect":"`{field: amount, at_most: 25, per: call}`"},"x-expect":"a list of `{field, at_most, per, pool?}`"},"currency":{"type":"string","pattern":"^[A-Z]{3}$","x-expect":"an ISO 4217 code: three capital letters, e.g. `USD`"},"outcome":{"type":"object","properties":{"follow":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"same":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"done_when":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"},"failed_when":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"},"give_up_after":{"type":"number","exclusiveMinimum":0,"x-expect":"minutes, a number > 0"}},"required":["follow","same","give_up_after"],"additionalProperties":false,"x-expect":"`{follow: get_order, same: order_id, done_when: [...], give_up_after: 60}`"},"args":{"type":"object","x-expect":"a JSON Schema map, e.g. `{type: object, properties: {...}}`"},"returns":{"type":"object","x-expect":"a JSON Schema map, e.g. `{type: object, properties: {...}}`"},"from":{"type":"object","properties":{"from":{"type":"string","pattern":"^[^.]+\\..+$","x-expect":"`tool.field`, e.g. `check_stock.in_stock`"},"from_row":{"type":"string","pattern":"\\S","x-expect":"a field of the same record"},"same":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"an argument both tools take, e.g. `sku`: read the result of the call with this call's value"}},"additionalProperties":false,"minProperties":1,"maxProperties":2,"if":{"required":["from_row"]},"then":{"maxProperties":1},"else":{"if":{"required":["same"]},"then":{"required":["from"]}},"x-expect":"`{from: tool.field}`, `{from: tool.field, same: argument}` (or, in a filter, `{from_row: field}`)"},"condition":{"type":"object","x-expect":"a condition: `{field: quantity, at_most: 5}` or `{any: [...]}`","if":{"required":["any"]},"then":{"properties":{"any":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`","minItems":1},"because":{"type":"string","x-expect":"a string"}},"additionalProperties":false},"else":{"properties":{"field":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"total":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"count":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"because":{"type":"string","x-expect":"a string"},"is":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"is_not":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"contains":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"one_of":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","items":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"},"x-expect":"a list of values, or `{from: tool.field}`"}},"none_of":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","items":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"},"x-expect":"a list of values, or `{from: tool.field}`"}},"at_least":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"at_most":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"under":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"over":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"before":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"string","x-expect":"a date, e.g. `\"2025-01-31\"`, or `{from: tool.field}`"}},"after":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"string","x-expect":"a date, e.g. `\"2025-01-31\"`, or `{from: tool.field}`"}},"between":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","minItems":2,"maxItems":2,"items":{"type":["number","string"],"x-expect":"a number or a date"},"x-expect":"a two-item list `[low, high]`"}}},"additionalProperties":false}}}};
+const schema6 = {"$id":"stalwart:agent.yaml","type":"object","x-expect":"a map with `settings`, `agents`, `tools`, `tasks`, `http`, `code`","properties":{"settings":{"type":"object","properties":{"language":{"enum":["en","pt-BR"],"x-expect":"`en` or `pt-BR`"},"taint_policy":{"enum":["confirm","refuse"],"x-expect":"`confirm` or `refuse`"},"on_licence_lapse":{"enum":["reads_only","refuse"],"x-expect":"`reads_only` or `refuse`"},"confirmation_ttl":{"type":"string","pattern":"^[1-9][0-9]{0,5}[smhdw]$","x-expect":"a duration like `30m`, `12h`, `1d`, `7d`"}},"additionalProperties":false,"x-expect":"a map of settings"},"agents":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"tools":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"x-expect":"a list of tool names, e.g. `[get_order]`"},"trust":{"enum":["trusted","untrusted"],"x-expect":"`trusted` or `untrusted`"},"description":{"type":"string","x-expect":"a string"}},"required":["name","tools"],"additionalProperties":false,"x-expect":"`{name: billing, tools: [get_order], trust: trusted}`"},"x-expect":"a list of agents"},"tools":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"description":{"$ref":"#/definitions/description"},"writes":{"$ref":"#/definitions/writes"},"irreversible":{"$ref":"#/definitions/irreversible"},"money":{"$ref":"#/definitions/money"},"undo":{"$ref":"#/definitions/undo"},"sends_out":{"$ref":"#/definitions/sends_out"},"lookup_args":{"$ref":"#/definitions/lookup_args"},"reads_outside":{"$ref":"#/definitions/reads_outside"},"trust":{"$ref":"#/definitions/trust"},"confirm":{"$ref":"#/definitions/confirm"},"after":{"$ref":"#/definitions/after"},"not_after":{"$ref":"#/definitions/not_after"},"at_most":{"$ref":"#/definitions/at_most"},"checks":{"$ref":"#/definitions/checks"},"filter":{"$ref":"#/definitions/filter"},"spend":{"$ref":"#/definitions/spend"},"currency":{"$ref":"#/definitions/currency"},"outcome":{"$ref":"#/definitions/outcome"},"args":{"$ref":"#/definitions/args"},"returns":{"$ref":"#/definitions/returns"},"pin":{"$ref":"#/definitions/pin"}},"required":["name"],"additionalProperties":false,"x-expect":"a tool: `{name: get_order, …}`"},"x-expect":"a list of tools"},"http":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"method":{"enum":["GET","POST","PUT","PATCH","DELETE"],"x-expect":"one of GET, POST, PUT, PATCH, DELETE (GET reads, the others write)"},"path":{"type":"string","pattern":"^/","x-expect":"a path starting with `/`, e.g. `/orders/{order_id}`"},"description":{"$ref":"#/definitions/description"},"irreversible":{"$ref":"#/definitions/irreversible"},"money":{"$ref":"#/definitions/money"},"undo":{"$ref":"#/definitions/undo"},"sends_out":{"$ref":"#/definitions/sends_out"},"lookup_args":{"$ref":"#/definitions/lookup_args"},"reads_outside":{"$ref":"#/definitions/reads_outside"},"trust":{"$ref":"#/definitions/trust"},"confirm":{"$ref":"#/definitions/confirm"},"after":{"$ref":"#/definitions/after"},"not_after":{"$ref":"#/definitions/not_after"},"at_most":{"$ref":"#/definitions/at_most"},"checks":{"$ref":"#/definitions/checks"},"filter":{"$ref":"#/definitions/filter"},"spend":{"$ref":"#/definitions/spend"},"currency":{"$ref":"#/definitions/currency"},"outcome":{"$ref":"#/definitions/outcome"},"args":{"$ref":"#/definitions/args"},"returns":{"$ref":"#/definitions/returns"},"pin":{"$ref":"#/definitions/pin"}},"required":["name","method","path"],"additionalProperties":false,"x-expect":"`{name: get_order, method: GET, path: /orders/{order_id}}`"},"x-expect":"a list of `{name, method, path}`"},"code":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"function":{"type":"string","pattern":"^[A-Za-z_$][A-Za-z0-9_$]*(?:[.:][A-Za-z_$][A-Za-z0-9_$]*)*$","x-expect":"the function's name, e.g. `refund` or `billing.refund`"},"sandbox":{"type":"object","properties":{"network":{"type":"array","items":{"type":"string"},"x-expect":"a list of destinations, like `sends_out`"},"secrets":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-expect":"a secret's name, e.g. `STRIPE_KEY`"},"x-expect":"a list of secret names"},"mounts":{"type":"array","items":{"type":"string","pattern":"\\S","x-expect":"a folder path"},"x-expect":"a list of folders it may read"},"allow":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9_]+$","x-expect":"a system call name"},"x-expect":"a list of extra system calls"},"limits":{"type":"object","properties":{"cpu_ms":{"type":"integer","minimum":1,"x-expect":"milliseconds, a whole number ≥ 1"},"memory_mb":{"type":"integer","minimum":1,"x-expect":"megabytes, a whole number ≥ 1"},"timeout_s":{"type":"integer","minimum":1,"x-expect":"seconds, a whole number ≥ 1"}},"additionalProperties":false,"x-expect":"`{cpu_ms, memory_mb, timeout_s}`"},"level":{"enum":["advanced"],"x-expect":"`advanced` (or leave it out)"}},"additionalProperties":false,"x-expect":"`{network, secrets, mounts, allow, limits, level}`"},"description":{"$ref":"#/definitions/description"},"writes":{"$ref":"#/definitions/writes"},"irreversible":{"$ref":"#/definitions/irreversible"},"money":{"$ref":"#/definitions/money"},"undo":{"$ref":"#/definitions/undo"},"sends_out":{"$ref":"#/definitions/sends_out"},"lookup_args":{"$ref":"#/definitions/lookup_args"},"reads_outside":{"$ref":"#/definitions/reads_outside"},"trust":{"$ref":"#/definitions/trust"},"confirm":{"$ref":"#/definitions/confirm"},"after":{"$ref":"#/definitions/after"},"not_after":{"$ref":"#/definitions/not_after"},"at_most":{"$ref":"#/definitions/at_most"},"checks":{"$ref":"#/definitions/checks"},"filter":{"$ref":"#/definitions/filter"},"spend":{"$ref":"#/definitions/spend"},"currency":{"$ref":"#/definitions/currency"},"outcome":{"$ref":"#/definitions/outcome"},"args":{"$ref":"#/definitions/args"},"returns":{"$ref":"#/definitions/returns"},"pin":{"$ref":"#/definitions/pin"}},"required":["name","function"],"additionalProperties":false,"x-expect":"`{name: refund, function: refund}`"},"x-expect":"a list of `{name, function}`"},"tasks":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"},"steps":{"enum":["in_order","all_at_once"],"x-expect":"`in_order` or `all_at_once`"},"tools":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"x-expect":"a list of tool names, e.g. `[get_order]`","minItems":1},"description":{"type":"string","x-expect":"a string"}},"required":["name","steps","tools"],"additionalProperties":false,"x-expect":"`{name: checkout, steps: all_at_once, tools: [create_order, charge_card]}`"},"x-expect":"a list of tasks"}},"additionalProperties":false,"definitions":{"description":{"type":"string","x-expect":"a string"},"writes":{"type":"boolean","x-expect":"true or false"},"irreversible":{"type":"boolean","x-expect":"true or false"},"money":{"type":"boolean","x-expect":"true or false"},"undo":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"sends_out":{"type":"array","items":{"type":"string","x-expect":"a destination: `api.example.com`, `*.example.com`, `name@example.com`, `*@example.com`, an IP, or `\"*\"`"},"x-expect":"an allow-list, e.g. `[\"*.example.com\", \"receipts@example.com\"]`"},"lookup_args":{"type":"array","items":{"type":"string","x-expect":"an argument name"},"x-expect":"a list of argument names"},"reads_outside":{"type":"boolean","x-expect":"true or false"},"trust":{"enum":["trusted","untrusted"],"x-expect":"`trusted` or `untrusted`"},"confirm":{"enum":["always","when_held"],"x-expect":"`always` or `when_held`"},"after":{"type":"array","items":{"if":{"type":"string"},"then":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"else":{"type":"object","properties":{"tool":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"bind":{"type":"object","additionalProperties":{"type":"string","x-expect":"a field of that tool's result"},"x-expect":"`{argument: field}`"}},"required":["tool"],"additionalProperties":false,"x-expect":"a tool name or `{tool: get_order, bind: {order_id: order_id}}`"}},"x-expect":"a list of tool names or `{tool, bind}`"},"not_after":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"x-expect":"a list of tool names, or `[untrusted]`"},"at_most":{"x-expect":"a whole number ≥ 1 (calls per session), `{count: N, per: day}`, or a list of them","if":{"type":"number"},"then":{"type":"integer","minimum":1,"x-expect":"a whole number ≥ 1 (calls per session)"},"else":{"if":{"type":"array"},"then":{"type":"array","items":{"type":"object","properties":{"count":{"type":"integer","minimum":1,"x-expect":"a whole number ≥ 1"},"per":{"enum":["call","run","session","minute","hour","day","week","month"],"x-expect":"one of call, run, session, minute, hour, day, week, month"}},"required":["count","per"],"additionalProperties":false,"x-expect":"`{count: N, per: day}`"},"minItems":1,"x-expect":"a list of `{count, per}`"},"else":{"type":"object","properties":{"count":{"type":"integer","minimum":1,"x-expect":"a whole number ≥ 1"},"per":{"enum":["call","run","session","minute","hour","day","week","month"],"x-expect":"one of call, run, session, minute, hour, day, week, month"}},"required":["count","per"],"additionalProperties":false,"x-expect":"`{count: N, per: day}`"}}},"checks":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"},"filter":{"type":"object","properties":{"each":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"keep":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`","minItems":1},"unknown":{"enum":["pass","drop"],"x-expect":"`pass` (keep a record lacking the value) or `drop`"}},"required":["each","keep"],"additionalProperties":false,"x-expect":"`{each: list[], keep: [conditions]}`"},"spend":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"at_most":{"type":"number","minimum":0,"x-expect":"a number ≥ 0"},"per":{"enum":["call","run","session","minute","hour","day","week","month"],"x-expect":"one of call, run, session, minute, hour, day, week, month"},"pool":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a name: letters, digits, `_` and `-` (no dots)"}},"required":["field","at_most","per"],"additionalProperties":false,"x-expect":"`{field: amount, at_most: 25, per: call}`"},"x-expect":"a list of `{field, at_most, per, pool?}`"},"currency":{"type":"string","pattern":"^[A-Z]{3}$","x-expect":"an ISO 4217 code: three capital letters, e.g. `USD`"},"outcome":{"type":"object","properties":{"follow":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"a tool name"},"same":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"done_when":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"},"failed_when":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`"},"give_up_after":{"type":"number","exclusiveMinimum":0,"x-expect":"minutes, a number > 0"}},"required":["follow","same","give_up_after"],"additionalProperties":false,"x-expect":"`{follow: get_order, same: order_id, done_when: [...], give_up_after: 60}`"},"args":{"type":"object","x-expect":"a JSON Schema map, e.g. `{type: object, properties: {...}}`"},"returns":{"type":"object","x-expect":"a JSON Schema map, e.g. `{type: object, properties: {...}}`"},"pin":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$","x-expect":"`sha256:` and 64 hex digits, as `stalwart gateway init` writes it"},"from":{"type":"object","properties":{"from":{"type":"string","pattern":"^[^.]+\\..+$","x-expect":"`tool.field`, e.g. `check_stock.in_stock`"},"from_row":{"type":"string","pattern":"\\S","x-expect":"a field of the same record"},"same":{"type":"string","pattern":"^[A-Za-z0-9_][A-Za-z0-9_-]*$","x-expect":"an argument both tools take, e.g. `sku`: read the result of the call with this call's value"}},"additionalProperties":false,"minProperties":1,"maxProperties":2,"if":{"required":["from_row"]},"then":{"maxProperties":1},"else":{"if":{"required":["same"]},"then":{"required":["from"]}},"x-expect":"`{from: tool.field}`, `{from: tool.field, same: argument}` (or, in a filter, `{from_row: field}`)"},"condition":{"type":"object","x-expect":"a condition: `{field: quantity, at_most: 5}` or `{any: [...]}`","if":{"required":["any"]},"then":{"properties":{"any":{"type":"array","items":{"$ref":"#/definitions/condition"},"x-expect":"a list of conditions, e.g. `[{field: status, is: paid}]`","minItems":1},"because":{"type":"string","x-expect":"a string"}},"additionalProperties":false},"else":{"properties":{"field":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"total":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"count":{"type":"string","pattern":"\\S","x-expect":"a field path, e.g. `status` or `\"items[].price\"`"},"because":{"type":"string","x-expect":"a string"},"is":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"is_not":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"contains":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"}},"one_of":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","items":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"},"x-expect":"a list of values, or `{from: tool.field}`"}},"none_of":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","items":{"type":["string","number","boolean","null"],"x-expect":"a value (a string, a number, true/false), or `{from: tool.field}`"},"x-expect":"a list of values, or `{from: tool.field}`"}},"at_least":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"at_most":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"under":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"over":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"number","x-expect":"a number, or `{from: tool.field}`"}},"before":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"string","x-expect":"a date, e.g. `\"2025-01-31\"`, or `{from: tool.field}`"}},"after":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"string","x-expect":"a date, e.g. `\"2025-01-31\"`, or `{from: tool.field}`"}},"between":{"if":{"type":"object"},"then":{"$ref":"#/definitions/from"},"else":{"type":"array","minItems":2,"maxItems":2,"items":{"type":["number","string"],"x-expect":"a number or a date"},"x-expect":"a two-item list `[low, high]`"}}},"additionalProperties":false}}}};
 const pattern0 = new RegExp("^[1-9][0-9]{0,5}[smhdw]$", "u");
 const pattern1 = new RegExp("^[A-Za-z0-9_][A-Za-z0-9_-]*$", "u");
-const pattern21 = new RegExp("^/", "u");
-const pattern23 = new RegExp("^[A-Za-z_$][A-Za-z0-9_$]*(?:[.:][A-Za-z_$][A-Za-z0-9_$]*)*$", "u");
-const pattern24 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const pattern22 = new RegExp("^/", "u");
+const pattern24 = new RegExp("^[A-Za-z_$][A-Za-z0-9_$]*(?:[.:][A-Za-z_$][A-Za-z0-9_$]*)*$", "u");
+const pattern25 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
 const pattern8 = new RegExp("\\S", "u");
-const pattern26 = new RegExp("^[a-z0-9_]+$", "u");
+const pattern27 = new RegExp("^[a-z0-9_]+$", "u");
 const func2 = Object.prototype.hasOwnProperty;
 const schema7 = {"type":"string","x-expect":"a string"};
 
@@ -2646,6 +2646,38 @@ validate78.errors = vErrors;
 return errors === 0;
 }
 
+const schema29 = {"type":"string","pattern":"^sha256:[0-9a-f]{64}$","x-expect":"`sha256:` and 64 hex digits, as `stalwart gateway init` writes it"};
+const pattern20 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
+
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data === "string"){
+if(!pattern20.test(data)){
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"}};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate80.errors = vErrors;
+return errors === 0;
+}
+
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="stalwart:agent.yaml" */;
@@ -3083,6 +3115,12 @@ vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.error
 errors = vErrors.length;
 }
 }
+if(data13.pin !== undefined){
+if(!(validate80(data13.pin, {instancePath:instancePath+"/tools/" + i2+"/pin",parentData:data13,parentDataProperty:"pin",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
 const err24 = {instancePath:instancePath+"/tools/" + i2,schemaPath:"#/properties/tools/items/type",keyword:"type",params:{type: "object"}};
@@ -3108,13 +3146,13 @@ errors++;
 }
 }
 if(data.http !== undefined){
-let data35 = data.http;
-if(Array.isArray(data35)){
-const len3 = data35.length;
+let data36 = data.http;
+if(Array.isArray(data36)){
+const len3 = data36.length;
 for(let i3=0; i3<len3; i3++){
-let data36 = data35[i3];
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.name === undefined){
+let data37 = data36[i3];
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+if(data37.name === undefined){
 const err26 = {instancePath:instancePath+"/http/" + i3,schemaPath:"#/properties/http/items/required",keyword:"required",params:{missingProperty: "name"}};
 if(vErrors === null){
 vErrors = [err26];
@@ -3124,7 +3162,7 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data36.method === undefined){
+if(data37.method === undefined){
 const err27 = {instancePath:instancePath+"/http/" + i3,schemaPath:"#/properties/http/items/required",keyword:"required",params:{missingProperty: "method"}};
 if(vErrors === null){
 vErrors = [err27];
@@ -3134,7 +3172,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(data36.path === undefined){
+if(data37.path === undefined){
 const err28 = {instancePath:instancePath+"/http/" + i3,schemaPath:"#/properties/http/items/required",keyword:"required",params:{missingProperty: "path"}};
 if(vErrors === null){
 vErrors = [err28];
@@ -3144,7 +3182,7 @@ vErrors.push(err28);
 }
 errors++;
 }
-for(const key4 in data36){
+for(const key4 in data37){
 if(!(func2.call(schema6.properties.http.items.properties, key4))){
 const err29 = {instancePath:instancePath+"/http/" + i3,schemaPath:"#/properties/http/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}};
 if(vErrors === null){
@@ -3156,10 +3194,10 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data36.name !== undefined){
-let data37 = data36.name;
-if(typeof data37 === "string"){
-if(!pattern1.test(data37)){
+if(data37.name !== undefined){
+let data38 = data37.name;
+if(typeof data38 === "string"){
+if(!pattern1.test(data38)){
 const err30 = {instancePath:instancePath+"/http/" + i3+"/name",schemaPath:"#/properties/http/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_][A-Za-z0-9_-]*$"}};
 if(vErrors === null){
 vErrors = [err30];
@@ -3181,9 +3219,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data36.method !== undefined){
-let data38 = data36.method;
-if(!(((((data38 === "GET") || (data38 === "POST")) || (data38 === "PUT")) || (data38 === "PATCH")) || (data38 === "DELETE"))){
+if(data37.method !== undefined){
+let data39 = data37.method;
+if(!(((((data39 === "GET") || (data39 === "POST")) || (data39 === "PUT")) || (data39 === "PATCH")) || (data39 === "DELETE"))){
 const err32 = {instancePath:instancePath+"/http/" + i3+"/method",schemaPath:"#/properties/http/items/properties/method/enum",keyword:"enum",params:{allowedValues: schema6.properties.http.items.properties.method.enum}};
 if(vErrors === null){
 vErrors = [err32];
@@ -3194,10 +3232,10 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data36.path !== undefined){
-let data39 = data36.path;
-if(typeof data39 === "string"){
-if(!pattern21.test(data39)){
+if(data37.path !== undefined){
+let data40 = data37.path;
+if(typeof data40 === "string"){
+if(!pattern22.test(data40)){
 const err33 = {instancePath:instancePath+"/http/" + i3+"/path",schemaPath:"#/properties/http/items/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"}};
 if(vErrors === null){
 vErrors = [err33];
@@ -3219,117 +3257,123 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data36.description !== undefined){
-if(!(validate22(data36.description, {instancePath:instancePath+"/http/" + i3+"/description",parentData:data36,parentDataProperty:"description",rootData}))){
+if(data37.description !== undefined){
+if(!(validate22(data37.description, {instancePath:instancePath+"/http/" + i3+"/description",parentData:data37,parentDataProperty:"description",rootData}))){
 vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 errors = vErrors.length;
 }
 }
-if(data36.irreversible !== undefined){
-if(!(validate26(data36.irreversible, {instancePath:instancePath+"/http/" + i3+"/irreversible",parentData:data36,parentDataProperty:"irreversible",rootData}))){
+if(data37.irreversible !== undefined){
+if(!(validate26(data37.irreversible, {instancePath:instancePath+"/http/" + i3+"/irreversible",parentData:data37,parentDataProperty:"irreversible",rootData}))){
 vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
 errors = vErrors.length;
 }
 }
-if(data36.money !== undefined){
-if(!(validate28(data36.money, {instancePath:instancePath+"/http/" + i3+"/money",parentData:data36,parentDataProperty:"money",rootData}))){
+if(data37.money !== undefined){
+if(!(validate28(data37.money, {instancePath:instancePath+"/http/" + i3+"/money",parentData:data37,parentDataProperty:"money",rootData}))){
 vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
-if(data36.undo !== undefined){
-if(!(validate30(data36.undo, {instancePath:instancePath+"/http/" + i3+"/undo",parentData:data36,parentDataProperty:"undo",rootData}))){
+if(data37.undo !== undefined){
+if(!(validate30(data37.undo, {instancePath:instancePath+"/http/" + i3+"/undo",parentData:data37,parentDataProperty:"undo",rootData}))){
 vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
 errors = vErrors.length;
 }
 }
-if(data36.sends_out !== undefined){
-if(!(validate32(data36.sends_out, {instancePath:instancePath+"/http/" + i3+"/sends_out",parentData:data36,parentDataProperty:"sends_out",rootData}))){
+if(data37.sends_out !== undefined){
+if(!(validate32(data37.sends_out, {instancePath:instancePath+"/http/" + i3+"/sends_out",parentData:data37,parentDataProperty:"sends_out",rootData}))){
 vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
 }
-if(data36.lookup_args !== undefined){
-if(!(validate34(data36.lookup_args, {instancePath:instancePath+"/http/" + i3+"/lookup_args",parentData:data36,parentDataProperty:"lookup_args",rootData}))){
+if(data37.lookup_args !== undefined){
+if(!(validate34(data37.lookup_args, {instancePath:instancePath+"/http/" + i3+"/lookup_args",parentData:data37,parentDataProperty:"lookup_args",rootData}))){
 vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
 errors = vErrors.length;
 }
 }
-if(data36.reads_outside !== undefined){
-if(!(validate36(data36.reads_outside, {instancePath:instancePath+"/http/" + i3+"/reads_outside",parentData:data36,parentDataProperty:"reads_outside",rootData}))){
+if(data37.reads_outside !== undefined){
+if(!(validate36(data37.reads_outside, {instancePath:instancePath+"/http/" + i3+"/reads_outside",parentData:data37,parentDataProperty:"reads_outside",rootData}))){
 vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
 }
 }
-if(data36.trust !== undefined){
-if(!(validate38(data36.trust, {instancePath:instancePath+"/http/" + i3+"/trust",parentData:data36,parentDataProperty:"trust",rootData}))){
+if(data37.trust !== undefined){
+if(!(validate38(data37.trust, {instancePath:instancePath+"/http/" + i3+"/trust",parentData:data37,parentDataProperty:"trust",rootData}))){
 vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
 errors = vErrors.length;
 }
 }
-if(data36.confirm !== undefined){
-if(!(validate40(data36.confirm, {instancePath:instancePath+"/http/" + i3+"/confirm",parentData:data36,parentDataProperty:"confirm",rootData}))){
+if(data37.confirm !== undefined){
+if(!(validate40(data37.confirm, {instancePath:instancePath+"/http/" + i3+"/confirm",parentData:data37,parentDataProperty:"confirm",rootData}))){
 vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
 errors = vErrors.length;
 }
 }
-if(data36.after !== undefined){
-if(!(validate42(data36.after, {instancePath:instancePath+"/http/" + i3+"/after",parentData:data36,parentDataProperty:"after",rootData}))){
+if(data37.after !== undefined){
+if(!(validate42(data37.after, {instancePath:instancePath+"/http/" + i3+"/after",parentData:data37,parentDataProperty:"after",rootData}))){
 vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
 }
-if(data36.not_after !== undefined){
-if(!(validate44(data36.not_after, {instancePath:instancePath+"/http/" + i3+"/not_after",parentData:data36,parentDataProperty:"not_after",rootData}))){
+if(data37.not_after !== undefined){
+if(!(validate44(data37.not_after, {instancePath:instancePath+"/http/" + i3+"/not_after",parentData:data37,parentDataProperty:"not_after",rootData}))){
 vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
 errors = vErrors.length;
 }
 }
-if(data36.at_most !== undefined){
-if(!(validate46(data36.at_most, {instancePath:instancePath+"/http/" + i3+"/at_most",parentData:data36,parentDataProperty:"at_most",rootData}))){
+if(data37.at_most !== undefined){
+if(!(validate46(data37.at_most, {instancePath:instancePath+"/http/" + i3+"/at_most",parentData:data37,parentDataProperty:"at_most",rootData}))){
 vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
 }
 }
-if(data36.checks !== undefined){
-if(!(validate48(data36.checks, {instancePath:instancePath+"/http/" + i3+"/checks",parentData:data36,parentDataProperty:"checks",rootData}))){
+if(data37.checks !== undefined){
+if(!(validate48(data37.checks, {instancePath:instancePath+"/http/" + i3+"/checks",parentData:data37,parentDataProperty:"checks",rootData}))){
 vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
 }
-if(data36.filter !== undefined){
-if(!(validate65(data36.filter, {instancePath:instancePath+"/http/" + i3+"/filter",parentData:data36,parentDataProperty:"filter",rootData}))){
+if(data37.filter !== undefined){
+if(!(validate65(data37.filter, {instancePath:instancePath+"/http/" + i3+"/filter",parentData:data37,parentDataProperty:"filter",rootData}))){
 vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 }
-if(data36.spend !== undefined){
-if(!(validate68(data36.spend, {instancePath:instancePath+"/http/" + i3+"/spend",parentData:data36,parentDataProperty:"spend",rootData}))){
+if(data37.spend !== undefined){
+if(!(validate68(data37.spend, {instancePath:instancePath+"/http/" + i3+"/spend",parentData:data37,parentDataProperty:"spend",rootData}))){
 vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
-if(data36.currency !== undefined){
-if(!(validate70(data36.currency, {instancePath:instancePath+"/http/" + i3+"/currency",parentData:data36,parentDataProperty:"currency",rootData}))){
+if(data37.currency !== undefined){
+if(!(validate70(data37.currency, {instancePath:instancePath+"/http/" + i3+"/currency",parentData:data37,parentDataProperty:"currency",rootData}))){
 vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
 errors = vErrors.length;
 }
 }
-if(data36.outcome !== undefined){
-if(!(validate72(data36.outcome, {instancePath:instancePath+"/http/" + i3+"/outcome",parentData:data36,parentDataProperty:"outcome",rootData}))){
+if(data37.outcome !== undefined){
+if(!(validate72(data37.outcome, {instancePath:instancePath+"/http/" + i3+"/outcome",parentData:data37,parentDataProperty:"outcome",rootData}))){
 vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 }
-if(data36.args !== undefined){
-if(!(validate76(data36.args, {instancePath:instancePath+"/http/" + i3+"/args",parentData:data36,parentDataProperty:"args",rootData}))){
+if(data37.args !== undefined){
+if(!(validate76(data37.args, {instancePath:instancePath+"/http/" + i3+"/args",parentData:data37,parentDataProperty:"args",rootData}))){
 vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 }
-if(data36.returns !== undefined){
-if(!(validate78(data36.returns, {instancePath:instancePath+"/http/" + i3+"/returns",parentData:data36,parentDataProperty:"returns",rootData}))){
+if(data37.returns !== undefined){
+if(!(validate78(data37.returns, {instancePath:instancePath+"/http/" + i3+"/returns",parentData:data37,parentDataProperty:"returns",rootData}))){
 vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+errors = vErrors.length;
+}
+}
+if(data37.pin !== undefined){
+if(!(validate80(data37.pin, {instancePath:instancePath+"/http/" + i3+"/pin",parentData:data37,parentDataProperty:"pin",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 }
@@ -3358,13 +3402,13 @@ errors++;
 }
 }
 if(data.code !== undefined){
-let data59 = data.code;
-if(Array.isArray(data59)){
-const len4 = data59.length;
+let data61 = data.code;
+if(Array.isArray(data61)){
+const len4 = data61.length;
 for(let i4=0; i4<len4; i4++){
-let data60 = data59[i4];
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-if(data60.name === undefined){
+let data62 = data61[i4];
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(data62.name === undefined){
 const err37 = {instancePath:instancePath+"/code/" + i4,schemaPath:"#/properties/code/items/required",keyword:"required",params:{missingProperty: "name"}};
 if(vErrors === null){
 vErrors = [err37];
@@ -3374,7 +3418,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data60.function === undefined){
+if(data62.function === undefined){
 const err38 = {instancePath:instancePath+"/code/" + i4,schemaPath:"#/properties/code/items/required",keyword:"required",params:{missingProperty: "function"}};
 if(vErrors === null){
 vErrors = [err38];
@@ -3384,7 +3428,7 @@ vErrors.push(err38);
 }
 errors++;
 }
-for(const key5 in data60){
+for(const key5 in data62){
 if(!(func2.call(schema6.properties.code.items.properties, key5))){
 const err39 = {instancePath:instancePath+"/code/" + i4,schemaPath:"#/properties/code/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}};
 if(vErrors === null){
@@ -3396,10 +3440,10 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data60.name !== undefined){
-let data61 = data60.name;
-if(typeof data61 === "string"){
-if(!pattern1.test(data61)){
+if(data62.name !== undefined){
+let data63 = data62.name;
+if(typeof data63 === "string"){
+if(!pattern1.test(data63)){
 const err40 = {instancePath:instancePath+"/code/" + i4+"/name",schemaPath:"#/properties/code/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_][A-Za-z0-9_-]*$"}};
 if(vErrors === null){
 vErrors = [err40];
@@ -3421,10 +3465,10 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data60.function !== undefined){
-let data62 = data60.function;
-if(typeof data62 === "string"){
-if(!pattern23.test(data62)){
+if(data62.function !== undefined){
+let data64 = data62.function;
+if(typeof data64 === "string"){
+if(!pattern24.test(data64)){
 const err42 = {instancePath:instancePath+"/code/" + i4+"/function",schemaPath:"#/properties/code/items/properties/function/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_$][A-Za-z0-9_$]*(?:[.:][A-Za-z_$][A-Za-z0-9_$]*)*$"}};
 if(vErrors === null){
 vErrors = [err42];
@@ -3446,10 +3490,10 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data60.sandbox !== undefined){
-let data63 = data60.sandbox;
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-for(const key6 in data63){
+if(data62.sandbox !== undefined){
+let data65 = data62.sandbox;
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+for(const key6 in data65){
 if(!((((((key6 === "network") || (key6 === "secrets")) || (key6 === "mounts")) || (key6 === "allow")) || (key6 === "limits")) || (key6 === "level"))){
 const err44 = {instancePath:instancePath+"/code/" + i4+"/sandbox",schemaPath:"#/properties/code/items/properties/sandbox/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6}};
 if(vErrors === null){
@@ -3461,12 +3505,12 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data63.network !== undefined){
-let data64 = data63.network;
-if(Array.isArray(data64)){
-const len5 = data64.length;
+if(data65.network !== undefined){
+let data66 = data65.network;
+if(Array.isArray(data66)){
+const len5 = data66.length;
 for(let i5=0; i5<len5; i5++){
-if(typeof data64[i5] !== "string"){
+if(typeof data66[i5] !== "string"){
 const err45 = {instancePath:instancePath+"/code/" + i4+"/sandbox/network/" + i5,schemaPath:"#/properties/code/items/properties/sandbox/properties/network/items/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err45];
@@ -3489,14 +3533,14 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data63.secrets !== undefined){
-let data66 = data63.secrets;
-if(Array.isArray(data66)){
-const len6 = data66.length;
+if(data65.secrets !== undefined){
+let data68 = data65.secrets;
+if(Array.isArray(data68)){
+const len6 = data68.length;
 for(let i6=0; i6<len6; i6++){
-let data67 = data66[i6];
-if(typeof data67 === "string"){
-if(!pattern24.test(data67)){
+let data69 = data68[i6];
+if(typeof data69 === "string"){
+if(!pattern25.test(data69)){
 const err47 = {instancePath:instancePath+"/code/" + i4+"/sandbox/secrets/" + i6,schemaPath:"#/properties/code/items/properties/sandbox/properties/secrets/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"}};
 if(vErrors === null){
 vErrors = [err47];
@@ -3530,14 +3574,14 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data63.mounts !== undefined){
-let data68 = data63.mounts;
-if(Array.isArray(data68)){
-const len7 = data68.length;
+if(data65.mounts !== undefined){
+let data70 = data65.mounts;
+if(Array.isArray(data70)){
+const len7 = data70.length;
 for(let i7=0; i7<len7; i7++){
-let data69 = data68[i7];
-if(typeof data69 === "string"){
-if(!pattern8.test(data69)){
+let data71 = data70[i7];
+if(typeof data71 === "string"){
+if(!pattern8.test(data71)){
 const err50 = {instancePath:instancePath+"/code/" + i4+"/sandbox/mounts/" + i7,schemaPath:"#/properties/code/items/properties/sandbox/properties/mounts/items/pattern",keyword:"pattern",params:{pattern: "\\S"}};
 if(vErrors === null){
 vErrors = [err50];
@@ -3571,14 +3615,14 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(data63.allow !== undefined){
-let data70 = data63.allow;
-if(Array.isArray(data70)){
-const len8 = data70.length;
+if(data65.allow !== undefined){
+let data72 = data65.allow;
+if(Array.isArray(data72)){
+const len8 = data72.length;
 for(let i8=0; i8<len8; i8++){
-let data71 = data70[i8];
-if(typeof data71 === "string"){
-if(!pattern26.test(data71)){
+let data73 = data72[i8];
+if(typeof data73 === "string"){
+if(!pattern27.test(data73)){
 const err53 = {instancePath:instancePath+"/code/" + i4+"/sandbox/allow/" + i8,schemaPath:"#/properties/code/items/properties/sandbox/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9_]+$"}};
 if(vErrors === null){
 vErrors = [err53];
@@ -3612,10 +3656,10 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data63.limits !== undefined){
-let data72 = data63.limits;
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-for(const key7 in data72){
+if(data65.limits !== undefined){
+let data74 = data65.limits;
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+for(const key7 in data74){
 if(!(((key7 === "cpu_ms") || (key7 === "memory_mb")) || (key7 === "timeout_s"))){
 const err56 = {instancePath:instancePath+"/code/" + i4+"/sandbox/limits",schemaPath:"#/properties/code/items/properties/sandbox/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7}};
 if(vErrors === null){
@@ -3627,9 +3671,9 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data72.cpu_ms !== undefined){
-let data73 = data72.cpu_ms;
-if(!(((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73))) && (isFinite(data73)))){
+if(data74.cpu_ms !== undefined){
+let data75 = data74.cpu_ms;
+if(!(((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75))) && (isFinite(data75)))){
 const err57 = {instancePath:instancePath+"/code/" + i4+"/sandbox/limits/cpu_ms",schemaPath:"#/properties/code/items/properties/sandbox/properties/limits/properties/cpu_ms/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err57];
@@ -3639,8 +3683,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-if((typeof data73 == "number") && (isFinite(data73))){
-if(data73 < 1 || isNaN(data73)){
+if((typeof data75 == "number") && (isFinite(data75))){
+if(data75 < 1 || isNaN(data75)){
 const err58 = {instancePath:instancePath+"/code/" + i4+"/sandbox/limits/cpu_ms",schemaPath:"#/properties/code/items/properties/sandbox/properties/limits/properties/cpu_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err58];
@@ -3652,9 +3696,9 @@ errors++;
 }
 }
 }
-if(data72.memory_mb !== undefined){
-let data74 = data72.memory_mb;
-if(!(((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74))) && (isFinite(data74)))){
+if(data74.memory_mb !== undefined){
+let data76 = data74.memory_mb;
+if(!(((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76))) && (isFinite(data76)))){
 const err59 = {instancePath:instancePath+"/code/" + i4+"/sandbox/limits/memory_mb",schemaPath:"#/properties/code/items/properties/sandbox/properties/limits/properties/memory_mb/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err59];
@@ -3664,8 +3708,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-if((typeof data74 == "number") && (isFinite(data74))){
-if(data74 < 1 || isNaN(data74)){
+if((typeof data76 == "number") && (isFinite(data76))){
+if(data76 < 1 || isNaN(data76)){
 const err60 = {instancePath:instancePath+"/code/" + i4+"/sandbox/limits/memory_mb",schemaPath:"#/properties/code/items/properties/sandbox/properties/limits/properties/memory_mb/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err60];
@@ -3677,9 +3721,9 @@ errors++;
 }
 }
 }
-if(data72.timeout_s !== undefined){
-let data75 = data72.timeout_s;
-if(!(((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75))) && (isFinite(data75)))){
+if(data74.timeout_s !== undefined){
+let data77 = data74.timeout_s;
+if(!(((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77))) && (isFinite(data77)))){
 const err61 = {instancePath:instancePath+"/code/" + i4+"/sandbox/limits/timeout_s",schemaPath:"#/properties/code/items/properties/sandbox/properties/limits/properties/timeout_s/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err61];
@@ -3689,8 +3733,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-if((typeof data75 == "number") && (isFinite(data75))){
-if(data75 < 1 || isNaN(data75)){
+if((typeof data77 == "number") && (isFinite(data77))){
+if(data77 < 1 || isNaN(data77)){
 const err62 = {instancePath:instancePath+"/code/" + i4+"/sandbox/limits/timeout_s",schemaPath:"#/properties/code/items/properties/sandbox/properties/limits/properties/timeout_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err62];
@@ -3714,8 +3758,8 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data63.level !== undefined){
-if(!(data63.level === "advanced")){
+if(data65.level !== undefined){
+if(!(data65.level === "advanced")){
 const err64 = {instancePath:instancePath+"/code/" + i4+"/sandbox/level",schemaPath:"#/properties/code/items/properties/sandbox/properties/level/enum",keyword:"enum",params:{allowedValues: schema6.properties.code.items.properties.sandbox.properties.level.enum}};
 if(vErrors === null){
 vErrors = [err64];
@@ -3738,123 +3782,129 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data60.description !== undefined){
-if(!(validate22(data60.description, {instancePath:instancePath+"/code/" + i4+"/description",parentData:data60,parentDataProperty:"description",rootData}))){
+if(data62.description !== undefined){
+if(!(validate22(data62.description, {instancePath:instancePath+"/code/" + i4+"/description",parentData:data62,parentDataProperty:"description",rootData}))){
 vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 errors = vErrors.length;
 }
 }
-if(data60.writes !== undefined){
-if(!(validate24(data60.writes, {instancePath:instancePath+"/code/" + i4+"/writes",parentData:data60,parentDataProperty:"writes",rootData}))){
+if(data62.writes !== undefined){
+if(!(validate24(data62.writes, {instancePath:instancePath+"/code/" + i4+"/writes",parentData:data62,parentDataProperty:"writes",rootData}))){
 vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
 errors = vErrors.length;
 }
 }
-if(data60.irreversible !== undefined){
-if(!(validate26(data60.irreversible, {instancePath:instancePath+"/code/" + i4+"/irreversible",parentData:data60,parentDataProperty:"irreversible",rootData}))){
+if(data62.irreversible !== undefined){
+if(!(validate26(data62.irreversible, {instancePath:instancePath+"/code/" + i4+"/irreversible",parentData:data62,parentDataProperty:"irreversible",rootData}))){
 vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
 errors = vErrors.length;
 }
 }
-if(data60.money !== undefined){
-if(!(validate28(data60.money, {instancePath:instancePath+"/code/" + i4+"/money",parentData:data60,parentDataProperty:"money",rootData}))){
+if(data62.money !== undefined){
+if(!(validate28(data62.money, {instancePath:instancePath+"/code/" + i4+"/money",parentData:data62,parentDataProperty:"money",rootData}))){
 vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
-if(data60.undo !== undefined){
-if(!(validate30(data60.undo, {instancePath:instancePath+"/code/" + i4+"/undo",parentData:data60,parentDataProperty:"undo",rootData}))){
+if(data62.undo !== undefined){
+if(!(validate30(data62.undo, {instancePath:instancePath+"/code/" + i4+"/undo",parentData:data62,parentDataProperty:"undo",rootData}))){
 vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
 errors = vErrors.length;
 }
 }
-if(data60.sends_out !== undefined){
-if(!(validate32(data60.sends_out, {instancePath:instancePath+"/code/" + i4+"/sends_out",parentData:data60,parentDataProperty:"sends_out",rootData}))){
+if(data62.sends_out !== undefined){
+if(!(validate32(data62.sends_out, {instancePath:instancePath+"/code/" + i4+"/sends_out",parentData:data62,parentDataProperty:"sends_out",rootData}))){
 vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
 }
-if(data60.lookup_args !== undefined){
-if(!(validate34(data60.lookup_args, {instancePath:instancePath+"/code/" + i4+"/lookup_args",parentData:data60,parentDataProperty:"lookup_args",rootData}))){
+if(data62.lookup_args !== undefined){
+if(!(validate34(data62.lookup_args, {instancePath:instancePath+"/code/" + i4+"/lookup_args",parentData:data62,parentDataProperty:"lookup_args",rootData}))){
 vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
 errors = vErrors.length;
 }
 }
-if(data60.reads_outside !== undefined){
-if(!(validate36(data60.reads_outside, {instancePath:instancePath+"/code/" + i4+"/reads_outside",parentData:data60,parentDataProperty:"reads_outside",rootData}))){
+if(data62.reads_outside !== undefined){
+if(!(validate36(data62.reads_outside, {instancePath:instancePath+"/code/" + i4+"/reads_outside",parentData:data62,parentDataProperty:"reads_outside",rootData}))){
 vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
 }
 }
-if(data60.trust !== undefined){
-if(!(validate38(data60.trust, {instancePath:instancePath+"/code/" + i4+"/trust",parentData:data60,parentDataProperty:"trust",rootData}))){
+if(data62.trust !== undefined){
+if(!(validate38(data62.trust, {instancePath:instancePath+"/code/" + i4+"/trust",parentData:data62,parentDataProperty:"trust",rootData}))){
 vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
 errors = vErrors.length;
 }
 }
-if(data60.confirm !== undefined){
-if(!(validate40(data60.confirm, {instancePath:instancePath+"/code/" + i4+"/confirm",parentData:data60,parentDataProperty:"confirm",rootData}))){
+if(data62.confirm !== undefined){
+if(!(validate40(data62.confirm, {instancePath:instancePath+"/code/" + i4+"/confirm",parentData:data62,parentDataProperty:"confirm",rootData}))){
 vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
 errors = vErrors.length;
 }
 }
-if(data60.after !== undefined){
-if(!(validate42(data60.after, {instancePath:instancePath+"/code/" + i4+"/after",parentData:data60,parentDataProperty:"after",rootData}))){
+if(data62.after !== undefined){
+if(!(validate42(data62.after, {instancePath:instancePath+"/code/" + i4+"/after",parentData:data62,parentDataProperty:"after",rootData}))){
 vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
 }
-if(data60.not_after !== undefined){
-if(!(validate44(data60.not_after, {instancePath:instancePath+"/code/" + i4+"/not_after",parentData:data60,parentDataProperty:"not_after",rootData}))){
+if(data62.not_after !== undefined){
+if(!(validate44(data62.not_after, {instancePath:instancePath+"/code/" + i4+"/not_after",parentData:data62,parentDataProperty:"not_after",rootData}))){
 vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
 errors = vErrors.length;
 }
 }
-if(data60.at_most !== undefined){
-if(!(validate46(data60.at_most, {instancePath:instancePath+"/code/" + i4+"/at_most",parentData:data60,parentDataProperty:"at_most",rootData}))){
+if(data62.at_most !== undefined){
+if(!(validate46(data62.at_most, {instancePath:instancePath+"/code/" + i4+"/at_most",parentData:data62,parentDataProperty:"at_most",rootData}))){
 vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
 }
 }
-if(data60.checks !== undefined){
-if(!(validate48(data60.checks, {instancePath:instancePath+"/code/" + i4+"/checks",parentData:data60,parentDataProperty:"checks",rootData}))){
+if(data62.checks !== undefined){
+if(!(validate48(data62.checks, {instancePath:instancePath+"/code/" + i4+"/checks",parentData:data62,parentDataProperty:"checks",rootData}))){
 vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
 }
-if(data60.filter !== undefined){
-if(!(validate65(data60.filter, {instancePath:instancePath+"/code/" + i4+"/filter",parentData:data60,parentDataProperty:"filter",rootData}))){
+if(data62.filter !== undefined){
+if(!(validate65(data62.filter, {instancePath:instancePath+"/code/" + i4+"/filter",parentData:data62,parentDataProperty:"filter",rootData}))){
 vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 }
-if(data60.spend !== undefined){
-if(!(validate68(data60.spend, {instancePath:instancePath+"/code/" + i4+"/spend",parentData:data60,parentDataProperty:"spend",rootData}))){
+if(data62.spend !== undefined){
+if(!(validate68(data62.spend, {instancePath:instancePath+"/code/" + i4+"/spend",parentData:data62,parentDataProperty:"spend",rootData}))){
 vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
-if(data60.currency !== undefined){
-if(!(validate70(data60.currency, {instancePath:instancePath+"/code/" + i4+"/currency",parentData:data60,parentDataProperty:"currency",rootData}))){
+if(data62.currency !== undefined){
+if(!(validate70(data62.currency, {instancePath:instancePath+"/code/" + i4+"/currency",parentData:data62,parentDataProperty:"currency",rootData}))){
 vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
 errors = vErrors.length;
 }
 }
-if(data60.outcome !== undefined){
-if(!(validate72(data60.outcome, {instancePath:instancePath+"/code/" + i4+"/outcome",parentData:data60,parentDataProperty:"outcome",rootData}))){
+if(data62.outcome !== undefined){
+if(!(validate72(data62.outcome, {instancePath:instancePath+"/code/" + i4+"/outcome",parentData:data62,parentDataProperty:"outcome",rootData}))){
 vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 }
-if(data60.args !== undefined){
-if(!(validate76(data60.args, {instancePath:instancePath+"/code/" + i4+"/args",parentData:data60,parentDataProperty:"args",rootData}))){
+if(data62.args !== undefined){
+if(!(validate76(data62.args, {instancePath:instancePath+"/code/" + i4+"/args",parentData:data62,parentDataProperty:"args",rootData}))){
 vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 }
-if(data60.returns !== undefined){
-if(!(validate78(data60.returns, {instancePath:instancePath+"/code/" + i4+"/returns",parentData:data60,parentDataProperty:"returns",rootData}))){
+if(data62.returns !== undefined){
+if(!(validate78(data62.returns, {instancePath:instancePath+"/code/" + i4+"/returns",parentData:data62,parentDataProperty:"returns",rootData}))){
 vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+errors = vErrors.length;
+}
+}
+if(data62.pin !== undefined){
+if(!(validate80(data62.pin, {instancePath:instancePath+"/code/" + i4+"/pin",parentData:data62,parentDataProperty:"pin",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 }
@@ -3883,13 +3933,13 @@ errors++;
 }
 }
 if(data.tasks !== undefined){
-let data97 = data.tasks;
-if(Array.isArray(data97)){
-const len9 = data97.length;
+let data100 = data.tasks;
+if(Array.isArray(data100)){
+const len9 = data100.length;
 for(let i9=0; i9<len9; i9++){
-let data98 = data97[i9];
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
-if(data98.name === undefined){
+let data101 = data100[i9];
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(data101.name === undefined){
 const err68 = {instancePath:instancePath+"/tasks/" + i9,schemaPath:"#/properties/tasks/items/required",keyword:"required",params:{missingProperty: "name"}};
 if(vErrors === null){
 vErrors = [err68];
@@ -3899,7 +3949,7 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(data98.steps === undefined){
+if(data101.steps === undefined){
 const err69 = {instancePath:instancePath+"/tasks/" + i9,schemaPath:"#/properties/tasks/items/required",keyword:"required",params:{missingProperty: "steps"}};
 if(vErrors === null){
 vErrors = [err69];
@@ -3909,7 +3959,7 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(data98.tools === undefined){
+if(data101.tools === undefined){
 const err70 = {instancePath:instancePath+"/tasks/" + i9,schemaPath:"#/properties/tasks/items/required",keyword:"required",params:{missingProperty: "tools"}};
 if(vErrors === null){
 vErrors = [err70];
@@ -3919,7 +3969,7 @@ vErrors.push(err70);
 }
 errors++;
 }
-for(const key8 in data98){
+for(const key8 in data101){
 if(!((((key8 === "name") || (key8 === "steps")) || (key8 === "tools")) || (key8 === "description"))){
 const err71 = {instancePath:instancePath+"/tasks/" + i9,schemaPath:"#/properties/tasks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8}};
 if(vErrors === null){
@@ -3931,10 +3981,10 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(data98.name !== undefined){
-let data99 = data98.name;
-if(typeof data99 === "string"){
-if(!pattern1.test(data99)){
+if(data101.name !== undefined){
+let data102 = data101.name;
+if(typeof data102 === "string"){
+if(!pattern1.test(data102)){
 const err72 = {instancePath:instancePath+"/tasks/" + i9+"/name",schemaPath:"#/properties/tasks/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_][A-Za-z0-9_-]*$"}};
 if(vErrors === null){
 vErrors = [err72];
@@ -3956,9 +4006,9 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(data98.steps !== undefined){
-let data100 = data98.steps;
-if(!((data100 === "in_order") || (data100 === "all_at_once"))){
+if(data101.steps !== undefined){
+let data103 = data101.steps;
+if(!((data103 === "in_order") || (data103 === "all_at_once"))){
 const err74 = {instancePath:instancePath+"/tasks/" + i9+"/steps",schemaPath:"#/properties/tasks/items/properties/steps/enum",keyword:"enum",params:{allowedValues: schema6.properties.tasks.items.properties.steps.enum}};
 if(vErrors === null){
 vErrors = [err74];
@@ -3969,10 +4019,10 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(data98.tools !== undefined){
-let data101 = data98.tools;
-if(Array.isArray(data101)){
-if(data101.length < 1){
+if(data101.tools !== undefined){
+let data104 = data101.tools;
+if(Array.isArray(data104)){
+if(data104.length < 1){
 const err75 = {instancePath:instancePath+"/tasks/" + i9+"/tools",schemaPath:"#/properties/tasks/items/properties/tools/minItems",keyword:"minItems",params:{limit: 1}};
 if(vErrors === null){
 vErrors = [err75];
@@ -3982,11 +4032,11 @@ vErrors.push(err75);
 }
 errors++;
 }
-const len10 = data101.length;
+const len10 = data104.length;
 for(let i10=0; i10<len10; i10++){
-let data102 = data101[i10];
-if(typeof data102 === "string"){
-if(!pattern1.test(data102)){
+let data105 = data104[i10];
+if(typeof data105 === "string"){
+if(!pattern1.test(data105)){
 const err76 = {instancePath:instancePath+"/tasks/" + i9+"/tools/" + i10,schemaPath:"#/properties/tasks/items/properties/tools/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_][A-Za-z0-9_-]*$"}};
 if(vErrors === null){
 vErrors = [err76];
@@ -4020,8 +4070,8 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data98.description !== undefined){
-if(typeof data98.description !== "string"){
+if(data101.description !== undefined){
+if(typeof data101.description !== "string"){
 const err79 = {instancePath:instancePath+"/tasks/" + i9+"/description",schemaPath:"#/properties/tasks/items/properties/description/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err79];

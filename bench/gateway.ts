@@ -1,0 +1,95 @@
+/**
+ * The gateway in `npm run bench` (issue 11): p50/p99 of a trivial `tools/call`, one call at a
+ * time, from the SDK's Client over stdio —
+ *   direct       the client → the tool server;
+ *   pass-through a proxy on the same SDK with no checks (the floor: what any MCP proxy costs);
+ *   gateway      `stalwart gateway` (dist/, as installed) with the check in-process.
+ * Each hop is a real child process on stdio, as an MCP host runs them. The target (gateway ≤ 1.2×
+ * the pass-through at p50) is printed beside the measured ratio, never asserted.
+ *
+ * This file is also the two helpers it starts: `--upstream` (the tool server: one tool, `noop`)
+ * and `--proxy -- CMD…` (the pass-through).
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Server } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = join(import.meta.dirname, "..");
+const tsx = (file: string, ...args: string[]) => [process.execPath, "--import", "tsx", file, ...args];
+
+function upstreamServer(): void {
+  serveStdio(() => {
+    const server = new Server({ name: "bench-upstream", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler("tools/list", async () => ({ tools: [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object", properties: {}, additionalProperties: false } }] }) as never);
+    server.setRequestHandler("tools/call", async () => ({ content: [{ type: "text", text: "ok" }] }) as never);
+    return server;
+  });
+}
+
+/** The floor: a proxy on the same SDK that forwards tools/list and tools/call as raw requests, checking nothing. */
+async function passThrough(command: string[]): Promise<void> {
+  const up = new Client({ name: "bench-proxy", version: "1.0.0" });
+  await up.connect(new StdioClientTransport({ command: command[0]!, args: command.slice(1), stderr: "inherit" }));
+  serveStdio(() => {
+    const server = new Server({ name: "bench-proxy", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler("tools/list", async (r) => (await up.request({ method: "tools/list", ...(r.params ? { params: r.params } : {}) })) as never);
+    server.setRequestHandler("tools/call", async (r) => (await up.request({ method: "tools/call", params: r.params })) as never);
+    return server;
+  });
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+async function latencies(command: string[], calls: number, env: Record<string, string> = {}): Promise<{ p50: number; p99: number }> {
+  const client = new Client({ name: "bench-host", version: "1.0.0" });
+  await client.connect(new StdioClientTransport({ command: command[0]!, args: command.slice(1), cwd: ROOT, env: { ...(process.env as Record<string, string>), ...env }, stderr: "ignore" }), { timeout: 60_000 });
+  try {
+    for (let i = 0; i < 200; i++) await client.callTool({ name: "noop", arguments: {} }); // warm
+    const ms: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      const t0 = process.hrtime.bigint();
+      const r = await client.callTool({ name: "noop", arguments: {} });
+      ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (r.isError) throw new Error(`noop failed: ${JSON.stringify(r.content)}`);
+    }
+    ms.sort((a, b) => a - b);
+    return { p50: quantile(ms, 0.5), p99: quantile(ms, 0.99) };
+  } finally {
+    await client.close();
+  }
+}
+
+export async function gatewayBench(calls = Number(process.env.STALWART_BENCH_GATEWAY_CALLS ?? 2000)): Promise<void> {
+  const { copyLicence } = await import("../test/helpers/licensed-home.js");
+  const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-gw-")));
+  const catalogue = join(home, "agent.yaml");
+  writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - {name: noop, args: {type: object, properties: {}, additionalProperties: false}}\n");
+  const upstream = tsx(SELF, "--upstream");
+  const rows: [string, { p50: number; p99: number }][] = [];
+  rows.push(["direct: client → tool server", await latencies(upstream, calls)]);
+  rows.push(["pass-through proxy, same SDK, no checks", await latencies(tsx(SELF, "--proxy", "--", ...upstream), calls)]);
+  rows.push(["stalwart gateway (in-process check)", await latencies([process.execPath, join(ROOT, "dist/cli/main.js"), "gateway", "--quiet", "--home", home, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
+
+  console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after 200 warm-up (Node ${process.version})\n`);
+  console.log("| path | p50 | p99 |");
+  console.log("|---|---|---|");
+  for (const [name, r] of rows) console.log(`| ${name} | ${r.p50.toFixed(3)} ms | ${r.p99.toFixed(3)} ms |`);
+  const [, proxy] = rows[1]!;
+  const [, gw] = rows[2]!;
+  console.log(`\nratio gateway / pass-through at p50: ${(gw.p50 / proxy.p50).toFixed(2)}× (target ≤ 1.2×); at p99: ${(gw.p99 / proxy.p99).toFixed(2)}×`);
+}
+
+const argv = process.argv.slice(2);
+if (process.argv[1] === SELF) {
+  if (argv[0] === "--upstream") upstreamServer();
+  else if (argv[0] === "--proxy") await passThrough(argv.slice(argv.indexOf("--") + 1));
+  else await gatewayBench();
+}

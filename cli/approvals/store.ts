@@ -1,0 +1,103 @@
+/**
+ * The approval store under the home (issue 12), shared by every process on it: one JSON file per
+ * record under `<home>/approvals/pending/`, written whole and renamed into place, so a reader sees
+ * a complete record or none; a decision is `<home>/approvals/receipts/<id>.json`, linked into
+ * place — `link(2)` fails when the name exists, so of two people deciding at once exactly one
+ * wins, and the loser is told; `used/<id>` is created exclusively the same way, so a token an
+ * approval covers is handed out once. Nothing is ever rewritten, so there is no lost update.
+ */
+import { randomBytes } from "node:crypto";
+import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { APPROVAL_ID, decideProblem, InputError, newestFirst, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+
+export class FileApprovalStore implements ApprovalStore {
+  readonly dir: string;
+
+  constructor(home: string) {
+    this.dir = join(home, "approvals");
+  }
+
+  add(record: PendingRecord): void {
+    checkId(record.id);
+    this.writeNew(join(this.dir, "pending"), `${record.id}.json`, JSON.stringify(record, null, 2) + "\n", false);
+  }
+
+  get(id: string): Approval | undefined {
+    checkId(id);
+    const record = readJson<PendingRecord>(join(this.dir, "pending", `${id}.json`));
+    if (!record) return undefined;
+    const receipt = readJson<SignedReceipt>(join(this.dir, "receipts", `${id}.json`)) ?? null;
+    return { record, receipt, used: existsSync(join(this.dir, "used", id)) };
+  }
+
+  list(): Approval[] {
+    let names: string[];
+    try {
+      names = readdirSync(join(this.dir, "pending"));
+    } catch {
+      return [];
+    }
+    const out: Approval[] = [];
+    for (const n of names) {
+      const id = n.slice(0, -5);
+      if (!n.endsWith(".json") || !APPROVAL_ID.test(id)) continue;
+      const a = this.get(id);
+      if (a) out.push(a);
+    }
+    return out.sort(newestFirst);
+  }
+
+  decide(id: string, receipt: SignedReceipt, now: number): DecideAnswer {
+    const before = this.get(id);
+    const why = decideProblem(before, receipt, now);
+    if (why || !before) return { ok: false, why: why ?? "unknown", ...(before ? { approval: before } : {}) };
+    if (!this.writeNew(join(this.dir, "receipts"), `${id}.json`, JSON.stringify(receipt, null, 2) + "\n", true)) {
+      const now2 = this.get(id);
+      return { ok: false, why: "decided", ...(now2 ? { approval: now2 } : {}) };
+    }
+    return { ok: true, approval: { ...before, receipt } };
+  }
+
+  markUsed(id: string): boolean {
+    const a = this.get(id);
+    if (!a || a.receipt?.decision !== "approve") return false;
+    return this.writeNew(join(this.dir, "used"), id, "used\n", true);
+  }
+
+  /** Write `name` whole; with `exclusive`, only if it does not exist yet (false when it did). */
+  private writeNew(dir: string, name: string, text: string, exclusive: boolean): boolean {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = join(dir, name);
+    const tmp = join(dir, `.${name}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+    writeFileSync(tmp, text, { mode: 0o600 });
+    if (!exclusive) {
+      renameSync(tmp, file);
+      return true;
+    }
+    try {
+      linkSync(tmp, file);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw err;
+    } finally {
+      unlinkSync(tmp);
+    }
+  }
+}
+
+function checkId(id: string): void {
+  if (typeof id !== "string" || !APPROVAL_ID.test(id)) throw new InputError(`\`${String(id)}\` is not a pending confirmation id (p_ and 16 hex digits)`, "/id");
+}
+
+function readJson<T>(file: string): T | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  return JSON.parse(text) as T;
+}

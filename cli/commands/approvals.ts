@@ -1,0 +1,109 @@
+/**
+ * `stalwart approvals list | show ID | approve ID | deny ID | serve` (interfaces.md CLI; issue 12):
+ * the person's side of `confirm`. Pending confirmations live under the home (cli/approvals/store.ts);
+ * every decision is a receipt signed under the installation key, which the waiting process records
+ * in its session history before anything runs.
+ */
+import { defineCommand, usageError, type Io } from "../command.js";
+import { approvalStatus, decide, StalwartError } from "../../worker/portable/engine/index.js";
+import { resolveHome } from "../sdk/home.js";
+import { FileApprovalStore } from "../approvals/store.js";
+import { homeMac } from "../approvals/mac.js";
+import { listText, showText } from "../approvals/format.js";
+import { serveApprovals } from "../approvals/serve.js";
+import { userInfo } from "node:os";
+
+const home = { type: "string", value: "DIR", help: "the home holding approvals/ (default $STALWART_HOME, else ~/.stalwart)" } as const;
+const json = { type: "boolean", help: "print JSON" } as const;
+const idArgs = { synopsis: "ID", min: 1, max: 1, missing: "name the pending confirmation (`stalwart approvals list` shows them)", extra: "one confirmation at a time" };
+
+const store = (h: string | undefined) => new FileApprovalStore(resolveHome(h));
+const out = (io: Io, v: unknown) => io.stdout.write(JSON.stringify(v, null, 2) + "\n");
+
+const list = defineCommand({
+  path: "approvals list",
+  summary: "what waits for a person, newest first (and what was decided)",
+  args: { synopsis: "", min: 0, max: 0 },
+  options: { home, json, all: { type: "boolean", help: "also the decided, spent and expired ones" } },
+  run: async ({ values, io }) => {
+    const now = Date.now();
+    const all = store(values.home).list().filter((a) => values.all === true || approvalStatus(a, now) === "pending");
+    if (values.json) out(io, all.map((a) => ({ ...a, status: approvalStatus(a, now) })));
+    else io.stdout.write(listText(all, now));
+    return 0;
+  },
+});
+
+const show = defineCommand({
+  path: "approvals show",
+  summary: "one confirmation as a person needs it: the tool, each argument and where it came from, the reasons",
+  args: idArgs,
+  options: { home, json },
+  run: async ({ values, positionals, io }) => {
+    const a = store(values.home).get(positionals[0] ?? "");
+    if (!a) throw new StalwartError("ApprovalNotFound", `no pending confirmation \`${positionals[0]}\``, { hint: "`stalwart approvals list --all` shows them" });
+    if (values.json) out(io, { ...a, status: approvalStatus(a, Date.now()) });
+    else io.stdout.write(showText(a, Date.now()));
+    return 0;
+  },
+});
+
+function decideCommand(verb: "approve" | "deny") {
+  return defineCommand({
+    path: `approvals ${verb}`,
+    summary: verb === "approve" ? "approve a confirmation: the waiting call runs once, with exactly these arguments" : "deny a confirmation: nothing runs",
+    args: idArgs,
+    options: {
+      home,
+      json,
+      as: { type: "string", value: "NAME", help: "who decides, as the receipt records it (default: this user's login name)" },
+      message: { type: "string", short: "m", value: "MSG", help: "why, as the receipt records it" },
+      ...(verb === "approve" ? { always: { type: "boolean", help: "also approve later asks of this same call (same arguments) in this session" } } : {}),
+    } as const,
+    run: async ({ values, positionals, io }) => {
+      const h = resolveHome(values.home);
+      const by = values.as ?? userInfo().username;
+      if (by.trim() === "") throw usageError("`--as` needs a name");
+      const v = values as { always?: boolean };
+      const a = await decide(new FileApprovalStore(h), homeMac(h), positionals[0] ?? "", {
+        decision: verb, by, at: Date.now(), message: values.message, ...(v.always ? { always: true } : {}),
+      });
+      if (values.json) out(io, a.receipt);
+      else io.stdout.write(`${a.record.id}: ${verb === "approve" ? "approved" : "denied"} by ${by} (receipt ${a.receipt!.mac.slice(0, 12)}…)\n`);
+      return 0;
+    },
+  });
+}
+
+const serve = defineCommand({
+  path: "approvals serve",
+  summary: "the approvals page on 127.0.0.1:8700: what waits, one confirmation at a time, approve / deny / edit",
+  details: "It prints a one-time code; the page asks for it before it shows anything. State changes are POSTs\nwith the `Stalwart-Apply: yes` header from the page's own origin. Ctrl-C stops it.",
+  args: { synopsis: "", min: 0, max: 0 },
+  options: {
+    home,
+    host: { type: "string", value: "HOST", help: "the address to bind (default 127.0.0.1; loopback only)" },
+    port: { type: "string", value: "PORT", help: "the port (default 8700; 0 picks a free one)" },
+    json,
+  },
+  run: async ({ values, io }) => {
+    const port = values.port === undefined ? 8700 : Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`\`--port\` must be a port number, not \`${values.port}\``);
+    const host = values.host ?? "127.0.0.1";
+    if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host)) throw usageError(`\`--host\` must be a loopback address, not \`${host}\``, "the page is for the person at this machine; use the check worker's /approvals for a shared one");
+    const running = await serveApprovals({ home: resolveHome(values.home), host, port });
+    io.stdout.write(values.json ? JSON.stringify({ url: running.url, code: running.code }) + "\n" : `approvals page: ${running.url}\none-time code: ${running.code}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => void running.close().then(resolve);
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+    return 0;
+  },
+});
+
+export const command = {
+  path: "approvals",
+  summary: "the person's side of confirm: pending confirmations, signed receipts, a local page",
+  commands: [list, show, decideCommand("approve"), decideCommand("deny"), serve],
+};

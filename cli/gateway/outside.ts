@@ -1,0 +1,114 @@
+/**
+ * Resources and prompts (issue 11, item 7): forwarded read-only, and recorded in the session's
+ * history as reads from outside, so that what they return labels what follows. A `resources/read`
+ * is checked and reported as a call of the tool `resources_read`, a `prompts/get` as one of
+ * `prompts_get`: both `reads_outside`, so a value a later write copies out of them is
+ * `result:<step>.<path>` carrying `untrusted:resources_read` (or `untrusted:prompts_get`), and the
+ * write is held `tainted_call` (checks.md step 9).
+ *
+ * The gateway adds the two entries to the catalogue it hands the check, unless the catalogue names
+ * them itself (then its own words apply: a person may, say, `trust` them, or cap them with
+ * `at_most`). They are never offered or callable as tools. The listings (`resources/list`,
+ * `resources/templates/list`, `prompts/list`) are forwarded and not recorded: they name things, and
+ * what they name is read through `resources/read` / `prompts/get`.
+ */
+import type { CheckResult, InferredOrigin, Outcome } from "../../worker/portable/engine/index.js";
+import { originsOf } from "../../worker/portable/engine/index.js";
+
+export const RESOURCES_READ = "resources_read";
+export const PROMPTS_GET = "prompts_get";
+export const OUTSIDE_TOOLS: ReadonlySet<string> = new Set([RESOURCES_READ, PROMPTS_GET]);
+
+const text = { type: "string" };
+const ENTRIES: Record<string, Record<string, unknown>> = {
+  [RESOURCES_READ]: {
+    name: RESOURCES_READ,
+    description: "stalwart gateway: an MCP resources/read, recorded as a read from outside",
+    reads_outside: true,
+    // the URI names what is read (file:, https:, a server's own scheme): a key, not a destination
+    lookup_args: ["uri"],
+    args: { type: "object", properties: { uri: text }, required: ["uri"], additionalProperties: false },
+    returns: {
+      type: "object",
+      properties: { contents: { type: "array", items: { type: "object", properties: { uri: text, mimeType: text, text } } } },
+    },
+  },
+  [PROMPTS_GET]: {
+    name: PROMPTS_GET,
+    description: "stalwart gateway: an MCP prompts/get, recorded as a read from outside",
+    reads_outside: true,
+    // a prompt's name and arguments select what the server returns (often a URI): keys, not destinations
+    lookup_args: ["name", "arguments"],
+    args: {
+      type: "object",
+      properties: { name: text, arguments: { type: "object", additionalProperties: text } },
+      required: ["name"],
+      additionalProperties: false,
+    },
+    returns: {
+      type: "object",
+      properties: {
+        description: text,
+        messages: { type: "array", items: { type: "object", properties: { role: text, content: { type: "object", properties: { type: text, text } } } } },
+      },
+    },
+  },
+};
+
+/** The catalogue source with the two outside-read entries added where it does not name them. */
+export function withOutsideReads(source: Record<string, unknown>): Record<string, unknown> {
+  const tools = Object.hasOwn(source, "tools") && Array.isArray(source.tools) ? (source.tools as unknown[]) : [];
+  const named = new Set(tools.map((t) => (typeof t === "object" && t !== null && Object.hasOwn(t, "name") ? (t as { name: unknown }).name : undefined)));
+  const added = Object.keys(ENTRIES).filter((n) => !named.has(n)).map((n) => ENTRIES[n]!);
+  return { ...source, tools: [...tools, ...added] };
+}
+
+/** The arguments the check sees for a resources/read or prompts/get (only what the entry declares). */
+export function outsideArgs(method: "resources/read" | "prompts/get", params: Record<string, unknown> | undefined): { tool: string; args: Record<string, unknown> } {
+  const p = params ?? {};
+  if (method === "resources/read") return { tool: RESOURCES_READ, args: { uri: p.uri } };
+  return { tool: PROMPTS_GET, args: { name: p.name, ...(p.arguments !== undefined ? { arguments: p.arguments } : {}) } };
+}
+
+export interface OutsideSession {
+  checkToolCall(tool: string, args: unknown, options?: { origins?: Record<string, string> }): Promise<CheckResult>;
+  report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
+}
+
+/** Check, forward, report: fail closed, and a read the check does not allow never reaches the upstream. */
+export async function readFromOutside(
+  o: { session: OutsideSession; infer: (tool: string, args: Record<string, unknown>) => Record<string, InferredOrigin>; log: (line: string) => void },
+  method: "resources/read" | "prompts/get",
+  params: Record<string, unknown> | undefined,
+  forward: () => Promise<Record<string, unknown>>,
+): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; check: CheckResult }> {
+  const { tool, args } = outsideArgs(method, params);
+  let check: CheckResult;
+  try {
+    check = await o.session.checkToolCall(tool, args, { origins: originsOf(o.infer(tool, args)) });
+  } catch (err) {
+    check = { decision: "refuse", reasons: ["internal_error"], detail: { message: (err as Error)?.message ?? String(err) }, step: -1 };
+  }
+  if (check.decision !== "allow") {
+    o.log(`${check.decision} ${method} ${check.reasons.join(",")}: not forwarded`);
+    return { ok: false, check };
+  }
+  let result: Record<string, unknown>;
+  try {
+    result = await forward();
+  } catch (err) {
+    await report(o, check.step, "outcome_unknown");
+    throw err;
+  }
+  await report(o, check.step, "ran", result);
+  o.log(`allow ${method}: read from outside, recorded as step ${check.step}`);
+  return { ok: true, result };
+}
+
+async function report(o: { session: OutsideSession; log: (line: string) => void }, step: number, outcome: Outcome, result?: unknown): Promise<void> {
+  try {
+    await o.session.report(step, outcome, result);
+  } catch (err) {
+    o.log(`report of step ${step} failed: ${(err as Error).message}`);
+  }
+}

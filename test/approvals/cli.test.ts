@@ -1,0 +1,58 @@
+/**
+ * `stalwart approvals list | show | approve | deny` (issue 12) over a home where a `run()` waits:
+ * the CLI's decision is a signed receipt the waiting run records before the tool runs.
+ */
+import { describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runGroup, type Io } from "../../cli/command.js";
+import { root } from "../../cli/commands/index.js";
+import { Client } from "../../cli/sdk/index.js";
+import { homeMac } from "../../cli/approvals/mac.js";
+import { receiptProblem } from "../../worker/portable/engine/index.js";
+import { copyLicence } from "../helpers/licensed-home.js";
+
+const catalogue = join(import.meta.dirname, "fixtures/refunds.yaml");
+
+async function stalwart(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const io: Io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
+  const code = await runGroup(root, argv, io);
+  return { code, stdout, stderr };
+}
+
+describe("stalwart approvals", () => {
+  it("lists, shows, approves with --as and -m; the waiting run goes on once", async () => {
+    const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-approvals-cli-")));
+    const s = new Client({ home }).session("refunds", { catalogue });
+    let runs = 0;
+    const waiting = s.run("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "context", amount: "model" }, wait: 30_000 }, () => void runs++);
+    let id = "";
+    for (let i = 0; i < 100 && !id; i++) {
+      const list = await stalwart(["approvals", "list", "--home", home, "--json"]);
+      id = (JSON.parse(list.stdout) as { record: { id: string } }[])[0]?.record.id ?? "";
+      if (!id) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(id).toMatch(/^p_[0-9a-f]{16}$/);
+    const text = await stalwart(["approvals", "list", "--home", home]);
+    expect(text.stdout).toContain(`${id}  pending   refund_card`);
+    const show = await stalwart(["approvals", "show", id, "--home", home]);
+    expect(show.stdout).toContain('amount = 40  — written by the model  [!]');
+    expect(show.stdout).toContain("spend refund_card (USD): adds 40, ceiling 500 per month");
+    const ok = await stalwart(["approvals", "approve", id, "--home", home, "--as", "ana", "-m", "checked", "--json"]);
+    expect(ok.code, ok.stderr).toBe(0);
+    const receipt = JSON.parse(ok.stdout);
+    expect(receipt).toMatchObject({ id, by: "ana", decision: "approve", message: "checked" });
+    expect(receiptProblem(homeMac(home), receipt)).toBeNull();
+    expect(await waiting).toMatchObject({ status: "ran", receipt: { by: "ana" } });
+    expect(runs).toBe(1);
+    const again = await stalwart(["approvals", "deny", id, "--home", home]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("approved by ana");
+    const missing = await stalwart(["approvals", "show", "p_0000000000000000", "--home", home]);
+    expect(missing.code).toBe(1);
+    expect((await stalwart(["approvals", "show", "nope", "--home", home])).code).not.toBe(0);
+  }, 60_000);
+});

@@ -1,0 +1,113 @@
+/**
+ * `run(…, {wait})` (issue 12): every confirm of the SDK becomes a pending record under the home;
+ * a person's decision there (the page or the CLI, here the store itself) lets the waiting run go
+ * on — an approval runs the tool once with the bound token, a denial runs nothing, an edit is
+ * checked again as a new call — and each decision is a receipt in the session history.
+ */
+import { describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "../../cli/sdk/index.js";
+import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { homeMac } from "../../cli/approvals/mac.js";
+import { decide, receiptDigest, receiptProblem, type DecisionInput } from "../../worker/portable/engine/index.js";
+import { copyLicence } from "../helpers/licensed-home.js";
+
+const catalogue = join(import.meta.dirname, "fixtures/refunds.yaml");
+const origins = { order_id: "typed", amount: "model" };
+
+function setup() {
+  const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-approvals-sdk-")));
+  const s = new Client({ home }).session("refunds", { catalogue });
+  const store = new FileApprovalStore(home);
+  /** a person deciding the one pending record from elsewhere, as soon as it appears */
+  const person = (d: Omit<DecisionInput, "at">) => {
+    const t = setInterval(() => {
+      const waiting = store.list().find((a) => a.receipt === null);
+      if (!waiting) return;
+      clearInterval(t);
+      void decide(store, homeMac(home), waiting.record.id, { ...d, at: Date.now() });
+    }, 20);
+    return () => clearInterval(t);
+  };
+  return { home, s, store, person };
+}
+
+describe("run(…, {wait}) and the approval store", () => {
+  it("waits, the person approves elsewhere, the tool runs once; the receipt is in the history", async () => {
+    const { home, s, store, person } = setup();
+    await s.read("refund 40 on order 4411");
+    const runs: unknown[] = [];
+    person({ decision: "approve", by: "ana", message: "checked the order" });
+    const r = await s.run("refund_card", { order_id: "4411", amount: 40 }, { origins, wait: 10_000 }, (a) => runs.push(a));
+    expect(r).toMatchObject({ status: "ran", check: { decision: "allow", reasons: ["confirmed"] }, receipt: { by: "ana", decision: "approve", message: "checked the order" } });
+    expect(runs).toEqual([{ order_id: "4411", amount: 40 }]);
+    const a = store.get(r.approval!)!;
+    expect(a.used).toBe(true);
+    expect(a.record).toMatchObject({ tool: "refund_card", args: { order_id: "4411", amount: 40 }, reasons: ["argument_origin"], origins: { amount: { origin: "model" } } });
+    expect(a.record.counters).toEqual([{ counter: "spend refund_card (USD)", adds: 40, ceiling: 500, per: "month", before: null, after: null }]);
+    expect(receiptProblem(homeMac(home), a.receipt)).toBeNull();
+    const entry = s.history.entries.find((e) => e.kind === "receipt");
+    expect(entry).toMatchObject({ kind: "receipt", of: a.record.step, decision: "approve", by: "ana", receipt: receiptDigest(a.receipt!) });
+    // the next check still verifies the history with the receipt in it
+    expect((await s.checkToolCall("get_order", { order_id: "4411" })).decision).toBe("allow");
+  });
+
+  it("a denial runs nothing and is recorded", async () => {
+    const { s, person } = setup();
+    let runs = 0;
+    person({ decision: "deny", by: "ana", message: "not this customer" });
+    const r = await s.run("refund_card", { order_id: "4411", amount: 40 }, { origins, wait: 10_000 }, () => void runs++);
+    expect(r).toMatchObject({ status: "refused", receipt: { decision: "deny", by: "ana" } });
+    expect(runs).toBe(0);
+    expect(s.history.entries.at(-1)).toMatchObject({ kind: "receipt", decision: "deny" });
+  });
+
+  it("an edit is checked again from step 1 with origin `reply` and needs a new approval", async () => {
+    const { s, store, person } = setup();
+    await s.read("refund 40 on order 4411");
+    const runs: unknown[] = [];
+    person({ decision: "edit", by: "ana", edited: { order_id: "4411", amount: 30 } });
+    const first = s.run("refund_card", { order_id: "4411", amount: 40 }, { origins, wait: 10_000 }, (a) => runs.push(a));
+    // the edited call waits as a new record; approve that one
+    await new Promise((r) => setTimeout(r, 300));
+    person({ decision: "approve", by: "bob" });
+    const r = await first;
+    expect(r).toMatchObject({ status: "ran", receipt: { by: "bob", decision: "approve" } });
+    expect(runs, "run once, with the edited values, never on the old approval").toEqual([{ order_id: "4411", amount: 30 }]);
+    const all = store.list();
+    expect(all).toHaveLength(2);
+    const [edited, original] = all;
+    expect(original!.receipt).toMatchObject({ decision: "edit", edited: { amount: 30 } });
+    expect(original!.used).toBe(false);
+    expect(edited!.record.origins).toMatchObject({ amount: { origin: "reply" }, order_id: { origin: "typed" } });
+    expect(edited!.record.reasons).toEqual(["write"]);
+  });
+
+  it("a wait that ends undecided leaves it waiting; approve(step) later runs it, as `--as` names", async () => {
+    const { s, store } = setup();
+    let runs = 0;
+    const r = await s.run("refund_card", { order_id: "4411", amount: 40 }, { origins, wait: 150 }, () => void runs++);
+    expect(r).toMatchObject({ status: "waiting", approval: expect.stringMatching(/^p_/) });
+    const done = await s.approve(r.check.step, { as: "carol" });
+    expect(done).toMatchObject({ status: "ran", receipt: { by: "carol" } });
+    expect(runs).toBe(1);
+    expect(store.get(r.approval!)!.used).toBe(true);
+  });
+
+  it("the approved token covers only its own call; `always` covers the same digest in this session only", async () => {
+    const { s, store, person } = setup();
+    let runs = 0;
+    person({ decision: "approve", by: "ana", always: true });
+    await s.run("refund_card", { order_id: "4411", amount: 40 }, { origins, wait: 10_000 }, () => void runs++);
+    const token = store.list()[0]!.record.token;
+    const other = await s.checkToolCall("refund_card", { order_id: "4411", amount: 41 }, { origins, confirmation: token });
+    expect(other.decision).toBe("confirm");
+    const again = await s.run("refund_card", { order_id: "4411", amount: 40 }, { origins }, () => void runs++);
+    expect(again).toMatchObject({ status: "ran", receipt: { by: "ana", message: expect.stringContaining("always for this session") } });
+    const changed = await s.run("refund_card", { order_id: "4411", amount: 41 }, { origins }, () => void runs++);
+    expect(changed.status).toBe("waiting");
+    expect(runs).toBe(2);
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * The approval store and receipts (issue 12): the same cases against the store in memory and the
+ * one under the home; receipts verify only as signed; a decision is made once; an expired record
+ * lets nothing through; "always" covers only the same digest in the same session.
+ */
+import { describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createHmac } from "node:crypto";
+import {
+  MemoryApprovalStore, approvalStatus, callDigest, decide, makeReceipt, receiptProblem, signReceipt, standingFor, approvedFor,
+  type ApprovalStore, type PendingRecord, type SignedReceipt,
+} from "../../worker/portable/engine/index.js";
+import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { prng } from "../helpers/prng.js";
+
+const mac = (key: string) => (text: string) => new Uint8Array(createHmac("sha256", key).update(text).digest());
+const K = mac("installation-key");
+const T0 = Date.parse("2026-03-01T10:00:00Z");
+
+let n = 0;
+function record(over: Partial<PendingRecord> = {}): PendingRecord {
+  n++;
+  return {
+    v: 1, id: `p_${n.toString(16).padStart(16, "0")}`, session: "s1", step: 3, tool: "refund_card", agent: null,
+    args: { order_id: "4411", amount: 40 }, digest: "a".repeat(64), origins: { order_id: { origin: "typed", labels: [] }, amount: { origin: "model", labels: [] } },
+    reasons: ["argument_origin"], wording: "`amount` was not typed by you. Allow refund_card?", counters: [],
+    token: "st1.x.y", created: T0 + n, expires: T0 + 86_400_000, ...over,
+  };
+}
+
+const stores: [string, () => ApprovalStore][] = [
+  ["memory", () => new MemoryApprovalStore()],
+  ["files under the home", () => new FileApprovalStore(mkdtempSync(join(tmpdir(), "stalwart-approvals-")))],
+];
+
+describe.each(stores)("approval store (%s)", (_name, make) => {
+  it("lists newest first and derives each status from the receipt, the spend and the clock", async () => {
+    const s = make();
+    const a = record(), b = record(), c = record({ expires: T0 + 10 });
+    for (const r of [a, b, c]) await s.add(r);
+    expect((await s.list()).map((x) => x.record.id)).toEqual([c.id, b.id, a.id]);
+    expect(approvalStatus((await s.get(a.id))!, T0 + 100)).toBe("pending");
+    expect(approvalStatus((await s.get(c.id))!, T0 + 100)).toBe("expired");
+    await decide(s, K, a.id, { decision: "approve", by: "ana", at: T0 + 200 });
+    expect(approvalStatus((await s.get(a.id))!, T0 + 300)).toBe("approved");
+    expect(await s.markUsed(a.id)).toBe(true);
+    expect(await s.markUsed(a.id), "a token is handed out once").toBe(false);
+    expect(approvalStatus((await s.get(a.id))!, T0 + 300)).toBe("used");
+  });
+
+  it("decides once: a second decision is refused naming the first; an expired one cannot be decided", async () => {
+    const s = make();
+    const a = record(), c = record({ expires: T0 + 10 });
+    await s.add(a);
+    await s.add(c);
+    await decide(s, K, a.id, { decision: "deny", by: "ana", at: T0 + 1, message: "wrong order" });
+    await expect(decide(s, K, a.id, { decision: "approve", by: "bob", at: T0 + 2 })).rejects.toMatchObject({ code: "ApprovalDecided", message: expect.stringContaining("denied by ana") });
+    await expect(decide(s, K, c.id, { decision: "approve", by: "bob", at: T0 + 20 })).rejects.toMatchObject({ code: "ApprovalDecided", message: expect.stringContaining("expired") });
+    expect(await s.markUsed(a.id), "a denial spends nothing").toBe(false);
+    expect(approvedFor(await s.list(), "s1", "refund_card", "a".repeat(64), T0 + 30)).toBeUndefined();
+    await expect(decide(s, K, "p_ffffffffffffffff", { decision: "approve", by: "bob", at: T0 })).rejects.toMatchObject({ code: "ApprovalNotFound" });
+  });
+
+  it("refuses a receipt for another call (the approval binds the digest)", async () => {
+    const s = make();
+    const a = record();
+    await s.add(a);
+    const other = signReceipt(K, makeReceipt({ ...a, digest: "b".repeat(64) }, { decision: "approve", by: "ana", at: T0 }));
+    expect(await s.decide(a.id, other, T0)).toMatchObject({ ok: false, why: "mismatch" });
+    expect((await s.get(a.id))!.receipt).toBeNull();
+  });
+
+  it("`always` covers the same argument digest in the same session only", async () => {
+    const s = make();
+    const a = record();
+    await s.add(a);
+    await decide(s, K, a.id, { decision: "approve", by: "ana", at: T0, always: true });
+    const all = await s.list();
+    expect(standingFor(all, "s1", "refund_card", null, a.digest)?.record.id).toBe(a.id);
+    expect(standingFor(all, "s1", "refund_card", null, "b".repeat(64))).toBeUndefined();
+    expect(standingFor(all, "s2", "refund_card", null, a.digest)).toBeUndefined();
+    expect(standingFor(all, "s1", "charge_card", null, a.digest)).toBeUndefined();
+  });
+});
+
+describe("receipts", () => {
+  const base = () => signReceipt(K, makeReceipt(record(), { decision: "approve", by: "ana", at: T0, message: "ok" }));
+
+  it("verify as signed and bind the exact call", () => {
+    const r = base();
+    expect(receiptProblem(K, r)).toBeNull();
+    expect(r.call).toBe(callDigest({ session: "s1", step: 3, tool: "refund_card", agent: null, digest: "a".repeat(64) }));
+    expect(receiptProblem(mac("another-key"), r)).toMatch(/MAC does not verify/);
+  });
+
+  it("fail verification after any edit by hand (property: 500 random edits)", () => {
+    const rand = prng(12);
+    const edits: ((r: Record<string, unknown>) => void)[] = [
+      (r) => (r.by = `${String(r.by)}x`),
+      (r) => (r.decision = r.decision === "approve" ? "deny" : "approve"),
+      (r) => (r.at = (r.at as number) + 1 + Math.floor(rand() * 1000)),
+      (r) => (r.args = "b".repeat(64)),
+      (r) => (r.session = "s2"),
+      (r) => (r.ask = (r.ask as number) + 1),
+      (r) => (r.message = "changed"),
+      (r) => (r.always = !r.always),
+      (r) => (r.tool = "charge_card"),
+      (r) => (r.call = "c".repeat(64)),
+      (r) => (r.extra = 1),
+      (r) => delete r.message,
+      (r) => {
+        const m = r.mac as string;
+        const i = Math.floor(rand() * m.length);
+        r.mac = m.slice(0, i) + (m[i] === "0" ? "1" : "0") + m.slice(i + 1);
+      },
+    ];
+    for (let i = 0; i < 500; i++) {
+      const r = structuredClone(base()) as unknown as Record<string, unknown>;
+      // one to three different edits (the same one twice may undo itself)
+      const picked = new Set<number>();
+      const k = 1 + Math.floor(rand() * 3);
+      while (picked.size < k) picked.add(Math.floor(rand() * edits.length));
+      for (const j of picked) edits[j]!(r);
+      expect(receiptProblem(K, r), JSON.stringify(r)).not.toBeNull();
+    }
+  });
+
+  it("an edit carries the new arguments; only an edit does", () => {
+    const r = signReceipt(K, makeReceipt(record(), { decision: "edit", by: "ana", at: T0, edited: { order_id: "4411", amount: 30 } }));
+    expect(receiptProblem(K, r)).toBeNull();
+    const forged = { ...r, decision: "approve" } as SignedReceipt;
+    expect(receiptProblem(K, forged)).not.toBeNull();
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * A fleet of gateways sharing one set of ceilings (issue 11, item 2): two gateway processes, each
+ * started as an MCP host starts it (stdio, `--check-url URL --key K`), check against one real
+ * check worker under `wrangler dev`; a spend ceiling of 500 a month holds across both, and the
+ * call over it never reaches either upstream.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
+import { allowedDir, downstreamClient, home, overStdio, text } from "./helpers.js";
+
+const PAY = join(import.meta.dirname, "fixtures/pay-server.ts");
+const CATALOGUE = `
+settings: {language: en}
+tools:
+  - name: pay
+    writes: true
+    spend: [{field: amount, at_most: 500, per: month, pool: wallet}]
+    currency: USD
+    args: {type: object, properties: {amount: {type: number, minimum: 0}}, required: [amount], additionalProperties: false}
+`;
+
+let worker: RunningWorker;
+beforeAll(async () => {
+  worker = await startCheckWorker(["fleet"]);
+}, 180_000);
+afterAll(async () => {
+  await worker?.stop();
+});
+
+describe("two gateways, one check worker", () => {
+  it("a spend ceiling is held across both gateway processes", async () => {
+    const dir = allowedDir();
+    const catalogue = join(dir, "agent.yaml");
+    writeFileSync(catalogue, CATALOGUE);
+    const log = join(dir, "pay.log");
+    const gateway = (session: string) =>
+      overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--session", session, "--catalogue", catalogue, "--", process.execPath, "--import", "tsx", PAY], { PAY_LOG: log });
+    const [a, b] = await Promise.all([gateway("a"), gateway("b")]);
+    try {
+      const first = await a.client.callTool({ name: "pay", arguments: { amount: 300 } });
+      expect(first.isError, text(first)).toBeFalsy();
+      expect(text(first)).toBe("paid 300");
+      const second = await b.client.callTool({ name: "pay", arguments: { amount: 150 } });
+      expect(second.isError, text(second)).toBeFalsy();
+      // 300 + 150 spent through two processes: 100 more would pass each gateway alone, not the pool
+      const over = await b.client.callTool({ name: "pay", arguments: { amount: 100 } });
+      expect(over.isError).toBe(true);
+      expect(over._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", reasons: ["spend_exceeded"] });
+      const overA = await a.client.callTool({ name: "pay", arguments: { amount: 60 } });
+      expect(overA._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", reasons: ["spend_exceeded"] });
+      const fits = await a.client.callTool({ name: "pay", arguments: { amount: 50 } });
+      expect(fits.isError, text(fits)).toBeFalsy();
+      // what the upstreams saw: only the allowed payments, from two processes
+      const seen = readFileSync(log, "utf8").trim().split("\n").map((l) => l.split(" "));
+      expect(seen.map((l) => Number(l[2]))).toEqual([300, 150, 50]);
+      expect(new Set(seen.map((l) => l[0])).size).toBe(2);
+      // each payment was asked about (a write) in the gateway that made it
+      expect(a.asked.length).toBe(2);
+      expect(b.asked.length).toBe(1);
+    } finally {
+      await Promise.all([a.client.close(), b.client.close()]);
+    }
+  }, 180_000);
+});

@@ -1,0 +1,110 @@
+/**
+ * Pinned tool definitions (issue 11, item 5): `gateway init` pins each tool; a tool server that
+ * rewrites a pinned tool's description afterwards — with or without telling (list_changed), or
+ * between two runs of the gateway — gets that tool dropped from tools/list and its calls refused
+ * with `tool_definition_changed` before the check, and the upstream never sees them.
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { startGateway } from "../../cli/gateway/index.js";
+import { writeStarter } from "../../cli/gateway/init.js";
+import { definitionDigest } from "../../cli/gateway/pins.js";
+import { allowedDir, downstreamClient, home, overHttp, text } from "./helpers.js";
+
+const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.ts");
+const upstream = (log: string, env: Record<string, string> = {}) => ({ command: process.execPath, args: ["--import", "tsx", OUTSIDE], env: { ...(process.env as Record<string, string>), OUTSIDE_LOG: log, ...env } });
+const calls = (log: string, name: string) => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l.startsWith(`call ${name} `)).length : 0);
+
+async function until(f: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await f())) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function pinned(dir: string): Promise<string> {
+  const at = join(dir, "agent.yaml");
+  await writeStarter(upstream(join(dir, "init.log")), at, { force: false });
+  return at;
+}
+
+describe("pinned tool definitions", { timeout: 60_000 }, () => {
+  it("init pins each tool with the digest of its description and input schema", async () => {
+    const dir = allowedDir();
+    const tools = new Map((parse(readFileSync(await pinned(dir), "utf8")).tools as { name: string; pin?: string }[]).map((t) => [t.name, t.pin]));
+    const echo = { description: "Echo the text back.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false } };
+    expect(tools.get("echo")).toBe(definitionDigest(echo));
+    expect(tools.get("echo")).toMatch(/^sha256:[0-9a-f]{64}$/);
+    // the digest covers the description and the schema, and nothing else (annotations are hints)
+    expect(definitionDigest({ ...echo, description: "Echo the text back!" })).not.toBe(tools.get("echo"));
+    expect(definitionDigest({ ...echo, inputSchema: { type: "object" } })).not.toBe(tools.get("echo"));
+    expect(definitionDigest({ ...echo, name: "other", annotations: { readOnlyHint: false } } as never)).toBe(tools.get("echo"));
+    expect(tools.get("save")).toMatch(/^sha256:/);
+  });
+
+  it("a server that rewrites a pinned description and says so: the tool is no longer offered, and its call is refused before the upstream", async () => {
+    const dir = allowedDir();
+    const log = join(dir, "up.log");
+    const gw = await startGateway({ catalogue: await pinned(dir), upstream: upstream(log), listen: { host: "127.0.0.1", port: 0 }, home: home() });
+    try {
+      const { client } = await overHttp(downstreamClient({}), gw.url!);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["echo", "rug", "save"]);
+      const before = await client.callTool({ name: "echo", arguments: { text: "hi" } });
+      expect(before.isError, text(before)).toBeFalsy();
+      expect(calls(log, "echo")).toBe(1);
+
+      expect(text(await client.callTool({ name: "rug", arguments: {} }))).toBe("rewritten");
+      await until(async () => !(await client.listTools()).tools.some((t) => t.name === "echo"));
+      const after = await client.callTool({ name: "echo", arguments: { text: "hi" } });
+      expect(after.isError).toBe(true);
+      expect(text(after)).toContain("tool_definition_changed");
+      expect(after._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", reasons: ["tool_definition_changed"], detail: { pinned: expect.stringMatching(/^sha256:/), found: expect.stringMatching(/^sha256:/) } });
+      expect(calls(log, "echo")).toBe(1);
+      // not a check: nothing was written to the history for it
+      expect(gw.entries().filter((e) => e.kind === "check" && e.tool === "echo")).toHaveLength(1);
+      // the other tools keep working
+      expect(text(await client.callTool({ name: "rug", arguments: {} }))).toBe("rewritten");
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("a server that rewrites it quietly: the next tools/list sees it, drops the tool, and the call is refused", async () => {
+    const dir = allowedDir();
+    const log = join(dir, "up.log");
+    const gw = await startGateway({ catalogue: await pinned(dir), upstream: upstream(log, { RUG_QUIET: "1" }), listen: { host: "127.0.0.1", port: 0 }, home: home() });
+    try {
+      const { client } = await overHttp(downstreamClient({}), gw.url!);
+      expect((await client.callTool({ name: "echo", arguments: { text: "a" } })).isError).toBeFalsy();
+      await client.callTool({ name: "rug", arguments: {} });
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["rug", "save"]);
+      const r = await client.callTool({ name: "echo", arguments: { text: "b" } });
+      expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ reasons: ["tool_definition_changed"] });
+      expect(calls(log, "echo")).toBe(1);
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("a server that changed between runs: the first call, without any listing, is refused", async () => {
+    const dir = allowedDir();
+    const log = join(dir, "up.log");
+    const gw = await startGateway({ catalogue: await pinned(dir), upstream: upstream(log, { RUG_AT_START: "1" }), listen: { host: "127.0.0.1", port: 0 }, home: home() });
+    try {
+      const { client } = await overHttp(downstreamClient({}), gw.url!);
+      const r = await client.callTool({ name: "echo", arguments: { text: "c" } });
+      expect(r.isError).toBe(true);
+      expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ reasons: ["tool_definition_changed"] });
+      expect(calls(log, "echo")).toBe(0);
+      expect((await client.callTool({ name: "save", arguments: { text: "x" } }))._meta?.["stalwart-agents/check"]).not.toMatchObject({ reasons: ["tool_definition_changed"] });
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  });
+});

@@ -1,0 +1,207 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The approvals page (issue 12) as a Hono app, the same in both runtimes: `stalwart approvals
+ * serve` runs it on 127.0.0.1 behind a one-time code, the check worker mounts it at `/approvals`
+ * behind the tenant's key. It lists what waits (newest first), shows one confirmation as a person
+ * needs it, and decides it: approve, deny, or edit (the edited call is checked again as a new one).
+ *
+ * State changes only by POST, each with the `Stalwart-Apply: yes` header (another site's form
+ * cannot send a custom header, and its script cannot without a CORS preflight this app never
+ * answers) and from this origin (`Origin`, else `Sec-Fetch-Site`). Sign-in gives a cookie —
+ * HttpOnly, SameSite=Strict, its value MAC'd — naming who decides; receipts carry that name.
+ */
+import { Hono, type Context } from "hono";
+import { getCookie, setCookie } from "hono/cookie";
+import { streamSSE } from "hono/streaming";
+import { approvalStatus, decide, fromBase64Url, fromUtf8, StalwartError, statusOf, toBase64Url, toHex, utf8, type Approval, type ApprovalStore, type Mac } from "../engine/index.js";
+import { equalBytes, fromHex } from "../engine/index.js";
+import { ListBody, LoginBody, OneBody, Page } from "./views.js";
+
+export interface Identity {
+  /** who decides, as receipts record it */
+  by: string;
+  /** the worker's tenant */
+  tenant?: string;
+}
+
+export interface PageOptions {
+  /** where the app is mounted ("" locally, "/approvals" in the worker) */
+  base: string;
+  /** the local page asks a one-time code and a name; the worker's asks the tenant key */
+  local: boolean;
+  now(): number;
+  /** the sign-in form's code (or key) and name → who this is, or undefined */
+  login(code: string, by: string | undefined): Promise<Identity | undefined> | Identity | undefined;
+  storeFor(id: Identity): ApprovalStore;
+  /** the key receipts are signed under (the installation's, or the tenant's) */
+  macFor(id: Identity): Mac;
+  /** the key sign-in cookies are MAC'd under */
+  cookieMac: Mac;
+  /** how often the event stream reads the store (default 500 ms) */
+  pollMs?: number;
+}
+
+const COOKIE = "stalwart_approvals";
+const COOKIE_DOMAIN = "stalwart-page-v1.";
+const SIGNED_IN_MS = 12 * 60 * 60 * 1000;
+
+type Env = { Variables: { who: Identity } };
+
+export function approvalsApp(o: PageOptions): Hono<Env> {
+  const app = new Hono<Env>();
+
+  app.onError((err, c) => {
+    const code = err instanceof StalwartError ? err.code : "internal_error";
+    const status = err instanceof StalwartError ? statusOf(err.code) : 500;
+    return c.json({ error: { code, message: err instanceof StalwartError ? err.message : "the page could not answer" } }, status as 400);
+  });
+
+  // Every POST: the header and this origin, before anything else is read.
+  app.use("*", async (c, next) => {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+      if (c.req.header("stalwart-apply") !== "yes") return c.json({ error: { code: "forbidden", message: "a change needs the `Stalwart-Apply: yes` header (this page sends it; another site's cannot)" } }, 403);
+      const origin = c.req.header("origin");
+      const own = new URL(c.req.url).origin;
+      const site = c.req.header("sec-fetch-site");
+      if (origin !== undefined ? origin !== own : site !== undefined && site !== "same-origin") {
+        return c.json({ error: { code: "forbidden", message: "a change must come from this page's own origin" } }, 403);
+      }
+    }
+    await next();
+  });
+
+  app.post("/login", async (c) => {
+    const body = await jsonBody(c);
+    const code = typeof body.code === "string" ? body.code.trim() : "";
+    const by = typeof body.by === "string" && body.by.trim() !== "" ? body.by.trim().slice(0, 100) : undefined;
+    const who = await o.login(code, by);
+    if (!who) return c.json({ error: { code: "unauthorized", message: o.local ? "that is not the code `stalwart approvals serve` printed (or it was used already)" : "that key is not valid here" } }, 401);
+    setCookie(c, COOKIE, sealCookie(o.cookieMac, who, o.now() + SIGNED_IN_MS), { httpOnly: true, sameSite: "Strict", path: o.base || "/", secure: new URL(c.req.url).protocol === "https:" });
+    return c.json({ done: `signed in as ${who.by}`, go: "/" });
+  });
+
+  // Everything else needs a signed-in person.
+  app.use("*", async (c, next) => {
+    const who = openCookie(o.cookieMac, getCookie(c, COOKIE), o.now());
+    if (!who) {
+      if (c.req.method === "GET" && c.req.path.endsWith("/events")) return c.body(null, 401);
+      if (c.req.method === "GET") return c.html(<Page title="Approvals — sign in" base={o.base}><LoginBody local={o.local} /></Page>, 401);
+      return c.json({ error: { code: "unauthorized", message: "sign in first" } }, 401);
+    }
+    c.set("who", who);
+    await next();
+  });
+
+  app.get("/", async (c) => {
+    const all = await o.storeFor(c.get("who")).list();
+    const body = <ListBody all={all} now={o.now()} base={o.base} />;
+    if (c.req.header("stalwart-fragment") === "live") return c.html(body);
+    return c.html(
+      <Page title="Approvals" base={o.base} live={fingerprint(all, o.now())}>
+        <h1>Approvals <span class="mut">— signed in as {c.get("who").by}</span></h1>
+        <div id="live" aria-live="polite">{body}</div>
+      </Page>,
+    );
+  });
+
+  app.get("/p/:id", async (c) => {
+    const store = o.storeFor(c.get("who"));
+    const a = await store.get(c.req.param("id"));
+    if (!a) return c.html(<Page title="Approvals" base={o.base}><p>No confirmation {c.req.param("id")} here. <a href={`${o.base}/`}>All confirmations</a></p></Page>, 404);
+    const body = <OneBody a={a} now={o.now()} base={o.base} by={c.get("who").by} />;
+    if (c.req.header("stalwart-fragment") === "live") return c.html(body);
+    return c.html(<Page title={`Approve ${a.record.tool}?`} base={o.base} live={fingerprint(await store.list(), o.now())}><div id="live">{body}</div></Page>);
+  });
+
+  app.get("/events", (c) => {
+    const store = o.storeFor(c.get("who"));
+    return streamSSE(c, async (s) => {
+      let last = "";
+      // Once on connect (something may have changed between the page and its stream), then on
+      // every change; a few minutes per stream, and EventSource reconnects by itself.
+      for (let i = 0; i < 600 && !s.aborted; i++) {
+        const print = fingerprint(await store.list(), o.now());
+        if (i === 0 || print !== last) await s.writeSSE({ event: "changed", data: print });
+        last = print;
+        await s.sleep(o.pollMs ?? 500);
+      }
+    });
+  });
+
+  app.post("/p/:id/decide", async (c) => {
+    const who = c.get("who");
+    const body = await jsonBody(c);
+    const decision = body.decision === "approve" ? "approve" : body.decision === "deny" ? "deny" : undefined;
+    if (!decision) return c.json({ error: { code: "invalid_request", message: "`decision` must be approve or deny" } }, 400);
+    const a = await decide(o.storeFor(who), o.macFor(who), c.req.param("id"), {
+      decision, by: who.by, at: o.now(),
+      message: typeof body.message === "string" && body.message.trim() !== "" ? body.message.trim().slice(0, 500) : undefined,
+      always: decision === "approve" && (body.always === "yes" || body.always === true),
+    });
+    return c.json({ done: `${decision === "approve" ? "approved" : "denied"} by ${who.by}`, receipt: a.receipt });
+  });
+
+  app.post("/p/:id/edit", async (c) => {
+    const who = c.get("who");
+    const store = o.storeFor(who);
+    const before = await store.get(c.req.param("id"));
+    if (!before) return c.json({ error: { code: "approval_not_found", message: `no confirmation \`${c.req.param("id")}\`` } }, 404);
+    const body = await jsonBody(c);
+    const edited: Record<string, unknown> = {};
+    for (const k of Object.keys(before.record.args)) {
+      const field = `arg:${k}`;
+      const text = Object.hasOwn(body, field) ? body[field] : undefined;
+      const was = before.record.args[k];
+      if (typeof text !== "string") {
+        edited[k] = was;
+        continue;
+      }
+      if (typeof was === "string") edited[k] = text;
+      else {
+        try {
+          edited[k] = JSON.parse(text);
+        } catch {
+          return c.json({ error: { code: "invalid_request", message: `\`${k}\` must be JSON (it was ${JSON.stringify(was)})` } }, 400);
+        }
+      }
+    }
+    const a = await decide(store, o.macFor(who), before.record.id, { decision: "edit", by: who.by, at: o.now(), edited });
+    return c.json({ done: "edited: the call is checked again, and shows here if it needs you", receipt: a.receipt, go: "/" });
+  });
+
+  return app;
+}
+
+/** What the page shows, in one string: the stream says "changed" when it differs from the page's. */
+function fingerprint(all: readonly Approval[], now: number): string {
+  return all.map((a) => `${a.record.id}:${approvalStatus(a, now)}`).join(",");
+}
+
+async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  try {
+    const v = await c.req.json();
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function sealCookie(mac: Mac, who: Identity, exp: number): string {
+  const body = toBase64Url(utf8(JSON.stringify({ by: who.by, ...(who.tenant !== undefined ? { tenant: who.tenant } : {}), exp })));
+  return `${body}.${toHex(mac(COOKIE_DOMAIN + body))}`;
+}
+
+function openCookie(mac: Mac, value: string | undefined, now: number): Identity | undefined {
+  if (!value) return undefined;
+  const [body, sig] = value.split(".");
+  const got = sig ? fromHex(sig) : null;
+  if (!body || !got || !equalBytes(got, mac(COOKIE_DOMAIN + body))) return undefined;
+  try {
+    const raw = fromBase64Url(body);
+    const c = raw ? (JSON.parse(fromUtf8(raw)) as { by?: unknown; tenant?: unknown; exp?: unknown }) : {};
+    if (typeof c.by !== "string" || typeof c.exp !== "number" || c.exp <= now) return undefined;
+    return { by: c.by, ...(typeof c.tenant === "string" ? { tenant: c.tenant } : {}) };
+  } catch {
+    return undefined;
+  }
+}

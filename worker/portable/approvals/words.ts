@@ -1,0 +1,61 @@
+/**
+ * How a pending confirmation reads to a person (the page, `stalwart approvals show`): where each
+ * argument came from, in words, with anything from outside flagged; the counters' before → after.
+ */
+import type { Approval, ApprovalStatus, ArgumentOrigin, CounterEffect } from "../engine/index.js";
+
+export interface OriginWords {
+  text: string;
+  /** from outside, or not from anyone trusted: the page marks it */
+  flagged: boolean;
+}
+
+export function originWords(o: ArgumentOrigin): OriginWords {
+  const outside = o.labels.filter((l) => l.startsWith("untrusted:")).map((l) => l.slice("untrusted:".length));
+  const base = originText(o.origin);
+  if (outside.length > 0) return { text: `${base}; from outside (${outside.join(", ")})`, flagged: true };
+  return { text: base, flagged: !TRUSTED.has(o.origin.split(":")[0] ?? "") };
+}
+
+const TRUSTED = new Set(["typed", "reply", "context", "computed", "result"]);
+
+function originText(origin: string): string {
+  if (origin === "typed") return "typed by the person";
+  if (origin === "reply") return "written by the person in a reply";
+  if (origin === "context") return "from the session's context";
+  if (origin === "computed") return "computed by the host";
+  if (origin === "model") return "written by the model";
+  if (origin === "missing") return "no origin given";
+  const m = /^result:(\d+)(?:\.(.+))?$/.exec(origin);
+  if (m) return `from step ${m[1]}'s result${m[2] ? ` (${m[2]})` : ""}`;
+  return `origin \`${origin}\``;
+}
+
+export function counterWords(c: CounterEffect): string {
+  const period = c.per === "call" ? "per call" : `per ${c.per}`;
+  if (c.before !== null && c.after !== null) return `${c.counter}: ${c.before} → ${c.after} of ${c.ceiling} ${period}`;
+  return `${c.counter}: adds ${c.adds}, ceiling ${c.ceiling} ${period}`;
+}
+
+export function statusWords(s: ApprovalStatus, a: Approval): string {
+  const r = a.receipt;
+  switch (s) {
+    case "pending":
+      return "waiting for a person";
+    case "approved":
+      return `approved by ${r?.by ?? "?"}, not run yet`;
+    case "used":
+      return `approved by ${r?.by ?? "?"}, ran`;
+    case "denied":
+      return `denied by ${r?.by ?? "?"}`;
+    case "edited":
+      return `edited by ${r?.by ?? "?"} (checked again as a new call)`;
+    case "expired":
+      return "expired undecided";
+  }
+}
+
+/** ISO time in UTC, to the second. */
+export function when(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}

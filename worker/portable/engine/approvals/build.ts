@@ -1,0 +1,75 @@
+/**
+ * A pending record from a `confirm` (pure): what the person needs to decide — the exact arguments
+ * with each one's origin and labels, the reasons in words, what the call adds to each counter —
+ * and the token, whose claims give the digest, the ask step and the expiry.
+ */
+import type { CheckResult, Labels } from "../check/types.js";
+import type { CompiledCatalogue } from "../catalogue/types.js";
+import { fromBase64Url, fromUtf8, toHex, randomBytes } from "../canonical/bytes.js";
+import { own } from "../canonical/own.js";
+import type { CounterEffect, PendingRecord } from "./record.js";
+
+export interface PendingInput {
+  session: string;
+  tool: string;
+  args: Record<string, unknown>;
+  check: CheckResult;
+  origins?: Readonly<Record<string, string>> | undefined;
+  labels?: Labels | undefined;
+  catalogue?: CompiledCatalogue | undefined;
+  now: number;
+}
+
+/** The token's claims, read for display and binding (step 10 checks its MAC when it is spent). */
+export function tokenClaims(token: string): { digest: string; exp: number; ask: number; agent: string | null; session: string; tool: string } | null {
+  const body = fromBase64Url(token.split(".")[1] ?? "");
+  if (!body) return null;
+  try {
+    const c = JSON.parse(fromUtf8(body)) as Record<string, unknown>;
+    if (typeof c.digest !== "string" || typeof c.exp !== "number" || !Number.isSafeInteger(c.ask) || typeof c.session !== "string" || typeof c.tool !== "string") return null;
+    if (c.agent !== null && typeof c.agent !== "string") return null;
+    return { digest: c.digest, exp: c.exp, ask: c.ask as number, agent: c.agent as string | null, session: c.session, tool: c.tool };
+  } catch {
+    return null;
+  }
+}
+
+export function newApprovalId(): string {
+  return `p_${toHex(randomBytes(8))}`;
+}
+
+/** A record for a confirm that carries a token, or null (nothing can be approved without one). */
+export function pendingFrom(i: PendingInput): PendingRecord | null {
+  const token = i.check.confirmation;
+  if (i.check.decision !== "confirm" || !token) return null;
+  const claims = tokenClaims(token);
+  if (!claims || claims.session !== i.session || claims.tool !== i.tool) return null;
+  const origins: PendingRecord["origins"] = {};
+  const whole = i.labels ? (own(i.labels, "call") as readonly string[] | undefined) ?? [] : [];
+  for (const k of Object.keys(i.args)) {
+    const mine = i.labels ? (own(i.labels, k) as readonly string[] | undefined) ?? [] : [];
+    const origin = i.origins ? own(i.origins, k) : undefined;
+    origins[k] = { origin: typeof origin === "string" ? origin : "missing", labels: [...new Set([...whole, ...mine])].sort() };
+  }
+  return {
+    v: 1, id: newApprovalId(), session: i.session, step: claims.ask, tool: i.tool, agent: claims.agent,
+    args: structuredClone(i.args), digest: claims.digest, origins, reasons: [...i.check.reasons],
+    wording: typeof i.check.detail.wording === "string" ? i.check.detail.wording : "",
+    counters: i.catalogue ? counterEffects(i.catalogue, i.tool, i.args) : [],
+    token, created: i.now, expires: claims.exp,
+  };
+}
+
+/** What the call adds to each spend ceiling and rate limit its tool declares (counts before it are the store's). */
+export function counterEffects(catalogue: CompiledCatalogue, tool: string, args: Record<string, unknown>): CounterEffect[] {
+  const t = catalogue.tools.get(tool);
+  if (!t) return [];
+  const out: CounterEffect[] = [];
+  for (const s of t.spend) {
+    const amount = own(args, s.field);
+    if (typeof amount !== "number") continue;
+    out.push({ counter: `spend ${s.pool ?? t.name}${t.currency ? ` (${t.currency})` : ""}`, adds: amount, ceiling: s.atMost, per: s.per, before: null, after: null });
+  }
+  for (const r of t.rateLimits) out.push({ counter: `calls of ${t.name}`, adds: 1, ceiling: r.count, per: r.per, before: null, after: null });
+  return out;
+}

@@ -1,0 +1,21 @@
+/**
+ * When a receipt may enter a session's history (pure): it verifies under this key, it is this
+ * session's, and it names an ask entry of this history — a `confirm` of the same tool, agent and
+ * argument digest. Then the history records who decided which exact call (entry kind `receipt`).
+ */
+import { InputError } from "../errors.js";
+import type { Entry, ReceiptEntry } from "../history/entry.js";
+import { receiptDigest, receiptProblem, type Mac, type SignedReceipt } from "./receipts.js";
+
+export function receiptEntry(mac: Mac, receipt: unknown, session: string, history: readonly Entry[], now: number): ReceiptEntry {
+  const problem = receiptProblem(mac, receipt);
+  if (problem) throw new InputError(problem, "/receipt");
+  const r = receipt as SignedReceipt;
+  if (r.session !== session) throw new InputError("the receipt is for another session", "/receipt/session");
+  const ask = history[r.ask];
+  if (!ask || ask.kind !== "check" || ask.decision !== "confirm" || ask.tool !== r.tool || ask.agent !== r.agent || ask.args !== r.args) {
+    throw new InputError(`step ${r.ask} of this history is not the confirmation the receipt decides`, "/receipt/ask");
+  }
+  if (history.some((e) => e.kind === "receipt" && e.of === r.ask)) throw new InputError(`step ${r.ask} was decided already`, "/receipt/ask");
+  return { v: 1, step: 0, at: now, kind: "receipt", of: r.ask, decision: r.decision, by: r.by, receipt: receiptDigest(r), link: "" };
+}

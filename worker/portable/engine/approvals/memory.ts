@@ -1,0 +1,32 @@
+/** The approval store in memory: tests, and the logic a Durable Object keeps in its storage. */
+import { decideProblem, newestFirst, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord } from "./record.js";
+import type { SignedReceipt } from "./receipts.js";
+
+export class MemoryApprovalStore implements ApprovalStore {
+  private readonly byId = new Map<string, Approval>();
+
+  add(record: PendingRecord): void {
+    if (this.byId.has(record.id)) throw new Error(`approval ${record.id} exists`);
+    this.byId.set(record.id, { record: structuredClone(record), receipt: null, used: false });
+  }
+  get(id: string): Approval | undefined {
+    const a = this.byId.get(id);
+    return a ? structuredClone(a) : undefined;
+  }
+  list(): Approval[] {
+    return [...this.byId.values()].map((a) => structuredClone(a)).sort(newestFirst);
+  }
+  decide(id: string, receipt: SignedReceipt, now: number): DecideAnswer {
+    const a = this.byId.get(id);
+    const why = decideProblem(a, receipt, now);
+    if (why || !a) return { ok: false, why: why ?? "unknown", ...(a ? { approval: structuredClone(a) } : {}) };
+    a.receipt = structuredClone(receipt);
+    return { ok: true, approval: structuredClone(a) };
+  }
+  markUsed(id: string): boolean {
+    const a = this.byId.get(id);
+    if (!a || a.used || a.receipt?.decision !== "approve") return false;
+    a.used = true;
+    return true;
+  }
+}

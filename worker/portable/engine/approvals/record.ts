@@ -1,0 +1,113 @@
+/**
+ * Pending confirmations (issue 12): plain data records behind one store interface, shared by the
+ * SDK, the gateway, the CLI, the local page and the check worker. A `confirm` creates a record;
+ * a person's decision is a signed receipt (receipts.ts) stored beside it exactly once; the call
+ * the approval covers spends the record's token once (`used`). Status is derived, never stored,
+ * so an expired record is closed by the clock alone.
+ */
+import type { SignedReceipt } from "./receipts.js";
+
+export type ApprovalStatus = "pending" | "approved" | "denied" | "edited" | "used" | "expired";
+
+/** One argument as a person needs to see it: the value, where it came from, what it carries. */
+export interface ArgumentOrigin {
+  origin: string;
+  labels: string[];
+}
+
+/** What the call does to one counter it touches (before and after are null when unknown). */
+export interface CounterEffect {
+  counter: string;
+  adds: number;
+  ceiling: number;
+  per: string;
+  before: number | null;
+  after: number | null;
+}
+
+export interface PendingRecord {
+  v: 1;
+  /** `p_` and 16 hex digits */
+  id: string;
+  /** the stalwart session id the token is bound to */
+  session: string;
+  /** the ask entry: the history step at which the check answered `confirm` */
+  step: number;
+  tool: string;
+  agent: string | null;
+  /** the exact arguments that were checked */
+  args: Record<string, unknown>;
+  /** hex SHA-256 of the canonical arguments (the token's digest) */
+  digest: string;
+  origins: Record<string, ArgumentOrigin>;
+  reasons: string[];
+  wording: string;
+  counters: CounterEffect[];
+  /** the check's bound token; an approval lets the identical call spend it once */
+  token: string;
+  /** ms since the epoch */
+  created: number;
+  /** the token's expiry, ms since the epoch */
+  expires: number;
+}
+
+/** A record with what became of it. */
+export interface Approval {
+  record: PendingRecord;
+  /** the person's decision, once made */
+  receipt: SignedReceipt | null;
+  /** the approved call spent the token */
+  used: boolean;
+}
+
+export type DecideAnswer = { ok: true; approval: Approval } | { ok: false; why: "unknown" | "decided" | "expired" | "mismatch"; approval?: Approval };
+
+/** One interface, three homes: memory (memory.ts), files under the home (cli/approvals/), a Durable Object per tenant. */
+export interface ApprovalStore {
+  add(record: PendingRecord): Promise<void> | void;
+  get(id: string): Promise<Approval | undefined> | Approval | undefined;
+  /** newest first */
+  list(): Promise<Approval[]> | Approval[];
+  /** store the receipt if (and only if) nothing was decided yet and the record is unexpired at `now` */
+  decide(id: string, receipt: SignedReceipt, now: number): Promise<DecideAnswer> | DecideAnswer;
+  /** true the first time only */
+  markUsed(id: string): Promise<boolean> | boolean;
+}
+
+export const APPROVAL_ID = /^p_[0-9a-f]{16}$/;
+
+export function approvalStatus(a: Approval, now: number): ApprovalStatus {
+  if (a.used) return "used";
+  const r = a.receipt;
+  if (r?.decision === "deny") return "denied";
+  if (r?.decision === "edit") return "edited";
+  if (now >= a.record.expires) return "expired";
+  return r?.decision === "approve" ? "approved" : "pending";
+}
+
+/** Why this receipt may not decide this approval now, or null (the check every store runs). */
+export function decideProblem(a: Approval | undefined, receipt: SignedReceipt, now: number): Exclude<DecideAnswer, { ok: true }>["why"] | null {
+  if (!a) return "unknown";
+  if (a.receipt || a.used) return "decided";
+  if (now >= a.record.expires) return "expired";
+  const r = a.record;
+  if (receipt.id !== r.id || receipt.session !== r.session || receipt.ask !== r.step || receipt.tool !== r.tool || receipt.agent !== r.agent || receipt.args !== r.digest) return "mismatch";
+  return null;
+}
+
+/** The approved, unexpired, unspent approval of exactly this call in this session, if any. */
+export function approvedFor(all: readonly Approval[], session: string, tool: string, digest: string, now: number): Approval | undefined {
+  return all.find((a) => a.record.session === session && a.record.tool === tool && a.record.digest === digest && approvalStatus(a, now) === "approved");
+}
+
+/**
+ * "Always for this session": a standing approval covers later asks of the same tool with the
+ * same argument digest in the same session — never the whole tool, never another session.
+ */
+export function standingFor(all: readonly Approval[], session: string, tool: string, agent: string | null, digest: string): Approval | undefined {
+  return all.find((a) => a.receipt?.decision === "approve" && a.receipt.always && a.record.session === session && a.record.tool === tool && a.record.agent === agent && a.record.digest === digest);
+}
+
+export function newestFirst(a: Approval, b: Approval): number {
+  return b.record.created - a.record.created || (a.record.id < b.record.id ? 1 : a.record.id > b.record.id ? -1 : 0);
+}
