@@ -87,7 +87,7 @@ export class SignedHistory {
     this.watched.replace(entries);
     if (known && known.sessionId === this.sessionId && known.count <= known.entries.length) this.known = known;
   }
-  private known?: KnownPrefix;
+  private known: KnownPrefix | undefined;
 
   /** What this history has verified and signed, for a later copy of it (null while it cannot say). */
   verifiedPrefix(): KnownPrefix | null {
