@@ -178,6 +178,15 @@ async function main() {
   console.log(`\nratio next request (7,500 entries) / next request (20 entries): ${(wLong.warm / w20.warm).toFixed(2)}; beyond the floor: ${((wLong.warm - wLong.floor) / Math.max(1, w20.warm - w20.floor)).toFixed(2)}`);
   console.log("carried session limit: the 1 MiB body limit, 413 `body_too_large` (about 7,500 entries of the smallest kind; docs/http.md)");
 
+  // The adapters (issue 13): per tool call inside each framework's own loop, guarded vs raw tools
+  // (bench/adapters.ts; `npm run bench:adapters` runs the full set). STALWART_BENCH_ADAPTERS=0 skips it.
+  if (process.env.STALWART_BENCH_ADAPTERS !== "0") {
+    const adapters = await import("./adapters.js");
+    console.log("\nAdapters — added per tool call by the guard inside the framework's loop (same run, mean CPU time; bench:adapters for the full set)\n");
+    adapters.printAdapters(await adapters.measureAdapters("short"));
+    adapters.closeAdapters();
+  }
+
   if (process.env.STALWART_BENCH_HTTP !== "0") {
     console.log("\nHTTP path — the check worker under wrangler dev (workerd, one process), the same write check with a 20-entry history\n");
     const rows = await httpBench(Number(process.env.STALWART_BENCH_SECONDS ?? 5));

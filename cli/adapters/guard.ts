@@ -13,7 +13,7 @@
  * Fail closed: an error inside a check is a refusal (`internal_error`), never an allow. The
  * bookkeeping (reports) never throws into the framework's loop.
  */
-import { bindsOf, canonicalize, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
+import { bindsOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult, CompiledCatalogue, Entry, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { catalogueFrom } from "../sdk/catalogue-input.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
@@ -31,6 +31,8 @@ export interface GuardSession {
   read(text: string): Promise<{ step: number }>;
   checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult>;
   report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
+  /** a `Client` session's: its history as plain data, read when a long one is new to the guard */
+  toJSON?(): { entries: Entry[] };
 }
 
 export interface GuardOptions {
@@ -90,6 +92,8 @@ export class CallGuard {
   private lastTexts: readonly string[] = [];
   private readonly mirror: HistoryMirror;
   private readonly binds = new Map<string, ReturnType<typeof bindsOf>>();
+  /** the tool of each allowed call not reported yet, by step */
+  private readonly allowed = new Map<number, string>();
 
   constructor(readonly session: GuardSession, private readonly options: GuardOptions = {}) {
     if (typeof session !== "object" || session === null || typeof session.checkToolCall !== "function") {
@@ -109,7 +113,8 @@ export class CallGuard {
       throw new StalwartError("InputError", "this session did not come from `Client`: pass `{ catalogue }` (the one it was started with) so origins can be inferred");
     }
     this.approvals = options.approvals ?? new MemoryApprovals();
-    this.mirror = new HistoryMirror(this.catalogue, this.language, this.context);
+    const plain = typeof session.toJSON === "function" ? () => plainEntries(session) : undefined;
+    this.mirror = new HistoryMirror(this.catalogue, this.language, this.context, plain);
   }
 
   /** The person's messages, all of them in the conversation's order; only new ones are read. */
@@ -117,7 +122,10 @@ export class CallGuard {
     if (this.options.turns === "host") return this.reading;
     this.reading = this.reading.then(async () => {
       if (sameList(texts, this.lastTexts)) return;
-      for (const t of newTurns(this.mirror.turnTexts(this.session.history.entries), texts)) await this.session.read(t);
+      for (const t of newTurns(this.mirror.turnTexts(this.session.history.entries), texts)) {
+        const { step } = await this.session.read(t);
+        this.mirror.own(this.session.history.entries, step, { kind: "turn", text: t });
+      }
       this.lastTexts = [...texts];
     }).catch((err) => this.log(`a turn could not be recorded: ${message(err)}`));
     return this.reading;
@@ -191,18 +199,28 @@ export class CallGuard {
 
   async ran(check: CheckResult, result: unknown): Promise<void> {
     if (check.step < 0) return;
-    let recorded: unknown;
-    try {
-      canonicalize(result);
-      recorded = result;
-    } catch {
-      recorded = undefined; // not JSON data: reported without it (no `result:` origin can name it)
-    }
-    await this.report(check.step, "ran", recorded);
+    const tool = this.allowed.get(check.step);
+    this.allowed.delete(check.step);
+    // A copy of our own is reported and handed to the view: what the session keeps of it is then
+    // known here without reading the entry back through the history's traps, and a framework that
+    // changes the result object afterwards changes neither. Not JSON data: reported without it
+    // (no `result:` origin can name it) — by us, or when the session's stricter reading refuses it.
+    const recorded = plainCopy(result, 0);
+    const at = recorded === undefined ? "not data" : await this.report(check.step, "ran", recorded, true);
+    if (typeof at === "number") this.ownReport(at, check.step, "ran", tool, recorded);
+    else if (at !== undefined) this.ownReport(await this.report(check.step, "ran"), check.step, "ran", tool, undefined);
   }
 
   async failed(check: CheckResult): Promise<void> {
-    if (check.step >= 0) await this.report(check.step, "failed");
+    const tool = this.allowed.get(check.step);
+    this.allowed.delete(check.step);
+    if (check.step >= 0) this.ownReport(await this.report(check.step, "failed"), check.step, "failed", tool, undefined);
+  }
+
+  /** The report entry the session wrote at `at`, as the view takes it (without reading it back). */
+  private ownReport(at: number | "not data" | undefined, of: number, outcome: Outcome, tool: string | undefined, recorded: unknown): void {
+    if (typeof at !== "number" || tool === undefined) return;
+    this.mirror.own(this.session.history.entries, at, { kind: "report", of, outcome, tool, recorded });
   }
 
   private verdict(tool: string, args: unknown, origins: Record<string, InferredOrigin>, check: CheckResult): Verdict {
@@ -224,19 +242,29 @@ export class CallGuard {
     }
   }
 
-  private async safeCheck(tool: string, args: unknown, options: CallOptions): Promise<CheckResult> {
+  private async safeCheck(tool: string, args: unknown, options: CallOptions & { origins: Record<string, string> }): Promise<CheckResult> {
     try {
-      return await this.session.checkToolCall(tool, args, options);
+      const check = await this.session.checkToolCall(tool, args, options);
+      if (check.decision === "allow" && check.step >= 0) this.allowed.set(check.step, tool);
+      this.mirror.own(this.session.history.entries, check.step, { kind: "check", tool, decision: check.decision, origins: options.origins });
+      return check;
     } catch (err) {
       return { decision: "refuse", reasons: ["internal_error"], detail: { message: message(err) }, step: -1 };
     }
   }
 
-  private async report(step: number, outcome: Outcome, result?: unknown): Promise<void> {
+  /**
+   * The step of the report entry, or undefined when it could not be recorded. With `withResult`,
+   * a result the session does not take as JSON data (an `InputError`) answers "not data", and the
+   * caller reports again without it.
+   */
+  private async report(step: number, outcome: Outcome, result?: unknown, withResult = false): Promise<number | "not data" | undefined> {
     try {
-      await this.session.report(step, outcome, result);
+      return (await this.session.report(step, outcome, result)).step;
     } catch (err) {
+      if (withResult && err instanceof StalwartError && err.code === "InputError") return "not data";
       this.log(`the report of step ${step} (${outcome}) could not be recorded: ${message(err)}`);
+      return undefined;
     }
   }
 
@@ -246,6 +274,55 @@ export class CallGuard {
     } catch {
       /* a host's logger never breaks the loop */
     }
+  }
+}
+
+/**
+ * A copy of JSON data (plain objects, arrays, strings, finite numbers, booleans, null), or
+ * undefined for anything else — never stricter than the session's own reading, which checks the
+ * copy again (lone surrogates, depth) and refuses it if it must.
+ */
+function plainCopy(x: unknown, depth: number): unknown {
+  switch (typeof x) {
+    case "string":
+    case "boolean":
+      return x;
+    case "number":
+      return Number.isFinite(x) ? x : undefined;
+    case "object":
+      break;
+    default:
+      return undefined;
+  }
+  if (x === null) return null;
+  if (depth > 512) return undefined;
+  if (Array.isArray(x)) {
+    const out: unknown[] = new Array(x.length);
+    for (let i = 0; i < x.length; i++) {
+      if (!(i in x)) return undefined;
+      const v = plainCopy(x[i], depth + 1);
+      if (v === undefined) return undefined;
+      out[i] = v;
+    }
+    return out;
+  }
+  const proto = Object.getPrototypeOf(x);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(x)) {
+    const v = plainCopy((x as Record<string, unknown>)[k], depth + 1);
+    if (v === undefined) return undefined;
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** A session's history as plain data, if it can say (a remote one not created yet cannot). */
+function plainEntries(session: GuardSession): Entry[] | undefined {
+  try {
+    return session.toJSON?.().entries;
+  } catch {
+    return undefined;
   }
 }
 

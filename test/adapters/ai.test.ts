@@ -161,6 +161,68 @@ describe.each(KITS)("stalwart-agents/ai with ai $major", ({ sdk, Mock }) => {
     expect(JSON.stringify(model.doGenerateCalls[1].prompt)).toMatch(/internal_error: the check store is unreachable/);
   });
 
+  const stream = async (tools: unknown, steps: Step[], messages: unknown[]) => {
+    const model = new Mock(script(steps));
+    const r = sdk.streamText({ model, tools, messages, stopWhen: sdk.stepCountIs(8) });
+    const parts: any[] = [];
+    for await (const p of r.fullStream) parts.push(p);
+    return { model, parts, response: await r.response };
+  };
+
+  it("streamText: a write waits for approval and runs once after it; a denial runs nothing", async () => {
+    const { session, b, tools } = setup();
+    const messages: any[] = [user("refund 40.00 on order 4411")];
+    const first = await stream(tools, [[{ id: "c1", tool: "get_order", input: { order_id: "4411" } }], [{ id: "c2", tool: "refund_card", input: { order_id: "4411", amount: 40 } }]], messages);
+    const asked = first.parts.find((p) => p.type === "tool-approval-request");
+    expect(asked).toMatchObject({ toolCall: { toolCallId: "c2", toolName: "refund_card" } });
+    expect(b.count("refund_card")).toBe(0);
+    const answer = (approved: boolean) => [...messages, ...first.response.messages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: asked.approvalId, approved }] }];
+    await stream(tools, ["refunded"], answer(true));
+    expect(b.count("refund_card")).toBe(1);
+    expect(checks(session.history.entries).filter((e) => e.tool === "refund_card").map((e) => e.decision)).toEqual(["confirm", "allow"]);
+    // the same approval streamed again: spent
+    const again = await stream(tools, ["again?"], answer(true));
+    expect(b.count("refund_card")).toBe(1);
+    expect(JSON.stringify(again.model.doStreamCalls[0].prompt)).toMatch(/already used/);
+
+    const other = setup();
+    const f2 = await stream(other.tools, [[{ id: "c1", tool: "get_order", input: { order_id: "4411" } }], [{ id: "c2", tool: "refund_card", input: { order_id: "4411", amount: 40 } }]], messages);
+    const a2 = f2.parts.find((p) => p.type === "tool-approval-request");
+    await stream(other.tools, ["not refunded"], [...messages, ...f2.response.messages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: a2.approvalId, approved: false }] }]);
+    expect(other.b.count("refund_card")).toBe(0);
+  });
+
+  it("streamText: a refused call's reasons reach the model as a tool error, and an injected payment is held", async () => {
+    const { b, events, tools } = setup();
+    const refused = await stream(tools, [[{ id: "c1", tool: "refund_card", input: { order_id: "4411", amount: 40 } }], "sorry"], [user("refund 40.00 on order 4411")]);
+    const err = refused.parts.find((p) => p.type === "tool-error");
+    expect(err.error).toBeInstanceOf(ToolCallRefused);
+    expect(JSON.stringify(refused.model.doStreamCalls[1].prompt)).toMatch(/stalwart refused refund_card, and it did not run.*order_rule: after get_order/);
+    expect(b.count("refund_card")).toBe(0);
+
+    const injected = await stream(tools, [[{ id: "c3", tool: "read_inbox", input: {} }], [{ id: "c4", tool: "pay_invoice", input: { account: INBOX.account, amount: 50 } }]], [user("deal with my inbox")]);
+    const pay = events.find((e) => e.tool === "pay_invoice")!;
+    expect(pay.origins.account).toMatchObject({ origin: `result:${events.find((e) => e.tool === "read_inbox")!.check.step}.account`, labels: ["untrusted:read_inbox"] });
+    expect(pay.check).toMatchObject({ decision: "confirm" });
+    expect(pay.check.reasons).toContain("tainted_call");
+    expect(injected.parts.some((p) => p.type === "tool-approval-request")).toBe(true);
+    expect(b.count("pay_invoice")).toBe(0);
+  });
+
+  it("a result that is not JSON data is reported ran without it, and one the session refuses as data too", async () => {
+    const { session } = freshSession();
+    const lines: string[] = [];
+    const raw = {
+      get_order: sdk.tool({ description: "an order", inputSchema: z.object({ order_id: z.string() }), execute: async (a: { order_id: string }) => (a.order_id === "1" ? { order_id: "1", total: 40, at: new Date(0) } : { order_id: "2", customer: "bad \ud800" }) }),
+    };
+    const tools = guard(raw, session, { log: (l) => lines.push(l) });
+    await run(tools, [[{ id: "c1", tool: "get_order", input: { order_id: "1" } }], [{ id: "c2", tool: "get_order", input: { order_id: "2" } }], "done"], [user("orders 1 and 2")]).result;
+    const [c1, c2] = checks(session.history.entries);
+    expect(reportOf(session.history.entries, c1!.step)).toMatchObject([{ outcome: "ran", result: null }]);
+    expect(reportOf(session.history.entries, c2!.step)).toMatchObject([{ outcome: "ran", result: null }]);
+    expect(lines).toEqual([]);
+  });
+
   it("streamText: the same holds in a streaming loop", async () => {
     const { b, tools } = setup();
     const model = new Mock(script([[{ id: "c1", tool: "get_order", input: { order_id: "4411" } }], [{ id: "c2", tool: "refund_card", input: { order_id: "4411", amount: 40 } }]]));

@@ -1,13 +1,17 @@
 /**
- * The adapter decides what a host declaring every origin by hand would: each case runs once
- * through `stalwart-agents/ai` in a real `generateText` loop (origins inferred) and once through
- * `checkToolCall` with the origins written out, and every call gets the same decision and reasons.
+ * The adapters decide what a host declaring every origin by hand would: each case runs through
+ * `stalwart-agents/ai` in a real `generateText` loop and through `stalwart-agents/openai-agents`
+ * in a real `run()` loop (origins inferred), and once through `checkToolCall` with the origins
+ * written out, and every call gets the same decision and reasons.
  */
 import { describe, expect, it } from "vitest";
 import { generateText, stepCountIs, tool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
+import { Agent, run, setTracingDisabled, tool as agentsTool } from "@openai/agents";
+import { functionCall, ScriptedModel, assistantMessage } from "@openai/agents/testing";
 import { guard, type CheckEvent } from "../../cli/adapters/ai/index.js";
+import { guard as guardAgent } from "../../cli/adapters/openai-agents/index.js";
 import { bodies, freshSession, INBOX } from "./fixture.js";
 import { script } from "./ai-script.js";
 
@@ -46,9 +50,23 @@ const CASES: { name: string; turn: string; calls: Call[]; held: string }[] = [
   },
 ];
 
+/** The same calls through `checkToolCall`, origins declared by hand, in a session of their own. */
+async function byHand(turn: string, calls: Call[], impl: Record<string, (a: never) => unknown>) {
+  const hand = freshSession().session;
+  await hand.read(turn);
+  const at: number[] = [];
+  const declared: { decision: string; reasons: string[] }[] = [];
+  for (const c of calls) {
+    const check = await hand.checkToolCall(c.tool, c.input, { origins: c.declared(at) });
+    at.push(check.step);
+    declared.push({ decision: check.decision, reasons: check.reasons });
+    if (check.decision === "allow") await hand.report(check.step, "ran", impl[c.tool]!(c.input as never));
+  }
+  return declared;
+}
+
 describe("inferred origins decide as declared ones", () => {
-  it.each(CASES)("$name", async ({ turn, calls, held }) => {
-    // Inferred, through the adapter.
+  it.each(CASES)("AI SDK: $name", async ({ turn, calls, held }) => {
     const { session } = freshSession();
     const b = bodies();
     const events: CheckEvent[] = [];
@@ -58,18 +76,24 @@ describe("inferred origins decide as declared ones", () => {
     const model = new MockLanguageModelV4(script([...calls.map((c, i) => [{ id: `c${i}`, tool: c.tool, input: c.input }]), "done"]) as never);
     await generateText({ model, tools, messages: [{ role: "user", content: turn }], stopWhen: stepCountIs(calls.length + 1) });
 
-    // Declared by hand, in a session of its own.
-    const hand = freshSession().session;
-    await hand.read(turn);
-    const at: number[] = [];
-    const declared: { decision: string; reasons: string[] }[] = [];
-    for (const c of calls) {
-      const check = await hand.checkToolCall(c.tool, c.input, { origins: c.declared(at) });
-      at.push(check.step);
-      declared.push({ decision: check.decision, reasons: check.reasons });
-      if (check.decision === "allow") await hand.report(check.step, "ran", impl[c.tool]!(c.input as never));
-    }
+    const declared = await byHand(turn, calls, impl);
+    expect(events.map((e) => ({ decision: e.check.decision, reasons: e.check.reasons }))).toEqual(declared);
+    const last = declared[declared.length - 1]!;
+    expect([last.decision, ...last.reasons].join(" ")).toBe(held);
+  });
 
+  it.each(CASES)("Agents JS: $name", async ({ turn, calls, held }) => {
+    setTracingDisabled(true);
+    const { session } = freshSession();
+    const b = bodies();
+    const events: CheckEvent[] = [];
+    const impl = b.impl as Record<string, (a: never) => unknown>;
+    const names = [...new Set(calls.map((c) => c.tool))];
+    const tools = names.map((name) => agentsTool({ name, description: name, parameters: z.object({}).passthrough(), execute: (a) => impl[name]!(a as never) }));
+    const model = new ScriptedModel([...calls.map((c, i) => [functionCall(c.tool, c.input, { callId: `c${i}` })]), [assistantMessage("done")]]);
+    await run(guardAgent(new Agent({ name: "billing", instructions: "help", tools, model }), session, { onCheck: (e) => events.push(e) }), turn);
+
+    const declared = await byHand(turn, calls, impl);
     expect(events.map((e) => ({ decision: e.check.decision, reasons: e.check.reasons }))).toEqual(declared);
     const last = declared[declared.length - 1]!;
     expect([last.decision, ...last.reasons].join(" ")).toBe(held);

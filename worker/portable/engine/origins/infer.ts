@@ -68,6 +68,63 @@ export interface PreparedView {
   readonly turns: TurnIndex;
   readonly results: readonly RecordedResult[];
   readonly context: Readonly<Record<string, unknown>>;
+  /**
+   * Where scalar values occur in `results` (kept by whoever keeps the view, e.g. the adapters'
+   * incremental view): a scalar argument is then looked up instead of searched for in every
+   * result. It must index exactly the results in `results`; the answer is the same either way.
+   */
+  readonly index?: ResultIndex;
+}
+
+type Scalar = string | number | boolean | null;
+interface Holder {
+  result: RecordedResult;
+  /** the shallowest declared path of the result that holds the value (as `pathOf` finds it) */
+  path: string;
+}
+
+/**
+ * Scalar value → the results holding it, by step. Results are indexed when first looked up
+ * (a session whose arguments are all typed never pays for it), each once; a result taken out of
+ * the view (`remove`: its call was later reported failed or compensated) is skipped.
+ */
+export class ResultIndex {
+  private readonly live = new Set<RecordedResult>();
+  private pending: RecordedResult[] = [];
+  private readonly holders = new Map<Scalar, Holder[]>();
+
+  add(r: RecordedResult): void {
+    this.live.add(r);
+    this.pending.push(r);
+  }
+
+  remove(r: RecordedResult): void {
+    this.live.delete(r);
+  }
+
+  /** Live results holding `value` at a declared path, latest step first. */
+  *find(value: Scalar): Generator<Holder> {
+    if (this.pending.length) this.drain();
+    const hs = this.holders.get(value);
+    if (!hs) return;
+    for (let i = hs.length - 1; i >= 0; i--) if (this.live.has(hs[i]!.result)) yield hs[i]!;
+  }
+
+  private drain(): void {
+    const todo = this.pending;
+    this.pending = [];
+    for (const r of todo) {
+      if (!this.live.has(r) || !r.returns) continue;
+      for (const [value, path] of scalarPaths(r)) {
+        let hs = this.holders.get(value);
+        if (!hs) this.holders.set(value, (hs = []));
+        // kept in step order; reports mostly come for the latest steps, so this is an append
+        let at = hs.length;
+        while (at > 0 && hs[at - 1]!.result.step > r.step) at--;
+        hs.splice(at, 0, { result: r, path });
+      }
+    }
+  }
 }
 
 export function prepareView(view: InferenceView): PreparedView {
@@ -110,14 +167,23 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
   }
   if (v.turns.has(value)) return { origin: "typed", labels: [] };
   let labelled: InferredOrigin | undefined;
-  // latest first: the freshest copy of a value is the likeliest source
-  for (let i = v.results.length - 1; i >= 0; i--) {
-    const r = v.results[i]!;
-    const path = pathOf(r, value);
-    if (path === null) continue;
-    const found = fromResult(r, path);
-    if (found.labels.length === 0) return found;
-    labelled ??= found;
+  if (v.index && isScalar(value)) {
+    // the same search as below, answered by the index: latest first, a trusted match wins
+    for (const h of v.index.find(value)) {
+      const found = fromResult(h.result, h.path);
+      if (found.labels.length === 0) return found;
+      labelled ??= found;
+    }
+  } else {
+    // latest first: the freshest copy of a value is the likeliest source
+    for (let i = v.results.length - 1; i >= 0; i--) {
+      const r = v.results[i]!;
+      const path = pathOf(r, value);
+      if (path === null) continue;
+      const found = fromResult(r, path);
+      if (found.labels.length === 0) return found;
+      labelled ??= found;
+    }
   }
   for (const k of Object.keys(v.context)) {
     if (sameJson(v.context[k], value)) return { origin: "context", labels: [] };
@@ -154,6 +220,30 @@ function pathOf(r: RecordedResult, value: unknown): string | null {
     }
   }
   return null;
+}
+
+function isScalar(x: unknown): x is Scalar {
+  return x === null || typeof x === "string" || typeof x === "number" || typeof x === "boolean";
+}
+
+/** Each scalar of `r`'s result with the first path `pathOf` would name for it (same walk, same cap). */
+function scalarPaths(r: RecordedResult): Map<Scalar, string> {
+  const out = new Map<Scalar, string>();
+  if (!r.returns) return out;
+  const queue: { node: unknown; path: string }[] = [{ node: r.result, path: "" }];
+  for (let n = 0; n < queue.length && n < MAX_NODES; n++) {
+    const { node, path } = queue[n]!;
+    if (isScalar(node)) {
+      if (!out.has(node) && (path === "" ? node !== null : declares(r.returns, path))) out.set(node, path);
+    } else if (Array.isArray(node)) {
+      node.forEach((x, i) => queue.push({ node: x, path: `${path}[${i}]` }));
+    } else if (node !== null && typeof node === "object") {
+      for (const k of Object.keys(node)) {
+        if (NAME.test(k)) queue.push({ node: (node as Record<string, unknown>)[k], path: path === "" ? k : `${path}.${k}` });
+      }
+    }
+  }
+  return out;
 }
 
 function fieldAt(r: RecordedResult, field: string): { ok: true; value: unknown } | { ok: false } {
