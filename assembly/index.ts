@@ -134,5 +134,49 @@ export function verifyRun(slot: i32, prev: usize, sid: usize, sidLen: u32, rec: 
   return -1;
 }
 
+/** A lowercase hex digit's value, or 255 for anything else. */
+@inline function nibble(c: u32): u32 {
+  if (c - 48 < 10) return c - 48; // 0-9
+  if (c - 97 < 6) return c - 87; // a-f
+  return 255;
+}
+
+/** Decode 64 lowercase hex bytes at `hex` into 32 bytes at `out`; false when they are not that. */
+function unhex32(hex: usize, out: usize): bool {
+  let bad: u32 = 0;
+  for (let i: usize = 0; i < 32; i++) {
+    const hi = nibble(<u32>load<u8>(hex + 2 * i));
+    const lo = nibble(<u32>load<u8>(hex + 2 * i + 1));
+    bad |= (hi | lo) & 0xf0;
+    store<u8>(out + i, <u8>((hi << 4) | (lo & 0xf)));
+  }
+  return bad == 0;
+}
+
+/** The link a record claims, decoded from its hex (HEXLINK) for the comparison. */
+const HEXLINK: usize = memory.data(32, 16);
+
+/**
+ * `verifyRun` over another layout, the one a host writes from strings in two encodes: the
+ * entries' bytes back to back at `texts`, their byte lengths as u32le at `lens`, and each claimed
+ * link as 64 lowercase hex characters at `hexLinks`. Same verdicts: the first failing index (a
+ * link that is not hex fails there), -1 when all match, -3 for a slot never loaded.
+ */
+export function verifyRunHex(slot: i32, prev: usize, sid: usize, sidLen: u32, texts: usize, lens: usize, hexLinks: usize, count: i32): i32 {
+  if (!slotOk(slot)) return -3;
+  let p = texts;
+  let chain = prev;
+  for (let i = 0; i < count; i++) {
+    const len = load<u32>(lens + (<usize>i << 2));
+    link(slot, chain, sid, sidLen, p, len, OUT);
+    if (!unhex32(hexLinks + (<usize>i << 6), HEXLINK)) return i;
+    if (!equal32(OUT, HEXLINK)) return i;
+    memory.copy(CHAIN, OUT, 32);
+    chain = CHAIN;
+    p += len;
+  }
+  return -1;
+}
+
 // ---- counters (step 7) -----------------------------------------------------------------------
 export { counterFits, counterUsed, counterAdd, counterTable, counterTableBytes } from "./counters";

@@ -30,6 +30,15 @@ export function createJsCore(): Core {
     slotCapacity: Number.MAX_SAFE_INTEGER,
     hmac: (slot, data) => new Uint8Array(createHmac("sha256", keys[slot]!).update(data).digest()),
     link,
+    verifyRunText(slot, sid, prev, texts, links) {
+      let expected = prev;
+      for (let i = 0; i < texts.length; i++) {
+        const l = link(slot, sid, expected, enc(texts[i]!));
+        if (!/^[0-9a-f]{64}$/.test(links[i]!) || Buffer.from(l).toString("hex") !== links[i]) return i;
+        expected = l;
+      }
+      return -1;
+    },
     verifyRun(slot, sid, prev, entries, links) {
       let expected = prev;
       for (let i = 0; i < entries.length; i++) {

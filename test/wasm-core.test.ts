@@ -390,3 +390,53 @@ describe("verifyRun", () => {
     expect(core.verifyRun(slot, sid, ZERO, es, badLink)).toBe(700);
   });
 });
+
+describe("verifyRunText: the same verdicts as verifyRun, from strings and hex links", () => {
+  const key = random(32);
+  const sid = ascii("0123456789abcdef0123456789abcdef");
+  const enc = new TextEncoder();
+  const TEXTS = ["", "{\"a\":1}", "olá — ✓ 😀", "x".repeat(700), "é".repeat(300)];
+
+  function run(texts: string[]): string[] {
+    let prev = ZERO;
+    return texts.map((t) => hex((prev = refLink(key, sid, prev, enc.encode(t)))));
+  }
+
+  it("agrees with verifyRun on valid runs and on every kind of damage", () => {
+    const slot = core.loadKey(key);
+    for (let round = 0; round < 200; round++) {
+      const n = 1 + (round % 40);
+      const texts = Array.from({ length: n }, (_, i) => TEXTS[(round + i) % TEXTS.length]! + String(i));
+      const links = run(texts);
+      const t = [...texts];
+      const l = [...links];
+      const at = round % n;
+      switch (round % 6) {
+        case 1: t[at] = t[at] + " "; break;
+        case 2: l[at] = "0".repeat(64); break;
+        case 3: l[at] = links[at]!.toUpperCase(); break; // not lowercase hex: not a link
+        case 4: l[at] = links[at]!.slice(2); break;
+        case 5: l[at] = "é" + links[at]!.slice(1); break; // 64 units, not ASCII
+      }
+      const bytes = t.map((x) => enc.encode(x));
+      const linkBytes = l.map((x) => (/^[0-9a-f]{64}$/.test(x) ? unhex(x) : new Uint8Array(31)));
+      const expected = core.verifyRun(slot, sid, ZERO, bytes, linkBytes);
+      expect(core.verifyRunText(slot, sid, ZERO, t, l), `round ${round}`).toBe(expected);
+      expect(expected).toBe(round % 6 === 0 ? -1 : at);
+    }
+  });
+
+  it("an entry too big for one load is streamed, and the run goes on after it", () => {
+    const slot = core.loadKey(key);
+    const texts = ["a", "ü".repeat(400_000), "b"];
+    const links = run(texts);
+    expect(core.verifyRunText(slot, sid, ZERO, texts, links)).toBe(-1);
+    expect(core.verifyRunText(slot, sid, ZERO, texts, [links[0]!, links[1]!, links[0]!])).toBe(2);
+    expect(core.verifyRunText(slot, sid, ZERO, [texts[0]!, texts[1]! + "x", texts[2]!], links)).toBe(1);
+  });
+
+  it("refuses mismatched lists and an unloaded slot", () => {
+    expect(() => core.verifyRunText(core.loadKey(key), sid, ZERO, ["a"], [])).toThrow(WasmCoreError);
+    expect(() => createCore(readFileSync(new URL("../build/core.wasm", import.meta.url))).verifyRunText(3, sid, ZERO, [], [])).toThrow(WasmCoreError);
+  });
+});

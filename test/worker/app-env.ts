@@ -17,5 +17,5 @@ export function testApp() {
   const env = { STALWART_API_KEYS: `acme:${KEY_A},globex:${KEY_B}`, STALWART_HISTORY_SECRET: randomBytes(32).toString("hex"), STALWART_TEST_CLOCK: "1", STALWART_LICENCE: workerLicence };
   const call = (method: string, path: string, body?: unknown, key: string | null = KEY_A, type = "application/json") =>
     app.request(path, { method, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { "content-type": type } : {}) }, ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}) }, env);
-  return { app, env, call };
+  return { app, env, call, stores };
 }

@@ -49,6 +49,7 @@ export class Engine {
       link: (sid, prev, entry) => core.link(slot, sid, prev, entry),
       linkText: (sid, prev, entry) => core.linkText(slot, sid, prev, entry),
       verifyRun: (sid, prev, entries, links) => core.verifyRun(slot, sid, prev, entries, links),
+      verifyRunText: (sid, prev, entries, links) => core.verifyRunText(slot, sid, prev, entries, links),
     };
   }
 

@@ -16,7 +16,7 @@ import { settleLimits } from "./check/steps/limits.js";
 import { canonicalize } from "./canonical/jcs.js";
 import { randomBytes, toHex } from "./canonical/bytes.js";
 import { OUTCOMES, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
-import { SignedHistory, type Head, type Verified } from "./history/signed.js";
+import { SignedHistory, type Head, type KnownPrefix, type Verified } from "./history/signed.js";
 import { changeOfCheck, changeOfReport, NOTHING_KEPT, type KeptChange, type KeptState } from "./state/changes.js";
 import { HistoryIndex } from "./history/index.js";
 import { TurnIndex } from "./origins/typed.js";
@@ -33,6 +33,7 @@ import { receiptEntry } from "./approvals/history.js";
 import { lastLinkOf, readSaved, sameMac, sealHead, sealHeader, type SavedSession, type SessionHeader } from "./saved-session.js";
 
 export type { SavedSession } from "./saved-session.js";
+export type { KnownPrefix } from "./history/signed.js";
 
 export interface SessionOptions {
   language?: Language;
@@ -265,8 +266,8 @@ export class Session {
    */
   toJSON(copy: boolean | string = true): SavedSession {
     const header = this.header();
-    const source = this.signed.viewTarget as Entry[];
-    const entries = copy === false ? source : structuredClone(source);
+    // Handing out our own entries (never edited) spares a serialising caller a copy of each.
+    const entries = (copy === false ? this.signed.serialisable : structuredClone(this.signed.viewTarget)) as Entry[];
     const seal = sealHeader(this.macFn, header);
     return { ...header, entries, seal, head: sealHead(this.macFn, seal, entries) };
   }
@@ -275,7 +276,7 @@ export class Session {
    * Continue a saved session. A changed header (name, language, agent, context, catalogue) is a
    * typed error; changed entries, or entries cut off or added, fail step 2 at the next check.
    */
-  static resume(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, opts: { steps?: readonly NamedStep[]; rulebook?: CompiledRulebook } = {}): Session {
+  static resume(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, opts: { steps?: readonly NamedStep[]; rulebook?: CompiledRulebook; known?: KnownPrefix } = {}): Session {
     const { header, entries, seal, head } = readSaved(saved);
     const session = Session.fromHeader(engine, catalogue, header, opts);
     const list = Array.isArray(entries) ? (entries as Entry[]) : [];
@@ -297,7 +298,17 @@ export class Session {
     }
     // The head seal covers the count and the last link, so these are what we signed.
     session.signed.trustHead(list.length, last);
+    // A prefix this engine verified before (the worker's cache): only what follows it is verified.
+    if (opts.known) session.signed.carry(list, opts.known);
     return session;
+  }
+
+  /**
+   * What this session's history has verified, to hand to a later `resume` of a copy of it (by the
+   * same engine: the prefix is trusted as verified under its key); null while it cannot say.
+   */
+  verifiedPrefix(): KnownPrefix | null {
+    return this.signed.verifiedPrefix();
   }
 
   /**

@@ -16,6 +16,7 @@ import { LicenceRenewal, type RenewalEnv, type WaitUntil } from "./renewal.js";
 import type { SessionShape } from "./session-shape.js";
 import type { Stores } from "./stores.js";
 import { historySecret, type TenantConfig } from "./tenants.js";
+import { VerifiedHeads } from "./verified-heads.js";
 
 type C = Context<CheckEnv>;
 
@@ -26,6 +27,8 @@ export class CheckRuntime {
   private readonly renewal: LicenceRenewal;
   private readonly engines = new Map<string, Engine>();
   private secretSlot: { hex: string; slot: number } | undefined;
+  /** what this isolate verified of each session (verified-heads.ts) */
+  private readonly verified = new VerifiedHeads();
 
   constructor(private readonly opts: AppOptions) {
     const hash = (text: string) => toHex(opts.core().sha256Text(text));
@@ -88,8 +91,16 @@ export class CheckRuntime {
    * request that made it.
    */
   engineFor(c: C): Engine {
-    const tenant = c.get("tenant");
     const now = c.get("now");
+    const engine = this.tenantEngine(c);
+    const tenant = c.get("tenant");
+    const stores = this.stores(c);
+    return withLicence(engine.withCounters(stores.counters(tenant), stores.state(tenant)).withClock(now), c.get("licence"), now);
+  }
+
+  /** The tenant's engine for this isolate (its history key), without the request's parts. */
+  private tenantEngine(c: C): Engine {
+    const tenant = c.get("tenant");
     const env: TenantConfig = c.env ?? {};
     const core = this.core();
     const secret = historySecret(env);
@@ -104,8 +115,7 @@ export class CheckRuntime {
       engine = new Engine({ core, key, schemaCompiler: cfworkerCompiler });
       this.engines.set(tenant, engine);
     }
-    const stores = this.stores(c);
-    return withLicence(engine.withCounters(stores.counters(tenant), stores.state(tenant)).withClock(now), c.get("licence"), now);
+    return engine;
   }
 
   compileCatalogue(text: string, name: string): CompiledCatalogue {
@@ -146,13 +156,19 @@ export class CheckRuntime {
     const catalogue = await this.catalogueByDigest(c, saved.catalogue);
     const rulebook = typeof saved.rulebook === "string" ? await this.rulebookByDigest(c, saved.rulebook) : undefined;
     const engine = this.engineFor(c);
-    const opts = rulebook ? { rulebook } : {};
+    const known = typeof saved.id === "string" ? this.verified.get(this.tenantEngine(c), saved.id) : undefined;
+    const opts = { ...(rulebook ? { rulebook } : {}), ...(known ? { known } : {}) };
     try {
       return Session.resume(engine, catalogue, saved, opts);
     } catch (err) {
       if (!adoptBrokenSeal || !(err instanceof StalwartError) || err.code !== "SessionSealInvalid") throw err;
-      return Session.untrusted(engine, catalogue, saved, "the session was not sealed with this key (another tenant's or installation's, or changed by hand)", opts);
+      return Session.untrusted(engine, catalogue, saved, "the session was not sealed with this key (another tenant's or installation's, or changed by hand)", rulebook ? { rulebook } : {});
     }
+  }
+
+  /** After an answer: keep what the session verified and signed, for its next request (verified-heads.ts). */
+  remember(c: C, s: Session): void {
+    this.verified.remember(this.tenantEngine(c), s.verifiedPrefix());
   }
 }
 

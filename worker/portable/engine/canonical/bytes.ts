@@ -88,6 +88,27 @@ export function toBase64Url(b: Uint8Array): string {
   return s;
 }
 
+/** base64url of a string's UTF-8 bytes; ASCII (token claims, as a rule) straight from its units. */
+export function textToBase64Url(t: string): string {
+  const n = t.length;
+  let s = "";
+  let i = 0;
+  for (; i + 2 < n; i += 3) {
+    const a = t.charCodeAt(i), b = t.charCodeAt(i + 1), c = t.charCodeAt(i + 2);
+    if ((a | b | c) > 0x7f) return toBase64Url(utf8(t));
+    const x = (a << 16) | (b << 8) | c;
+    s += B64[x >>> 18]! + B64[(x >>> 12) & 63]! + B64[(x >>> 6) & 63]! + B64[x & 63]!;
+  }
+  if (i < n) {
+    const a = t.charCodeAt(i), b = i + 1 < n ? t.charCodeAt(i + 1) : 0;
+    if ((a | b) > 0x7f) return toBase64Url(utf8(t));
+    const x = (a << 16) | (b << 8);
+    s += B64[x >>> 18]! + B64[(x >>> 12) & 63]!;
+    if (i + 1 < n) s += B64[(x >>> 6) & 63]!;
+  }
+  return s;
+}
+
 /**
  * Strict base64url (no padding, no other alphabet, no set trailing bits: one byte string has one
  * spelling); null for anything else, a non-string included.

@@ -25,10 +25,11 @@ export function canonicalize(value: unknown): string {
  * The canonical form of a plain object together with the canonical form of each of its own
  * values (the same substrings), so per-argument digests cost no second serialisation.
  */
-export function canonicalizeTop(value: Record<string, unknown>): { text: string; parts: Record<string, string>; order: string[] } {
+export function canonicalizeTop(value: Record<string, unknown>): { text: string; parts: Record<string, string>; order: string[]; read: Record<string, unknown> } {
   const parts = Object.create(null) as Record<string, string>;
   const order: string[] = [];
-  return { text: write(value, [], 0, parts, order), parts, order };
+  const read = Object.create(null) as Record<string, unknown>;
+  return { text: write(value, [], 0, parts, order, read), parts, order, read };
 }
 
 function pointerOf(path: readonly (string | number)[]): string {
@@ -65,9 +66,10 @@ function fail(path: (string | number)[], what: (p: string) => string): never {
 /**
  * `parts`, when given, collects the canonical form of each value of the top-level object, and
  * `order` its keys in the object's own order (each key and value is read once: what is digested
- * is what the caller gets back, whatever a getter would answer the next time).
+ * is what the caller gets back, whatever a getter would answer the next time); `read`, each
+ * value as it was read (a string, number, boolean or null is its own copy).
  */
-function write(value: unknown, path: (string | number)[], depth: number, parts?: Record<string, string>, order?: string[]): string {
+function write(value: unknown, path: (string | number)[], depth: number, parts?: Record<string, string>, order?: string[], read?: Record<string, unknown>): string {
   switch (typeof value) {
     case "string":
       return canonicalString(value, () => pointerOf(path));
@@ -105,8 +107,10 @@ function write(value: unknown, path: (string | number)[], depth: number, parts?:
     const key = keys[i]!;
     if (i > 0) out += ",";
     path.push(key);
-    const v = write((value as Record<string, unknown>)[key], path, depth + 1);
+    const got = (value as Record<string, unknown>)[key];
+    const v = write(got, path, depth + 1);
     if (parts) Object.defineProperty(parts, key, { value: v, enumerable: true, writable: true, configurable: true });
+    if (read) Object.defineProperty(read, key, { value: got, enumerable: true, writable: true, configurable: true });
     out += canonicalString(key, () => pointerOf(path)) + ":" + v;
     path.pop();
   }

@@ -10,7 +10,7 @@
  *     argument named `constructor`, `toString` or `__proto__` finds only what the caller wrote
  *     for it (checks.md: user input never reaches an object lookup without an own-property check).
  */
-import { canonicalize, canonicalizeTop } from "../canonical/jcs.js";
+import { canonicalize, canonicalizeTop, compareUtf16 } from "../canonical/jcs.js";
 import { defineOwn, own, ownRecord } from "../canonical/own.js";
 import { InputError, StalwartError } from "../errors.js";
 import { escapeSegment } from "../schema/pointer.js";
@@ -89,7 +89,11 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
   }
   // The checked arguments: the canonical text parsed back, in the caller's key order.
   const checked = Object.create(null) as Record<string, unknown>;
-  for (const k of top.order) defineOwn(checked, k, JSON.parse(top.parts[k]!));
+  for (const k of top.order) {
+    // a string, number, boolean or null is its own copy (-0 canonicalises as 0, so it is parsed)
+    const got = top.read[k];
+    defineOwn(checked, k, typeof got === "object" || got === 0 ? JSON.parse(top.parts[k]!) : got);
+  }
   call.args = checked;
   call.argParts = top.parts;
   call.digest = sha(top.text);
@@ -100,6 +104,8 @@ function readOrigins(raw: unknown): { text: string; record: Readonly<Record<stri
   if (raw === undefined || raw === null) return { text: "{}", record: Object.create(null) as Record<string, string> };
   const bad = () => new InputError("`origins` must map argument names to origin strings", "/options/origins");
   if (!isMap(raw)) throw bad();
+  const quick = plainOrigins(raw);
+  if (quick) return quick;
   const { text, data } = jsonOf(raw, "/options/origins", "`origins`");
   if (!isMap(data) || Object.values(data).some((v) => typeof v !== "string")) throw bad();
   // a misspelt origin (`typd`) would silently count as untrusted: say so instead
@@ -109,6 +115,38 @@ function readOrigins(raw: unknown): { text: string; record: Readonly<Record<stri
   }
   return { text, record: ownMap(data) as Record<string, string> };
 }
+
+/**
+ * The common case without a round trip: a plain object of plain names (argument names and origin
+ * words need no escaping), each read once. Anything else (escapes, a getter that throws, a
+ * prototype) returns null and takes the general path, which says what is wrong.
+ */
+function plainOrigins(raw: Record<string, unknown>): { text: string; record: Readonly<Record<string, string>> } | null {
+  if (Object.getPrototypeOf(raw) !== Object.prototype) return null;
+  let keys: string[];
+  try {
+    keys = Object.keys(raw);
+  } catch {
+    return null;
+  }
+  if (keys.length > 1) keys.sort(compareUtf16);
+  const record = Object.create(null) as Record<string, string>;
+  let text = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    let v: unknown;
+    try {
+      v = raw[k];
+    } catch {
+      return null;
+    }
+    if (typeof v !== "string" || !PLAIN.test(k) || !PLAIN.test(v)) return null;
+    defineOwn(record, k, v);
+    text += `${i ? "," : ""}"${k}":"${v}"`;
+  }
+  return { text: text + "}", record };
+}
+const PLAIN = /^[A-Za-z0-9_.:@+-]*$/;
 
 function readLabels(raw: unknown): Labels {
   if (raw === undefined || raw === null) return Object.create(null) as Labels;

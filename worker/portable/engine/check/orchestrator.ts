@@ -91,15 +91,22 @@ export function runSteps(call: Call, facts: CheckFacts, steps: readonly NamedSte
 
   const holds: Hold[] = [];
   const counters: CounterNeed[] = [];
-  let notes: Record<string, unknown> = {};
+  const notes: Record<string, unknown> = {};
   // One input for every step; only the orchestrator adds to `holds`, steps read it.
   const input: StepInput = { ...facts, tool, holds };
-  for (const step of steps) {
-    const result = guarded(() => step.run(call, input), step.number);
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!;
+    // inline rather than `guarded`: a closure per step per check was a visible share of a check
+    let result: StepResult;
+    try {
+      result = step.run(call, input);
+    } catch (err) {
+      result = internal(step.number, (err as Error)?.message ?? String(err));
+    }
     if (result.kind !== "pass") return { verdict: result, at: step.name, tool, counters, notes };
-    if (result.holds) holds.push(...result.holds);
-    if (result.counters) counters.push(...result.counters);
-    if (result.note) notes = { ...notes, ...result.note };
+    if (result.holds) for (const h of result.holds) holds.push(h);
+    if (result.counters) for (const c of result.counters) counters.push(c);
+    if (result.note) Object.assign(notes, result.note);
   }
   // Unreachable with `allow` in the list; fail closed if a list omits it.
   return { verdict: internal(0, "no step answered"), at: "allow", tool, counters, notes };

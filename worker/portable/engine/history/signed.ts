@@ -10,7 +10,8 @@ import type { CompiledCatalogue, Language } from "../catalogue/types.js";
 import { TurnIndex } from "../origins/typed.js";
 import { entryCanonical, type Entry } from "./entry.js";
 import { HistoryIndex } from "./index.js";
-import { GENESIS, verifyChain, type ChainMac } from "./verify.js";
+import { GENESIS, verifyChain, verifyShaped, type ChainMac, type ChainVerdict } from "./verify.js";
+import { readEntries, samePrefix } from "./copy.js";
 import { WatchedEntries } from "./watched.js";
 
 import type { Head } from "../state/store.js";
@@ -19,10 +20,25 @@ export type { Head } from "../state/store.js";
 
 export type Verified = { ok: true } | { ok: false; why: string };
 
+/**
+ * The first `count` entries of a session's history, as this runtime verified them, and the link
+ * they end on: a later copy of the session that starts with exactly these entries needs only what
+ * follows verified (the worker keeps these per isolate: worker/workerd/check/verified-heads.ts).
+ * Entries the engine holds are never changed after they are appended, so they can be shared.
+ */
+export interface KnownPrefix {
+  readonly sessionId: string;
+  readonly entries: readonly Entry[];
+  readonly count: number;
+  readonly head: Uint8Array;
+}
+
 export class SignedHistory {
   private readonly sid: Uint8Array;
   private readonly watched: WatchedEntries;
   private last: Uint8Array = GENESIS;
+  /** `last` in hex, kept beside it: the head is read on every check */
+  private lastHex = "";
   /** how many entries we have signed, with `last`: a valid prefix is still a cut history */
   private signedCount = 0;
   private broken: string | undefined;
@@ -63,18 +79,32 @@ export class SignedHistory {
     return this.turnIndex;
   }
   get head(): Head {
-    return { count: this.signedCount, link: this.signedCount === 0 ? "" : toHex(this.last) };
+    return { count: this.signedCount, link: this.signedCount === 0 ? "" : this.lastHex };
   }
 
   /** Take the caller's entries as they come back from a saved session (verified at the next use). */
-  carry(entries: Entry[]): void {
+  carry(entries: Entry[], known?: KnownPrefix): void {
     this.watched.replace(entries);
+    if (known && known.sessionId === this.sessionId && known.count <= known.entries.length) this.known = known;
+  }
+  private known: KnownPrefix | undefined;
+
+  /** What this history has verified and signed, for a later copy of it (null while it cannot say). */
+  verifiedPrefix(): KnownPrefix | null {
+    if (this.broken !== undefined || this.watched.dirty) return null;
+    return { sessionId: this.sessionId, entries: this.watched.raw, count: this.watched.raw.length, head: this.last };
+  }
+
+  /** The entries to serialise: the caller's copy when one was made, else our own (never edited). */
+  get serialisable(): unknown {
+    return this.watched.made ? this.watched.viewTarget : this.watched.raw;
   }
 
   /** The head the saved session's head seal vouched for: what we signed last. */
   trustHead(count: number, last: Uint8Array): void {
     this.signedCount = count;
     this.last = last;
+    this.lastHex = toHex(last);
   }
 
   /** The saved session cannot be trusted as a whole: the next verification fails with `why`. */
@@ -86,25 +116,49 @@ export class SignedHistory {
   verify(): Verified {
     if (this.broken !== undefined) return { ok: false, why: this.broken };
     if (!this.watched.dirty) return { ok: true };
-    let view: unknown;
-    try {
-      // A plain copy of the caller's objects (read beneath the traps): what they hold now is what
-      // is verified, and later edits to their objects cannot reach ours.
-      view = JSON.parse(JSON.stringify(this.watched.viewTarget));
-    } catch {
-      return { ok: false, why: "the history is not JSON data" };
+    const expect = { expectedCount: this.signedCount, ...(this.signedCount > 0 ? { expectedHead: this.lastHex } : {}) };
+    // A copy of the caller's objects, read once: what they hold now is what is verified, and later
+    // edits to their objects cannot reach ours. Plain entries are read field by field; anything
+    // unusual takes the JSON round trip, whose reading says exactly what is wrong.
+    // A failure the fast way is verified again the long way: its reason is the long way's.
+    let v: ChainVerdict | undefined = this.verifyAfterKnown(expect);
+    if (v === undefined || !v.ok) {
+      const read = readEntries(this.watched.viewTarget);
+      v = read !== null ? verifyShaped(this.chain, this.sessionId, read, expect) : undefined;
     }
-    const v = verifyChain(this.chain, this.sessionId, view, {
-      expectedCount: this.signedCount,
-      ...(this.signedCount > 0 ? { expectedHead: toHex(this.last) } : {}),
-    });
+    if (v === undefined || !v.ok) {
+      let view: unknown;
+      try {
+        view = JSON.parse(JSON.stringify(this.watched.viewTarget));
+      } catch {
+        return { ok: false, why: "the history is not JSON data" };
+      }
+      v = verifyChain(this.chain, this.sessionId, view, expect);
+    }
     if (!v.ok) return { ok: false, why: v.why };
     this.watched.reset(v.entries);
     this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);
     this.last = v.head;
+    this.lastHex = toHex(v.head);
     this.turnIndex = new TurnIndex(this.language);
     for (const e of v.entries) if (e.kind === "turn") this.turnIndex.add(e.text);
     return { ok: true };
+  }
+
+  /**
+   * When the caller's entries start with a known verified prefix, entry for entry, only the rest
+   * is read and verified, chained on the prefix's last link; undefined when they do not.
+   */
+  private verifyAfterKnown(expect: { expectedCount: number; expectedHead?: string }): ChainVerdict | undefined {
+    const known = this.known;
+    this.known = undefined;
+    if (!known || known.count === 0) return undefined;
+    const target = this.watched.viewTarget;
+    if (!samePrefix(target, known.entries, known.count)) return undefined;
+    const rest = readEntries((target as unknown[]).slice(known.count));
+    if (rest === null) return undefined;
+    const all = known.entries.slice(0, known.count).concat(rest);
+    return verifyShaped(this.chain, this.sessionId, all, { ...expect, from: known.count, prev: known.head });
   }
 
   /** `history_invalid`: a new history starts at step 0 (checks.md). */
@@ -114,6 +168,7 @@ export class SignedHistory {
     this.watched.reset([]);
     this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);
     this.last = GENESIS;
+    this.lastHex = "";
     this.turnIndex = new TurnIndex(this.language);
   }
 
@@ -134,6 +189,7 @@ export class SignedHistory {
     const link = this.sealed?.entry === entry ? this.sealed.link : fromHex(entry.link);
     if (!link || link.length !== 32) throw new Error("an entry without a link");
     this.last = link;
+    this.lastHex = entry.link;
     this.signedCount++;
     this.watched.push(entry);
     this.indexed.add(entry);

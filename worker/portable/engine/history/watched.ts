@@ -13,32 +13,54 @@
  *     `Object.getOwnPropertyDescriptors`, `Object.entries`, spreading, iterating) hands out nested
  *     objects wrapped, so an edit of them is seen by the traps and marks the history dirty.
  */
+import { cloneEntry } from "./copy.js";
 import type { Entry } from "./entry.js";
 
 export class WatchedEntries {
-  /** The caller's view. */
-  view: Entry[];
-  /** What the view wraps: the caller's copy, without the traps (reading it is much cheaper). */
-  viewTarget: unknown;
   /** The entries the engine signed and indexes (valid while !dirty); the caller never holds them. */
   raw: Entry[];
   dirty = false;
+  /**
+   * The caller's copy and its proxy, made when first asked for: a session that is resumed,
+   * checked and saved again by a caller that never reads the entries (the worker) copies them once.
+   */
+  /** whether the caller's copy exists yet (or the caller gave their own) */
+  made = false;
+  private target: unknown = undefined;
+  private proxy: Entry[] = [];
   private proxies = new WeakMap<object, object>();
   private ours = new WeakSet<object>();
 
   constructor(raw: Entry[]) {
     this.raw = raw;
-    const copy = raw.map(copyOf);
-    this.viewTarget = copy;
-    this.view = this.watch(copy) as Entry[];
+  }
+
+  /** The caller's view. */
+  get view(): Entry[] {
+    if (!this.made) this.materialise();
+    return this.proxy;
+  }
+
+  /** What the view wraps: the caller's copy, without the traps (reading it is much cheaper). */
+  get viewTarget(): unknown {
+    if (!this.made) this.materialise();
+    return this.target;
+  }
+
+  private materialise(): void {
+    const copy = this.raw.map(cloneEntry);
+    this.target = copy;
+    this.proxy = this.watch(copy) as Entry[];
+    this.made = true;
   }
 
   /** Append an entry the engine made and signed. */
   push(e: Entry): void {
     this.raw.push(e);
     // A copy into the caller's target, beneath the proxy, so our own append does not mark the
-    // history dirty. A view the caller replaced (dirty) is theirs: it gets nothing of ours.
-    if (!this.dirty && Array.isArray(this.viewTarget)) (this.viewTarget as Entry[]).push(copyOf(e));
+    // history dirty. A view the caller replaced (dirty) is theirs: it gets nothing of ours. A view
+    // not made yet will copy it when it is.
+    if (this.made && !this.dirty && Array.isArray(this.target)) (this.target as Entry[]).push(cloneEntry(e));
   }
 
   /** Replace everything (after a full verification or a restart at step 0). */
@@ -46,17 +68,18 @@ export class WatchedEntries {
     this.raw = raw;
     this.proxies = new WeakMap();
     this.ours = new WeakSet();
-    const copy = raw.map(copyOf);
-    this.viewTarget = copy;
-    this.view = this.watch(copy) as Entry[];
+    this.made = false;
+    this.target = undefined;
+    this.proxy = [];
     this.dirty = false;
   }
 
   /** The caller assigned a whole new array. */
   replace(value: unknown): void {
     this.dirty = true;
-    this.viewTarget = value;
-    this.view = (Array.isArray(value) ? this.watch(value) : value) as Entry[];
+    this.made = true;
+    this.target = value;
+    this.proxy = (Array.isArray(value) ? this.watch(value) : value) as Entry[];
   }
 
   private watch(target: object): object {
@@ -99,9 +122,4 @@ export class WatchedEntries {
     this.ours.add(proxy);
     return proxy;
   }
-}
-
-/** A plain copy of an entry (entries are JSON data). */
-function copyOf(e: Entry): Entry {
-  return JSON.parse(JSON.stringify(e)) as Entry;
 }

@@ -4,7 +4,7 @@
  * be mistaken for a history link. Single use and the ask entry are enforced against the verified
  * history at step 10, which keeps the runtime stateless.
  */
-import { equalBytes, fromBase64Url, fromUtf8, toBase64Url, utf8 } from "../canonical/bytes.js";
+import { equalBytes, fromBase64Url, fromUtf8, textToBase64Url, toBase64Url } from "../canonical/bytes.js";
 import type { TokenClaims } from "../check/types.js";
 
 const DOMAIN = "stalwart-token-v1.";
@@ -21,7 +21,7 @@ export function claimsJson(claims: TokenClaims): string {
 
 export function sealToken(mac: Mac, claims: TokenClaims): string {
   // The claims' canonical JSON, keys in sorted order, written directly (this runs on every confirm).
-  const body = toBase64Url(utf8(claimsJson(claims)));
+  const body = textToBase64Url(claimsJson(claims));
   return `st1.${body}.${toBase64Url(mac(DOMAIN + body))}`;
 }
 

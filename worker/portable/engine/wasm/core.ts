@@ -20,6 +20,10 @@
  *     prev[32] ‖ sid ‖ count × ( u32le entryLen ‖ entry ‖ link[32] )
  *   Each record is recomputed on the *expected* previous link and compared in constant time;
  *   returns the first failing index, -1 when all match, -2 for a malformed layout, -3 bad slot.
+ * - `verifyRunHex(slot, prev, sid, sidLen, texts, lens, hexLinks, count)`: the same verdicts over
+ *   the layout `verifyRunText` writes from strings with two encodes: the entries back to back at
+ *   `texts`, their byte lengths (u32le) at `lens`, the claimed links as 64 hex characters each at
+ *   `hexLinks` (a link that is not lowercase hex fails at its index).
  * - `equal32(a, b)` constant-time comparison of two 32-byte strings.
  * - Counters (step 7, assembly/counters.ts): a table of 8,192 slots in static data;
  *   `counterFits(items, n, now)`, `counterUsed(items, k, now)`, `counterAdd(items, n, now, sign)`
@@ -31,6 +35,12 @@ import { WasmCoreError, type Bytes, type Core, type CounterCell, type CounterCor
 export { WasmCoreError, type Bytes, type Core, type CounterCell, type CounterCore, type WasmCoreCode } from "./types.js";
 
 const ABI_VERSION = 1;
+
+function nibble(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48; // 0-9
+  if (c >= 97 && c <= 102) return c - 87; // a-f
+  return -1;
+}
 /** Inputs above this many bytes are streamed, so INPUT (and the memory) stays about this size. */
 const CHUNK = 1 << 20;
 const LINK_BYTES = 32;
@@ -54,6 +64,7 @@ interface Exports {
   linkMid(prev: number, entryLen: number): void;
   link(slot: number, prev: number, sid: number, sidLen: number, entry: number, entryLen: number, out: number): number;
   verifyRun(slot: number, prev: number, sid: number, sidLen: number, rec: number, recLen: number, count: number): number;
+  verifyRunHex(slot: number, prev: number, sid: number, sidLen: number, texts: number, lens: number, hexLinks: number, count: number): number;
   equal32(a: number, b: number): number;
   counterFits(items: number, n: number, now: number): number;
   counterUsed(items: number, k: number, now: number): number;
@@ -64,7 +75,7 @@ interface Exports {
 
 const EXPORTS: readonly (keyof Exports)[] = [
   "memory", "abiVersion", "outPtr", "inputPtr", "slotCapacity", "ensureInput", "sha256", "shaBegin", "update",
-  "shaEnd", "setKey", "hmac", "hmacBegin", "hmacEnd", "linkHead", "linkMid", "link", "verifyRun", "equal32",
+  "shaEnd", "setKey", "hmac", "hmacBegin", "hmacEnd", "linkHead", "linkMid", "link", "verifyRun", "verifyRunHex", "equal32",
   "counterFits", "counterUsed", "counterAdd", "counterTable", "counterTableBytes",
 ];
 
@@ -137,18 +148,27 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
     const most = offset + text.length * 3;
     if (most > CHUNK) return -1;
     reserve(most);
-    // Short ASCII (history entries, token bodies, digests) by hand: cheaper than the encoder's call.
-    if (text.length <= 2048) {
-      const at = IN + offset;
+    return writeText(text, IN + offset);
+  }
+
+  /**
+   * `text` as UTF-8 at `at` (room for 3 bytes per unit reserved); the bytes written. Short ASCII
+   * by hand; anything longer through encodeInto, which is native and does not care whether the
+   * string is a rope (an entry's canonical text is one): a byte loop cost 4× as much at 300 units.
+   */
+  function writeText(text: string, at: number): number {
+    const n = text.length;
+    if (n < 32) {
+      const mem = u8;
       let i = 0;
-      for (; i < text.length; i++) {
+      for (; i < n; i++) {
         const c = text.charCodeAt(i);
         if (c > 0x7f) break;
-        u8[at + i] = c;
+        mem[at + i] = c;
       }
-      if (i === text.length) return i;
+      if (i === n) return n;
     }
-    return encoder.encodeInto(text, u8.subarray(IN + offset, IN + most)).written;
+    return encoder.encodeInto(text, u8.subarray(at, at + n * 3)).written;
   }
 
   // Same key bytes → same slot. Keyed by the key's digest so no key material is kept in JS.
@@ -209,6 +229,23 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
       dv.setFloat64(at + 40, it.amount, true);
       dv.setFloat64(at + 48, it.limit, true);
     }
+  }
+
+  /** A 64-character lowercase hex link decoded into memory at `at`; false when it is not one. */
+  function hexInto(hex: string, at: number): boolean {
+    if (hex.length !== 2 * LINK_BYTES) return false;
+    for (let b = 0; b < LINK_BYTES; b++) {
+      const hi = nibble(hex.charCodeAt(2 * b));
+      const lo = nibble(hex.charCodeAt(2 * b + 1));
+      if ((hi | lo) < 0) return false;
+      u8[at + b] = (hi << 4) | lo;
+    }
+    return true;
+  }
+
+  function hexLink(hex: string): Uint8Array | null {
+    reserve(LINK_BYTES);
+    return hexInto(hex, IN) ? u8.slice(IN, IN + LINK_BYTES) : null;
   }
 
   const core: Core & CounterCore = {
@@ -330,6 +367,79 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
         linkStreamed(slot, sessionId, prev, entry);
       }
       return out();
+    },
+
+    verifyRunText(slot, sessionId, prev, texts, links) {
+      if (!loaded(slot)) badSlot(slot);
+      checkPrev(prev);
+      const n = texts.length;
+      if (links.length !== n) throw new WasmCoreError("WasmBadArgument", `${n} entries but ${links.length} links`);
+      const sidLen = sessionId.length;
+      const head = LINK_BYTES + sidLen;
+      let chain: Uint8Array = prev;
+      let i = 0;
+      while (i < n) {
+        // Records i..j-1 whose worst-case size fits one load, and whose links are 64 characters.
+        let most = head + texts[i]!.length * 3 + 4 + 64;
+        if (most > CHUNK || links[i]!.length !== 64) {
+          // Too big for one load (the byte path streams it), or a link that is no link.
+          const link = hexLink(links[i]!);
+          if (link === null) return i;
+          const r = core.verifyRun(slot, sessionId, chain, [encoder.encode(texts[i]!)], [link]);
+          if (r >= 0) return i;
+          chain = link;
+          i++;
+          continue;
+        }
+        let j = i + 1;
+        while (j < n && links[j]!.length === 64) {
+          const next = texts[j]!.length * 3 + 4 + 64;
+          if (most + next > CHUNK) break;
+          most += next;
+          j++;
+        }
+        const count = j - i;
+        // INPUT: prev ‖ sid ‖ lens (u32le) ‖ hex links ‖ texts. Two encodes for the whole run
+        // (a join is one native copy, however the texts were built); per-text only when a text
+        // is not ASCII, whose byte length then differs from its length.
+        reserve(most);
+        u8.set(chain, IN);
+        u8.set(sessionId, IN + LINK_BYTES);
+        const lens = IN + head;
+        const hex = lens + 4 * count;
+        const body = hex + 64 * count;
+        const part = i === 0 && j === n ? texts : texts.slice(i, j);
+        const joined = part.join("");
+        let written = encoder.encodeInto(joined, u8.subarray(body, body + joined.length * 3)).written;
+        if (written === joined.length) {
+          for (let k = 0; k < count; k++) dv.setUint32(lens + 4 * k, part[k]!.length, true);
+        } else {
+          written = 0;
+          for (let k = 0; k < count; k++) {
+            const w = writeText(part[k]!, body + written);
+            dv.setUint32(lens + 4 * k, w, true);
+            written += w;
+          }
+        }
+        const hexText = (i === 0 && j === n ? links : links.slice(i, j)).join("");
+        // a link with a character that is not ASCII is not hex: its bytes do not line up, so
+        // find it and stop the run before it
+        if (encoder.encodeInto(hexText, u8.subarray(hex, hex + 64 * count)).written !== 64 * count || hexText.length !== 64 * count) {
+          let k = i;
+          while (k < j && /^[\x00-\x7f]{64}$/.test(links[k]!)) k++;
+          if (k === i) return i;
+          const r = core.verifyRunText(slot, sessionId, chain, texts.slice(i, k), links.slice(i, k));
+          return r >= 0 ? i + r : k;
+        }
+        const r = w.verifyRunHex(slot, IN, IN + LINK_BYTES, sidLen, body, lens, hex, count);
+        if (r >= 0) return i + r;
+        if (r === -3) badSlot(slot);
+        if (r !== -1) throw new WasmCoreError("WasmBadModule", `the check core rejected its own record layout (${r})`);
+        // every record passed: the last claimed link is the expected one
+        chain = hexLink(links[j - 1]!)!;
+        i = j;
+      }
+      return -1;
     },
 
     verifyRun(slot, sessionId, prev, entries, links) {

@@ -25,6 +25,11 @@ export interface Core {
     entries: readonly Uint8Array[],
     links: readonly Uint8Array[],
   ): number;
+  /**
+   * `verifyRun` over entries given as strings (their UTF-8 bytes) and links as lowercase hex,
+   * written straight into the core's memory; a link that is not 64 hex characters fails there.
+   */
+  verifyRunText(slot: number, sessionId: Uint8Array, prev: Uint8Array, entries: readonly string[], links: readonly string[]): number;
   /** SHA-256 of a string's UTF-8 bytes, encoded straight into the core's memory (no copy). */
   sha256Text(text: string): Uint8Array;
   /** HMAC-SHA256 of a string's UTF-8 bytes under a loaded slot. */

@@ -79,6 +79,7 @@ export function sessionRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       const b = c.req.valid("json");
       const s = await rt.resume(c, b.session);
       const { step } = await s.read(b.text);
+      rt.remember(c, s);
       return c.json({ step, session: s.toJSON(false) });
     },
   );

@@ -1,0 +1,80 @@
+/**
+ * What this isolate has verified of each session's history, so that a request's cost does not
+ * grow with the session's length (issue 14). A request carries the whole saved session; when its
+ * entries start with exactly the entries an earlier answer of this isolate verified (and signed),
+ * the engine reads and verifies only what follows them (usually nothing) — comparing entries field
+ * by field instead of canonicalising and MAC-ing each one.
+ *
+ * Keyed by the tenant's engine (one per history key: a rotated secret makes new engines, so no
+ * prefix verified under the old key is ever trusted under the new one) and the session id. Bounded
+ * by the entries held (LRU by session): an isolate keeps at most MAX_ENTRIES entries' objects,
+ * which are the engine's own and never edited, so holding them costs no copy. A miss is never
+ * wrong, only slower: the history is then verified in full, as before. With the Durable Object per
+ * session (session-state-object.ts) holding the newest head, a stale prefix here still verifies
+ * only as what it is: the state check that the head is the newest runs as before.
+ */
+import type { Engine, KnownPrefix } from "../../portable/engine/index.js";
+
+/** At most this many entries held per isolate, across sessions (~0.7 KB each: ~20 MB). */
+export const MAX_ENTRIES = 30_000;
+
+export class VerifiedHeads {
+  private readonly byEngine = new WeakMap<Engine, Map<string, KnownPrefix>>();
+  /** every session held, oldest use first, with its engine (for eviction) */
+  private readonly order = new Map<string, { engine: Engine; sessionId: string; count: number }>();
+  private held = 0;
+
+  constructor(private readonly maxEntries = MAX_ENTRIES) {}
+
+  get(engine: Engine, sessionId: string): KnownPrefix | undefined {
+    const hit = this.byEngine.get(engine)?.get(sessionId);
+    if (hit) this.touch(engine, sessionId, hit.count);
+    return hit;
+  }
+
+  /** Keep what an answer verified and signed (a longer prefix replaces a shorter one). */
+  remember(engine: Engine, prefix: KnownPrefix | null): void {
+    if (!prefix || prefix.count === 0 || prefix.count > this.maxEntries) return;
+    let sessions = this.byEngine.get(engine);
+    if (!sessions) this.byEngine.set(engine, (sessions = new Map()));
+    // a snapshot of the list (the entries themselves are shared): the session appends to its own
+    const kept: KnownPrefix = { ...prefix, entries: prefix.entries.slice(0, prefix.count) };
+    this.forget(engine, prefix.sessionId);
+    sessions.set(prefix.sessionId, kept);
+    this.touch(engine, prefix.sessionId, kept.count);
+    while (this.held > this.maxEntries) {
+      const oldest = this.order.values().next().value;
+      if (!oldest) break;
+      this.forget(oldest.engine, oldest.sessionId);
+    }
+  }
+
+  private touch(engine: Engine, sessionId: string, count: number): void {
+    const key = orderKey(engine, sessionId);
+    const had = this.order.get(key);
+    if (had) {
+      this.order.delete(key);
+      this.held -= had.count;
+    }
+    this.order.set(key, { engine, sessionId, count });
+    this.held += count;
+  }
+
+  private forget(engine: Engine, sessionId: string): void {
+    const key = orderKey(engine, sessionId);
+    const had = this.order.get(key);
+    if (had) {
+      this.order.delete(key);
+      this.held -= had.count;
+    }
+    this.byEngine.get(engine)?.delete(sessionId);
+  }
+}
+
+const engineIds = new WeakMap<Engine, number>();
+let nextEngineId = 0;
+function orderKey(engine: Engine, sessionId: string): string {
+  let id = engineIds.get(engine);
+  if (id === undefined) engineIds.set(engine, (id = nextEngineId++));
+  return `${id}\u0000${sessionId}`;
+}
