@@ -105,15 +105,19 @@ function readOrigins(raw: unknown): { text: string; record: Readonly<Record<stri
   const bad = () => new InputError("`origins` must map argument names to origin strings", "/options/origins");
   if (!isMap(raw)) throw bad();
   const quick = plainOrigins(raw);
-  if (quick) return quick;
+  if (quick) return checkedWords(quick);
   const { text, data } = jsonOf(raw, "/options/origins", "`origins`");
   if (!isMap(data) || Object.values(data).some((v) => typeof v !== "string")) throw bad();
-  // a misspelt origin (`typd`) would silently count as untrusted: say so instead
-  for (const [name, origin] of Object.entries(data as Record<string, string>)) {
-    const problem = originWordProblem(origin);
+  return checkedWords({ text, record: ownMap(data) as Record<string, string> });
+}
+
+/** A misspelt origin (`typd`) would silently count as untrusted: say so instead, on either path. */
+function checkedWords<T extends { record: Readonly<Record<string, string>> }>(origins: T): T {
+  for (const name of Object.keys(origins.record)) {
+    const problem = originWordProblem(origins.record[name] ?? "");
     if (problem) throw new InputError(problem.message, `/options/origins/${escapeSegment(name)}`, problem.hint);
   }
-  return { text, record: ownMap(data) as Record<string, string> };
+  return origins;
 }
 
 /**
