@@ -29,6 +29,7 @@ import type { CheckResult, CompiledCatalogue, Entry, InferredOrigin, Language, O
 import { bindsOf, inferOrigins, originsOf } from "../../worker/portable/engine/index.js";
 import { HistoryView } from "./view.js";
 import type { Upstream } from "./upstream.js";
+import type { Relay } from "./relay.js";
 import { approvedFor, canonicalize, editedOrigins, pendingFrom, sha256Hex, waitForDecision, type Approval, type ApprovalStore, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { approvalForm, errorResult, question, refusalText, type ToolResult } from "./words.js";
 import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
@@ -47,6 +48,8 @@ export interface CallsOptions {
   catalogue: CompiledCatalogue;
   session: GatewaySession;
   upstream: Upstream;
+  /** where the tool server's own requests go while a call is forwarded (relay.ts) */
+  relay?: Relay;
   pending: ApprovalStore;
   /** for a client without elicitation: how long to wait for a person in the approval store (0: answer at once) */
   approvalWaitMs?: number;
@@ -203,7 +206,8 @@ export class Calls {
       progressSent = progressSent.then(() => ctx.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token! } })).catch(() => undefined);
     };
     try {
-      result = await this.o.upstream.request("tools/call", params, { timeoutMs: this.o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) });
+      const send = () => this.o.upstream.request("tools/call", params, { timeoutMs: this.o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) });
+      result = await (this.o.relay ? this.o.relay.during(ctx, send) : send());
       await progressSent;
       // A client SDK that runs progress handlers a microtask late drops one read together with the
       // response; a few milliseconds between the last progress and the result, only after progress.

@@ -17,6 +17,7 @@ import { Upstream, type UpstreamSpec } from "./upstream.js";
 import { listen } from "./http.js";
 import { Pins, pinsOf } from "./pins.js";
 import { OUTSIDE_TOOLS, withOutsideReads } from "./outside.js";
+import { Relay } from "./relay.js";
 
 export interface GatewayOptions {
   /** path to agent.yaml */
@@ -75,20 +76,27 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const session: GatewaySession = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context });
 
   const live = new LiveServers();
+  const log = o.log ?? (() => undefined);
+  const askTimeoutMs = o.askTimeoutMs ?? DAY;
+  let name = "the tool server";
+  const relay = new Relay({ askTimeoutMs, serverName: () => name, log });
   let http: Awaited<ReturnType<typeof listen>> | undefined;
   let pins: Pins | undefined;
   const upstream = await new Upstream(o.upstream, {
     toolsChanged: () => (pins?.invalidate(), live.toolsChanged(), http?.toolsChanged()),
     resourcesChanged: () => (live.resourcesChanged(), http?.resourcesChanged()),
     promptsChanged: () => (live.promptsChanged(), http?.promptsChanged()),
+    request: (method, params, signal) => relay.request(method, params, signal),
+    message: (params) => relay.message(params),
+    resourceUpdated: (params) => relay.updated(params),
   }).start();
+  name = upstream.serverInfo()?.name ?? name;
 
   pins = new Pins(pinsOf(source), () => upstream.listTools());
   const pending = new FileApprovalStore(home);
   const callTimeoutMs = o.callTimeoutMs ?? DAY;
-  const log = o.log ?? (() => undefined);
-  const calls = new Calls({ catalogue, session, upstream, pending, language, context, callTimeoutMs, log, pins, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
-  const factory = serverFactory({ catalogue, upstream, calls, askTimeoutMs: o.askTimeoutMs ?? DAY, callTimeoutMs, pins, hidden, log }, live);
+  const calls = new Calls({ catalogue, session, upstream, relay, pending, language, context, callTimeoutMs, log, pins, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
+  const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, hidden, log }, live);
 
   let closeDownstream: () => Promise<void>;
   if (o.listen) {

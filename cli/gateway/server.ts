@@ -16,11 +16,14 @@ import type { Upstream } from "./upstream.js";
 import { errorResult } from "./words.js";
 import type { Pins } from "./pins.js";
 import { readFromOutside } from "./outside.js";
+import type { Relay } from "./relay.js";
 
 export interface ServeOptions {
   catalogue: CompiledCatalogue;
   upstream: Upstream;
   calls: Calls;
+  /** the way back: the tool server's requests, log messages and resource updates (relay.ts) */
+  relay: Relay;
   /** how long the SDK waits for a person's answer to a pushed elicitation (2025-era clients) */
   askTimeoutMs: number;
   callTimeoutMs: number;
@@ -56,6 +59,13 @@ export function serverFactory(o: ServeOptions, live: LiveServers): McpServerFact
   return () => {
     const server = buildServer(o);
     live.add(server);
+    const closed = o.relay.add(server);
+    const prev = server.onclose;
+    server.onclose = () => {
+      // its subscriptions end with it; the upstream is told of those no other connection holds
+      for (const uri of closed()) void o.upstream.request("resources/unsubscribe", { uri }, { timeoutMs: o.callTimeoutMs }).catch(() => undefined);
+      prev?.();
+    };
     return server;
   };
 }
@@ -67,6 +77,10 @@ function buildServer(o: ServeOptions): Server {
   if (has("resources")) capabilities.resources = { listChanged: true };
   if (has("prompts")) capabilities.prompts = { listChanged: true };
   if (has("completions")) capabilities.completions = {};
+  const subscribe = has("resources") && (up.resources as { subscribe?: unknown }).subscribe === true;
+  if (subscribe) capabilities.resources = { listChanged: true, subscribe: true };
+  // deprecated in 2026-07-28, still what 2025-era clients and servers use
+  if (has("logging")) capabilities.logging = {};
   const server = new Server(
     { name: "stalwart-gateway", version: "0.1.0" },
     {
@@ -76,7 +90,7 @@ function buildServer(o: ServeOptions): Server {
     },
   );
   const forward = (method: string, params: Record<string, unknown> | undefined, ctx: ServerContext) =>
-    o.upstream.request(method, params, { timeoutMs: o.callTimeoutMs, signal: ctx.mcpReq.signal }).catch((err: unknown) => {
+    o.relay.during(ctx, () => o.upstream.request(method, params, { timeoutMs: o.callTimeoutMs, signal: ctx.mcpReq.signal })).catch((err: unknown) => {
       throw err instanceof ProtocolError ? err : new ProtocolError(ProtocolErrorCode.InternalError, `the tool server did not answer: ${(err as Error).message}`);
     });
 
@@ -87,8 +101,11 @@ function buildServer(o: ServeOptions): Server {
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `stalwart did not forward ${method} (${r.check.decision}: ${r.check.reasons.join(", ")})`, { "stalwart-agents/check": { decision: r.check.decision, reasons: r.check.reasons, detail: r.check.detail, step: r.check.step } });
   };
 
+  // Every forwarded request knows its connection: a tool server's request meanwhile goes back on it.
+  const bound = (ctx: ServerContext) => (o.relay.bind(ctx, server), ctx);
+
   server.setRequestHandler("tools/list", async (request, ctx) => {
-    const page = await forward("tools/list", request.params?.cursor !== undefined ? { cursor: request.params.cursor } : undefined, ctx);
+    const page = await forward("tools/list", request.params?.cursor !== undefined ? { cursor: request.params.cursor } : undefined, bound(ctx));
     const tools = Array.isArray(page.tools) ? page.tools : [];
     // Only the tools the catalogue names and whose pinned definition holds; each one as the upstream described it.
     const named = tools.filter((t: { name?: unknown }) => typeof t?.name === "string" && o.catalogue.tools.has(t.name) && !o.hidden.has(t.name));
@@ -97,6 +114,7 @@ function buildServer(o: ServeOptions): Server {
 
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const params = request.params as { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
+    o.relay.bind(ctx, server);
     try {
       return (await o.calls.call(params, ctx, canElicit(server, ctx))) as never;
     } catch (err) {
@@ -106,17 +124,43 @@ function buildServer(o: ServeOptions): Server {
   });
 
   if (has("resources")) {
-    server.setRequestHandler("resources/list", async (r, ctx) => (await forward("resources/list", r.params, ctx)) as never);
-    server.setRequestHandler("resources/templates/list", async (r, ctx) => (await forward("resources/templates/list", r.params, ctx)) as never);
-    server.setRequestHandler("resources/read", async (r, ctx) => (await outside("resources/read", r.params, ctx)) as never);
+    server.setRequestHandler("resources/list", async (r, ctx) => (await forward("resources/list", r.params, bound(ctx))) as never);
+    server.setRequestHandler("resources/templates/list", async (r, ctx) => (await forward("resources/templates/list", r.params, bound(ctx))) as never);
+    server.setRequestHandler("resources/read", async (r, ctx) => (await outside("resources/read", r.params, bound(ctx))) as never);
   }
   if (has("completions")) {
     // argument completion for prompts and resource templates: a read of the server's suggestions
-    server.setRequestHandler("completion/complete", async (r, ctx) => (await forward("completion/complete", r.params, ctx)) as never);
+    server.setRequestHandler("completion/complete", async (r, ctx) => (await forward("completion/complete", r.params, bound(ctx))) as never);
   }
   if (has("prompts")) {
-    server.setRequestHandler("prompts/list", async (r, ctx) => (await forward("prompts/list", r.params, ctx)) as never);
-    server.setRequestHandler("prompts/get", async (r, ctx) => (await outside("prompts/get", r.params, ctx)) as never);
+    server.setRequestHandler("prompts/list", async (r, ctx) => (await forward("prompts/list", r.params, bound(ctx))) as never);
+    server.setRequestHandler("prompts/get", async (r, ctx) => (await outside("prompts/get", r.params, bound(ctx))) as never);
+  }
+  if (subscribe) {
+    // Subscribing selects nothing and returns nothing; the `resources/read` an update leads to is checked.
+    server.setRequestHandler("resources/subscribe", async (r, ctx) => {
+      if (o.relay.subscribe(server, r.params.uri)) {
+        try {
+          await forward("resources/subscribe", r.params, ctx);
+        } catch (err) {
+          o.relay.unsubscribe(server, r.params.uri);
+          throw err;
+        }
+      }
+      return {} as never;
+    });
+    server.setRequestHandler("resources/unsubscribe", async (r, ctx) => {
+      if (o.relay.unsubscribe(server, r.params.uri)) await forward("resources/unsubscribe", r.params, ctx);
+      return {} as never;
+    });
+  }
+  if (has("logging")) {
+    // One tool server behind every connection: it logs at the level set last; each connection still gets only its own level.
+    server.setRequestHandler("logging/setLevel", async (r, ctx) => {
+      o.relay.setLevel(server, r.params.level);
+      await forward("logging/setLevel", r.params, ctx);
+      return {} as never;
+    });
   }
   return server;
 }

@@ -21,6 +21,12 @@ export interface UpstreamEvents {
   toolsChanged?: () => void;
   resourcesChanged?: () => void;
   promptsChanged?: () => void;
+  /** a request of the server's own to the client (sampling, elicitation, roots): relay.ts */
+  request?: (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<Record<string, unknown>>;
+  /** `notifications/message` */
+  message?: (params: Record<string, unknown>) => void;
+  /** `notifications/resources/updated` */
+  resourceUpdated?: (params: Record<string, unknown>) => void;
 }
 
 /** Per request: long by default, because a tool may itself wait on a person. */
@@ -118,7 +124,16 @@ export class Upstream {
   }
 
   private async connect(): Promise<Client> {
-    const client = new Client({ name: "stalwart-gateway", version: "0.1.0" }, { capabilities: {} });
+    // What the gateway can relay to the person's client (relay.ts), declared only when it relays it.
+    const relay = this.events.request;
+    const client = new Client({ name: "stalwart-gateway", version: "0.1.0" }, { capabilities: relay ? { sampling: {}, elicitation: { form: {} }, roots: {} } : {} });
+    if (relay) {
+      for (const method of ["sampling/createMessage", "elicitation/create", "roots/list"] as const) {
+        client.setRequestHandler(method, (req, ctx) => relay(method, req.params as Record<string, unknown> | undefined, ctx.mcpReq.signal) as never);
+      }
+    }
+    client.setNotificationHandler("notifications/message", (n) => this.events.message?.(n.params as Record<string, unknown>));
+    client.setNotificationHandler("notifications/resources/updated", (n) => this.events.resourceUpdated?.(n.params as Record<string, unknown>));
     client.setNotificationHandler("notifications/tools/list_changed", () => this.events.toolsChanged?.());
     client.setNotificationHandler("notifications/resources/list_changed", () => this.events.resourcesChanged?.());
     client.setNotificationHandler("notifications/prompts/list_changed", () => this.events.promptsChanged?.());
