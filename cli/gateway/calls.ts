@@ -79,7 +79,23 @@ export class Calls {
     return this.o.session;
   }
 
+  /**
+   * Fail closed: a fault anywhere before the call is forwarded (the approval store, the clock, the
+   * history) is a refusal with `internal_error`, and the next call is served as usual. Once
+   * forwarded, `forward` answers for what happened.
+   */
   async call(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean): Promise<ToolResult | ReturnType<typeof inputRequired>> {
+    try {
+      return await this.checked(params, ctx, canElicit);
+    } catch (err) {
+      if (ctx.mcpReq.signal.aborted) throw err;
+      const check: CheckResult = { decision: "refuse", reasons: ["internal_error"], detail: { message: (err as Error)?.message ?? String(err) }, step: -1 };
+      this.log(`refuse ${params.name} internal_error: ${String(check.detail.message)}`);
+      return errorResult(refusalText(params.name, check), summary(check));
+    }
+  }
+
+  private async checked(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     const tool = params.name;
     const args = params.arguments ?? {};
     const refused = await this.gatewayRefusal(tool);

@@ -46,7 +46,7 @@ describe("the MCP Inspector CLI through the gateway", () => {
     // a tool result with isError: the Inspector prints it and exits 5
     const file = join(dir, "inspector.txt");
     const write = await inspector(gw, ["--method", "tools/call", "--tool-name", "write_file", "--tool-arg", `path=${file}`, "content=hi"]);
-    expect(write.code).toBe(5);
+    expect(write.code, write.err).toBe(5);
     expect(write.out.isError).toBe(true);
     expect(write.out.content[0].text).toContain("waits for a person (pending p_");
     expect(write.out._meta["stalwart-agents/check"]).toMatchObject({ decision: "confirm", reasons: expect.arrayContaining(["argument_origin"]), pending: expect.stringMatching(/^p_/) });

@@ -1,0 +1,128 @@
+/**
+ * Fail closed, and keep serving (issue 11, item 8): a fault inside the gateway before a call is
+ * forwarded (the approval store, the clock the check reads) is an `isError` refusal with
+ * `internal_error` and the fault named, the tool server never sees the call, and the next call is
+ * served; a tool server that dies in the middle of a call answers `isError` and the gateway goes
+ * on; a 2026-07-28 `requestState` answered twice runs the call once.
+ * Upstream: fixtures/faults-server.ts, which logs every call it gets.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
+import { allowedDir, downstreamClient, home, overHttp, text } from "./helpers.js";
+
+const FAULTS = join(import.meta.dirname, "fixtures/faults-server.ts");
+const CATALOGUE = `
+settings: {language: en}
+tools:
+  - {name: note, args: {type: object, properties: {text: {type: string}}, additionalProperties: false}}
+  - {name: die_later, args: {type: object, additionalProperties: false}}
+  - {name: save, writes: true, args: {type: object, properties: {text: {type: string}}, required: [text], additionalProperties: false}}
+`;
+
+let gw: RunningGateway;
+let log: string;
+let clockFault = false;
+const seen = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").filter(Boolean) : []);
+const meta = (r: { _meta?: Record<string, unknown> | undefined }) => r._meta?.["stalwart-agents/check"] as { decision: string; reasons: string[]; detail: Record<string, unknown>; pending?: string } | undefined;
+
+beforeAll(async () => {
+  const dir = allowedDir();
+  log = join(dir, "faults.log");
+  writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+  gw = await startGateway({
+    catalogue: join(dir, "agent.yaml"),
+    upstream: { command: process.execPath, args: ["--import", "tsx", FAULTS], env: { ...(process.env as Record<string, string>), FAULTS_LOG: log } },
+    listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined,
+    now: () => {
+      if (clockFault) throw new Error("clock fault (injected)");
+      return new Date();
+    },
+  });
+}, 60_000);
+afterAll(() => gw?.close());
+
+describe("a fault inside the gateway", { timeout: 60_000 }, () => {
+  it("the approval store throws: refused internal_error, not forwarded, and the next call runs", async () => {
+    const { client } = await overHttp(downstreamClient({}), gw.url!);
+    const before = seen().length;
+    const list = gw.pending.list;
+    gw.pending.list = () => {
+      throw new Error("store fault (injected)");
+    };
+    try {
+      const r = await client.callTool({ name: "note", arguments: { text: "a" } });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toContain("stalwart refused note, and it did not run.");
+      expect(text(r)).toContain("internal_error: store fault (injected)");
+      expect(meta(r)).toMatchObject({ decision: "refuse", reasons: ["internal_error"] });
+    } finally {
+      gw.pending.list = list;
+    }
+    expect(seen().length).toBe(before);
+    const next = await client.callTool({ name: "note", arguments: { text: "b" } });
+    expect(next.isError, text(next)).toBeFalsy();
+    expect(seen().at(-1)).toBe('call note {"text":"b"}');
+    await client.close();
+  });
+
+  it("the clock the check reads throws: refused internal_error, not forwarded, and the next call runs", async () => {
+    const { client } = await overHttp(downstreamClient({}), gw.url!);
+    const before = seen().length;
+    clockFault = true;
+    let r;
+    try {
+      r = await client.callTool({ name: "note", arguments: { text: "c" } });
+    } finally {
+      clockFault = false;
+    }
+    expect(r.isError).toBe(true);
+    expect(meta(r)).toMatchObject({ decision: "refuse", reasons: ["internal_error"] });
+    expect(text(r)).toContain("clock fault (injected)");
+    expect(seen().length).toBe(before);
+    const next = await client.callTool({ name: "note", arguments: { text: "d" } });
+    expect(next.isError, text(next)).toBeFalsy();
+    expect(seen().at(-1)).toBe('call note {"text":"d"}');
+    await client.close();
+  });
+});
+
+describe("a tool server that dies in the middle of a call", { timeout: 60_000 }, () => {
+  it("answers isError (outcome_unknown), and the gateway serves the next call", async () => {
+    const { client } = await overHttp(downstreamClient({}), gw.url!);
+    const progress: number[] = [];
+    const r = await client.callTool({ name: "die_later", arguments: {} }, { onprogress: (p) => void progress.push(p.progress) });
+    expect(progress).toEqual([1]);
+    expect(r.isError).toBe(true);
+    expect(text(r)).toContain("die_later was allowed, but the tool server did not answer");
+    expect(meta(r)).toMatchObject({ decision: "allow", outcome: "outcome_unknown" });
+    expect(gw.entries().at(-1)).toMatchObject({ kind: "report", outcome: "outcome_unknown" });
+    const next = await client.callTool({ name: "note", arguments: { text: "after" } });
+    expect(next.isError, text(next)).toBeFalsy();
+    expect(text(next)).toBe('noted {"text":"after"}');
+    await client.close();
+  });
+});
+
+describe("a replayed requestState (2026-07-28)", { timeout: 60_000 }, () => {
+  it("the same answer and requestState sent twice: the first runs the call, the second is refused and never forwarded", async () => {
+    const client = new Client({ name: "manual-host", version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } }, inputRequired: { autoFulfill: false } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gw.url!)));
+    const params = { name: "save", arguments: { text: "once" } };
+    const asked = (await client.callTool(params, { allowInputRequired: true })) as unknown as { resultType?: string; inputRequests: Record<string, unknown>; requestState: string };
+    expect(asked.resultType).toBe("input_required");
+    expect(Object.keys(asked.inputRequests)).toContain("approve");
+    const retry = { ...params, inputResponses: { approve: { action: "accept", content: { approve: true } } }, requestState: asked.requestState };
+    const before = seen().filter((l) => l.startsWith("call save")).length;
+    const first = await client.callTool(retry, { allowInputRequired: true });
+    expect(first.isError, text(first)).toBeFalsy();
+    expect(text(first)).toBe('noted {"text":"once"}');
+    const second = await client.callTool(retry, { allowInputRequired: true });
+    expect(second.isError).toBe(true);
+    expect(text(second)).toMatch(/already answered|does not cover this call/);
+    expect(seen().filter((l) => l.startsWith("call save")).length).toBe(before + 1);
+    await client.close();
+  });
+});
