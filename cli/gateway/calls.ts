@@ -31,7 +31,8 @@ import { HistoryView } from "./view.js";
 import type { Upstream } from "./upstream.js";
 import type { Relay } from "./relay.js";
 import { approvedFor, canonicalize, editedOrigins, pendingFrom, sha256Hex, waitForDecision, type Approval, type ApprovalStore, type SignedReceipt } from "../../worker/portable/engine/index.js";
-import { approvalForm, errorResult, question, refusalText, type ToolResult } from "./words.js";
+import { errorResult, question, refusalText, type ToolResult } from "./words.js";
+import { approvalForm, editsOf, FORM_KEY, packState, unpackState } from "./form.js";
 import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
 
 /** The part of the SDK's session the gateway uses (in-process and remote alike). */
@@ -66,11 +67,12 @@ export interface CallsOptions {
   hidden?: ReadonlySet<string>;
 }
 
-/** The one field of the approval form. */
-const FORM_KEY = "approve";
+/** How many answered `requestState`s the gateway remembers (a replay of one is refused; the token is spent once anyway). */
+const REMEMBERED = 10_000;
 
 export class Calls {
   private readonly history: HistoryView;
+  private readonly answeredStates = new Set<string>();
   constructor(private readonly o: CallsOptions) {
     this.history = new HistoryView(o.catalogue, o.language, o.context);
   }
@@ -112,7 +114,8 @@ export class Calls {
     return this.decided(params, ctx, canElicit, tool, args, origins, check);
   }
 
-  private async decided(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult): Promise<ToolResult | ReturnType<typeof inputRequired>> {
+  /** `carry`: the arguments are the person's edit, not what the client sent, so they travel in `requestState` (form.ts). */
+  private async decided(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, carry = false): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     switch (check.decision) {
       case "refuse":
         this.log(`refuse ${tool} ${check.reasons.join(",")}`);
@@ -124,8 +127,8 @@ export class Calls {
         if (canElicit && check.confirmation) {
           this.log(`confirm ${tool} ${check.reasons.join(",")}: asking the person`);
           return inputRequired({
-            inputRequests: { [FORM_KEY]: inputRequired.elicit({ message: text, requestedSchema: approvalForm(tool) }) },
-            requestState: check.confirmation,
+            inputRequests: { [FORM_KEY]: inputRequired.elicit({ message: text, requestedSchema: approvalForm(tool, args) }) },
+            requestState: packState(check.confirmation, carry ? args : undefined),
           });
         }
         return this.hold(params, ctx, tool, args, origins, check, text);
@@ -133,9 +136,16 @@ export class Calls {
     }
   }
 
-  /** The second round: the person answered (or the client says so); `state` is the token we minted. */
-  private async answered(params: { name: string; _meta?: Record<string, unknown> }, args: Record<string, unknown>, token: string, ctx: ServerContext): Promise<ToolResult> {
+  /** The second round: the person answered (or the client says so); `state` is what we minted: the token, and the person's edited arguments if any. */
+  private async answered(params: { name: string; _meta?: Record<string, unknown> }, sent: Record<string, unknown>, state: string, ctx: ServerContext): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     const tool = params.name;
+    if (this.answeredStates.has(state)) {
+      this.log(`confirm ${tool}: the same answer came again; it did not run again`);
+      return errorResult(`${tool}: this answer was already used (the same requestState came again), and the call did not run again.`, { decision: "confirm", reasons: [], answer: "replayed" });
+    }
+    this.remember(state);
+    const { token, args: carried } = unpackState(state);
+    const args = carried ?? sent;
     const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
     const approved = answer.kind === "elicit" && answer.action === "accept" && answer.content?.[FORM_KEY] === true;
     if (!approved) {
@@ -143,13 +153,33 @@ export class Calls {
       this.log(`confirm ${tool}: ${how}; it did not run`);
       return errorResult(`${tool} was not approved (${how}), and it did not run.`, { decision: "confirm", reasons: [], approved: false, answer: how });
     }
+    // Values the person typed are `reply`; the arguments they were not shown again keep what inference says.
+    const origins = this.infer(tool, args);
+    if (carried) for (const k of Object.keys(args)) if (!Object.hasOwn(sent, k) || safeCanonical(sent[k]) !== safeCanonical(args[k])) origins[k] = { origin: "reply", labels: [] };
+    const edits = answer.kind === "elicit" ? editsOf(args, answer.content) : undefined;
+    if (edits) {
+      // A changed call is another call: checked again from step 1, without the old token.
+      const next = { ...args, ...edits };
+      for (const k of Object.keys(edits)) origins[k] = { origin: "reply", labels: [] };
+      const check = await this.check(tool, next, origins);
+      this.log(`confirm ${tool}: the person changed ${Object.keys(edits).join(", ")}; checked again: ${check.decision}`);
+      return this.decided({ ...params, arguments: next }, ctx, true, tool, next, origins, check, true);
+    }
     // Re-checked from step 1 with the token: a changed argument or a spent or forged token covers
     // nothing, and the call is confirmed again (asked again) instead of allowed.
-    const check = await this.check(tool, args, this.infer(tool, args), token);
-    if (check.decision === "allow") return this.forward(params, check, ctx);
+    const check = await this.check(tool, args, origins, token);
+    if (check.decision === "allow") return this.forward({ ...params, arguments: args }, check, ctx);
     if (check.decision === "refuse") return errorResult(refusalText(tool, check), summary(check));
     this.log(`confirm ${tool}: the approval does not cover this call (${String(check.detail.confirmation ?? "")})`);
     return errorResult(`the approval does not cover this call of ${tool} (${String(check.detail.confirmation ?? "the token covers another call")}), and it did not run.`, summary(check));
+  }
+
+  private remember(state: string): void {
+    this.answeredStates.add(state);
+    if (this.answeredStates.size > REMEMBERED) for (const old of this.answeredStates) {
+      this.answeredStates.delete(old);
+      break;
+    }
   }
 
   private async hold(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, text: string): Promise<ToolResult> {
@@ -306,6 +336,14 @@ export class Calls {
 
 function summary(check: CheckResult): Record<string, unknown> {
   return { decision: check.decision, reasons: check.reasons, detail: check.detail, step: check.step };
+}
+
+function safeCanonical(v: unknown): string | undefined {
+  try {
+    return canonicalize(v);
+  } catch {
+    return undefined;
+  }
 }
 
 function safeDigest(args: unknown): string | undefined {

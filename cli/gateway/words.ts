@@ -65,12 +65,3 @@ function short(s: string | undefined): string {
   const t = s ?? "undefined";
   return t.length > 500 ? `${t.slice(0, 500)}… (${t.length} characters)` : t;
 }
-
-/** The one-field form the person answers. */
-export function approvalForm(tool: string): { type: "object"; properties: Record<string, { type: "boolean"; title: string; description: string; default: boolean }>; required: string[] } {
-  return {
-    type: "object",
-    properties: { approve: { type: "boolean", title: `Allow ${tool}?`, description: "Approve this exact call once.", default: false } },
-    required: ["approve"],
-  };
-}

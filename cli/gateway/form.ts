@@ -1,0 +1,79 @@
+/**
+ * The approval form a person answers through elicitation, and what their answer means.
+ *
+ * One checkbox (`approve`), and one field per argument the form can hold (a string of up to
+ * 1000 characters, a number, a boolean: elicitation forms are flat), prefilled with the value
+ * the call would send. A person who changes a field changes the call: the edited value is origin
+ * `reply` (issue 11, item 4), and the edited call is checked again from step 1 — never run on the
+ * approval of the old one. When that check asks again, the edited arguments travel in
+ * `requestState` beside the new token; the token is bound to their digest, so a client that
+ * alters them gets a token that covers nothing.
+ */
+/** The checkbox's key in the form (and `inputRequests`). */
+export const FORM_KEY = "approve";
+/** An argument's field: `arg:<name>`, so no argument name can collide with the checkbox. */
+const FIELD = "arg:";
+const LONGEST = 1000;
+
+/** The three primitive field shapes of an elicitation form, as the SDK types them. */
+type Field =
+  | { type: "boolean"; title: string; description: string; default: boolean }
+  | { type: "string"; title: string; description: string; default: string }
+  | { type: "number"; title: string; description: string; default: number };
+
+export function approvalForm(tool: string, args: Record<string, unknown>): { type: "object"; properties: Record<string, Field>; required: string[] } {
+  const properties: Record<string, Field> = {
+    [FORM_KEY]: { type: "boolean", title: `Allow ${tool}?`, description: "Approve this exact call once (with any value you change below: a changed call is checked again).", default: false },
+  };
+  for (const k of Object.keys(args)) {
+    const v = args[k];
+    const description = `the value ${tool} gets for \`${k}\`; change it to send yours instead`;
+    if (typeof v === "boolean") properties[FIELD + k] = { type: "boolean", title: k, description, default: v };
+    else if (typeof v === "number" && Number.isFinite(v)) properties[FIELD + k] = { type: "number", title: k, description, default: v };
+    else if (typeof v === "string" && v.length <= LONGEST) properties[FIELD + k] = { type: "string", title: k, description, default: v };
+  }
+  return { type: "object", properties, required: [FORM_KEY] };
+}
+
+function editable(v: unknown): Field["type"] | undefined {
+  if (typeof v === "boolean") return "boolean";
+  if (typeof v === "number" && Number.isFinite(v)) return "number";
+  if (typeof v === "string" && v.length <= LONGEST) return "string";
+  return undefined;
+}
+
+/**
+ * The arguments the person changed, or undefined when they changed none. Only fields the form
+ * offered count, only with a value of the field's own type (a client's extra keys are ignored).
+ */
+export function editsOf(args: Record<string, unknown>, content: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!content) return undefined;
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(args)) {
+    const key = FIELD + k;
+    if (!Object.hasOwn(content, key)) continue;
+    const before = args[k];
+    const type = editable(before);
+    const after = content[key];
+    if (!type || typeof after !== (type === "number" ? "number" : type) || after === before) continue;
+    (out ??= {})[k] = after;
+  }
+  return out;
+}
+
+/** `requestState`: the token, and the edited arguments when the person changed the call (base64url JSON after `~`). */
+export function packState(token: string, edited?: Record<string, unknown>): string {
+  return edited ? `${token}~${Buffer.from(JSON.stringify(edited), "utf8").toString("base64url")}` : token;
+}
+
+export function unpackState(state: string): { token: string; args?: Record<string, unknown> } {
+  const i = state.indexOf("~");
+  if (i < 0) return { token: state };
+  try {
+    const args: unknown = JSON.parse(Buffer.from(state.slice(i + 1), "base64url").toString("utf8"));
+    if (typeof args === "object" && args !== null && !Array.isArray(args)) return { token: state.slice(0, i), args: args as Record<string, unknown> };
+  } catch {
+    /* unreadable: the token alone (it covers nothing it was not minted for) */
+  }
+  return { token: state.slice(0, i) };
+}

@@ -1,0 +1,72 @@
+/**
+ * The person changes the call in the approval form (issue 11, item 4: an elicited answer is
+ * `reply`): the edited value is checked again from step 1 with origin `reply`, never run on the
+ * old approval. With the SDK's Client elicitation handler, in both protocol eras, in front of the
+ * real filesystem server (the disk says what ran).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
+import { allowedDir, filesystemCatalogue, FILESYSTEM, home, text } from "./helpers.js";
+
+let dir: string;
+let gw: RunningGateway;
+beforeAll(async () => {
+  dir = allowedDir();
+  gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-edit-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+}, 60_000);
+afterAll(() => gw?.close());
+
+type Form = { properties: Record<string, { type: string; default?: unknown }> };
+
+/** A host whose person answers each question with `answers[i]` (the form's fields, by key). */
+async function host(modern: boolean, answers: Record<string, unknown>[]) {
+  const asked: { message: string; form: Form }[] = [];
+  const client = new Client({ name: "edit-host", version: "1.0.0" }, { capabilities: { elicitation: {} }, ...(modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}) });
+  client.setRequestHandler("elicitation/create", async (req) => {
+    const p = req.params as { message: string; requestedSchema: Form };
+    asked.push({ message: p.message, form: p.requestedSchema });
+    const content = answers[asked.length - 1];
+    return content ? { action: "accept", content: content as Record<string, string | number | boolean> } : { action: "decline" };
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(gw.url!)));
+  return { client, asked };
+}
+
+for (const modern of [false, true]) {
+  describe(`${modern ? "2026-07-28 (input_required)" : "2025-era (pushed elicitation)"}: the person edits an argument`, { timeout: 60_000 }, () => {
+    it("the form offers each argument prefilled; an edited value is `reply`, checked again, and the call runs with it, not the old value", async () => {
+      const file = join(dir, `edited-${modern}.txt`);
+      const { client, asked } = await host(modern, [{ approve: true, "arg:content": "the person's words" }, { approve: true }]);
+      const r = await client.callTool({ name: "write_file", arguments: { path: file, content: "the model's words" } });
+      expect(r.isError, text(r)).toBeFalsy();
+      expect(readFileSync(file, "utf8")).toBe("the person's words");
+      // first question: the call as the model made it, each argument a prefilled field
+      expect(asked[0]!.form.properties["arg:path"]).toMatchObject({ type: "string", default: file });
+      expect(asked[0]!.form.properties["arg:content"]).toMatchObject({ type: "string", default: "the model's words" });
+      // the edited call was checked from step 1: `path` is still the model's, so it is asked again,
+      // and the question says the content is the person's reply
+      expect(asked).toHaveLength(2);
+      expect(asked[1]!.message).toContain(`content = "the person's words"   (your reply)`);
+      expect(asked[1]!.message).toContain("(written by the model)");
+      expect(asked[1]!.form.properties["arg:content"]).toMatchObject({ default: "the person's words" });
+      await client.close();
+    });
+
+    it("an edit the check refuses is refused, and neither the old nor the new call runs", async () => {
+      const file = join(dir, `not-${modern}.txt`);
+      const outside = join(dir, "..", `edited-outside-${modern}-${Date.now()}.txt`);
+      const { client, asked } = await host(modern, [{ approve: true, "arg:path": outside }]);
+      const r = await client.callTool({ name: "write_file", arguments: { path: file, content: "x" } });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toContain("stalwart refused write_file");
+      expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", reasons: ["argument_schema"], detail: { pointer: "/path" } });
+      expect(asked).toHaveLength(1);
+      expect(existsSync(file)).toBe(false);
+      expect(existsSync(outside)).toBe(false);
+      await client.close();
+    });
+  });
+}
