@@ -13,7 +13,10 @@ export const command = defineCommand({
     "  stalwart gateway --catalogue agent.yaml [options] -- CMD ARGS…   (stdio tool server)",
     "  stalwart gateway --catalogue agent.yaml [options] --url URL      (streamable HTTP tool server)",
     "  stalwart gateway init [-o agent.yaml] [--force] (-- CMD ARGS… | --url URL)",
-    "A call that needs a person is asked about through MCP elicitation (docs/gateway.md).",
+    "A call that needs a person is asked about through MCP elicitation (docs/gateway.md). A client without",
+    "elicitation gets the pending id at once; with --approval-wait SECS the gateway waits that long for a",
+    "person to decide it (`stalwart approvals approve|deny ID`, or the page of `stalwart approvals serve`)",
+    "and then runs the call once if approved.",
   ].join("\n"),
   args: { synopsis: "[init] -- CMD ARGS…", min: 0, max: Number.MAX_SAFE_INTEGER },
   options: {
@@ -27,6 +30,7 @@ export const command = defineCommand({
     language: { type: "string", value: "en|pt-BR", help: "the session language (default: the catalogue's)" },
     "ask-timeout": { type: "string", value: "SECS", help: "how long to wait for the person's answer (default 86400)" },
     "call-timeout": { type: "string", value: "SECS", help: "how long a forwarded call may take (default 86400)" },
+    "approval-wait": { type: "string", value: "SECS", help: "a client without elicitation: how long a call that needs a person waits for their decision in the approvals store before answering (default 0: answer at once with the pending id)" },
     quiet: { type: "boolean", help: "do not log each decision on stderr" },
     json: { type: "boolean", help: "log each decision on stderr as a JSON line" },
     out: { type: "string", short: "o", value: "FILE", help: "init: where to write the starter catalogue (default agent.yaml)" },
@@ -53,6 +57,7 @@ export const command = defineCommand({
       ...(v.language ? { language: v.language as Language } : {}),
       ...(v["ask-timeout"] ? { askTimeoutMs: seconds(v["ask-timeout"], "--ask-timeout") } : {}),
       ...(v["call-timeout"] ? { callTimeoutMs: seconds(v["call-timeout"], "--call-timeout") } : {}),
+      ...(v["approval-wait"] ? { approvalWaitMs: seconds(v["approval-wait"], "--approval-wait") } : {}),
       log: quiet ? () => undefined : v.json ? (line) => process.stderr.write(JSON.stringify({ gateway: line }) + "\n") : (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
     });
     process.stderr.write(`stalwart gateway: checking ${gateway.catalogue.tools.size} tools; ${gateway.url ? `listening on ${gateway.url}` : "serving on stdio"}\n`);

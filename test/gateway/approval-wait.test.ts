@@ -1,0 +1,87 @@
+/**
+ * `--approval-wait SECS` (issue 11, item 3, a client without elicitation): the gateway keeps the
+ * call open while a person decides it in the approvals store — here `stalwart approvals approve
+ * ID` / `deny ID` run as a second process, as the person would — and then runs it once if
+ * approved, never if denied; undecided when the wait ends, the client gets the "waits for a
+ * person" answer with the pending id. The disk of the real filesystem server says what ran.
+ */
+import { describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { approvalStatus } from "../../worker/portable/engine/index.js";
+import { startGateway } from "../../cli/gateway/index.js";
+import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, MAIN, overHttp, overStdio, ROOT, text } from "./helpers.js";
+
+const run = promisify(execFile);
+
+/** The id of the one pending record that appears for `path`, as the person would find it (`stalwart approvals list`). */
+async function pendingFor(store: FileApprovalStore, path: string, ms = 30_000): Promise<string> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const a = store.list().find((x) => x.record.args.path === path && approvalStatus(x, Date.now()) === "pending");
+    if (a) return a.record.id;
+    if (Date.now() > end) throw new Error(`no pending confirmation for ${path}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const approvals = (h: string, verb: "approve" | "deny", id: string) => run(process.execPath, ["--import", "tsx", MAIN, "approvals", verb, id, "--home", h, "--as", "the person"], { cwd: ROOT, timeout: 60_000 });
+
+describe("--approval-wait", () => {
+  it("approved by `stalwart approvals approve` within the wait: the call runs once; denied: it does not run", async () => {
+    const dir = allowedDir();
+    const h = home();
+    const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-wait-${Date.now()}.yaml`));
+    const d = await overStdio(downstreamClient({}), ["--home", h, "--approval-wait", "60", "--catalogue", catalogue, "--", process.execPath, FILESYSTEM, dir]);
+    const store = new FileApprovalStore(h);
+    try {
+      const file = join(dir, "waited.txt");
+      const call = d.client.callTool({ name: "write_file", arguments: { path: file, content: "after the person said yes" } }, { timeout: 120_000 });
+      const id = await pendingFor(store, file);
+      expect(existsSync(file)).toBe(false);
+      const decided = await approvals(h, "approve", id);
+      expect(decided.stdout).toContain(`${id}: approved by the person`);
+      const r = await call;
+      expect(r.isError, text(r)).toBeFalsy();
+      expect(readFileSync(file, "utf8")).toBe("after the person said yes");
+      expect(approvalStatus(store.get(id)!, Date.now())).toBe("used");
+
+      const no = join(dir, "denied.txt");
+      const call2 = d.client.callTool({ name: "write_file", arguments: { path: no, content: "no" } }, { timeout: 120_000 });
+      const id2 = await pendingFor(store, no);
+      await approvals(h, "deny", id2);
+      const r2 = await call2;
+      expect(r2.isError).toBe(true);
+      expect(text(r2)).toContain("write_file was denied by the person, and it did not run.");
+      expect(r2._meta?.["stalwart-agents/check"]).toMatchObject({ pending: id2, approved: false });
+      expect(existsSync(no)).toBe(false);
+    } finally {
+      await d.client.close();
+    }
+  }, 180_000);
+
+  it("undecided when the wait ends: isError, the call waits for a person with its pending id, and nothing ran", async () => {
+    const dir = allowedDir();
+    const h = home();
+    const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-wait2-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, approvalWaitMs: 800, log: () => undefined });
+    try {
+      const { client } = await overHttp(downstreamClient({}), gw.url!);
+      const file = join(dir, "undecided.txt");
+      const t0 = Date.now();
+      const r = await client.callTool({ name: "write_file", arguments: { path: file, content: "x" } });
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(700);
+      expect(r.isError).toBe(true);
+      const id = (r._meta?.["stalwart-agents/check"] as { pending?: string } | undefined)?.pending;
+      expect(id).toMatch(/^p_/);
+      expect(text(r)).toContain(`This call waits for a person (pending ${id}); it did not run.`);
+      expect(approvalStatus(gw.pending.get(id!)!, Date.now())).toBe("pending");
+      expect(existsSync(file)).toBe(false);
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  }, 60_000);
+});
