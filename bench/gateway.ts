@@ -3,12 +3,14 @@
  * time, from the SDK's Client over stdio —
  *   direct       the client → the tool server;
  *   pass-through a proxy on the same SDK with no checks (the floor: what any MCP proxy costs);
+ *   stubbed      the gateway (startGateway) with the check stubbed to allow at once: the gateway's
+ *                own cost (inference, the approval store, dispatch, forwarding), apart from the check;
  *   gateway      `stalwart gateway` (dist/, as installed) with the check in-process.
  * Each hop is a real child process on stdio, as an MCP host runs them. The target (gateway ≤ 1.2×
  * the pass-through at p50) is printed beside the measured ratio, never asserted.
  *
- * This file is also the two helpers it starts: `--upstream` (the tool server: one tool, `noop`)
- * and `--proxy -- CMD…` (the pass-through).
+ * This file is also the helpers it starts: `--upstream` (the tool server: one tool, `noop`),
+ * `--proxy -- CMD…` (the pass-through) and `--stubbed HOME CATALOGUE -- CMD…` (the stubbed gateway).
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -44,6 +46,19 @@ async function passThrough(command: string[]): Promise<void> {
   });
 }
 
+/** The gateway with a session that allows every call at once and records nothing (programmatic only: `startGateway({session})`). */
+async function stubbedGateway(home: string, catalogue: string, command: string[]): Promise<void> {
+  const { startGateway } = await import("../cli/gateway/index.js");
+  const session = {
+    id: "bench-stub",
+    history: { entries: [] },
+    checkToolCall: async () => ({ decision: "allow" as const, reasons: [], detail: {}, step: 0 }),
+    report: async (step: number) => ({ step }),
+  };
+  const gw = await startGateway({ catalogue, home, session, upstream: { command: command[0]!, args: command.slice(1) } });
+  process.stdin.once("end", () => void gw.close());
+}
+
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
@@ -76,6 +91,7 @@ export async function gatewayBench(calls = Number(process.env.STALWART_BENCH_GAT
   const rows: [string, { p50: number; p99: number }][] = [];
   rows.push(["direct: client → tool server", await latencies(upstream, calls)]);
   rows.push(["pass-through proxy, same SDK, no checks", await latencies(tsx(SELF, "--proxy", "--", ...upstream), calls)]);
+  rows.push(["stalwart gateway, check stubbed (the gateway's own cost)", await latencies(tsx(SELF, "--stubbed", home, catalogue, "--", ...upstream), calls)]);
   rows.push(["stalwart gateway (in-process check)", await latencies([process.execPath, join(ROOT, "dist/cli/main.js"), "gateway", "--quiet", "--home", home, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
 
   console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after 200 warm-up (Node ${process.version})\n`);
@@ -83,13 +99,16 @@ export async function gatewayBench(calls = Number(process.env.STALWART_BENCH_GAT
   console.log("|---|---|---|");
   for (const [name, r] of rows) console.log(`| ${name} | ${r.p50.toFixed(3)} ms | ${r.p99.toFixed(3)} ms |`);
   const [, proxy] = rows[1]!;
-  const [, gw] = rows[2]!;
+  const [, stub] = rows[2]!;
+  const [, gw] = rows[3]!;
   console.log(`\nratio gateway / pass-through at p50: ${(gw.p50 / proxy.p50).toFixed(2)}× (target ≤ 1.2×); at p99: ${(gw.p99 / proxy.p99).toFixed(2)}×`);
+  console.log(`the gateway's own part, check stubbed / pass-through at p50: ${(stub.p50 / proxy.p50).toFixed(2)}×; the check's part: ${(gw.p50 - stub.p50).toFixed(3)} ms of ${gw.p50.toFixed(3)} ms`);
 }
 
 const argv = process.argv.slice(2);
 if (process.argv[1] === SELF) {
   if (argv[0] === "--upstream") upstreamServer();
   else if (argv[0] === "--proxy") await passThrough(argv.slice(argv.indexOf("--") + 1));
+  else if (argv[0] === "--stubbed") await stubbedGateway(argv[1]!, argv[2]!, argv.slice(argv.indexOf("--") + 1));
   else await gatewayBench();
 }

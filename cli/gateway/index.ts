@@ -40,6 +40,8 @@ export interface GatewayOptions {
   callTimeoutMs?: number;
   now?: () => Date;
   log?: (line: string) => void;
+  /** programmatic only (never a flag): a session of the caller's own instead of a stalwart one — bench/gateway.ts stubs the check with it to measure the gateway alone */
+  session?: GatewaySession;
 }
 
 export interface RunningGateway {
@@ -65,15 +67,20 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const catalogue = loadCatalogue(effective, { file: o.catalogue, schemaCompiler: ajvCompiler });
   const hidden = new Set([...OUTSIDE_TOOLS].filter((n) => !own.tools.has(n)));
   const home = resolveHome(o.home);
-  const client = new Client({
-    ...(o.home ? { home: o.home } : {}),
-    ...(o.now ? { now: o.now } : {}),
-    ...(o.checkUrl ? { url: o.checkUrl, timeoutMs: 5000 } : {}),
-    ...(o.key ? { key: o.key } : {}),
-  });
   const language = o.language ?? catalogue.settings.language;
   const context = o.context ?? {};
-  const session: GatewaySession = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context });
+  let client: Client | undefined;
+  let session: GatewaySession;
+  if (o.session) session = o.session;
+  else {
+    client = new Client({
+      ...(o.home ? { home: o.home } : {}),
+      ...(o.now ? { now: o.now } : {}),
+      ...(o.checkUrl ? { url: o.checkUrl, timeoutMs: 5000 } : {}),
+      ...(o.key ? { key: o.key } : {}),
+    });
+    session = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context });
+  }
 
   const live = new LiveServers();
   const log = o.log ?? (() => undefined);
@@ -118,7 +125,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     close: async () => {
       await closeDownstream().catch(() => undefined);
       await upstream.close();
-      client.close();
+      client?.close();
     },
   };
 }
