@@ -12,7 +12,7 @@
  *     that fails this way is verified again the long way, so a refusal says what it always said.
  *     It does not read receipt entries (approvals): a history with one takes the long way.
  */
-import type { CheckEntry, Entry, ReportEntry, TurnEntry } from "./entry.js";
+import { OUTCOMES, type CheckEntry, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./entry.js";
 
 // Every field of each kind readEntry reads (the compiler holds these lists to the entry types).
 const TURN: Record<keyof TurnEntry, true> = { v: true, step: true, at: true, kind: true, text: true, link: true };
@@ -54,6 +54,9 @@ function plain(o: unknown): o is Record<string, unknown> {
   const proto = Object.getPrototypeOf(o);
   return proto === Object.prototype || proto === null;
 }
+
+const OUTCOME_NAMES: readonly unknown[] = OUTCOMES;
+const isOutcome = (x: unknown): x is Outcome => OUTCOME_NAMES.includes(x);
 
 const isIndex = (x: unknown): x is number => typeof x === "number" && Number.isSafeInteger(x) && x >= 0;
 
@@ -211,7 +214,7 @@ function readReport(e: Record<string, unknown>, keys: readonly string[]): Report
         out.of = noNegativeZero(v);
         break;
       case "outcome":
-        if (v !== "ran" && v !== "failed" && v !== "outcome_unknown" && v !== "compensated") return null;
+        if (!isOutcome(v)) return null;
         out.outcome = v;
         break;
       case "result":
