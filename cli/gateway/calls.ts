@@ -9,9 +9,11 @@
  *   3. refuse → a tool result with `isError`, the reasons in its text, the decision in `_meta`;
  *      the upstream never sees the call;
  *   4. confirm → the person is asked through MCP: the handler returns `input_required` with the
- *      check's question as a one-field form and the check's token as `requestState`. A 2026-07-28
- *      client retries with the answer; for a 2025-era client the SDK's legacy shim pushes the same
- *      form as `elicitation/create` and re-enters this handler. An approval re-checks the call
+ *      check's question as a form (a checkbox, and the arguments as prefilled fields: form.ts) and the
+ *      check's token as `requestState`. A 2026-07-28 client retries with the answer; for a
+ *      2025-era client the SDK's legacy shim pushes the same form as `elicitation/create` and
+ *      re-enters this handler. A changed field is the person's `reply`: the changed call is checked
+ *      again from step 1, never run on the old approval. An approval re-checks the call
  *      with the token (step 10: bound to tool, agent, argument digest, session and ask; spent
  *      once) and forwards it. A client without elicitation: the call becomes a pending record in
  *      the approval store (cli/approvals/); with `approvalWaitMs` the gateway waits there for a
