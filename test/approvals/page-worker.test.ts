@@ -116,6 +116,11 @@ describe.skipIf(!haveChromium)("the check worker's approvals page (wrangler dev)
     const forged = await fetch(`${base}/`, { headers: { cookie: "stalwart_approvals=eyJieSI6Im1hbGxvcnkiLCJ0ZW5hbnQiOiJhY21lIiwiZXhwIjo5OTk5OTk5OTk5OTk5fQ.00" } });
     expect(forged.status, "a cookie not MAC'd by the worker").toBe(401);
     expect((await fetch(`${worker.url}/v1/approvals`)).status).toBe(401);
+    // the tenant's Durable Object decides once: of ten people at once, exactly one wins
+    const s = session();
+    const w = await s.run("refund_card", { order_id: "4415", amount: 7 }, { origins, wait: 1 }, () => undefined);
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => fetch(`${worker.url}/v1/approvals/${w.approval}/decide`, { method: "POST", headers: { authorization: `Bearer ${worker.keys[0]}`, "content-type": "application/json" }, body: JSON.stringify({ decision: i % 2 ? "approve" : "deny", by: `p${i}` }) }).then((r) => r.status)));
+    expect(answers.sort()).toEqual([200, ...Array(9).fill(409)]);
     const theirs = await fetch(`${worker.url}/v1/approvals`, { headers: { authorization: `Bearer ${worker.keys[1]}` } }).then((r) => r.json() as Promise<{ approvals: unknown[] }>);
     expect(theirs.approvals).toEqual([]);
   }, 60_000);
