@@ -9,7 +9,7 @@
 import { Hono } from "hono";
 import { approvalsApp } from "../../portable/approvals/app.js";
 import { HttpError } from "../http/errors.js";
-import type { TenantApprovals } from "./approvals.js";
+import type { TenantApprovals } from "./approvals-store.js";
 import { parseKeys, tenantOf, type TenantConfig } from "./tenants.js";
 
 export function approvalsPage(a: TenantApprovals, now?: () => Date): Hono {

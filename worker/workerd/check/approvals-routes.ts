@@ -13,7 +13,7 @@ import type { CheckEnv } from "./env.js";
 import { json, ok, session } from "./openapi.js";
 import type { CheckRuntime } from "./runtime.js";
 import { sessionOf } from "./session-shape.js";
-import type { TenantApprovals } from "./approvals.js";
+import type { TenantApprovals } from "./approvals-store.js";
 
 const { field, optional, present } = fields();
 

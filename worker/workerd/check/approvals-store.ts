@@ -1,12 +1,18 @@
 /**
  * The tenant's approval store (one interface with the home's and the memory one): the APPROVALS
  * Durable Object in the Workers entry (approvals-object.ts), else one memory store per tenant for
- * this app (route tests with `app.request()`). Ids are checked before they reach a store. And the keys: receipts are signed under the tenant's history key — the one
- * its sessions are sealed with, so its history accepts them — and the page's sign-in cookies under
- * a key of their own from the same secret.
+ * this app (route tests with `app.request()`). Ids are checked before they reach a store. And
+ * the keys: receipts are signed under the tenant's history key — the one its sessions are sealed
+ * with, so its history accepts them — and the page's sign-in cookies under a key of their own.
  */
 import { APPROVAL_ID, InputError, MemoryApprovalStore, toHex, utf8, type ApprovalStore, type Core, type Mac } from "../../portable/engine/index.js";
 import { historySecret, type TenantConfig } from "./tenants.js";
+
+/** What the approvals routes and page share: the tenant's store, the keys. */
+export interface TenantApprovals {
+  store(env: unknown, tenant: string): ApprovalStore;
+  keys: ApprovalKeys;
+}
 
 export function checkId(id: string): string {
   if (typeof id !== "string" || !APPROVAL_ID.test(id)) throw new InputError(`\`${String(id).slice(0, 40)}\` is not a pending confirmation id (p_ and 16 hex digits)`, "/id");

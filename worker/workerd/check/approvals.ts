@@ -8,17 +8,12 @@
  * remote `run(…, {wait})` then waits in vain and runs nothing (fail closed).
  */
 import type { Hono, MiddlewareHandler } from "hono";
-import { approvalIdOf, decide, lastRun, pendingFrom, standingFor, tokenClaims, withCounts, type ApprovalStore } from "../../portable/engine/index.js";
+import { approvalIdOf, decide, lastRun, pendingFrom, standingFor, tokenClaims, withCounts } from "../../portable/engine/index.js";
 import type { AppOptions, CheckEnv } from "./env.js";
 import type { CheckRuntime } from "./runtime.js";
 import { approvalRoutes } from "./approvals-routes.js";
 import { approvalsPage } from "./approvals-page.js";
-import { ApprovalKeys, memoryApprovals } from "./approvals-store.js";
-
-export interface TenantApprovals {
-  store(env: unknown, tenant: string): ApprovalStore;
-  keys: ApprovalKeys;
-}
+import { ApprovalKeys, memoryApprovals, type TenantApprovals } from "./approvals-store.js";
 
 /** Before the check route is mounted: the hook must wrap it. */
 export function mountApprovals(app: Hono<CheckEnv>, rt: CheckRuntime, opts: AppOptions): void {
