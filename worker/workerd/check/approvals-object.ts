@@ -1,11 +1,11 @@
 /**
- * One Durable Object per tenant holding its pending confirmations (issue 12; STORAGE.md): a row
+ * One Durable Object per tenant holding its pending confirmations (issue 12): a row
  * per record with, once decided, its signed receipt and, once the approved call ran, `used`.
  * Every method is one synchronous SQL statement or transaction: the object runs one call at a
  * time and nothing awaits inside, so of two people deciding at once exactly one wins and a token
  * an approval covers is marked spent once. Status is derived from the clock, never stored: an
  * expired record is closed without a write. Undecided records a week past their expiry are
- * dropped a few per add (decided ones are kept: they are the audit's receipts).
+ * dropped a few per add (decided ones are kept: they are the audit's receipts). docs/approvals.md.
  */
 import { DurableObject } from "cloudflare:workers";
 import { decideProblem, InputError, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../portable/engine/index.js";
