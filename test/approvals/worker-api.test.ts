@@ -110,4 +110,29 @@ describe("approvals in the check worker", () => {
     expect(await denied).toMatchObject({ status: "refused", receipt: { decision: "deny", by: "bob" } });
     expect(ran).toBe(0);
   }, 60_000);
+
+  it("the page signs in with the tenant key; an edit there is checked again as a new call and needs its own approval", async () => {
+    const page = (path: string, body: unknown, cookie = "") => fetch(`${url}/approvals${path}`, { method: "POST", headers: { "stalwart-apply": "yes", origin: url, "content-type": "application/json", ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
+    expect((await page("/login", { code: "not-the-key-0123456789" })).status).toBe(401);
+    const login = await page("/login", { code: KEY_A, by: "ana" });
+    expect(login.status).toBe(200);
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const s = new Client({ url, key: KEY_A, timeoutMs: 20_000 }).session("edit", { catalogue: "refunds" });
+    await s.read("refund 90 on order 4413");
+    const runs: unknown[] = [];
+    const waiting = s.run("refund_card", { order_id: "4413", amount: 90 }, { origins, wait: 20_000 }, (a) => runs.push(a));
+    const pendingOf = async (amount: number) => (await api("GET", "/v1/approvals")).body.approvals.find((a: any) => a.status === "pending" && a.record.args.amount === amount)?.record.id as string | undefined;
+    let id: string | undefined;
+    await expect.poll(async () => (id = await pendingOf(90)), { timeout: 10_000 }).toBeDefined();
+    expect((await page(`/p/${id}/edit`, { "arg:amount": "60" }, cookie)).status).toBe(200);
+    let again: string | undefined;
+    await expect.poll(async () => (again = await pendingOf(60)), { timeout: 10_000 }).toBeDefined();
+    expect(runs, "nothing ran on the old record").toEqual([]);
+    const edited = (await api("GET", `/v1/approvals/${again}`)).body.approval.record;
+    expect(edited.origins.amount.origin).toBe("reply");
+    expect((await page(`/p/${again}/decide`, { decision: "approve" }, cookie)).status).toBe(200);
+    expect(await waiting).toMatchObject({ status: "ran", receipt: { by: "ana", decision: "approve" } });
+    expect(runs).toEqual([{ order_id: "4413", amount: 60 }]);
+    expect(s.history.entries.filter((e) => e.kind === "receipt").map((e) => (e as { decision: string }).decision)).toEqual(["edit", "approve"]);
+  }, 60_000);
 });

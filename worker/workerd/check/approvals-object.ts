@@ -14,7 +14,7 @@ import { checkId } from "./approvals-store.js";
 const KEEP_UNDECIDED_MS = 7 * 86_400_000;
 const PRUNE_PER_ADD = 20;
 /** what one list answers at most, newest first */
-export const LIST_LIMIT = 200;
+const LIST_LIMIT = 200;
 
 type Row = { record: SqlStorageValue; receipt: SqlStorageValue; used: SqlStorageValue };
 
