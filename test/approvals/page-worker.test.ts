@@ -71,8 +71,11 @@ describe.skipIf(!haveChromium)("the check worker's approvals page (wrangler dev)
     const s = session();
     let runs = 0;
     const waiting = s.run("refund_card", { order_id: "4412", amount: 12 }, { origins, wait: 60_000 }, () => void runs++);
-    await pending().waitFor({ timeout: 30_000 });
-    await pending().click();
+    // this one by its id (the list's live update is the test above): no race with a busy machine
+    let id: string | undefined;
+    const list = () => fetch(`${worker.url}/v1/approvals`, { headers: { authorization: `Bearer ${worker.keys[0]}` } }).then((r) => r.json() as Promise<{ approvals: { status: string; record: { id: string; args: { amount?: number } } }[] }>);
+    await expect.poll(async () => (id = (await list()).approvals.find((a) => a.status === "pending" && a.record.args.amount === 12)?.record.id), { timeout: 30_000 }).toBeDefined();
+    await page.goto(`${base}/p/${id}`);
     await page.getByRole("button", { name: "Deny" }).click();
     expect(await waiting).toMatchObject({ status: "refused", receipt: { decision: "deny", by: "ana" } });
     expect(runs).toBe(0);
