@@ -1,13 +1,15 @@
 /** The approval port of an in-process session: the store under the home, receipts under its key. */
-import { decide, type ApprovalPort, type CompiledCatalogue } from "../../worker/portable/engine/index.js";
+import { decide, type ApprovalPort, type CompiledCatalogue, type CounterStore, type Entry } from "../../worker/portable/engine/index.js";
 import { FileApprovalStore } from "./store.js";
 import { homeMac } from "./mac.js";
 
-export function approvalPort(home: string, catalogue: CompiledCatalogue, now?: () => Date): ApprovalPort {
+/** `session`: its counters and entries, so a record shows each counter's before → after. */
+export function approvalPort(home: string, catalogue: CompiledCatalogue, now?: () => Date, session?: { counters?: CounterStore | undefined; entries: () => readonly Entry[] }): ApprovalPort {
   const store = new FileApprovalStore(home);
   return {
     store,
     catalogue,
+    ...(session ? { counters: session.counters, entries: session.entries } : {}),
     decide: (id, d) => decide(store, homeMac(home), id, { ...d, at: d.at ?? (now ?? (() => new Date()))().getTime() }),
   };
 }

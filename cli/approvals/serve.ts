@@ -46,7 +46,7 @@ export async function serveApprovals(o: ServeOptions): Promise<RunningPage> {
     },
     storeFor: () => store,
     macFor: () => mac,
-    cookieMac: mac,
+    cookieMac: () => mac,
     ...(o.pollMs ? { pollMs: o.pollMs } : {}),
   });
   const server = await new Promise<ServerType>((resolve, reject) => {

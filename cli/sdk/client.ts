@@ -24,6 +24,7 @@ import { SerialSession, type FollowPlan, type Judged, type SessionApi, type Sess
 import { ClientLicence, pinBundles, type LicenceOption } from "./licence-gate.js";
 import { describeSession, type SessionInfo } from "./session-info.js";
 import { approvalPort } from "../approvals/port-node.js";
+import { remoteApprovals } from "../approvals/remote.js";
 import type { SignedReceipt } from "../../worker/portable/engine/index.js";
 
 export interface ClientOptions {
@@ -96,7 +97,7 @@ export class Client {
         });
         return r.session as SavedSession;
       });
-      const remote = new SerialSession(new RemoteSession(http, created, this.options.now));
+      const remote = new SerialSession(new RemoteSession(http, created, this.options.now), remoteApprovals(http));
       return describeSession(remote, this.infoOf(options.catalogue, options.language, options.context));
     }
     const catalogue = this.catalogue(options.catalogue);
@@ -108,7 +109,7 @@ export class Client {
       ...(options.context ? { context: options.context } : {}),
       ...(options.agent ? { agent: options.agent } : {}),
     });
-    return describeSession(new SerialSession(new LicensedSession(s, this.licence), approvalPort(this.home, catalogue, this.options.now)), { catalogue: () => catalogue, language: s.language, context: s.context });
+    return describeSession(new SerialSession(new LicensedSession(s, this.licence), approvalPort(this.home, catalogue, this.options.now, { counters: this.engine().counters, entries: () => s.history.entries })), { catalogue: () => catalogue, language: s.language, context: s.context });
   }
 
   /**
@@ -127,13 +128,13 @@ export class Client {
         return data;
       });
       const info = given.catalogue !== undefined ? this.infoOf(given.catalogue, data.language, data.context) : { catalogue: () => this.savedCatalogue(data), language: data.language, context: data.context ?? {} };
-      return describeSession(new SerialSession(new RemoteSession(http, ready, this.options.now)), info);
+      return describeSession(new SerialSession(new RemoteSession(http, ready, this.options.now), remoteApprovals(http)), info);
     }
     const data = typeof saved === "string" ? parseJson(saved) : saved;
     const catalogue = given.catalogue !== undefined ? this.catalogue(given.catalogue) : this.savedCatalogue(data);
     const rulebook = given.rulebook !== undefined ? this.rulebookFor(given.rulebook, catalogue) : this.savedRulebook(data);
     const s = Session.resume(this.engine(), catalogue, data, rulebook ? { rulebook } : {});
-    return describeSession(new SerialSession(new LicensedSession(s, this.licence), approvalPort(this.home, catalogue, this.options.now)), { catalogue: () => catalogue, language: s.language, context: s.context });
+    return describeSession(new SerialSession(new LicensedSession(s, this.licence), approvalPort(this.home, catalogue, this.options.now, { counters: this.engine().counters, entries: () => s.history.entries })), { catalogue: () => catalogue, language: s.language, context: s.context });
   }
 
   /** A remote session's catalogue, compiled here only when an adapter asks for it. */

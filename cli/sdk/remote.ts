@@ -12,7 +12,7 @@ import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
 import { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, errorFromWire, sha256Hex, wireOf } from "../../worker/portable/engine/index.js";
 import { looksLikeRulebookPath, readRulebookInput } from "./rulebook-node.js";
 import type { SessionCore } from "../../worker/portable/engine/index.js";
-import type { FollowPlan, Judged, UndoPlan } from "../../worker/portable/engine/index.js";
+import type { FollowPlan, Judged, SignedReceipt, UndoPlan } from "../../worker/portable/engine/index.js";
 
 export interface RemoteOptions {
   url: string;
@@ -193,6 +193,15 @@ export class RemoteSession implements SessionCore {
   async report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
     const session = await this.state;
     const r = await this.http.send("POST", "/v1/report", { session, step, outcome, ...(result !== undefined ? { result } : {}) });
+    this.current = r.session;
+    this.state = Promise.resolve(r.session);
+    return { step: r.step };
+  }
+
+  /** A person's signed decision, recorded in the history the worker seals (approvals, issue 12). */
+  async receipt(signed: SignedReceipt): Promise<{ step: number }> {
+    const session = await this.state;
+    const r = await this.http.send("POST", "/v1/receipts", { session, receipt: signed });
     this.current = r.session;
     this.state = Promise.resolve(r.session);
     return { step: r.step };

@@ -40,7 +40,7 @@ describe("stalwart approvals", () => {
     expect(text.stdout).toContain(`${id}  pending   refund_card`);
     const show = await stalwart(["approvals", "show", id, "--home", home]);
     expect(show.stdout).toContain('amount = 40  — written by the model  [!]');
-    expect(show.stdout).toContain("spend refund_card (USD): adds 40, ceiling 500 per month");
+    expect(show.stdout).toContain("spend refund_card (USD): 0 → 40 of 500 per month");
     const ok = await stalwart(["approvals", "approve", id, "--home", home, "--as", "ana", "-m", "checked", "--json"]);
     expect(ok.code, ok.stderr).toBe(0);
     const receipt = JSON.parse(ok.stdout);

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { Client } from "../../cli/sdk/index.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
 import { homeMac } from "../../cli/approvals/mac.js";
+import { showText } from "../../cli/approvals/format.js";
 import { decide, receiptDigest, receiptProblem, type DecisionInput } from "../../worker/portable/engine/index.js";
 import { copyLicence } from "../helpers/licensed-home.js";
 
@@ -46,7 +47,7 @@ describe("run(…, {wait}) and the approval store", () => {
     const a = store.get(r.approval!)!;
     expect(a.used).toBe(true);
     expect(a.record).toMatchObject({ tool: "refund_card", args: { order_id: "4411", amount: 40 }, reasons: ["argument_origin"], origins: { amount: { origin: "model" } } });
-    expect(a.record.counters).toEqual([{ counter: "spend refund_card (USD)", adds: 40, ceiling: 500, per: "month", before: null, after: null }]);
+    expect(a.record.counters).toEqual([{ counter: "spend refund_card (USD)", adds: 40, ceiling: 500, per: "month", before: 0, after: 40 }]);
     expect(receiptProblem(homeMac(home), a.receipt)).toBeNull();
     const entry = s.history.entries.find((e) => e.kind === "receipt");
     expect(entry).toMatchObject({ kind: "receipt", of: a.record.step, decision: "approve", by: "ana", receipt: receiptDigest(a.receipt!) });
@@ -109,5 +110,17 @@ describe("run(…, {wait}) and the approval store", () => {
     const changed = await s.run("refund_card", { order_id: "4411", amount: 41 }, { origins }, () => void runs++);
     expect(changed.status).toBe("waiting");
     expect(runs).toBe(2);
+  });
+
+  it("a confirm on a spend tool shows each counter it touches, before → after against the ceiling", async () => {
+    const { s, store } = setup();
+    await s.read("refund 120 on order 4410, then 50 on 4411");
+    const first = await s.run("refund_card", { order_id: "4410", amount: 120 }, { origins, wait: 1 }, () => "ok");
+    expect((await s.approve(first.check.step, { as: "ana" })).status).toBe("ran");
+    const r = await s.run("refund_card", { order_id: "4411", amount: 50 }, { origins, wait: 1 }, () => "ok");
+    expect(r.status).toBe("waiting");
+    const a = store.get(r.approval!)!;
+    expect(a.record.counters).toEqual([{ counter: "spend refund_card (USD)", adds: 50, ceiling: 500, per: "month", before: 120, after: 170 }]);
+    expect(showText(a, Date.now())).toContain("spend refund_card (USD): 120 → 170 of 500 per month");
   });
 });

@@ -13,6 +13,7 @@ import {
   type ApprovalStore, type PendingRecord, type SignedReceipt,
 } from "../../worker/portable/engine/index.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { memoryApprovals } from "../../worker/workerd/check/approvals-store.js";
 import { prng } from "../helpers/prng.js";
 
 const mac = (key: string) => (text: string) => new Uint8Array(createHmac("sha256", key).update(text).digest());
@@ -33,6 +34,7 @@ function record(over: Partial<PendingRecord> = {}): PendingRecord {
 const stores: [string, () => ApprovalStore][] = [
   ["memory", () => new MemoryApprovalStore()],
   ["files under the home", () => new FileApprovalStore(mkdtempSync(join(tmpdir(), "stalwart-approvals-")))],
+  ["the check worker's, per tenant", () => memoryApprovals()(undefined, "acme")],
 ];
 
 describe.each(stores)("approval store (%s)", (_name, make) => {

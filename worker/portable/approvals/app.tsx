@@ -31,12 +31,13 @@ export interface PageOptions {
   local: boolean;
   now(): number;
   /** the sign-in form's code (or key) and name → who this is, or undefined */
-  login(code: string, by: string | undefined): Promise<Identity | undefined> | Identity | undefined;
-  storeFor(id: Identity): ApprovalStore;
+  login(code: string, by: string | undefined, env: unknown): Promise<Identity | undefined> | Identity | undefined;
+  /** `env`: the request's bindings (the worker's tenants, secrets and Durable Objects; nothing locally) */
+  storeFor(id: Identity, env: unknown): ApprovalStore;
   /** the key receipts are signed under (the installation's, or the tenant's) */
-  macFor(id: Identity): Mac;
+  macFor(id: Identity, env: unknown): Mac;
   /** the key sign-in cookies are MAC'd under */
-  cookieMac: Mac;
+  cookieMac(env: unknown): Mac;
   /** how often the event stream reads the store (default 500 ms) */
   pollMs?: number;
 }
@@ -74,15 +75,15 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     const body = await jsonBody(c);
     const code = typeof body.code === "string" ? body.code.trim() : "";
     const by = typeof body.by === "string" && body.by.trim() !== "" ? body.by.trim().slice(0, 100) : undefined;
-    const who = await o.login(code, by);
+    const who = await o.login(code, by, c.env);
     if (!who) return c.json({ error: { code: "unauthorized", message: o.local ? "that is not the code `stalwart approvals serve` printed (or it was used already)" : "that key is not valid here" } }, 401);
-    setCookie(c, COOKIE, sealCookie(o.cookieMac, who, o.now() + SIGNED_IN_MS), { httpOnly: true, sameSite: "Strict", path: o.base || "/", secure: new URL(c.req.url).protocol === "https:" });
+    setCookie(c, COOKIE, sealCookie(o.cookieMac(c.env), who, o.now() + SIGNED_IN_MS), { httpOnly: true, sameSite: "Strict", path: o.base || "/", secure: new URL(c.req.url).protocol === "https:" });
     return c.json({ done: `signed in as ${who.by}`, go: "/" });
   });
 
   // Everything else needs a signed-in person.
   app.use("*", async (c, next) => {
-    const who = openCookie(o.cookieMac, getCookie(c, COOKIE), o.now());
+    const who = openCookie(o.cookieMac(c.env), getCookie(c, COOKIE), o.now());
     if (!who) {
       if (c.req.method === "GET" && c.req.path.endsWith("/events")) return c.body(null, 401);
       if (c.req.method === "GET") return c.html(<Page title="Approvals — sign in" base={o.base}><LoginBody local={o.local} /></Page>, 401);
@@ -93,7 +94,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
   });
 
   app.get("/", async (c) => {
-    const all = await o.storeFor(c.get("who")).list();
+    const all = await o.storeFor(c.get("who"), c.env).list();
     const body = <ListBody all={all} now={o.now()} base={o.base} />;
     if (c.req.header("stalwart-fragment") === "live") return c.html(body);
     return c.html(
@@ -105,7 +106,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
   });
 
   app.get("/p/:id", async (c) => {
-    const store = o.storeFor(c.get("who"));
+    const store = o.storeFor(c.get("who"), c.env);
     const a = await store.get(c.req.param("id"));
     if (!a) return c.html(<Page title="Approvals" base={o.base}><p>No confirmation {c.req.param("id")} here. <a href={`${o.base}/`}>All confirmations</a></p></Page>, 404);
     const body = <OneBody a={a} now={o.now()} base={o.base} by={c.get("who").by} />;
@@ -114,7 +115,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
   });
 
   app.get("/events", (c) => {
-    const store = o.storeFor(c.get("who"));
+    const store = o.storeFor(c.get("who"), c.env);
     return streamSSE(c, async (s) => {
       let last = "";
       // Once on connect (something may have changed between the page and its stream), then on
@@ -133,7 +134,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     const body = await jsonBody(c);
     const decision = body.decision === "approve" ? "approve" : body.decision === "deny" ? "deny" : undefined;
     if (!decision) return c.json({ error: { code: "invalid_request", message: "`decision` must be approve or deny" } }, 400);
-    const a = await decide(o.storeFor(who), o.macFor(who), c.req.param("id"), {
+    const a = await decide(o.storeFor(who, c.env), o.macFor(who, c.env), c.req.param("id"), {
       decision, by: who.by, at: o.now(),
       message: typeof body.message === "string" && body.message.trim() !== "" ? body.message.trim().slice(0, 500) : undefined,
       always: decision === "approve" && (body.always === "yes" || body.always === true),
@@ -143,7 +144,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
 
   app.post("/p/:id/edit", async (c) => {
     const who = c.get("who");
-    const store = o.storeFor(who);
+    const store = o.storeFor(who, c.env);
     const before = await store.get(c.req.param("id"));
     if (!before) return c.json({ error: { code: "approval_not_found", message: `no confirmation \`${c.req.param("id")}\`` } }, 404);
     const body = await jsonBody(c);
@@ -165,7 +166,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
         }
       }
     }
-    const a = await decide(store, o.macFor(who), before.record.id, { decision: "edit", by: who.by, at: o.now(), edited });
+    const a = await decide(store, o.macFor(who, c.env), before.record.id, { decision: "edit", by: who.by, at: o.now(), edited });
     return c.json({ done: "edited: the call is checked again, and shows here if it needs you", receipt: a.receipt, go: "/" });
   });
 

@@ -207,12 +207,8 @@ export function LoginBody(props: { local: boolean }) {
       <form data-apply="/login" aria-label="sign in">
         <label for="code">{props.local ? "The one-time code `stalwart approvals serve` printed" : "This tenant's API key"}</label>
         <input type={props.local ? "text" : "password"} id="code" name="code" required autocomplete="off" inputmode={props.local ? "numeric" : undefined} />
-        {props.local && (
-          <>
-            <label for="by">Your name (recorded in each receipt)</label>
-            <input type="text" id="by" name="by" required autocomplete="name" />
-          </>
-        )}
+        <label for="by">{props.local ? "Your name (recorded in each receipt)" : "Your name (recorded in each receipt; the tenant's name if left empty)"}</label>
+        <input type="text" id="by" name="by" required={props.local} autocomplete="name" />
         <div class="buttons">
           <button type="submit">Open</button>
         </div>

@@ -20,7 +20,8 @@ import { InputError } from "./errors.js";
 import { canonicalize, canonicalizeTop } from "./canonical/jcs.js";
 import type { ApprovalPort } from "./approvals/port.js";
 import { editedOrigins } from "./approvals/port.js";
-import { pendingFrom } from "./approvals/build.js";
+import { approvalIdOf, pendingFrom } from "./approvals/build.js";
+import { lastRun, withCounts } from "./approvals/counts.js";
 import { standingFor, type Approval } from "./approvals/record.js";
 import { waitForDecision } from "./approvals/decide.js";
 import type { SignedReceipt } from "./approvals/receipts.js";
@@ -205,8 +206,10 @@ export class GuardedSteps {
     const port = this.approvals;
     const session = this.session.id;
     if (!port || session === undefined) return undefined;
-    const record = pendingFrom({ session, tool, args: copy(args), check, origins: options.origins, labels: options.labels, catalogue: port.catalogue, now: this.session.now().getTime() });
-    if (!record) return undefined;
+    if (port.recordedByChecker) return check.confirmation ? approvalIdOf(check.confirmation) : undefined;
+    const built = pendingFrom({ session, tool, args: copy(args), check, origins: options.origins, labels: options.labels, catalogue: port.catalogue, now: this.session.now().getTime() });
+    if (!built) return undefined;
+    const record = port.catalogue ? await withCounts(built, port.counters, port.catalogue, lastRun(port.entries?.() ?? [])) : built;
     await port.store.add(record);
     const standing = standingFor(await port.store.list(), session, tool, record.agent, record.digest);
     if (standing?.receipt) {

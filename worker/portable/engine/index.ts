@@ -16,7 +16,8 @@ export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, typ
 // Approvals (issue 12): pending confirmations, signed receipts, the store interface both runtimes share.
 export { APPROVAL_ID, approvedFor, decideProblem, newestFirst, standingFor, approvalStatus, type Approval, type ApprovalStatus, type ApprovalStore, type ArgumentOrigin, type CounterEffect, type DecideAnswer, type PendingRecord } from "./approvals/record.js";
 export { callDigest, makeReceipt, receiptDigest, receiptProblem, signReceipt, verifyReceipt, type DecisionInput, type Receipt, type Mac, type ReceiptDecision, type SignedReceipt } from "./approvals/receipts.js";
-export { counterEffects, newApprovalId, pendingFrom, tokenClaims, type PendingInput } from "./approvals/build.js";
+export { approvalIdOf, counterEffects, pendingFrom, tokenClaims, type PendingInput } from "./approvals/build.js";
+export { lastRun, withCounts } from "./approvals/counts.js";
 export { MemoryApprovalStore } from "./approvals/memory.js";
 export { decide, waitForDecision, type WaitOptions } from "./approvals/decide.js";
 export { receiptEntry } from "./approvals/history.js";

@@ -14,6 +14,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { limitBody } from "../http/body.js";
 import { answerErrors } from "../http/errors.js";
 import { requestClock } from "./clock.js";
+import { mountApprovals } from "./approvals.js";
 import type { AppOptions, CheckEnv } from "./env.js";
 import { catalogueRoutes } from "./routes/catalogues.js";
 import { checkRoutes } from "./routes/checks.js";
@@ -47,6 +48,7 @@ export function createApp(opts: AppOptions) {
     await next();
   };
   app.use("/v1/*", authenticate, requestClock(rt.defaultNow()), limitBody(MAX_BODY_BYTES));
+  mountApprovals(app, rt, opts); // issue 12: before the check route, whose confirms it records
 
   app.route("/v1", catalogueRoutes(rt));
   app.route("/v1", rulebookRoutes(rt));

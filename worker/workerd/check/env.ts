@@ -1,8 +1,9 @@
 /** The check worker's options, bindings and per-request context variables (typed for every route). */
-import type { Core } from "../../portable/engine/index.js";
+import type { ApprovalStore, CallOptions, CheckResult, Core } from "../../portable/engine/index.js";
 import type { KeySet, LicenceState } from "../../portable/licensing/index.js";
 import type { LicenceStore, RenewalEnv } from "./renewal.js";
 import type { Stores } from "./stores.js";
+import type { SessionShape } from "./session-shape.js";
 import type { TenantConfig } from "./tenants.js";
 
 export interface AppOptions {
@@ -17,6 +18,8 @@ export interface AppOptions {
   fetch?: typeof fetch;
   /** where renewed leases are shared between isolates (the LICENCE_STATE Durable Object); none: per isolate only */
   licenceStore?: (env: unknown, installationId: string) => LicenceStore | undefined;
+  /** where a tenant's pending confirmations live (approvals-store.ts); default: the APPROVALS binding, else memory */
+  approvals?: (env: unknown, tenant: string) => ApprovalStore;
 }
 
 export type CheckEnv = {
@@ -28,5 +31,7 @@ export type CheckEnv = {
     licence: LicenceState;
     /** this request's clock (clock.ts) */
     now: () => Date;
+    /** what POST /v1/check answered, for the approvals (approvals.ts): a confirm becomes a pending record */
+    checked?: { tool: string; args: unknown; options: CallOptions; session: SessionShape; check: CheckResult };
   };
 };

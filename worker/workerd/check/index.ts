@@ -15,12 +15,15 @@ export { CatalogueObject } from "./catalogue-object.js";
 export { CounterObject } from "./counter-object.js";
 export { LicenceStateObject } from "./licence-state-object.js";
 export { SessionStateObject } from "./session-state-object.js";
+export { ApprovalObject } from "./approvals-object.js";
+import { durableApprovals, type ApprovalObject } from "./approvals-object.js";
 
 let core: Core | undefined;
 const app = createApp({
   core: () => (core ??= createCore(wasm)),
   stores: (env) => durableStores(env as DurableEnv),
   licenceStore: (env, installationId) => durableLicenceStore(env as DurableEnv, installationId),
+  approvals: (env, tenant) => durableApprovals((env as { APPROVALS: DurableObjectNamespace<ApprovalObject> }).APPROVALS, tenant),
 });
 
 function testHooks(env: unknown) {

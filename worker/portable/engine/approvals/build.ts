@@ -5,7 +5,8 @@
  */
 import type { CheckResult, Labels } from "../check/types.js";
 import type { CompiledCatalogue } from "../catalogue/types.js";
-import { fromBase64Url, fromUtf8, toHex, randomBytes } from "../canonical/bytes.js";
+import { fromBase64Url, fromUtf8 } from "../canonical/bytes.js";
+import { sha256Hex } from "../canonical/sha256.js";
 import { own } from "../canonical/own.js";
 import type { CounterEffect, PendingRecord } from "./record.js";
 
@@ -34,8 +35,13 @@ export function tokenClaims(token: string): { digest: string; exp: number; ask: 
   }
 }
 
-export function newApprovalId(): string {
-  return `p_${toHex(randomBytes(8))}`;
+/**
+ * The id of a confirm's pending record, from its token: the worker creates the record as it
+ * answers, and the remote SDK finds it from the answer alone (no field added to the answer).
+ * A token names one ask of one session, so one token is one record.
+ */
+export function approvalIdOf(token: string): string {
+  return `p_${sha256Hex(`stalwart-approval-id-v1.${token}`).slice(0, 16)}`;
 }
 
 /** A record for a confirm that carries a token, or null (nothing can be approved without one). */
@@ -52,7 +58,7 @@ export function pendingFrom(i: PendingInput): PendingRecord | null {
     origins[k] = { origin: typeof origin === "string" ? origin : "missing", labels: [...new Set([...whole, ...mine])].sort() };
   }
   return {
-    v: 1, id: newApprovalId(), session: i.session, step: claims.ask, tool: i.tool, agent: claims.agent,
+    v: 1, id: approvalIdOf(token), session: i.session, step: claims.ask, tool: i.tool, agent: claims.agent,
     args: structuredClone(i.args), digest: claims.digest, origins, reasons: [...i.check.reasons],
     wording: typeof i.check.detail.wording === "string" ? i.check.detail.wording : "",
     counters: i.catalogue ? counterEffects(i.catalogue, i.tool, i.args) : [],

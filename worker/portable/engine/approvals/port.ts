@@ -7,6 +7,8 @@
 import type { CompiledCatalogue } from "../catalogue/types.js";
 import type { DecisionInput } from "./receipts.js";
 import type { Approval, ApprovalStore } from "./record.js";
+import type { CounterStore } from "../counters/store.js";
+import type { Entry } from "../history/entry.js";
 
 export interface ApprovalPort {
   store: ApprovalStore;
@@ -15,6 +17,15 @@ export interface ApprovalPort {
   catalogue?: CompiledCatalogue | undefined;
   /** how often `run(…, {wait})` reads the store (default 100 ms) */
   pollMs?: number;
+  /** the session's counters, for a record's before → after (counts.ts); without, they stay unknown */
+  counters?: CounterStore | undefined;
+  /** the session's entries (which run a `per: run` counter is in) */
+  entries?: (() => readonly Entry[]) | undefined;
+  /**
+   * The store holds the record already (a check worker creates it as it answers `confirm`):
+   * `run()` only waits for it, under the id the token names.
+   */
+  recordedByChecker?: boolean;
 }
 
 /**

@@ -86,6 +86,7 @@ export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       const s = await rt.resume(c, b.session, true);
       const check = await s.checkToolCall(b.tool, b.args, b.options);
       rt.remember(c, s);
+      c.set("checked", { tool: b.tool, args: b.args, options: b.options, session: b.session, check });
       // what the decision was made with, only when asked: the answer stays what the check says
       const bundles = b.options?.explain === true ? bundlesOf(c.get("licence")) : undefined;
       if (bundles) check.detail.bundles = bundles;

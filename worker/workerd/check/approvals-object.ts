@@ -1,0 +1,89 @@
+/**
+ * One Durable Object per tenant holding its pending confirmations (issue 12): a row
+ * per record with, once decided, its signed receipt and, once the approved call ran, `used`.
+ * Every method is one synchronous SQL statement or transaction: the object runs one call at a
+ * time and nothing awaits inside, so of two people deciding at once exactly one wins and a token
+ * an approval covers is marked spent once. Status is derived from the clock, never stored: an
+ * expired record is closed without a write. Undecided records a week past their expiry are
+ * dropped a few per add (decided ones are kept: they are the audit's receipts). docs/approvals.md.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { decideProblem, InputError, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../portable/engine/index.js";
+import { checkId } from "./approvals-store.js";
+
+const KEEP_UNDECIDED_MS = 7 * 86_400_000;
+const PRUNE_PER_ADD = 20;
+/** what one list answers at most, newest first */
+const LIST_LIMIT = 200;
+
+type Row = { record: SqlStorageValue; receipt: SqlStorageValue; used: SqlStorageValue };
+
+export class ApprovalObject extends DurableObject {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env as never);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, created INTEGER NOT NULL, expires INTEGER NOT NULL, record TEXT NOT NULL, receipt TEXT, used INTEGER NOT NULL DEFAULT 0)`);
+    this.sql.exec(`CREATE INDEX IF NOT EXISTS approvals_created ON approvals (created DESC, id DESC)`);
+  }
+
+  /** false: a record with this id exists (one token, one record). */
+  add(record: PendingRecord): boolean {
+    return this.ctx.storage.transactionSync(() => {
+      const dup = this.sql.exec(`SELECT 1 FROM approvals WHERE id = ?`, record.id).toArray().length > 0;
+      if (dup) return false;
+      this.sql.exec(`INSERT INTO approvals (id, created, expires, record) VALUES (?, ?, ?, ?)`, record.id, record.created, record.expires, JSON.stringify(record));
+      this.sql.exec(`DELETE FROM approvals WHERE id IN (SELECT id FROM approvals WHERE receipt IS NULL AND expires < ? LIMIT ?)`, record.created - KEEP_UNDECIDED_MS, PRUNE_PER_ADD);
+      return true;
+    });
+  }
+
+  get(id: string): Approval | null {
+    const row = this.sql.exec<Row>(`SELECT record, receipt, used FROM approvals WHERE id = ?`, id).toArray()[0];
+    return row ? approvalOf(row) : null;
+  }
+
+  list(): Approval[] {
+    return this.sql.exec<Row>(`SELECT record, receipt, used FROM approvals ORDER BY created DESC, id DESC LIMIT ?`, LIST_LIMIT).toArray().map(approvalOf);
+  }
+
+  decide(id: string, receipt: SignedReceipt, now: number): DecideAnswer {
+    return this.ctx.storage.transactionSync((): DecideAnswer => {
+      const a = this.get(id) ?? undefined;
+      const why = decideProblem(a, receipt, now);
+      if (why || !a) return { ok: false, why: why ?? "unknown", ...(a ? { approval: a } : {}) };
+      this.sql.exec(`UPDATE approvals SET receipt = ? WHERE id = ? AND receipt IS NULL`, JSON.stringify(receipt), id);
+      return { ok: true, approval: { ...a, receipt } };
+    });
+  }
+
+  /** true the first time an approved record is marked spent, false after (or if it is not approved) */
+  markUsed(id: string): boolean {
+    return this.ctx.storage.transactionSync(() => {
+      const a = this.get(id);
+      if (!a || a.used || a.receipt?.decision !== "approve") return false;
+      this.sql.exec(`UPDATE approvals SET used = 1 WHERE id = ?`, id);
+      return true;
+    });
+  }
+}
+
+function approvalOf(row: Row): Approval {
+  if (typeof row.record !== "string" || (row.receipt !== null && typeof row.receipt !== "string")) throw new Error("an approvals row holds what the worker never writes");
+  return { record: JSON.parse(row.record) as PendingRecord, receipt: row.receipt === null ? null : (JSON.parse(row.receipt) as SignedReceipt), used: row.used === 1 };
+}
+
+/** The ApprovalStore interface over the tenant's object (the Workers entry passes it to the app). */
+export function durableApprovals(ns: DurableObjectNamespace<ApprovalObject>, tenant: string): ApprovalStore {
+  const stub = ns.get(ns.idFromName(tenant));
+  return {
+    add: async (r) => {
+      if (!(await stub.add(structuredClone({ ...r, id: checkId(r.id) })))) throw new InputError(`a pending confirmation \`${r.id}\` exists`, "/id");
+    },
+    get: async (id) => (await stub.get(checkId(id))) ?? undefined,
+    list: async () => await stub.list(),
+    decide: async (id, receipt, now) => await stub.decide(checkId(id), receipt, now),
+    markUsed: async (id) => await stub.markUsed(checkId(id)),
+  };
+}

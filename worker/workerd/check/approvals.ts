@@ -1,0 +1,57 @@
+/**
+ * The approvals in the check worker (issue 12), mounted by app.ts in one call: every `confirm`
+ * POST /v1/check answers becomes a pending record in the tenant's store (approvals-store.ts)
+ * before the answer leaves, under the id its token names (`approvalIdOf`), with each counter's
+ * before → after; the allowed call that presents an approved record's token marks it spent; the
+ * API under /v1/approvals (approvals-routes.ts) and the page at /approvals (approvals-page.ts)
+ * decide them. The hook never changes an answer: a record it could not write is logged, and a
+ * remote `run(…, {wait})` then waits in vain and runs nothing (fail closed).
+ */
+import type { Hono, MiddlewareHandler } from "hono";
+import { approvalIdOf, decide, lastRun, pendingFrom, standingFor, tokenClaims, withCounts } from "../../portable/engine/index.js";
+import type { AppOptions, CheckEnv } from "./env.js";
+import type { CheckRuntime } from "./runtime.js";
+import { approvalRoutes } from "./approvals-routes.js";
+import { approvalsPage } from "./approvals-page.js";
+import { ApprovalKeys, memoryApprovals, type TenantApprovals } from "./approvals-store.js";
+
+/** Before the check route is mounted: the hook must wrap it. */
+export function mountApprovals(app: Hono<CheckEnv>, rt: CheckRuntime, opts: AppOptions): void {
+  const a: TenantApprovals = { store: opts.approvals ?? memoryApprovals(), keys: new ApprovalKeys(opts.core) };
+  app.use("/v1/check", onChecked(rt, a));
+  app.route("/v1", approvalRoutes(rt, a));
+  const page = approvalsPage(a, opts.now);
+  // one handler for the whole page (method ALL: HTML, not part of the OpenAPI document)
+  app.all("/approvals", (c) => page.fetch(c.req.raw, c.env));
+  app.all("/approvals/*", (c) => page.fetch(c.req.raw, c.env));
+}
+
+function onChecked(rt: CheckRuntime, a: TenantApprovals): MiddlewareHandler<CheckEnv> {
+  return async (c, next) => {
+    await next();
+    const done = c.get("checked");
+    if (!done) return;
+    const { check, options } = done;
+    try {
+      const tenant = c.get("tenant");
+      if (check.decision === "confirm" && check.confirmation) {
+        const store = a.store(c.env, tenant);
+        const catalogue = await rt.catalogueByDigest(c, done.session.catalogue);
+        const args = typeof done.args === "object" && done.args !== null && !Array.isArray(done.args) ? (done.args as Record<string, unknown>) : {};
+        const built = pendingFrom({ session: tokenClaims(check.confirmation)?.session ?? "", tool: done.tool, args, check, origins: options.origins, labels: options.labels, catalogue, now: c.get("now")().getTime() });
+        if (!built) return;
+        const record = await withCounts(built, rt.stores(c).counters(tenant), catalogue, lastRun(done.session.entries));
+        await store.add(record);
+        // "always for this session": the same call (same argument digest) approved before stands
+        const standing = standingFor(await store.list(), record.session, record.tool, record.agent, record.digest);
+        if (standing?.receipt) {
+          await decide(store, a.keys.tenant(c.env, tenant), record.id, { decision: "approve", by: standing.receipt.by, at: record.created, message: `always for this session (${standing.record.id})` }).catch(() => undefined);
+        }
+      } else if (check.decision === "allow" && typeof options.confirmation === "string") {
+        await a.store(c.env, tenant).markUsed(approvalIdOf(options.confirmation));
+      }
+    } catch (err) {
+      console.error("stalwart-check approvals:", (err as Error)?.message ?? String(err));
+    }
+  };
+}
