@@ -17,6 +17,8 @@ export interface AppOptions {
   fetch?: typeof fetch;
   /** where renewed leases are shared between isolates (the LICENCE_STATE Durable Object); none: per isolate only */
   licenceStore?: (env: unknown, installationId: string) => LicenceStore | undefined;
+  /** the body limit, and so a session's in its full form (carried.ts); default MAX_BODY_BYTES, 1 MiB */
+  maxBodyBytes?: number;
 }
 
 export type CheckEnv = {
