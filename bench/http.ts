@@ -1,8 +1,11 @@
 /**
  * The HTTP path of `npm run bench`: checks per second through the local check worker under
- * `wrangler dev` with N concurrent clients (N = 1, 8, 64), with p50/p99 latency. Every request
- * carries the same 20-entry session (a typical write check, the worker verifying the whole
- * history each time, as it must: it keeps none).
+ * `wrangler dev` with N concurrent clients (N = 1, 8, 64), with p50/p99 latency. Each client
+ * carries its own session, started at 20 entries, and sends each check with the session the
+ * previous answer returned — as the SDK does, in the delta form (`since`: only what the isolate
+ * does not hold; worker/workerd/check/carried.ts). Sending one saved session over and over would
+ * be refused: the session's Durable Object holds its newest head, so an older copy is
+ * `history_invalid` (that is what the errors column counted before).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -39,17 +42,25 @@ export async function httpBench(seconds = 5): Promise<HttpRow[]> {
     const yaml = readFileSync(join(import.meta.dirname, "../examples/store/agent.yaml"), "utf8");
     const put = await fetch(`${w.url}/v1/catalogues/store`, { method: "PUT", headers: { ...H, "content-type": "application/yaml" }, body: yaml });
     if (!put.ok) throw new Error(`catalogue: ${put.status} ${await put.text()}`);
-    let session = (await (await fetch(`${w.url}/v1/sessions`, { method: "POST", headers: H, body: JSON.stringify({ catalogue: "store", name: "billing" }) })).json()).session;
-    session = (await (await fetch(`${w.url}/v1/sessions/read`, { method: "POST", headers: H, body: JSON.stringify({ session, text: "estorne 40,00 do pedido 4411" }) })).json()).session;
     const call = { tool: "refund_card", args: { order_id: "4411", amount: 40 }, options: { origins: { order_id: "typed", amount: "model" } } };
-    while (session.entries.length < 20) {
-      session = (await (await fetch(`${w.url}/v1/check`, { method: "POST", headers: H, body: JSON.stringify({ session, ...call }) })).json()).session;
+    type Saved = { entries: unknown[]; since?: number; [k: string]: unknown };
+    const post = async (path: string, body: unknown) => (await (await fetch(`${w.url}${path}`, { method: "POST", headers: H, body: JSON.stringify(body) })).json()) as { session: Saved; check?: { decision: string } };
+    /** a 20-entry session, in full (what the caller holds) */
+    async function started(): Promise<Saved> {
+      let session = (await post("/v1/sessions", { catalogue: "store", name: "billing" })).session;
+      session = (await post("/v1/sessions/read", { session, text: "estorne 40,00 do pedido 4411" })).session;
+      while (session.entries.length < 20) session = (await post("/v1/check", { session, ...call })).session;
+      return session;
     }
-    const body = JSON.stringify({ session, ...call });
+    const sessions: Saved[] = [];
+    for (let k = 0; k < 64; k++) sessions.push(await started());
     const rows: HttpRow[] = [];
-    const check = async () => {
-      const r = await fetch(`${w.url}/v1/check`, { method: "POST", headers: H, body });
-      const j = (await r.json()) as { check?: { decision: string } };
+    // client k: its own session, the previous answer's entries appended (the SDK's remote-carried.ts)
+    const check = async (k: number) => {
+      const mine = sessions[k]!;
+      const r = await fetch(`${w.url}/v1/check`, { method: "POST", headers: H, body: JSON.stringify({ session: { ...mine, entries: [], since: mine.entries.length }, ...call }) });
+      const j = (await r.json()) as { session?: Saved; check?: { decision: string } };
+      if (j.session && j.session.since === mine.entries.length) sessions[k] = { ...j.session, entries: mine.entries.concat(j.session.entries) };
       return r.ok && j.check?.decision === "confirm";
     };
     // The floor: what the local runtime costs for a request that does nothing at all.
@@ -65,10 +76,10 @@ export async function httpBench(seconds = 5): Promise<HttpRow[]> {
         const until = Date.now() + seconds * 1000;
         const t0 = process.hrtime.bigint();
         await Promise.all(
-          Array.from({ length: clients }, async () => {
+          Array.from({ length: clients }, async (_, k) => {
             while (Date.now() < until) {
               const s = process.hrtime.bigint();
-              if (!(await send())) errors++;
+              if (!(await send(k))) errors++;
               latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
             }
           }),

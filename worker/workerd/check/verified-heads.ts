@@ -42,8 +42,9 @@ export class VerifiedHeads {
     if (!prefix || prefix.count === 0 || prefix.count > this.maxEntries) return;
     let sessions = this.byEngine.get(engine);
     if (!sessions) this.byEngine.set(engine, (sessions = new Map()));
-    // a snapshot of the list (the entries themselves are shared): the session appends to its own
-    const kept: HeldPrefix = { ...prefix, entries: prefix.entries.slice(0, prefix.count), bytes };
+    // the session's own list, shared: it is only ever appended to (a restart makes a new one), and
+    // every reader stops at `count`, so no copy of it per request
+    const kept: HeldPrefix = { ...prefix, bytes };
     this.forget(engine, prefix.sessionId);
     sessions.set(prefix.sessionId, kept);
     this.touch(engine, prefix.sessionId, kept.count);

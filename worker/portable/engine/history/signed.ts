@@ -7,7 +7,7 @@
  */
 import { fromHex, toHex, utf8 } from "../canonical/bytes.js";
 import type { CompiledCatalogue, Language } from "../catalogue/types.js";
-import { TurnIndex } from "../origins/typed.js";
+import { TurnIndex, tokenizeTurn, type TokenizedTurn } from "../origins/typed.js";
 import { entryCanonical, type Entry } from "./entry.js";
 import { HistoryIndex } from "./index.js";
 import { GENESIS, verifyChain, verifyShaped, type ChainMac, type ChainVerdict } from "./verify.js";
@@ -141,7 +141,7 @@ export class SignedHistory {
     this.last = v.head;
     this.lastHex = toHex(v.head);
     this.turnIndex = new TurnIndex(this.language);
-    for (const e of v.entries) if (e.kind === "turn") this.turnIndex.add(e.text);
+    for (const e of v.entries) if (e.kind === "turn") this.turnIndex.add(tokenized(e, this.language));
     return { ok: true };
   }
 
@@ -194,7 +194,7 @@ export class SignedHistory {
     this.signedCount++;
     this.watched.push(entry);
     this.indexed.add(entry);
-    if (entry.kind === "turn") this.turnIndex.add(entry.text);
+    if (entry.kind === "turn") this.turnIndex.add(tokenized(entry, this.language));
   }
 
   /** Sign and append an entry. */
@@ -214,4 +214,17 @@ function identicalPrefix(list: unknown, known: readonly Entry[], count: number):
   if (!Array.isArray(list) || Object.getPrototypeOf(list) !== Array.prototype || list.length < count) return false;
   for (let i = count - 1; i >= 0; i--) if (list[i] !== known[i]) return false;
   return true;
+}
+
+/**
+ * Each turn entry's folded form, kept with the (never edited) entry object: a history rebuilt
+ * after a known prefix (the worker's delta form) re-adds its turns without folding them again.
+ */
+const folded = new WeakMap<Entry, TokenizedTurn>();
+function tokenized(e: Entry & { kind: "turn" }, language: Language): TokenizedTurn {
+  const hit = folded.get(e);
+  if (hit && hit.language === language) return hit;
+  const t = tokenizeTurn(e.text, language);
+  folded.set(e, t);
+  return t;
 }
