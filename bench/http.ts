@@ -8,7 +8,7 @@
  * `history_invalid` (that is what the errors column counted before).
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // @ts-expect-error — plain .mjs helper shared with scripts/dev.mjs
@@ -22,6 +22,52 @@ export interface HttpRow {
   p50: number;
   p99: number;
   errors: number;
+  /** workerd's CPU time per request (ms; from /proc, Linux only; null where it cannot be read) */
+  cpuMs: number | null;
+}
+
+/**
+ * The CPU time (ms) the workerd processes under `root` (wrangler's process group) have used, from
+ * /proc/<pid>/stat (utime + stime, in clock ticks of 10 ms); null off Linux. workerd reports no
+ * per-request CPU time locally (only Cloudflare's logs and Tail Workers do), so the bench takes the
+ * difference over a whole row and divides by its requests.
+ */
+function workerdCpuMs(root: number): number | null {
+  if (process.platform !== "linux") return null;
+  const stat = (pid: string): string[] | null => {
+    try {
+      const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+      // comm may hold spaces: the fields after it start past the last ')'
+      const close = text.lastIndexOf(")");
+      return [text.slice(text.indexOf("(") + 1, close), ...text.slice(close + 2).split(" ")];
+    } catch {
+      return null;
+    }
+  };
+  const parent = new Map<string, string>();
+  const comm = new Map<string, string>();
+  const ticks = new Map<string, number>();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    const f = stat(pid);
+    if (!f) continue;
+    // after comm: [0] state, [1] ppid, … [11] utime, [12] stime
+    comm.set(pid, f[0]!);
+    parent.set(pid, f[2]!);
+    ticks.set(pid, Number(f[12]) + Number(f[13]));
+  }
+  const under = (pid: string): boolean => {
+    for (let p: string | undefined = pid, hops = 0; p && p !== "0" && hops < 64; p = parent.get(p), hops++) if (p === String(root)) return true;
+    return false;
+  };
+  let total = 0;
+  let found = false;
+  for (const [pid, name] of comm) {
+    if (name.startsWith("workerd") && under(pid)) {
+      total += ticks.get(pid) ?? 0;
+      found = true;
+    }
+  }
+  return found ? total * 10 : null;
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -74,6 +120,7 @@ export async function httpBench(seconds = 5): Promise<HttpRow[]> {
         const latencies: number[] = [];
         let errors = 0;
         const until = Date.now() + seconds * 1000;
+        const cpu0 = workerdCpuMs(w.pid);
         const t0 = process.hrtime.bigint();
         await Promise.all(
           Array.from({ length: clients }, async (_, k) => {
@@ -85,8 +132,10 @@ export async function httpBench(seconds = 5): Promise<HttpRow[]> {
           }),
         );
         const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
+        const cpu1 = workerdCpuMs(w.pid);
         latencies.sort((a, b) => a - b);
-        rows.push({ what, clients, checksPerSecond: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors });
+        const cpuMs = cpu0 !== null && cpu1 !== null && latencies.length > 0 ? (cpu1 - cpu0) / latencies.length : null;
+        rows.push({ what, clients, checksPerSecond: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors, cpuMs });
       }
     }
     return rows;
