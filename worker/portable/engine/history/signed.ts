@@ -31,6 +31,21 @@ export interface KnownPrefix {
   readonly entries: readonly Entry[];
   readonly count: number;
   readonly head: Uint8Array;
+  /** the indexes built over exactly these entries, for the one later copy that takes them */
+  readonly indexes?: PrefixIndexes;
+}
+
+/**
+ * A history's indexes handed on with its verified prefix: the first later copy to verify after the
+ * prefix takes them (`taken`) and adds only its new entries; any other copy rebuilds its own, so no
+ * two histories ever share one.
+ */
+export interface PrefixIndexes {
+  readonly history: HistoryIndex;
+  readonly turns: TurnIndex;
+  readonly catalogue: CompiledCatalogue;
+  readonly count: number;
+  taken: boolean;
 }
 
 export class SignedHistory {
@@ -89,10 +104,16 @@ export class SignedHistory {
   }
   private known: KnownPrefix | undefined;
 
-  /** What this history has verified and signed, for a later copy of it (null while it cannot say). */
+  /**
+   * What this history has verified and signed, for a later copy of it (null while it cannot say).
+   * Its indexes go with it: this history must not be appended to afterwards (the worker asks at the
+   * end of a request).
+   */
   verifiedPrefix(): KnownPrefix | null {
     if (this.broken !== undefined || this.watched.dirty) return null;
-    return { sessionId: this.sessionId, entries: this.watched.raw, count: this.watched.raw.length, head: this.last };
+    const count = this.watched.raw.length;
+    const indexes: PrefixIndexes = { history: this.indexed, turns: this.turnIndex, catalogue: this.catalogue, count, taken: false };
+    return { sessionId: this.sessionId, entries: this.watched.raw, count, head: this.last, indexes };
   }
 
   /** The entries to serialise: the caller's copy when one was made, else our own (never edited). */
@@ -122,6 +143,8 @@ export class SignedHistory {
     // unusual takes the JSON round trip, whose reading says exactly what is wrong.
     // A failure the fast way is verified again the long way: its reason is the long way's.
     let v: ChainVerdict | undefined = this.verifyAfterKnown(expect);
+    const after = v?.ok ? this.afterKnown : undefined;
+    this.afterKnown = undefined;
     if (v === undefined || !v.ok) {
       const read = readEntries(this.watched.viewTarget);
       v = read !== null ? verifyShaped(this.chain, this.sessionId, read, expect) : undefined;
@@ -137,13 +160,29 @@ export class SignedHistory {
     }
     if (!v.ok) return { ok: false, why: v.why };
     this.watched.reset(v.entries);
-    this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);
     this.last = v.head;
     this.lastHex = toHex(v.head);
+    const held = after?.indexes;
+    if (after && held && !held.taken && held.count === after.count && held.catalogue === this.catalogue && held.turns.language === this.language) {
+      // the prefix's indexes, taken: only the entries after it are added
+      held.taken = true;
+      this.indexed = held.history;
+      this.indexed.rebind(this.watched.raw);
+      this.turnIndex = held.turns;
+      for (let i = after.count; i < v.entries.length; i++) {
+        const e = v.entries[i]!;
+        this.indexed.add(e);
+        if (e.kind === "turn") this.turnIndex.add(tokenized(e, this.language));
+      }
+      return { ok: true };
+    }
+    this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);
     this.turnIndex = new TurnIndex(this.language);
     for (const e of v.entries) if (e.kind === "turn") this.turnIndex.add(tokenized(e, this.language));
     return { ok: true };
   }
+  /** the known prefix the last verifyAfterKnown verified after */
+  private afterKnown: KnownPrefix | undefined;
 
   /**
    * When the caller's entries start with a known verified prefix, entry for entry, only the rest
@@ -159,6 +198,7 @@ export class SignedHistory {
     const rest = readEntries((target as unknown[]).slice(known.count));
     if (rest === null) return undefined;
     const all = known.entries.slice(0, known.count).concat(rest);
+    this.afterKnown = known;
     return verifyShaped(this.chain, this.sessionId, all, { ...expect, from: known.count, prev: known.head });
   }
 
