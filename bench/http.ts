@@ -1,11 +1,14 @@
 /**
  * The HTTP path of `npm run bench`: checks per second through the local check worker under
- * `wrangler dev` with N concurrent clients (N = 1, 8, 64), with p50/p99 latency. Every request
- * carries the same 20-entry session (a typical write check, the worker verifying the whole
- * history each time, as it must: it keeps none).
+ * `wrangler dev` with N concurrent clients (N = 1, 8, 64), with p50/p99 latency. Each client
+ * carries its own session, started at 20 entries, and sends each check with the session the
+ * previous answer returned — as the SDK does, in the delta form (`since`: only what the isolate
+ * does not hold; worker/workerd/check/carried.ts). Sending one saved session over and over would
+ * be refused: the session's Durable Object holds its newest head, so an older copy is
+ * `history_invalid` (that is what the errors column counted before).
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // @ts-expect-error — plain .mjs helper shared with scripts/dev.mjs
@@ -19,6 +22,52 @@ export interface HttpRow {
   p50: number;
   p99: number;
   errors: number;
+  /** workerd's CPU time per request (ms; from /proc, Linux only; null where it cannot be read) */
+  cpuMs: number | null;
+}
+
+/**
+ * The CPU time (ms) the workerd processes under `root` (wrangler's process group) have used, from
+ * /proc/<pid>/stat (utime + stime, in clock ticks of 10 ms); null off Linux. workerd reports no
+ * per-request CPU time locally (only Cloudflare's logs and Tail Workers do), so the bench takes the
+ * difference over a whole row and divides by its requests.
+ */
+function workerdCpuMs(root: number): number | null {
+  if (process.platform !== "linux") return null;
+  const stat = (pid: string): string[] | null => {
+    try {
+      const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+      // comm may hold spaces: the fields after it start past the last ')'
+      const close = text.lastIndexOf(")");
+      return [text.slice(text.indexOf("(") + 1, close), ...text.slice(close + 2).split(" ")];
+    } catch {
+      return null;
+    }
+  };
+  const parent = new Map<string, string>();
+  const comm = new Map<string, string>();
+  const ticks = new Map<string, number>();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    const f = stat(pid);
+    if (!f) continue;
+    // after comm: [0] state, [1] ppid, … [11] utime, [12] stime
+    comm.set(pid, f[0]!);
+    parent.set(pid, f[2]!);
+    ticks.set(pid, Number(f[12]) + Number(f[13]));
+  }
+  const under = (pid: string): boolean => {
+    for (let p: string | undefined = pid, hops = 0; p && p !== "0" && hops < 64; p = parent.get(p), hops++) if (p === String(root)) return true;
+    return false;
+  };
+  let total = 0;
+  let found = false;
+  for (const [pid, name] of comm) {
+    if (name.startsWith("workerd") && under(pid)) {
+      total += ticks.get(pid) ?? 0;
+      found = true;
+    }
+  }
+  return found ? total * 10 : null;
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -39,17 +88,25 @@ export async function httpBench(seconds = 5): Promise<HttpRow[]> {
     const yaml = readFileSync(join(import.meta.dirname, "../examples/store/agent.yaml"), "utf8");
     const put = await fetch(`${w.url}/v1/catalogues/store`, { method: "PUT", headers: { ...H, "content-type": "application/yaml" }, body: yaml });
     if (!put.ok) throw new Error(`catalogue: ${put.status} ${await put.text()}`);
-    let session = (await (await fetch(`${w.url}/v1/sessions`, { method: "POST", headers: H, body: JSON.stringify({ catalogue: "store", name: "billing" }) })).json()).session;
-    session = (await (await fetch(`${w.url}/v1/sessions/read`, { method: "POST", headers: H, body: JSON.stringify({ session, text: "estorne 40,00 do pedido 4411" }) })).json()).session;
     const call = { tool: "refund_card", args: { order_id: "4411", amount: 40 }, options: { origins: { order_id: "typed", amount: "model" } } };
-    while (session.entries.length < 20) {
-      session = (await (await fetch(`${w.url}/v1/check`, { method: "POST", headers: H, body: JSON.stringify({ session, ...call }) })).json()).session;
+    type Saved = { entries: unknown[]; since?: number; [k: string]: unknown };
+    const post = async (path: string, body: unknown) => (await (await fetch(`${w.url}${path}`, { method: "POST", headers: H, body: JSON.stringify(body) })).json()) as { session: Saved; check?: { decision: string } };
+    /** a 20-entry session, in full (what the caller holds) */
+    async function started(): Promise<Saved> {
+      let session = (await post("/v1/sessions", { catalogue: "store", name: "billing" })).session;
+      session = (await post("/v1/sessions/read", { session, text: "estorne 40,00 do pedido 4411" })).session;
+      while (session.entries.length < 20) session = (await post("/v1/check", { session, ...call })).session;
+      return session;
     }
-    const body = JSON.stringify({ session, ...call });
+    const sessions: Saved[] = [];
+    for (let k = 0; k < 64; k++) sessions.push(await started());
     const rows: HttpRow[] = [];
-    const check = async () => {
-      const r = await fetch(`${w.url}/v1/check`, { method: "POST", headers: H, body });
-      const j = (await r.json()) as { check?: { decision: string } };
+    // client k: its own session, the previous answer's entries appended (the SDK's remote-carried.ts)
+    const check = async (k: number) => {
+      const mine = sessions[k]!;
+      const r = await fetch(`${w.url}/v1/check`, { method: "POST", headers: H, body: JSON.stringify({ session: { ...mine, entries: [], since: mine.entries.length }, ...call }) });
+      const j = (await r.json()) as { session?: Saved; check?: { decision: string } };
+      if (j.session && j.session.since === mine.entries.length) sessions[k] = { ...j.session, entries: mine.entries.concat(j.session.entries) };
       return r.ok && j.check?.decision === "confirm";
     };
     // The floor: what the local runtime costs for a request that does nothing at all.
@@ -63,19 +120,22 @@ export async function httpBench(seconds = 5): Promise<HttpRow[]> {
         const latencies: number[] = [];
         let errors = 0;
         const until = Date.now() + seconds * 1000;
+        const cpu0 = workerdCpuMs(w.pid);
         const t0 = process.hrtime.bigint();
         await Promise.all(
-          Array.from({ length: clients }, async () => {
+          Array.from({ length: clients }, async (_, k) => {
             while (Date.now() < until) {
               const s = process.hrtime.bigint();
-              if (!(await send())) errors++;
+              if (!(await send(k))) errors++;
               latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
             }
           }),
         );
         const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
+        const cpu1 = workerdCpuMs(w.pid);
         latencies.sort((a, b) => a - b);
-        rows.push({ what, clients, checksPerSecond: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors });
+        const cpuMs = cpu0 !== null && cpu1 !== null && latencies.length > 0 ? (cpu1 - cpu0) / latencies.length : null;
+        rows.push({ what, clients, checksPerSecond: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errors, cpuMs });
       }
     }
     return rows;

@@ -4,7 +4,7 @@
  * between handing the request to the app and reading its answer — parsing the carried session,
  * resuming and verifying it, the check, signing, serialising the answer.
  *
- * For sessions of 20, 2,000 and 7,500 entries (the last near the 1 MiB body limit: mostly turns,
+ * For sessions of 20, 2,000 and 7,000 entries (the last near the 1 MiB body limit, with room for the requests that add to it: mostly turns,
  * the smallest entries), each: the first request an isolate sees (the whole history verified), then
  * requests that carry the session the previous answer returned (what a client does), which the
  * isolate's verified heads (worker/workerd/check/verified-heads.ts) answer verifying only what is
@@ -31,6 +31,10 @@ export interface WorkerCpuRow {
   warm: number;
   /** median CPU µs of the same body without its `tool`: read, parsed and refused before any resume (the floor) */
   floor: number;
+  /** median CPU µs of requests in the delta form (`since`, worker/workerd/check/carried.ts): what the SDK sends */
+  delta: number;
+  /** bytes of such a request */
+  deltaBytes: number;
 }
 
 type Saved = { entries: unknown[]; [k: string]: unknown };
@@ -46,7 +50,7 @@ function cpu<T>(f: () => Promise<T>): Promise<[T, number]> {
   });
 }
 
-export async function workerCpu(sizes: readonly number[] = [20, 2000, 7500], warmRequests = 11): Promise<WorkerCpuRow[]> {
+export async function workerCpu(sizes: readonly number[] = [20, 2000, 7000], warmRequests = 11, deltaRequests = 21): Promise<WorkerCpuRow[]> {
   const secret = randomBytes(32);
   const env = { STALWART_API_KEYS: `bench:${KEY}`, STALWART_HISTORY_SECRET: secret.toString("hex"), STALWART_LICENCE: workerLicence };
   const stores = testStores();
@@ -70,7 +74,7 @@ export async function workerCpu(sizes: readonly number[] = [20, 2000, 7500], war
     const s = eng.Session.resume(engine, catalogue, created);
     await s.read("estorne 40,00 do pedido 4411");
     // checks (~470 B each) up to 20, or half of 2,000; turns (~130 B, the smallest entry) for the
-    // rest, so 7,500 entries stay under the 1 MiB body limit
+    // rest, so 7,000 entries stay under the 1 MiB body limit
     const checks = n <= 20 ? n : n <= 2000 ? n / 2 : 20;
     while (s.history.entries.length < checks) await s.checkToolCall(refund.tool, refund.args, refund.options);
     while (s.history.entries.length < n) await s.read("x");
@@ -100,7 +104,21 @@ export async function workerCpu(sizes: readonly number[] = [20, 2000, 7500], war
       floor.push(t);
     }
     floor.sort((a, b) => a - b);
-    rows.push({ entries: n, bytes, cold, warm: warm[Math.floor(warm.length / 2)]!, floor: floor[Math.floor(floor.length / 2)]! });
+    // the delta form: the entries this isolate returned are left out, the answer's appended
+    let full = (JSON.parse(answer) as { session: Saved }).session;
+    const delta: number[] = [];
+    let deltaBytes = 0;
+    for (let k = 0; k < deltaRequests; k++) {
+      const dbody = JSON.stringify({ session: { ...full, entries: [], since: full.entries.length }, ...refund });
+      deltaBytes = dbody.length;
+      const [text, t] = await cpu(async () => (await post("/v1/check", dbody)).text());
+      const a = JSON.parse(text) as { session?: Saved & { since?: number }; check?: { decision: string } };
+      if (a.check?.decision !== "confirm" || a.session?.since !== full.entries.length) throw new Error(`worker answered ${text.slice(0, 300)}`);
+      full = { ...a.session, entries: full.entries.concat(a.session.entries) };
+      delta.push(t);
+    }
+    delta.sort((a, b) => a - b);
+    rows.push({ entries: n, bytes, cold, warm: warm[Math.floor(warm.length / 2)]!, floor: floor[Math.floor(floor.length / 2)]!, delta: delta[Math.floor(delta.length / 2)]!, deltaBytes });
   }
   return rows;
 }

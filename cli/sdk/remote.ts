@@ -1,6 +1,7 @@
 /**
  * The SDK against a running check worker (`new Client({ url, key })`): the same session API over
- * HTTP. The caller carries the session, so every answer replaces the local copy. Past the
+ * HTTP. The caller carries the session (remote-carried.ts: the worker is sent only what it does
+ * not hold, and every answer's entries are added to the local copy). Past the
  * deadline (`timeoutMs`, default 2 s), or on any transport error, a check answers `refuse` with
  * `check_unavailable`: the caller never runs a tool because the gate did not answer.
  */
@@ -13,6 +14,7 @@ import { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequir
 import { looksLikeRulebookPath, readRulebookInput } from "./rulebook-node.js";
 import type { SessionCore } from "../../worker/portable/engine/index.js";
 import type { FollowPlan, Judged, SignedReceipt, UndoPlan } from "../../worker/portable/engine/index.js";
+import { CarriedSession } from "./remote-carried.js";
 
 export interface RemoteOptions {
   url: string;
@@ -113,11 +115,11 @@ export async function ensureRulebook(http: Http, input: string | object): Promis
  * request at a time, each carrying the state the previous answer returned).
  */
 export class RemoteSession implements SessionCore {
-  private state: Promise<SavedSession>;
-  private current?: SavedSession;
+  private state: Promise<CarriedSession>;
+  private current?: CarriedSession;
 
   constructor(private readonly http: Http, state: Promise<SavedSession>, private readonly clock: () => Date = () => new Date()) {
-    this.state = state.then((s) => (this.current = s));
+    this.state = state.then((s) => (this.current = new CarriedSession(s)));
     this.state.catch(() => {});
   }
 
@@ -135,15 +137,31 @@ export class RemoteSession implements SessionCore {
   }
 
   async filter(step: number, result: unknown): Promise<unknown> {
-    const session = await this.state;
-    const r = await this.http.send("POST", "/v1/filter", { session, step, result });
+    const r = await this.send("/v1/filter", { step, result });
     return r.kept;
   }
 
   private async plan(body: Record<string, unknown>): Promise<unknown> {
-    const session = await this.state;
-    const r = await this.http.send("POST", "/v1/plan", { session, ...body });
+    const r = await this.send("/v1/plan", body);
     return r.plan;
+  }
+
+  /**
+   * POST `body` with the session; a worker that does not hold the entries the delta form left out
+   * (409 `session_history_needed`: another isolate, a restart) is sent the session in full once.
+   * The answer's session, if any, is taken into the local copy.
+   */
+  private async send(path: string, body: Record<string, unknown>): Promise<any> {
+    const carried = await this.state;
+    let r: any;
+    try {
+      r = await this.http.send("POST", path, { session: carried.wire(), ...body });
+    } catch (err) {
+      if (!(err instanceof StalwartError) || err.code !== "session_history_needed") throw err;
+      r = await this.http.send("POST", path, { session: carried.wire(true), ...body });
+    }
+    if (r && typeof r === "object" && "session" in r) carried.take(r.session);
+    return r;
   }
 
   get id(): string {
@@ -155,34 +173,28 @@ export class RemoteSession implements SessionCore {
     const self = this;
     return {
       get entries() {
-        return self.current?.entries ?? [];
+        return self.current?.view ?? [];
       },
       set entries(v: Entry[]) {
-        if (self.current) self.current.entries = v;
+        if (self.current) self.current.view = v;
       },
     };
   }
 
   async read(text: string): Promise<{ step: number }> {
-    const session = await this.state;
-    const r = await this.http.send("POST", "/v1/sessions/read", { session, text });
-    this.current = r.session;
-    this.state = Promise.resolve(r.session);
+    const r = await this.send("/v1/sessions/read", { text });
     return { step: r.step };
   }
 
   async checkToolCall(tool: string, args: unknown, options: CallOptions = {}): Promise<CheckResult> {
-    let session: SavedSession;
     try {
-      session = await this.state;
+      await this.state;
     } catch (err) {
       if (isLicenceError(err)) throw err;
       return unavailable(err);
     }
     try {
-      const r = await this.http.send("POST", "/v1/check", { session, tool, args, options });
-      this.current = r.session;
-      this.state = Promise.resolve(r.session);
+      const r = await this.send("/v1/check", { tool, args, options });
       return r.check as CheckResult;
     } catch (err) {
       if (err instanceof Unavailable || err instanceof CheckTimeout) return unavailable(err);
@@ -191,10 +203,7 @@ export class RemoteSession implements SessionCore {
   }
 
   async report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
-    const session = await this.state;
-    const r = await this.http.send("POST", "/v1/report", { session, step, outcome, ...(result !== undefined ? { result } : {}) });
-    this.current = r.session;
-    this.state = Promise.resolve(r.session);
+    const r = await this.send("/v1/report", { step, outcome, ...(result !== undefined ? { result } : {}) });
     return { step: r.step };
   }
 
@@ -209,7 +218,7 @@ export class RemoteSession implements SessionCore {
 
   toJSON(): SavedSession {
     if (!this.current) throw new StalwartError("SessionNotReady", "the session has not been created on the worker yet; await a call first");
-    return structuredClone(this.current);
+    return this.current.saved();
   }
 }
 

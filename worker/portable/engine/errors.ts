@@ -70,6 +70,8 @@ export const ERROR_CODES = {
   catalogue_not_found: { status: 404 },
   rulebook_not_found: { status: 404 },
   history_secret_missing: { status: 503 },
+  /** a session sent with `since` to an isolate that does not hold its first entries: send it in full */
+  session_history_needed: { status: 409 },
   // the licence service (licensing.md, "Service endpoints") and its Durable Objects
   malformed_request: { status: 400 },
   malformed_signature: { status: 400 },

@@ -11,6 +11,7 @@ export { GuardedSteps, type DecideOptions, type Impl, type RollbackStep, type Ru
 export type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 export { REASON_CODES, type CallOptions, type CheckResult, type Labels, type LicenceGate, type ReasonCode } from "./check/types.js";
 export { bindsOf, inferOrigins, originsOf, prepareView, ResultIndex, viewOfHistory, type InferenceView, type InferOptions, type InferredOrigin, type PreparedView, type RecordedResult } from "./origins/infer.js";
+export { WatchedEntries } from "./history/watched.js";
 export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, type ReceiptEntry, type ReportEntry, type TurnEntry } from "./history/entry.js";
 
 // Approvals (issue 12): pending confirmations, signed receipts, the store interface both runtimes share.

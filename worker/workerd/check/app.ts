@@ -21,16 +21,17 @@ import { checkRoutes } from "./routes/checks.js";
 import { healthRoutes } from "./routes/health.js";
 import { rulebookRoutes } from "./routes/rulebooks.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { MAX_BODY_BYTES } from "./carried.js";
 import { CheckRuntime } from "./runtime.js";
 import { parseKeys, tenantOf } from "./tenants.js";
 
 export type { AppOptions } from "./env.js";
 
-/** 1 MiB: a tool call's arguments and a session's history fit easily; anything larger is refused. */
-export const MAX_BODY_BYTES = 1 << 20;
+export { MAX_BODY_BYTES } from "./carried.js";
 
 export function createApp(opts: AppOptions) {
-  const rt = new CheckRuntime(opts);
+  const maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+  const rt = new CheckRuntime({ ...opts, maxBodyBytes });
   const app = new Hono<CheckEnv>();
   answerErrors(app, {
     service: "worker",
@@ -47,7 +48,7 @@ export function createApp(opts: AppOptions) {
     c.set("licence", await rt.licenceOf(c));
     await next();
   };
-  app.use("/v1/*", authenticate, requestClock(rt.defaultNow()), limitBody(MAX_BODY_BYTES));
+  app.use("/v1/*", authenticate, requestClock(rt.defaultNow()), limitBody(maxBodyBytes));
   mountApprovals(app, rt, opts); // issue 12: before the check route, whose confirms it records
 
   app.route("/v1", catalogueRoutes(rt));

@@ -89,8 +89,7 @@ export function approvalRoutes(rt: CheckRuntime, a: TenantApprovals): Hono<Check
       const b = c.req.valid("json");
       const s = await rt.resume(c, b.session);
       const { step } = await s.receipt(b.receipt);
-      rt.remember(c, s);
-      return c.json({ step, session: s.toJSON(false) });
+      return rt.reply(c, s, { step });
     },
   );
 

@@ -36,11 +36,11 @@ function onChecked(rt: CheckRuntime, a: TenantApprovals): MiddlewareHandler<Chec
       const tenant = c.get("tenant");
       if (check.decision === "confirm" && check.confirmation) {
         const store = a.store(c.env, tenant);
-        const catalogue = await rt.catalogueByDigest(c, done.session.catalogue);
+        const catalogue = await rt.catalogueByDigest(c, done.catalogue);
         const args = typeof done.args === "object" && done.args !== null && !Array.isArray(done.args) ? (done.args as Record<string, unknown>) : {};
         const built = pendingFrom({ session: tokenClaims(check.confirmation)?.session ?? "", tool: done.tool, args, check, origins: options.origins, labels: options.labels, catalogue, now: c.get("now")().getTime() });
         if (!built) return;
-        const record = await withCounts(built, rt.stores(c).counters(tenant), catalogue, lastRun(done.session.entries));
+        const record = await withCounts(built, rt.stores(c).counters(tenant), catalogue, lastRun(done.entries()));
         await store.add(record);
         // "always for this session": the same call (same argument digest) approved before stands
         const standing = standingFor(await store.list(), record.session, record.tool, record.agent, record.digest);

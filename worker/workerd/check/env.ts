@@ -20,6 +20,8 @@ export interface AppOptions {
   licenceStore?: (env: unknown, installationId: string) => LicenceStore | undefined;
   /** where a tenant's pending confirmations live (approvals-store.ts); default: the APPROVALS binding, else memory */
   approvals?: (env: unknown, tenant: string) => ApprovalStore;
+  /** the body limit, and so a session's in its full form (carried.ts); default MAX_BODY_BYTES, 1 MiB */
+  maxBodyBytes?: number;
 }
 
 export type CheckEnv = {
@@ -32,6 +34,6 @@ export type CheckEnv = {
     /** this request's clock (clock.ts) */
     now: () => Date;
     /** what POST /v1/check answered, for the approvals (approvals.ts): a confirm becomes a pending record */
-    checked?: { tool: string; args: unknown; options: CallOptions; session: SessionShape; check: CheckResult };
+    checked?: { tool: string; args: unknown; options: CallOptions; catalogue: string; entries: () => readonly { readonly kind?: unknown; readonly step?: unknown }[]; check: CheckResult };
   };
 };

@@ -53,7 +53,9 @@ const components = {
       properties: {
         v: { const: 1 }, id: { type: "string" }, name: { type: "string" }, language: { enum: ["en", "pt-BR"] }, agent: { type: ["string", "null"] }, context: { type: "object" },
         catalogue: { type: "string" }, rulebook: { type: ["string", "null"] }, taint_model_after_untrusted: { type: "boolean" },
-        entries: { type: "array", items: { type: "object" } }, seal: { type: "string" }, head: { type: "string" },
+        entries: { type: "array", items: { type: "object" }, description: "every entry; with `since`, only the entries from index `since` on" },
+        seal: { type: "string" }, head: { type: "string" },
+        since: { type: "integer", minimum: 0, description: "the entries before this index are left out: the ones the previous answer returned (or carried). The answer then returns only the entries from `since` on, with `since`; 409 `session_history_needed` when this isolate does not hold them: send the session in full" },
       },
     },
   },

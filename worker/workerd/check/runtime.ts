@@ -16,7 +16,8 @@ import { LicenceRenewal, type RenewalEnv, type WaitUntil } from "./renewal.js";
 import type { SessionShape } from "./session-shape.js";
 import type { Stores } from "./stores.js";
 import { historySecret, type TenantConfig } from "./tenants.js";
-import { VerifiedHeads } from "./verified-heads.js";
+import { VerifiedHeads, type HeldPrefix } from "./verified-heads.js";
+import { answerOf, expand } from "./carried.js";
 
 type C = Context<CheckEnv>;
 
@@ -29,8 +30,10 @@ export class CheckRuntime {
   private secretSlot: { hex: string; slot: number } | undefined;
   /** what this isolate verified of each session (verified-heads.ts) */
   private readonly verified = new VerifiedHeads();
+  /** each resumed session's request form and what this isolate held of it then (carried.ts) */
+  private readonly carried = new WeakMap<Session, { saved: SessionShape; held: HeldPrefix | undefined }>();
 
-  constructor(private readonly opts: AppOptions) {
+  constructor(private readonly opts: AppOptions & { maxBodyBytes: number }) {
     const hash = (text: string) => toHex(opts.core().sha256Text(text));
     this.catalogues = new Compiled(hash);
     this.rulebooks = new Compiled(hash);
@@ -152,23 +155,37 @@ export class CheckRuntime {
    * (another tenant's, or a forged one) is not an error; the check refuses it `history_invalid`
    * and starts a new history, as the SDK does.
    */
-  async resume(c: C, saved: SessionShape, adoptBrokenSeal = false): Promise<Session> {
+  async resume(c: C, carried: SessionShape, adoptBrokenSeal = false): Promise<Session> {
+    const held = typeof carried.id === "string" ? this.verified.get(this.tenantEngine(c), carried.id) : undefined;
+    // the delta form's first entries put back (or 409 session_history_needed), before any lookup
+    const saved = expand(carried, held, this.opts.maxBodyBytes);
     const catalogue = await this.catalogueByDigest(c, saved.catalogue);
     const rulebook = typeof saved.rulebook === "string" ? await this.rulebookByDigest(c, saved.rulebook) : undefined;
     const engine = this.engineFor(c);
-    const known = typeof saved.id === "string" ? this.verified.get(this.tenantEngine(c), saved.id) : undefined;
-    const opts = { ...(rulebook ? { rulebook } : {}), ...(known ? { known } : {}) };
+    const opts = { ...(rulebook ? { rulebook } : {}), ...(held ? { known: held } : {}) };
+    let s: Session;
     try {
-      return Session.resume(engine, catalogue, saved, opts);
+      s = Session.resume(engine, catalogue, saved, opts);
     } catch (err) {
       if (!adoptBrokenSeal || !(err instanceof StalwartError) || err.code !== "SessionSealInvalid") throw err;
-      return Session.untrusted(engine, catalogue, saved, "the session was not sealed with this key (another tenant's or installation's, or changed by hand)", rulebook ? { rulebook } : {});
+      s = Session.untrusted(engine, catalogue, saved, "the session was not sealed with this key (another tenant's or installation's, or changed by hand)", rulebook ? { rulebook } : {});
     }
+    this.carried.set(s, { saved: carried, held });
+    return s;
   }
 
-  /** After an answer: keep what the session verified and signed, for its next request (verified-heads.ts). */
-  remember(c: C, s: Session): void {
-    this.verified.remember(this.tenantEngine(c), s.verifiedPrefix());
+  /**
+   * The answer's JSON: `fields`, then the next session in the form the request used (carried.ts);
+   * what the session verified and signed is kept for its next request (verified-heads.ts).
+   */
+  reply(c: C, s: Session, fields: Record<string, unknown>, status: 200 | 201 = 200): Response {
+    const from = this.carried.get(s);
+    const prefix = s.verifiedPrefix();
+    const answer = answerOf(s, from?.saved, from?.held, prefix);
+    this.verified.remember(this.tenantEngine(c), prefix, answer.bytes);
+    const head = JSON.stringify(fields);
+    const text = head.length > 2 ? `${head.slice(0, -1)},"session":${answer.text}}` : `{"session":${answer.text}}`;
+    return c.body(text, status, { "content-type": "application/json" });
   }
 }
 

@@ -10,16 +10,20 @@ export interface SessionShape extends Record<string, unknown> {
   catalogue: string;
   entries: Record<string, unknown>[];
   rulebook?: string | null;
+  /** the delta form (carried.ts): `entries` are the session's from this index on */
+  since?: number;
 }
 
 export function sessionOf(body: Record<string, unknown>): SessionShape {
   const saved = Object.hasOwn(body, "session") ? body.session : undefined;
   if (!isObject(saved)) throw new InputError("`session` must be the session object a previous answer returned", "/session");
-  const { catalogue, entries, rulebook } = saved;
+  const { catalogue, entries, rulebook, since } = saved;
   if (typeof catalogue !== "string") throw invalid("`session.catalogue` must be the catalogue digest", "/session/catalogue");
   if (!Array.isArray(entries) || !entries.every(isObject)) throw invalid("`session.entries` must be a list of entry objects", "/session/entries");
   if (rulebook !== undefined && rulebook !== null && typeof rulebook !== "string") throw invalid("`session.rulebook` must be a digest or null", "/session/rulebook");
-  return { ...saved, catalogue, entries, ...(rulebook === undefined ? {} : { rulebook }) };
+  if (since !== undefined && !(Number.isSafeInteger(since) && typeof since === "number" && since >= 0)) throw new InputError("`session.since` must be the number of entries left out (an integer ≥ 0)", "/session/since");
+  const { since: _since, ...rest } = saved;
+  return { ...rest, catalogue, entries, ...(rulebook === undefined ? {} : { rulebook }), ...(since === undefined || since === 0 ? {} : { since }) };
 }
 
 const invalid = (message: string, pointer: string) => new StalwartError("SessionSealInvalid", message, { pointer });

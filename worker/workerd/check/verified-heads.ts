@@ -18,27 +18,33 @@ import type { Engine, KnownPrefix } from "../../portable/engine/index.js";
 /** At most this many entries held per isolate, across sessions (~0.7 KB each: ~20 MB). */
 export const MAX_ENTRIES = 30_000;
 
+/** A verified prefix with the size of the session's full JSON form when it was answered (carried.ts). */
+export interface HeldPrefix extends KnownPrefix {
+  readonly bytes: number;
+}
+
 export class VerifiedHeads {
-  private readonly byEngine = new WeakMap<Engine, Map<string, KnownPrefix>>();
+  private readonly byEngine = new WeakMap<Engine, Map<string, HeldPrefix>>();
   /** every session held, oldest use first, with its engine (for eviction) */
   private readonly order = new Map<string, { engine: Engine; sessionId: string; count: number }>();
   private held = 0;
 
   constructor(private readonly maxEntries = MAX_ENTRIES) {}
 
-  get(engine: Engine, sessionId: string): KnownPrefix | undefined {
+  get(engine: Engine, sessionId: string): HeldPrefix | undefined {
     const hit = this.byEngine.get(engine)?.get(sessionId);
     if (hit) this.touch(engine, sessionId, hit.count);
     return hit;
   }
 
-  /** Keep what an answer verified and signed (a longer prefix replaces a shorter one). */
-  remember(engine: Engine, prefix: KnownPrefix | null): void {
+  /** Keep what an answer verified and signed (a longer prefix replaces a shorter one), with its session's size. */
+  remember(engine: Engine, prefix: KnownPrefix | null, bytes = 0): void {
     if (!prefix || prefix.count === 0 || prefix.count > this.maxEntries) return;
     let sessions = this.byEngine.get(engine);
     if (!sessions) this.byEngine.set(engine, (sessions = new Map()));
-    // a snapshot of the list (the entries themselves are shared): the session appends to its own
-    const kept: KnownPrefix = { ...prefix, entries: prefix.entries.slice(0, prefix.count) };
+    // the session's own list, shared: it is only ever appended to (a restart makes a new one), and
+    // every reader stops at `count`, so no copy of it per request
+    const kept: HeldPrefix = { ...prefix, bytes };
     this.forget(engine, prefix.sessionId);
     sessions.set(prefix.sessionId, kept);
     this.touch(engine, prefix.sessionId, kept.count);

@@ -25,8 +25,16 @@ export class HistoryIndex {
   /** allowed writes since the last turn */
   runWrites: number[] = [];
 
-  constructor(private readonly catalogue: CompiledCatalogue, private readonly entries: readonly Entry[]) {
+  private entries: readonly Entry[];
+
+  constructor(private readonly catalogue: CompiledCatalogue, entries: readonly Entry[]) {
+    this.entries = entries;
     for (const e of entries) this.add(e);
+  }
+
+  /** Index `entries` from now on: the list this index was built over, extended (signed.ts hands an index on). */
+  rebind(entries: readonly Entry[]): void {
+    this.entries = entries;
   }
 
   add(e: Entry): void {

@@ -7,7 +7,7 @@
  */
 import { fromHex, toHex, utf8 } from "../canonical/bytes.js";
 import type { CompiledCatalogue, Language } from "../catalogue/types.js";
-import { TurnIndex } from "../origins/typed.js";
+import { TurnIndex, tokenizeTurn, type TokenizedTurn } from "../origins/typed.js";
 import { entryCanonical, type Entry } from "./entry.js";
 import { HistoryIndex } from "./index.js";
 import { GENESIS, verifyChain, verifyShaped, type ChainMac, type ChainVerdict } from "./verify.js";
@@ -31,6 +31,21 @@ export interface KnownPrefix {
   readonly entries: readonly Entry[];
   readonly count: number;
   readonly head: Uint8Array;
+  /** the indexes built over exactly these entries, for the one later copy that takes them */
+  readonly indexes?: PrefixIndexes;
+}
+
+/**
+ * A history's indexes handed on with its verified prefix: the first later copy to verify after the
+ * prefix takes them (`taken`) and adds only its new entries; any other copy rebuilds its own, so no
+ * two histories ever share one.
+ */
+export interface PrefixIndexes {
+  readonly history: HistoryIndex;
+  readonly turns: TurnIndex;
+  readonly catalogue: CompiledCatalogue;
+  readonly count: number;
+  taken: boolean;
 }
 
 export class SignedHistory {
@@ -89,10 +104,16 @@ export class SignedHistory {
   }
   private known: KnownPrefix | undefined;
 
-  /** What this history has verified and signed, for a later copy of it (null while it cannot say). */
+  /**
+   * What this history has verified and signed, for a later copy of it (null while it cannot say).
+   * Its indexes go with it: this history must not be appended to afterwards (the worker asks at the
+   * end of a request).
+   */
   verifiedPrefix(): KnownPrefix | null {
     if (this.broken !== undefined || this.watched.dirty) return null;
-    return { sessionId: this.sessionId, entries: this.watched.raw, count: this.watched.raw.length, head: this.last };
+    const count = this.watched.raw.length;
+    const indexes: PrefixIndexes = { history: this.indexed, turns: this.turnIndex, catalogue: this.catalogue, count, taken: false };
+    return { sessionId: this.sessionId, entries: this.watched.raw, count, head: this.last, indexes };
   }
 
   /** The entries to serialise: the caller's copy when one was made, else our own (never edited). */
@@ -122,6 +143,8 @@ export class SignedHistory {
     // unusual takes the JSON round trip, whose reading says exactly what is wrong.
     // A failure the fast way is verified again the long way: its reason is the long way's.
     let v: ChainVerdict | undefined = this.verifyAfterKnown(expect);
+    const after = v?.ok ? this.afterKnown : undefined;
+    this.afterKnown = undefined;
     if (v === undefined || !v.ok) {
       const read = readEntries(this.watched.viewTarget);
       v = read !== null ? verifyShaped(this.chain, this.sessionId, read, expect) : undefined;
@@ -137,13 +160,29 @@ export class SignedHistory {
     }
     if (!v.ok) return { ok: false, why: v.why };
     this.watched.reset(v.entries);
-    this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);
     this.last = v.head;
     this.lastHex = toHex(v.head);
+    const held = after?.indexes;
+    if (after && held && !held.taken && held.count === after.count && held.catalogue === this.catalogue && held.turns.language === this.language) {
+      // the prefix's indexes, taken: only the entries after it are added
+      held.taken = true;
+      this.indexed = held.history;
+      this.indexed.rebind(this.watched.raw);
+      this.turnIndex = held.turns;
+      for (let i = after.count; i < v.entries.length; i++) {
+        const e = v.entries[i]!;
+        this.indexed.add(e);
+        if (e.kind === "turn") this.turnIndex.add(tokenized(e, this.language));
+      }
+      return { ok: true };
+    }
+    this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);
     this.turnIndex = new TurnIndex(this.language);
-    for (const e of v.entries) if (e.kind === "turn") this.turnIndex.add(e.text);
+    for (const e of v.entries) if (e.kind === "turn") this.turnIndex.add(tokenized(e, this.language));
     return { ok: true };
   }
+  /** the known prefix the last verifyAfterKnown verified after */
+  private afterKnown: KnownPrefix | undefined;
 
   /**
    * When the caller's entries start with a known verified prefix, entry for entry, only the rest
@@ -154,10 +193,12 @@ export class SignedHistory {
     this.known = undefined;
     if (!known || known.count === 0) return undefined;
     const target = this.watched.viewTarget;
-    if (!samePrefix(target, known.entries, known.count)) return undefined;
+    // the worker's delta form hands back the known objects themselves (worker/workerd/check/carried.ts)
+    if (!identicalPrefix(target, known.entries, known.count) && !samePrefix(target, known.entries, known.count)) return undefined;
     const rest = readEntries((target as unknown[]).slice(known.count));
     if (rest === null) return undefined;
     const all = known.entries.slice(0, known.count).concat(rest);
+    this.afterKnown = known;
     return verifyShaped(this.chain, this.sessionId, all, { ...expect, from: known.count, prev: known.head });
   }
 
@@ -193,7 +234,7 @@ export class SignedHistory {
     this.signedCount++;
     this.watched.push(entry);
     this.indexed.add(entry);
-    if (entry.kind === "turn") this.turnIndex.add(entry.text);
+    if (entry.kind === "turn") this.turnIndex.add(tokenized(entry, this.language));
   }
 
   /** Sign and append an entry. */
@@ -206,4 +247,24 @@ export class SignedHistory {
   static headAfter(entry: Entry): Head {
     return { count: entry.step + 1, link: entry.link };
   }
+}
+
+/** `list` starts with exactly the objects of `known` (not copies): nothing to compare field by field. */
+function identicalPrefix(list: unknown, known: readonly Entry[], count: number): boolean {
+  if (!Array.isArray(list) || Object.getPrototypeOf(list) !== Array.prototype || list.length < count) return false;
+  for (let i = count - 1; i >= 0; i--) if (list[i] !== known[i]) return false;
+  return true;
+}
+
+/**
+ * Each turn entry's folded form, kept with the (never edited) entry object: a history rebuilt
+ * after a known prefix (the worker's delta form) re-adds its turns without folding them again.
+ */
+const folded = new WeakMap<Entry, TokenizedTurn>();
+function tokenized(e: Entry & { kind: "turn" }, language: Language): TokenizedTurn {
+  const hit = folded.get(e);
+  if (hit && hit.language === language) return hit;
+  const t = tokenizeTurn(e.text, language);
+  folded.set(e, t);
+  return t;
 }

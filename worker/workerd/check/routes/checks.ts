@@ -85,12 +85,12 @@ export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       const b = c.req.valid("json");
       const s = await rt.resume(c, b.session, true);
       const check = await s.checkToolCall(b.tool, b.args, b.options);
-      rt.remember(c, s);
-      c.set("checked", { tool: b.tool, args: b.args, options: b.options, session: b.session, check });
+      // the whole history, not the carried form (a delta leaves out what the isolate held)
+      c.set("checked", { tool: b.tool, args: b.args, options: b.options, catalogue: b.session.catalogue, entries: () => s.history.entries, check });
       // what the decision was made with, only when asked: the answer stays what the check says
       const bundles = b.options?.explain === true ? bundlesOf(c.get("licence")) : undefined;
       if (bundles) check.detail.bundles = bundles;
-      return c.json({ check, session: s.toJSON(false) });
+      return rt.reply(c, s, { check });
     },
   );
 
@@ -107,8 +107,7 @@ export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       const b = c.req.valid("json");
       const s = await rt.resume(c, b.session);
       const r = await s.report(b.step, b.outcome, b.result);
-      rt.remember(c, s);
-      return c.json({ step: r.step, session: s.toJSON(false) });
+      return rt.reply(c, s, { step: r.step });
     },
   );
 

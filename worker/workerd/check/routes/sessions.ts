@@ -62,7 +62,7 @@ export function sessionRoutes(rt: CheckRuntime): Hono<CheckEnv> {
         ...(b.taint ? { taintModelAfterUntrusted: true } : {}),
         ...(rulebook ? { rulebook } : {}),
       });
-      return c.json({ session: s.toJSON(false) }, 201);
+      return rt.reply(c, s, {}, 201);
     },
   );
 
@@ -79,8 +79,7 @@ export function sessionRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       const b = c.req.valid("json");
       const s = await rt.resume(c, b.session);
       const { step } = await s.read(b.text);
-      rt.remember(c, s);
-      return c.json({ step, session: s.toJSON(false) });
+      return rt.reply(c, s, { step });
     },
   );
 

@@ -1,0 +1,77 @@
+/**
+ * The two forms a request carries its session in (docs/http.md, "The caller carries the session"):
+ *
+ * - in full: every entry; the answer returns the whole next session;
+ * - the delta form, `since: k`: the first k entries are left out — the ones an earlier answer of
+ *   this isolate returned, which it still holds, verified (verified-heads.ts). The worker puts them
+ *   back from what it holds, verifies only what follows, and answers with only the entries from k
+ *   on (and `since: k`); the caller appends them to what it has, so it still holds the whole signed
+ *   history, and a request's cost does not grow with the session's length.
+ *
+ * An isolate that does not hold those k entries (another isolate, a restart, evicted) answers 409
+ * `session_history_needed`: the caller sends the session in full once and is in the delta form
+ * again from that answer on (cli/sdk/remote.ts does this by itself).
+ *
+ * Limit: a session is at most `maxBytes` (the 1 MiB body limit) in its full form, in either form:
+ * a delta request for a session that grew past it is refused 413 `body_too_large`, as the same
+ * session sent in full is — it could not be sent in full on a miss.
+ */
+import type { KnownPrefix, SavedSession, Session } from "../../portable/engine/index.js";
+import { HttpError } from "../http/errors.js";
+import type { SessionShape } from "./session-shape.js";
+import type { HeldPrefix } from "./verified-heads.js";
+
+/** 1 MiB: a tool call's arguments and a session's history fit easily; anything larger is refused. */
+export const MAX_BODY_BYTES = 1 << 20;
+
+/** The session of an answer, serialised, and the size of its full form. */
+export interface SessionAnswer {
+  text: string;
+  bytes: number;
+}
+
+/** A carried session with every entry (the delta form's put back). */
+export interface FullSession extends Record<string, unknown> {
+  catalogue: string;
+  rulebook?: string | null;
+  entries: readonly unknown[];
+}
+
+/** The session as it is with every entry: the delta form's first entries put back from `held`. */
+export function expand(saved: SessionShape, held: HeldPrefix | undefined, maxBytes: number): FullSession {
+  const since = saved.since;
+  if (since === undefined) return saved;
+  if (!held || held.count < since) {
+    throw new HttpError(
+      "session_history_needed",
+      `this worker does not hold the first ${since} entries of the session; send it in full (without \`since\`)`,
+      "/session/since",
+      "another isolate answered it last, or it was evicted: the full session is verified once and `since` works again from that answer on",
+    );
+  }
+  if (held.bytes > maxBytes) {
+    throw new HttpError("body_too_large", `the session is over ${maxBytes} bytes in full (about ${held.bytes}); start a new one`, "/session");
+  }
+  const { since: _since, ...rest } = saved;
+  const entries: unknown[] = held.entries.slice(0, since);
+  for (const e of saved.entries) entries.push(e);
+  return { ...rest, entries };
+}
+
+/**
+ * The next session for the answer: from `since` on when the request used the delta form and the
+ * history still starts with the entries left out (it does unless it was restarted at step 0 after
+ * `history_invalid`), else in full.
+ */
+export function answerOf(s: Session, saved: SessionShape | undefined, held: HeldPrefix | undefined, prefix: KnownPrefix | null): SessionAnswer {
+  const full: SavedSession = s.toJSON(false);
+  const since = saved?.since;
+  if (since !== undefined && held && prefix && prefix.count >= since && prefix.entries[since - 1] === held.entries[since - 1]) {
+    const delta = full.entries.slice(since);
+    // what the full form weighs: as the caller last sent or got it, plus the new entries (+1 comma −2 brackets)
+    const bytes = held.bytes + JSON.stringify(delta).length - 1;
+    return { text: JSON.stringify({ ...full, entries: delta, since }), bytes };
+  }
+  const text = JSON.stringify(full);
+  return { text, bytes: text.length };
+}
