@@ -198,6 +198,27 @@ describe("memory", () => {
   });
 });
 
+describe("the module", () => {
+  // the 8-byte header of a WebAssembly module that declares nothing
+  const EMPTY = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
+
+  it("a module without the core's exports is WasmBadModule, naming the first one missing", () => {
+    expect(() => createCore(EMPTY)).toThrow(expect.objectContaining({ code: "WasmBadModule", message: expect.stringContaining("`memory`") }));
+    expect(() => createCore(new WebAssembly.Module(EMPTY))).toThrow(expect.objectContaining({ code: "WasmBadModule" }));
+  });
+
+  it("bytes that are not a module are WasmBadModule, not a CompileError", () => {
+    expect(() => createCore(new Uint8Array([1, 2, 3, 4]))).toThrow(expect.objectContaining({ code: "WasmBadModule" }));
+  });
+
+  it("compiles bytes and takes a compiled module alike", () => {
+    const bytes = readFileSync(new URL("../build/core.wasm", import.meta.url));
+    const a = createCore(bytes);
+    const b = createCore(new WebAssembly.Module(bytes));
+    expect(a.sha256(ascii("abc"))).toEqual(b.sha256(ascii("abc")));
+  });
+});
+
 describe("key slots", () => {
   it("the same key bytes return the same slot; other keys another one", () => {
     const key = random(32);

@@ -2,13 +2,14 @@
  * A saved session (`toJSON()` / `resume()`): the header every answer carries, sealed with the
  * installation key, and the head seal over the count of entries and the last link, so that
  * cutting entries off the end shows even when what is left verifies (checks.md, "The session
- * history").
+ * history"); and handing a saved session's entries back to its signed history.
  */
 import { canonicalize } from "./canonical/jcs.js";
 import { equalBytes, fromBase64Url, fromHex, toBase64Url } from "./canonical/bytes.js";
 import type { Language } from "./catalogue/types.js";
 import type { Entry } from "./history/entry.js";
-import { InputError } from "./errors.js";
+import { InputError, StalwartError } from "./errors.js";
+import type { KnownPrefix, SignedHistory } from "./history/signed.js";
 
 /** What `toJSON()` gives and `resume()` takes. */
 export interface SavedSession {
@@ -44,8 +45,22 @@ export function sealHead(mac: TextMac, seal: string, entries: readonly unknown[]
   return toBase64Url(mac(`stalwart-head-v1.${seal}.${entries.length}.${last}`));
 }
 
+/** The session to persist: the header, sealed, and the head seal over `entries`. */
+export function savedOf(mac: TextMac, header: SessionHeader, entries: Entry[]): SavedSession {
+  const seal = sealHeader(mac, header);
+  return { ...header, entries, seal, head: sealHead(mac, seal, entries) };
+}
+
+/** What a saved session claims, its fields read for their types (`entries` as it came). */
+export interface ReadSaved {
+  header: SessionHeader;
+  entries: unknown;
+  seal: string;
+  head: string;
+}
+
 /** The header a saved session claims, read with every field checked for its type. */
-export function readSaved(saved: unknown): { header: SessionHeader; entries: unknown; seal: string; head: string } {
+export function readSaved(saved: unknown): ReadSaved {
   const s = saved as Partial<SavedSession> | null;
   if (typeof s !== "object" || s === null || s.v !== 1 || typeof s.id !== "string" || typeof s.name !== "string" || typeof s.seal !== "string" || typeof s.head !== "string" || typeof s.catalogue !== "string") {
     throw new InputError("a saved session must be what `toJSON()` returned", "/");
@@ -70,4 +85,50 @@ export function sameMac(a: string, b: string): boolean {
   const x = fromBase64Url(a);
   const y = fromBase64Url(b);
   return x !== null && y !== null && equalBytes(x, y);
+}
+
+/** What a resumed session must match besides its seals. */
+export interface ResumeWith {
+  /** the digest of the catalogue it is resumed with */
+  catalogue: string;
+  /** the digest of the rulebook it is resumed with, or null */
+  rulebook: string | null;
+  /** a prefix of its entries this engine verified before (the worker's cache) */
+  known?: KnownPrefix;
+}
+
+/**
+ * Hand a saved session's entries to its signed history. A changed header (name, language, agent,
+ * context, catalogue) is a typed error; changed entries, or entries cut off or added, fail step 2
+ * at the next check.
+ */
+export function restoreSaved(signed: SignedHistory, mac: TextMac, saved: ReadSaved, expect: ResumeWith): void {
+  const { header, entries, seal, head } = saved;
+  const list = Array.isArray(entries) ? (entries as Entry[]) : [];
+  signed.carry(list);
+  if (!sameMac(sealHeader(mac, header), seal)) {
+    throw new StalwartError("SessionSealInvalid", "the saved session's header was changed (its name, language, agent, context or catalogue), or it was sealed by another installation or tenant");
+  }
+  if (header.rulebook !== expect.rulebook) {
+    throw new StalwartError("RulebookMismatch", header.rulebook ? `the saved session was checked with rulebook ${header.rulebook.slice(0, 12)}…; resume it with that rulebook` : "the saved session was started without a rulebook; resume it without one");
+  }
+  if (header.catalogue !== expect.catalogue) {
+    throw new StalwartError("CatalogueMismatch", `the saved session was checked against catalogue ${header.catalogue.slice(0, 12)}…, not this one (${expect.catalogue.slice(0, 12)}…)`);
+  }
+  const last = lastLinkOf(list);
+  if (!Array.isArray(entries) || !last || !sameMac(sealHead(mac, seal, list), head)) {
+    // Entries cut off, added or unreadable: the next check refuses `history_invalid`.
+    signed.markBroken("the history is not the one this session signed (entries cut off, added or unreadable)");
+    return;
+  }
+  // The head seal covers the count and the last link, so these are what we signed.
+  signed.trustHead(list.length, last);
+  // A prefix this engine verified before: only what follows it is verified.
+  if (expect.known) signed.carry(list, expect.known);
+}
+
+/** A saved session that cannot be trusted: its entries are carried, and its next check fails with `why`. */
+export function restoreUntrusted(signed: SignedHistory, saved: ReadSaved, why: string): void {
+  signed.carry(Array.isArray(saved.entries) ? (saved.entries as Entry[]) : []);
+  signed.markBroken(why);
 }

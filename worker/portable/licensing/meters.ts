@@ -189,17 +189,21 @@ export function checkUsageReport(x: unknown): { ok: true; report: UsageReport } 
   const r = x as Record<string, unknown>;
   if (r.v !== 1 || r.type !== "usage") return { ok: false, pointer: "/type", message: "expected `v: 1` and `type: \"usage\"`" };
   if (typeof r.installation_id !== "string") return { ok: false, pointer: "/installation_id", message: "`installation_id` must be a string" };
-  if (!Number.isSafeInteger(r.report_seq) || (r.report_seq as number) < 1) return { ok: false, pointer: "/report_seq", message: "`report_seq` must be a positive integer" };
+  if (typeof r.report_seq !== "number" || !Number.isSafeInteger(r.report_seq) || r.report_seq < 1) return { ok: false, pointer: "/report_seq", message: "`report_seq` must be a positive integer" };
   if (typeof r.created_at !== "string" || Number.isNaN(Date.parse(r.created_at))) return { ok: false, pointer: "/created_at", message: "`created_at` must be an ISO date" };
   if (!r.months || typeof r.months !== "object" || Array.isArray(r.months)) return { ok: false, pointer: "/months", message: "`months` must be an object" };
-  for (const [month, meters] of Object.entries(r.months as Record<string, unknown>)) {
+  // Read into a fresh value as each count is checked; the report is what was read, field by field.
+  const months: MonthCounts = {};
+  for (const [month, meters] of Object.entries(r.months)) {
     if (!MONTH.test(month)) return { ok: false, pointer: `/months/${month}`, message: "months are named `YYYY-MM`" };
     if (!meters || typeof meters !== "object" || Array.isArray(meters)) return { ok: false, pointer: `/months/${month}`, message: "expected meter counts" };
-    for (const [meter, n] of Object.entries(meters as Record<string, unknown>)) {
+    const counts: Record<string, number> = (months[month] = {});
+    for (const [meter, n] of Object.entries(meters)) {
       if (!METER.test(meter)) return { ok: false, pointer: `/months/${month}/${meter}`, message: "meter names are lowercase words" };
-      if (!Number.isSafeInteger(n) || (n as number) < 0) return { ok: false, pointer: `/months/${month}/${meter}`, message: "counts are non-negative integers" };
+      if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) return { ok: false, pointer: `/months/${month}/${meter}`, message: "counts are non-negative integers" };
+      counts[meter] = n;
     }
   }
   const anomalies = Array.isArray(r.anomalies) ? r.anomalies.filter((a): a is Anomaly => a === "counters_rolled_back" || a === "clock_set_back") : [];
-  return { ok: true, report: { ...(r as unknown as UsageReport), anomalies } };
+  return { ok: true, report: { v: 1, type: "usage", installation_id: r.installation_id, report_seq: r.report_seq, created_at: r.created_at, months, anomalies } };
 }

@@ -45,12 +45,13 @@ export async function verifyOfflineRequest(x: unknown): Promise<{ ok: true; requ
   const r = x as Record<string, unknown>;
   if (r.v !== 1 || r.type !== "activation_request") return bad("/request/type", "expected `type: \"activation_request\"`, `v: 1`");
   if (typeof r.installation_id !== "string" || !/^inst_[A-Za-z0-9_-]{16,64}$/.test(r.installation_id)) return bad("/request/installation_id", "`installation_id` must be `inst_…`");
-  const pub = fromBase64Url(r.public_key);
-  if (!pub || pub.length !== 32) return bad("/request/public_key", "`public_key` must be 32 bytes of base64url");
+  const pub = typeof r.public_key === "string" ? fromBase64Url(r.public_key) : null;
+  if (typeof r.public_key !== "string" || !pub || pub.length !== 32) return bad("/request/public_key", "`public_key` must be 32 bytes of base64url");
   if (!isIsoDate(r.created_at)) return bad("/request/created_at", "`created_at` must be an ISO date");
-  const sig = fromBase64Url(r.signature);
-  if (!sig || sig.length !== 64) return bad("/request/signature", "`signature` must be 64 bytes of base64url");
-  const req = r as unknown as OfflineRequest;
+  const sig = typeof r.signature === "string" ? fromBase64Url(r.signature) : null;
+  if (typeof r.signature !== "string" || !sig || sig.length !== 64) return bad("/request/signature", "`signature` must be 64 bytes of base64url");
+  // The request as read, field by field (anything else it carries is not signed, so not kept).
+  const req: OfflineRequest = { v: 1, type: "activation_request", installation_id: r.installation_id, public_key: r.public_key, created_at: r.created_at, signature: r.signature };
   if (!(await verifyBytes(sig, input(req), pub))) return { ok: false, code: "bad_signature", message: "the activation request is not signed by its installation key", pointer: "/request/signature" };
   return { ok: true, request: req };
 }

@@ -12,9 +12,20 @@
  *     that fails this way is verified again the long way, so a refusal says what it always said.
  *     It does not read receipt entries (approvals): a history with one takes the long way.
  */
-import type { CheckEntry, Entry, ReportEntry } from "./entry.js";
+import { OUTCOMES, type CheckEntry, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./entry.js";
 
-const KINDS = { turn: 6, check: 15, report: 8 } as const;
+// Every field of each kind readEntry reads (the compiler holds these lists to the entry types).
+const TURN: Record<keyof TurnEntry, true> = { v: true, step: true, at: true, kind: true, text: true, link: true };
+const CHECK: Record<keyof CheckEntry, true> = {
+  v: true, step: true, at: true, kind: true, tool: true, agent: true, args: true, origins: true, labels: true,
+  decision: true, reasons: true, confirmed: true, undo_of: true, values: true, link: true,
+};
+const REPORT: Record<keyof ReportEntry, true> = { v: true, step: true, at: true, kind: true, of: true, outcome: true, result: true, link: true };
+const fieldsOf = <E>(fields: Record<keyof E, true>): readonly (keyof E)[] => Object.keys(fields) as (keyof E)[];
+const TURN_FIELDS = fieldsOf<TurnEntry>(TURN);
+const CHECK_FIELDS = fieldsOf<CheckEntry>(CHECK);
+const REPORT_FIELDS = fieldsOf<ReportEntry>(REPORT);
+const KINDS = { turn: TURN_FIELDS.length, check: CHECK_FIELDS.length, report: REPORT_FIELDS.length } as const;
 
 /** A copy of JSON data (a report's result): the round trip is only ever over that value. */
 const jsonCopy = (v: unknown): unknown => (v === null || typeof v !== "object" ? v : JSON.parse(JSON.stringify(v)));
@@ -44,6 +55,9 @@ function plain(o: unknown): o is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+const OUTCOME_NAMES: readonly unknown[] = OUTCOMES;
+const isOutcome = (x: unknown): x is Outcome => OUTCOME_NAMES.includes(x);
+
 const isIndex = (x: unknown): x is number => typeof x === "number" && Number.isSafeInteger(x) && x >= 0;
 
 /** A string list read once, or null (a hole, a non-string, anything but a plain array). */
@@ -72,26 +86,46 @@ function hexValues(x: unknown): Record<string, string> | null {
   return out;
 }
 
-/** The fields every kind has, checked as `entryShapeError` checks them. */
-function base(k: string, v: unknown): boolean {
+/** The JSON round trip turned -0 into 0; so does this. */
+const noNegativeZero = (n: number): number => (n === 0 ? 0 : n);
+
+type BaseFields = Pick<TurnEntry, "v" | "step" | "at" | "link">;
+
+/** A field every kind has, checked as `entryShapeError` checks it and set on `out`; false when it is not one or is wrong. */
+function baseField(out: Partial<BaseFields>, k: string, v: unknown): boolean {
   switch (k) {
     case "v":
-      return v === 1;
+      if (v !== 1) return false;
+      out.v = 1;
+      return true;
     case "step":
-      return isIndex(v);
+      if (!isIndex(v)) return false;
+      out.step = noNegativeZero(v);
+      return true;
     case "at":
-      return typeof v === "number" && Number.isFinite(v);
+      if (typeof v !== "number" || !Number.isFinite(v)) return false;
+      out.at = noNegativeZero(v);
+      return true;
     case "link":
       // its hex is checked where it is decoded, in the core (a failure there takes the long way)
-      return typeof v === "string" && v.length === 64;
+      if (typeof v !== "string" || v.length !== 64) return false;
+      out.link = v;
+      return true;
     default:
       return false;
   }
 }
 
+/** Every field of `fields` was read: with the count of keys matched, a key repeated by a hostile ownKeys shows here. */
+function complete<E>(out: Partial<E>, fields: readonly (keyof E)[]): out is E {
+  for (const f of fields) if (out[f] === undefined) return false;
+  return true;
+}
+
 /**
  * Read a carried entry into a fresh object (see the header), or null. Reads each own property
- * once; a key outside its kind, or a value JSON would not carry as it is, gives null.
+ * once, in the caller's order (so it serialises as theirs did); a key outside its kind, or a
+ * value JSON would not carry as it is, gives null.
  */
 export function readEntry(e: unknown): Entry | null {
   if (!plain(e)) return null;
@@ -99,67 +133,100 @@ export function readEntry(e: unknown): Entry | null {
   const kind = e.kind;
   if (kind !== "turn" && kind !== "check" && kind !== "report") return null;
   if (keys.length !== KINDS[kind]) return null;
-  const out: Record<string, unknown> = {};
+  return kind === "check" ? readCheck(e, keys) : kind === "turn" ? readTurn(e, keys) : readReport(e, keys);
+}
+
+function readTurn(e: Record<string, unknown>, keys: readonly string[]): TurnEntry | null {
+  const out: Partial<TurnEntry> = {};
   for (const k of keys) {
-    const v = k === "kind" ? kind : e[k];
-    let copy: unknown = v;
-    let ok: boolean;
-    if (k === "v" || k === "step" || k === "at" || k === "link") ok = base(k, v);
-    else if (k === "kind") ok = true;
-    else if (kind === "turn") ok = k === "text" && typeof v === "string";
-    else if (kind === "check") {
-      switch (k) {
-        case "tool":
-          ok = typeof v === "string";
-          break;
-        case "agent":
-          ok = v === null || typeof v === "string";
-          break;
-        case "args":
-        case "origins":
-          ok = typeof v === "string" && HEX64.test(v);
-          break;
-        case "labels":
-        case "reasons":
-          ok = (copy = stringList(v)) !== null;
-          break;
-        case "decision":
-          ok = v === "allow" || v === "confirm" || v === "refuse";
-          break;
-        case "confirmed":
-        case "undo_of":
-          ok = v === null || isIndex(v);
-          break;
-        case "values":
-          ok = (copy = hexValues(v)) !== null;
-          break;
-        default:
-          ok = false;
-      }
-    } else {
-      switch (k) {
-        case "of":
-          ok = isIndex(v);
-          break;
-        case "outcome":
-          ok = v === "ran" || v === "failed" || v === "outcome_unknown" || v === "compensated";
-          break;
-        case "result":
-          // JSON data only; anything else (undefined, a Date, a cycle) takes the long way
-          ok = isJson(v, 0);
-          if (ok) copy = jsonCopy(v);
-          break;
-        default:
-          ok = false;
-      }
-    }
-    if (!ok) return null;
-    // the round trip turned -0 into 0; so does this
-    out[k] = copy === 0 ? 0 : copy;
+    if (k === "kind") out.kind = "turn";
+    else if (k === "text") {
+      const v = e[k];
+      if (typeof v !== "string") return null;
+      out.text = v;
+    } else if (!baseField(out, k, e[k])) return null;
   }
-  // a key repeated by a hostile ownKeys, or one missing: the count matched but the set did not
-  if (Object.keys(out).length !== keys.length) return null;
-  return out as unknown as CheckEntry | ReportEntry | Entry;
+  return complete(out, TURN_FIELDS) ? out : null;
+}
+
+function readCheck(e: Record<string, unknown>, keys: readonly string[]): CheckEntry | null {
+  const out: Partial<CheckEntry> = {};
+  for (const k of keys) {
+    if (k === "kind") {
+      out.kind = "check";
+      continue;
+    }
+    const v = e[k];
+    switch (k) {
+      case "tool":
+        if (typeof v !== "string") return null;
+        out.tool = v;
+        break;
+      case "agent":
+        if (v !== null && typeof v !== "string") return null;
+        out.agent = v;
+        break;
+      case "args":
+      case "origins":
+        if (typeof v !== "string" || !HEX64.test(v)) return null;
+        out[k] = v;
+        break;
+      case "labels":
+      case "reasons": {
+        const list = stringList(v);
+        if (list === null) return null;
+        out[k] = list;
+        break;
+      }
+      case "decision":
+        if (v !== "allow" && v !== "confirm" && v !== "refuse") return null;
+        out.decision = v;
+        break;
+      case "confirmed":
+      case "undo_of":
+        if (v !== null && !isIndex(v)) return null;
+        out[k] = v === null ? null : noNegativeZero(v);
+        break;
+      case "values": {
+        const values = hexValues(v);
+        if (values === null) return null;
+        out.values = values;
+        break;
+      }
+      default:
+        if (!baseField(out, k, v)) return null;
+    }
+  }
+  return complete(out, CHECK_FIELDS) ? out : null;
+}
+
+function readReport(e: Record<string, unknown>, keys: readonly string[]): ReportEntry | null {
+  const out: Partial<ReportEntry> = {};
+  for (const k of keys) {
+    if (k === "kind") {
+      out.kind = "report";
+      continue;
+    }
+    const v = e[k];
+    switch (k) {
+      case "of":
+        if (!isIndex(v)) return null;
+        out.of = noNegativeZero(v);
+        break;
+      case "outcome":
+        if (!isOutcome(v)) return null;
+        out.outcome = v;
+        break;
+      case "result":
+        // JSON data only; anything else (undefined, a Date, a cycle) takes the long way
+        if (!isJson(v, 0)) return null;
+        out.result = jsonCopy(v);
+        break;
+      default:
+        if (!baseField(out, k, v)) return null;
+    }
+  }
+  return complete(out, REPORT_FIELDS) ? out : null;
 }
 
 /** Plain JSON data (what the JSON round trip would copy unchanged), shallowly bounded in depth. */
@@ -227,16 +294,15 @@ function sameEntry(e: unknown, k: Entry): boolean {
   if (!plain(e) || k.kind === "receipt") return false;
   const keys = Object.keys(e);
   if (keys.length !== KINDS[k.kind]) return false;
-  const o = k as unknown as Record<string, unknown>;
   for (const key of keys) {
-    if (!Object.hasOwn(o, key)) return false;
-    const mine = o[key];
+    if (!Object.hasOwn(k, key)) return false;
+    const mine: unknown = Reflect.get(k, key);
     const theirs = e[key];
     if (mine === theirs) continue;
     if (key === "labels" || key === "reasons") {
-      if (!sameStrings(theirs, mine as string[])) return false;
+      if (k.kind !== "check" || !sameStrings(theirs, k[key])) return false;
     } else if (key === "values") {
-      if (!sameValues(theirs, mine as Record<string, string>)) return false;
+      if (k.kind !== "check" || !sameValues(theirs, k.values)) return false;
     } else if (key === "result") {
       // JSON data compared by its serialisation (report results are small: kept to `returns`)
       if (!isJson(theirs, 0) || JSON.stringify(theirs) !== JSON.stringify(mine)) return false;

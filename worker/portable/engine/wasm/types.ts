@@ -1,4 +1,4 @@
-/** What the check core (core.ts, the one file that touches WebAssembly) offers, as TypeScript types. */
+/** What the check core (core.ts; wasm/ holds the only files that touch WebAssembly) offers, as TypeScript types. */
 import { StalwartError } from "../errors.js";
 
 /** Bytes the core hands back: fresh copies on their own ArrayBuffer, usable as a BufferSource. */

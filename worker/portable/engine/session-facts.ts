@@ -1,0 +1,75 @@
+/**
+ * What the steps read of one session at one check (check/types.ts, `CheckFacts`), and the value
+ * digests its check entries keep. Built once per check from the session's signed history, what
+ * the runtime keeps for it, and the engine.
+ */
+import type { CompiledCatalogue, Language } from "./catalogue/types.js";
+import type { Call, CheckFacts } from "./check/types.js";
+import type { CompiledRulebook } from "./rulebook/types.js";
+import type { Engine } from "./engine.js";
+import { canonicalize } from "./canonical/jcs.js";
+import { HistoryIndex } from "./history/index.js";
+import type { SignedHistory, Verified } from "./history/signed.js";
+import { TurnIndex } from "./origins/typed.js";
+import { openToken } from "./tokens/confirmation.js";
+import { joinedResults } from "./conditions/read.js";
+import { NOTHING_KEPT } from "./state/changes.js";
+import type { Kept } from "./session-record.js";
+import type { TextMac } from "./saved-session.js";
+
+/** The session a check reads: its fixed parts. */
+export interface FactsOf {
+  readonly id: string;
+  readonly engine: Engine;
+  readonly catalogue: CompiledCatalogue;
+  readonly language: Language;
+  readonly context: Readonly<Record<string, unknown>>;
+  readonly signed: SignedHistory;
+  readonly mac: TextMac;
+  readonly taintModelAfterUntrusted: boolean;
+  readonly rulebook: CompiledRulebook | undefined;
+}
+
+/** A history that did not verify is read as empty; step 2 refuses with `historyInvalid`. */
+export function checkFacts(s: FactsOf, verified: Verified, kept: Kept, now: number): CheckFacts {
+  const { engine, signed } = s;
+  const index = verified.ok ? signed.index : new HistoryIndex(s.catalogue, []);
+  const facts: CheckFacts = {
+    catalogue: s.catalogue,
+    history: verified.ok ? signed.entries : [],
+    sessionId: s.id,
+    turns: verified.ok ? signed.turns : new TurnIndex(s.language),
+    context: s.context,
+    now,
+    openToken: (t) => openToken(s.mac, t),
+    index,
+    from: joinedResults(
+      (t) => index.lastResult.get(t),
+      (t, arg, value) => index.resultWhere(t, arg, valueDigest(engine, value)),
+    ),
+    valueDigest: (v) => valueDigest(engine, v),
+    taintModelAfterUntrusted: s.taintModelAfterUntrusted,
+    kept: "error" in kept ? NOTHING_KEPT : kept,
+    ...(verified.ok ? {} : { historyInvalid: verified.why }),
+    ...(s.rulebook ? { rulebook: s.rulebook } : {}),
+  };
+  const licence = engine.licence();
+  if (licence) facts.licence = licence;
+  return facts;
+}
+
+/** Per-argument digests, kept for calls an undo may later be bound to (step 6). */
+export function valueDigests(engine: Engine, call: Call): Record<string, string> {
+  const out: Record<string, string> = {};
+  const parts = call.argParts ?? {};
+  for (const k of Object.keys(call.args)) {
+    const part = Object.hasOwn(parts, k) ? parts[k] : undefined;
+    out[k] = part !== undefined ? engine.sha256Hex(part).slice(0, 32) : valueDigest(engine, call.args[k]);
+  }
+  return out;
+}
+
+/** 128 bits of SHA-256 over the canonical value: enough to bind, short enough to carry. */
+export function valueDigest(engine: Engine, value: unknown): string {
+  return engine.sha256Hex(canonicalize(value)).slice(0, 32);
+}

@@ -1,0 +1,63 @@
+/**
+ * One session's record in the runtime's session-state store (state/store.ts), as the session's
+ * operations read and move it: what is kept for it, whether the history it carries is the newest
+ * this runtime answered, and committing the head an answer makes. Without a store nothing is kept
+ * and the newest history is any that verifies.
+ */
+import type { Engine } from "./engine.js";
+import { StalwartError } from "./errors.js";
+import type { Entry } from "./history/entry.js";
+import { SignedHistory, type Head, type Verified } from "./history/signed.js";
+import { NOTHING_KEPT, type KeptChange, type KeptState } from "./state/changes.js";
+import { supersededWhy } from "./session-rules.js";
+
+/** What the runtime keeps for a session, or the typed error of a store that cannot say. */
+export type Kept = (KeptState & { head: Head | null }) | { error: StalwartError };
+
+export type Committed = { ok: true } | { ok: false; why: string };
+
+export class SessionRecord {
+  constructor(
+    private readonly engine: Engine,
+    private readonly id: string,
+    private readonly signed: SignedHistory,
+  ) {}
+
+  async load(): Promise<Kept> {
+    const store = this.engine.state;
+    if (!store) return { ...NOTHING_KEPT, head: null };
+    try {
+      const s = await store.load(this.id);
+      return { spent: s.spent, tallies: s.tallies, head: s.head };
+    } catch (err) {
+      return { error: err instanceof StalwartError ? err : new StalwartError("SessionStateUnreadable", `the session store could not be read (${(err as Error)?.message ?? String(err)})`) };
+    }
+  }
+
+  /** The history verifies, and is the newest this runtime answered for the session. */
+  verifiedAgainst(stored: Head | null): Verified {
+    const v = this.signed.verify();
+    if (!v.ok || !this.engine.state) return v;
+    const mine = this.signed.head;
+    if (stored === null ? mine.count === 0 : stored.count === mine.count && stored.link === mine.link) return v;
+    return { ok: false, why: supersededWhy(stored, mine) };
+  }
+
+  /** Record the head `entry` makes, with what the answer spends and tallies. */
+  async commit(expect: Head | "restart", entry: Entry, change: KeptChange): Promise<Committed> {
+    const store = this.engine.state;
+    if (!store) return { ok: true };
+    const c = await store.commit(this.id, { expect, next: SignedHistory.headAfter(entry), spend: change.spend, tally: change.tally });
+    if (c.ok) return c;
+    return { ok: false, why: c.why === "head" ? supersededWhy(c.head, expect === "restart" ? { count: 0, link: "" } : expect) : `\`${c.name}\` was spent already, by another copy of this session` };
+  }
+
+  /** Give back a reservation an answer took but did not keep; a failure leaves it counted. */
+  async releaseQuietly(reservation: string, now: number): Promise<void> {
+    try {
+      await this.engine.counters?.release(reservation, now);
+    } catch {
+      // Kept counted: the safe direction for a ceiling.
+    }
+  }
+}
