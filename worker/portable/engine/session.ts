@@ -39,7 +39,8 @@ import { checkFacts, valueDigests, type FactsOf } from "./session-facts.js";
 export type { SavedSession } from "./saved-session.js";
 export type { KnownPrefix } from "./history/signed.js";
 
-export interface SessionOptions {
+/** What the engine's session is built with (the SDK's public `SessionOptions`, cli/sdk/client.ts, resolve to these). */
+export interface EngineSessionOptions {
   language?: Language;
   context?: Record<string, unknown>;
   agent?: string;
@@ -69,7 +70,7 @@ export class Session {
   private readonly taintModelAfterUntrusted: boolean;
   private readonly rulebook?: CompiledRulebook;
 
-  constructor(engine: Engine, name: string, catalogue: CompiledCatalogue, opts: SessionOptions = {}, id?: string) {
+  constructor(engine: Engine, name: string, catalogue: CompiledCatalogue, opts: EngineSessionOptions = {}, id?: string) {
     if (typeof name !== "string" || name.length === 0 || name.length > 200) throw new InputError("a session needs a name of 1–200 characters");
     const language = opts.language ?? catalogue.settings.language ?? "en";
     if (!LANGUAGES.includes(language)) throw new InputError(`language \`${String(language)}\` is not one of ${LANGUAGES.join(", ")}`, "/language", "the language is chosen, never guessed: en or pt-BR");
