@@ -24,6 +24,7 @@ const dist = new URL("../dist/", import.meta.url).href;
 const { Client } = (await import(dist + "cli/sdk/index.js")) as typeof import("../cli/sdk/index.js");
 const ai = (await import(dist + "cli/adapters/ai/index.js")) as typeof import("../cli/adapters/ai/index.js");
 const agents = (await import(dist + "cli/adapters/openai-agents/index.js")) as typeof import("../cli/adapters/openai-agents/index.js");
+const { describeSession, sessionInfo } = (await import(dist + "cli/sdk/session-info.js")) as typeof import("../cli/sdk/session-info.js");
 
 setTracingDisabled(true);
 const CALLS = 10;
@@ -94,10 +95,14 @@ function agentsHookedTool(): typeof agentsRaw {
 
 /**
  * The session's history, and a check that allows at once: the adapter's own code (turns, inferred
- * origins over that history, the wrapping) without the cost of the check and the report.
+ * origins over that history, the wrapping) without the cost of the check and the report. It is
+ * described as Client describes its sessions, so the guard reads the session's own inference view.
  */
 function stubOf(s: { id: string; history: { entries: import("../worker/portable/engine/index.js").Entry[] }; toJSON(): { entries: import("../worker/portable/engine/index.js").Entry[] } }) {
-  return {
+  // What Client says of the session (its catalogue, and its own inference view), as it says it of its own.
+  const info = sessionInfo(s);
+  if (!info) throw new Error("the bench's sessions come from Client");
+  return describeSession({
     id: s.id,
     history: s.history,
     // as a Client session does: a long history new to the guard is read from its plain copy
@@ -105,7 +110,7 @@ function stubOf(s: { id: string; history: { entries: import("../worker/portable/
     read: async () => ({ step: 0 }),
     checkToolCall: async () => ({ decision: "allow" as const, reasons: [], detail: {}, step: 1 }),
     report: async () => ({ step: 0 }),
-  };
+  }, info);
 }
 
 async function added(framework: "ai" | "agents", entries: number, sessions: number, rounds: number) {
@@ -117,7 +122,7 @@ async function added(framework: "ai" | "agents", entries: number, sessions: numb
     const s = await sessionOf(entries);
     if (framework === "ai") {
       const tools = ai.guard(aiRaw, s);
-      const stub = ai.guard(aiRaw, stubOf(s), { catalogue });
+      const stub = ai.guard(aiRaw, stubOf(s));
       for (let r = 0; r < rounds; r++) {
         raw.push(await aiRound(aiRaw));
         hooked.push(await aiRound(aiHooked));
@@ -132,7 +137,7 @@ async function added(framework: "ai" | "agents", entries: number, sessions: numb
       const bare = new Agent({ name: "bench", instructions: "-", tools: [agentsRaw], model: rawModel });
       const noop = new Agent({ name: "bench", instructions: "-", tools: [agentsHookedTool()], model: hookedModel });
       const agent = agents.guard(new Agent({ name: "bench", instructions: "-", tools: [agentsRaw], model: guardedModel }), s);
-      const stub = agents.guard(new Agent({ name: "bench", instructions: "-", tools: [agentsRaw], model: stubModel }), stubOf(s), { catalogue });
+      const stub = agents.guard(new Agent({ name: "bench", instructions: "-", tools: [agentsRaw], model: stubModel }), stubOf(s));
       for (let r = 0; r < rounds; r++) {
         raw.push(await agentsRound(bare, rawModel));
         hooked.push(await agentsRound(noop, hookedModel));

@@ -14,7 +14,7 @@
  * bookkeeping (reports) never throws into the framework's loop.
  */
 import { bindsOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
-import type { CallOptions, CheckResult, CompiledCatalogue, Entry, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
+import type { CallOptions, CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { catalogueFrom } from "../sdk/catalogue-input.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { nodeCore } from "../sdk/wasm-node.js";
@@ -90,7 +90,10 @@ export class CallGuard {
   private readonly decided = new Map<string, Verdict>();
   private reading: Promise<void> = Promise.resolve();
   private lastTexts: readonly string[] = [];
-  private readonly mirror: HistoryMirror;
+  /** the session's own inference view (an in-process `Client` session), read instead of its history */
+  private readonly followed: (() => FollowedView) | undefined;
+  /** else the view kept here from the session's history, entry by entry (view.ts) */
+  private readonly mirror: HistoryMirror | undefined;
   private readonly binds = new Map<string, ReturnType<typeof bindsOf>>();
   /** the tool of each allowed call not reported yet, by step */
   private readonly allowed = new Map<number, string>();
@@ -114,7 +117,8 @@ export class CallGuard {
     }
     this.approvals = options.approvals ?? new MemoryApprovals();
     const plain = typeof session.toJSON === "function" ? () => plainEntries(session) : undefined;
-    this.mirror = new HistoryMirror(this.catalogue, this.language, this.context, plain);
+    this.followed = info?.inference;
+    this.mirror = this.followed ? undefined : new HistoryMirror(this.catalogue, this.language, this.context, plain);
   }
 
   /** The person's messages, all of them in the conversation's order; only new ones are read. */
@@ -122,9 +126,10 @@ export class CallGuard {
     if (this.options.turns === "host") return this.reading;
     this.reading = this.reading.then(async () => {
       if (sameList(texts, this.lastTexts)) return;
-      for (const t of newTurns(this.mirror.turnTexts(this.session.history.entries), texts)) {
+      const known = this.followed ? this.followed().turns : this.mirror!.turnTexts(this.session.history.entries);
+      for (const t of newTurns(known, texts)) {
         const { step } = await this.session.read(t);
-        this.mirror.own(this.session.history.entries, step, { kind: "turn", text: t });
+        this.mirror?.own(this.session.history.entries, step, { kind: "turn", text: t });
       }
       this.lastTexts = [...texts];
     }).catch((err) => this.log(`a turn could not be recorded: ${message(err)}`));
@@ -220,7 +225,7 @@ export class CallGuard {
   /** The report entry the session wrote at `at`, as the view takes it (without reading it back). */
   private ownReport(at: number | "not data" | undefined, of: number, outcome: Outcome, tool: string | undefined, recorded: unknown): void {
     if (typeof at !== "number" || tool === undefined) return;
-    this.mirror.own(this.session.history.entries, at, { kind: "report", of, outcome, tool, recorded });
+    this.mirror?.own(this.session.history.entries, at, { kind: "report", of, outcome, tool, recorded });
   }
 
   private verdict(tool: string, args: unknown, origins: Record<string, InferredOrigin>, check: CheckResult): Verdict {
@@ -235,7 +240,7 @@ export class CallGuard {
     try {
       let binds = this.binds.get(tool);
       if (!binds) this.binds.set(tool, (binds = bindsOf(this.catalogue(), tool)));
-      return inferOrigins(args, this.mirror.view(this.session.history.entries), { binds });
+      return inferOrigins(args, this.followed ? this.followed().view : this.mirror!.view(this.session.history.entries), { binds });
     } catch {
       // Unreadable history or values: nothing is trusted, and the check asks about every argument.
       return {};
@@ -246,7 +251,7 @@ export class CallGuard {
     try {
       const check = await this.session.checkToolCall(tool, args, options);
       if (check.decision === "allow" && check.step >= 0) this.allowed.set(check.step, tool);
-      this.mirror.own(this.session.history.entries, check.step, { kind: "check", tool, decision: check.decision, origins: options.origins });
+      this.mirror?.own(this.session.history.entries, check.step, { kind: "check", tool, decision: check.decision, origins: options.origins });
       return check;
     } catch (err) {
       return { decision: "refuse", reasons: ["internal_error"], detail: { message: message(err) }, step: -1 };

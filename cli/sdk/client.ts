@@ -109,7 +109,7 @@ export class Client {
       ...(options.context ? { context: options.context } : {}),
       ...(options.agent ? { agent: options.agent } : {}),
     });
-    return describeSession(new SerialSession(new LicensedSession(s, this.licence), approvalPort(this.home, catalogue, this.options.now, { counters: this.engine().counters, entries: () => s.history.entries })), { catalogue: () => catalogue, language: s.language, context: s.context });
+    return describeSession(new SerialSession(new LicensedSession(s, this.licence), approvalPort(this.home, catalogue, this.options.now, { counters: this.engine().counters, entries: () => s.history.entries })), { catalogue: () => catalogue, language: s.language, context: s.context, inference: () => s.inferenceView() });
   }
 
   /**
@@ -134,7 +134,7 @@ export class Client {
     const catalogue = given.catalogue !== undefined ? this.catalogue(given.catalogue) : this.savedCatalogue(data);
     const rulebook = given.rulebook !== undefined ? this.rulebookFor(given.rulebook, catalogue) : this.savedRulebook(data);
     const s = Session.resume(this.engine(), catalogue, data, rulebook ? { rulebook } : {});
-    return describeSession(new SerialSession(new LicensedSession(s, this.licence), approvalPort(this.home, catalogue, this.options.now, { counters: this.engine().counters, entries: () => s.history.entries })), { catalogue: () => catalogue, language: s.language, context: s.context });
+    return describeSession(new SerialSession(new LicensedSession(s, this.licence), approvalPort(this.home, catalogue, this.options.now, { counters: this.engine().counters, entries: () => s.history.entries })), { catalogue: () => catalogue, language: s.language, context: s.context, inference: () => s.inferenceView() });
   }
 
   /** A remote session's catalogue, compiled here only when an adapter asks for it. */

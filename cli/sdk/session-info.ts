@@ -4,13 +4,18 @@
  * (cli/adapters/) can infer argument origins from `guard(tools, session)` alone, without the host
  * passing the catalogue a second time.
  */
-import type { CompiledCatalogue, Language } from "../../worker/portable/engine/index.js";
+import type { CompiledCatalogue, FollowedView, Language } from "../../worker/portable/engine/index.js";
 
 export interface SessionInfo {
   /** compiled on first use (a remote session's catalogue is compiled here only if an adapter asks) */
   catalogue(): CompiledCatalogue;
   language: Language;
   context: Readonly<Record<string, unknown>>;
+  /**
+   * An in-process session's own inference view, kept as its history grows (engine
+   * origins/follow.ts): an adapter reads it instead of the history (absent for a remote session).
+   */
+  inference?: () => FollowedView;
 }
 
 const infos = new WeakMap<object, SessionInfo>();

@@ -6,12 +6,14 @@
  * session option `taint_model_after_untrusted`. Most operations are handed to the view as the
  * guard hands its own (`own`: not read back), the rest are read from the history; and inference
  * over the view (its scalar index) names the origins inference over `viewOfHistory` (a search of
- * every result) names, for values drawn from every result.
+ * every result) names, for values drawn from every result. The session's own view (engine
+ * origins/follow.ts, what a guard on a `Client` session reads) gives the same answers too.
  */
 import { describe, expect, it } from "vitest";
 import { inferOrigins, loadCatalogue, prepareView, viewOfHistory, type Outcome } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 import { HistoryMirror } from "../../cli/adapters/view.js";
+import { sessionInfo } from "../../cli/sdk/session-info.js";
 import { prng } from "../helpers/prng.js";
 import { CATALOGUE, freshSession } from "./fixture.js";
 
@@ -34,6 +36,12 @@ describe("the incremental inference view", { timeout: 60_000 }, () => {
         const args: Record<string, unknown> = { none: "zz-nobody", nil: null, obj: { order_id: "4401" } };
         for (const r of expected.results) for (const [k, v] of Object.entries((r.result ?? {}) as object)) args[`${k}@${r.step}`] = v;
         expect(inferOrigins(args, got)).toEqual(inferOrigins(args, expected));
+        // The session's own view (engine origins/follow.ts), which a guard on it reads instead.
+        const own = sessionInfo(s)!.inference!();
+        expect(own.view.results).toEqual(expected.results);
+        expect(own.turns).toEqual(expected.turns);
+        for (const probe of ["4411", 40, "vip", "acct-1"]) expect(own.view.turns.has(probe)).toBe(folded.has(probe));
+        expect(inferOrigins(args, own.view)).toEqual(inferOrigins(args, expected));
       };
       // Each operation is, at random, the guard's own (the view is told what it appended, as the
       // guard tells it) or someone else's (the view reads the entry).

@@ -7,7 +7,7 @@
 import { existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { open, type Database, type RootDatabase } from "lmdb";
+import { asBinary, open, type Database, type RootDatabase } from "lmdb";
 import { StoreDamaged } from "../../../worker/portable/engine/index.js";
 import { lmdbFileProblem } from "./lmdb-header.js";
 import { Witness, createWitness } from "./witness.js";
@@ -48,6 +48,8 @@ export class StateFile {
   private dbFd: number | undefined;
   private dbIno = -1;
   private damage: { error: StoreDamaged; ident: Ident } | undefined;
+  /** Moves on with every opening: what a process kept of one opening says nothing of the next. */
+  epoch = 0;
 
   constructor(readonly home: string, private readonly opts: FileOptions = {}) {
     this.dbPath = join(home, FILES.db);
@@ -64,19 +66,51 @@ export class StateFile {
     this.checkFiles();
     const env = this.env!;
     const tables = this.tables!;
-    try {
-      return env.transactionSync(() => {
+    return this.mapped(() =>
+      env.transactionSync(() => {
         const meta = this.verify(tables);
         const tx: Tx = { ...tables, dirty: false, row: meta };
         const r = fn(tx);
         if (tx.dirty) {
           after?.(tx);
           const generation = meta.generation + 1;
-          tx.meta.putSync("meta", { ...tx.row, generation });
+          this.putMeta(tables, { ...tx.row, generation });
           this.witness!.write({ id: meta.id, generation });
         }
         return r;
-      });
+      }),
+    );
+  }
+
+  /**
+   * `fn` over a read snapshot taken now (LMDB readers take no lock and wait for no writer), after
+   * the same checks as `run`: the files, then the snapshot's meta row against the witness. The
+   * witness is written before a writer commits, so a snapshot that equals it holds everything any
+   * process committed, and nothing is detectable against it; when they differ (a writer between
+   * the two reads, or damage) the read is done again in a write transaction, under the lock, where
+   * a difference is damage. `fn` must not write.
+   */
+  read<R>(fn: (t: Tables, meta: MetaRow) => R): R {
+    this.ready();
+    this.checkFiles();
+    const env = this.env!;
+    const tables = this.tables!;
+    return this.mapped(() => {
+      // lmdb-js keeps a read snapshot for the rest of the event-loop turn: start a new one.
+      env.resetReadTxn();
+      const meta = this.metaRow(tables);
+      const w = this.witness!.read();
+      if (meta === undefined || meta.damaged || typeof w === "string" || w.id !== meta.id || w.generation !== meta.generation) {
+        return env.transactionSync(() => fn(tables, this.verify(tables)));
+      }
+      return fn(tables, meta);
+    });
+  }
+
+  /** Errors of an operation as the store reports them: garbage and LMDB failures are damage. */
+  private mapped<R>(op: () => R): R {
+    try {
+      return op();
     } catch (err) {
       if (err instanceof Garbage) throw this.fail(err.what, err.opts.latch !== false, err.opts.where);
       if (err instanceof StoreDamaged) throw err;
@@ -86,9 +120,34 @@ export class StateFile {
     }
   }
 
+  /**
+   * The meta row, checked. Every operation reads it: a value already decoded (the same bytes) is
+   * not decoded again — a memo of the decoding only, so it holds whoever wrote the row.
+   */
+  private metaRow(t: Tables): MetaRow | undefined {
+    const raw = t.meta.getBinaryFast("meta");
+    if (raw === undefined) return undefined;
+    // lmdb-js hands out its shared read buffer with `length` set to the value's: a view of just that.
+    const bytes = raw.subarray(0, raw.length);
+    const last = this.lastMeta;
+    if (last && last.bytes.equals(bytes)) return last.row;
+    const row = Object.freeze(checkMeta(t.meta.get("meta")));
+    this.lastMeta = { bytes: Buffer.from(bytes), row };
+    return row;
+  }
+  private lastMeta: { bytes: Buffer; row: MetaRow } | undefined;
+  private metaEncoder: { encode(value: unknown): Uint8Array } | undefined;
+
+  /** Write the meta row, encoded here so that the next operation knows its bytes (metaRow). */
+  private putMeta(t: Tables, row: MetaRow): void {
+    const bytes = Buffer.from(this.metaEncoder!.encode(row));
+    t.meta.putSync("meta", asBinary(bytes));
+    this.lastMeta = { bytes, row: Object.freeze(row) };
+  }
+
   /** The meta row, after checking it against the witness; throws Garbage or StoreDamaged. */
   private verify(tx: Tables): MetaRow {
-    const meta = checkMeta(tx.meta.get("meta"));
+    const meta = checkMeta(this.metaRow(tx));
     if (meta.damaged) throw new Garbage(`it was found damaged at ${meta.damaged.at}: ${meta.damaged.what}`, { latch: false });
     const w = this.witness!.read();
     if (typeof w === "string") throw new Garbage(`its witness \`${this.witnessPath}\` is unreadable: ${w}`, { latch: false, where: this.witnessPath });
@@ -116,6 +175,7 @@ export class StateFile {
   }
 
   private open(): void {
+    this.epoch++;
     mkdirSync(this.home, { recursive: true, mode: 0o700 });
     const db = statOf(this.dbPath);
     const legacy = FILES.legacy.map((f) => join(this.home, f)).filter((f) => existsSync(f));
@@ -140,6 +200,7 @@ export class StateFile {
       expiry: env.openDB({ name: "expiry" }),
     };
     const t = this.tables;
+    this.metaEncoder = encoderOf(t.meta);
     env.transactionSync(() => {
       const raw = t.meta.get("meta");
       const witnessThere = existsSync(this.witnessPath);
@@ -255,6 +316,7 @@ export class StateFile {
     const env = this.env;
     this.env = undefined;
     this.tables = undefined;
+    this.lastMeta = undefined;
     this.witness?.close();
     this.witness = undefined;
     if (this.dbFd !== undefined) {
@@ -273,6 +335,13 @@ export class StateFile {
       }
     }
   }
+}
+
+/** The msgpack encoder lmdb-js encodes a table's values with (kept on the table, not in its types). */
+function encoderOf(db: Database): { encode(value: unknown): Uint8Array } {
+  const e: unknown = Reflect.get(db, "encoder");
+  if (typeof e !== "object" || e === null || typeof Reflect.get(e, "encode") !== "function") throw new Error("the store's table has no msgpack encoder where version 3.5.6 keeps it");
+  return e as { encode(value: unknown): Uint8Array };
 }
 
 function statOf(path: string): Stats | undefined {

@@ -19,15 +19,25 @@ function isMeta(b: Buffer): boolean {
   return b.readUInt32LE(META_AT) === MAGIC && (b.readUInt32LE(META_AT + 4) & 0xffff) === VERSION;
 }
 
+// Read before every operation: one buffer, reused (the reads are synchronous), that holds both
+// meta pages' headers of the usual 4 KiB pages in one read.
+const BUF = Buffer.alloc(4096 + HEAD);
+
 /** Why `fd` (an LMDB data file of `size` bytes) cannot be opened safely, or undefined when it can. */
 export function lmdbFileProblem(fd: number, size: number): string | undefined {
   if (size === 0) return "it is empty (0 bytes): zeroed or truncated";
-  const first = Buffer.alloc(HEAD);
-  if (readSync(fd, first, 0, HEAD, 0) < HEAD) return `it is ${size} bytes, too short for a store`;
+  const got = readSync(fd, BUF, 0, BUF.length, 0);
+  if (got < HEAD) return `it is ${size} bytes, too short for a store`;
+  const first = BUF.subarray(0, HEAD);
   const psize = first.readUInt32LE(PSIZE_AT);
   if (!isMeta(first) || psize < 512 || psize > 65536 || (psize & (psize - 1)) !== 0) return "its header is not an LMDB store's (zeroed or overwritten)";
-  const second = Buffer.alloc(HEAD);
-  if (size < 2 * psize || readSync(fd, second, 0, HEAD, psize) < HEAD) return `it is ${size} bytes, too short for a store`;
+  if (size < 2 * psize) return `it is ${size} bytes, too short for a store`;
+  let second: Buffer;
+  if (psize + HEAD <= got) second = BUF.subarray(psize, psize + HEAD);
+  else {
+    second = Buffer.alloc(HEAD);
+    if (readSync(fd, second, 0, HEAD, psize) < HEAD) return `it is ${size} bytes, too short for a store`;
+  }
   if (!isMeta(second)) return "its second header is not an LMDB store's (zeroed or overwritten)";
   return undefined;
 }

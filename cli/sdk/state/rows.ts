@@ -35,6 +35,11 @@ export interface MetaRow {
   created: { at: string; by: string };
   resets: ResetRecord[];
   damaged?: { what: string; at: string };
+  /**
+   * When the earliest entry of the `expiry` index fires (ms), kept by every write that adds one;
+   * absent: not known (a store written before it was kept), so the next write looks.
+   */
+  due?: number;
 }
 
 export interface SessionRow {
@@ -66,6 +71,7 @@ export function checkMeta(v: unknown): MetaRow {
   if (typeof m.id !== "string" || !/^[0-9a-f]{32}$/.test(m.id)) throw new Garbage("its id is not 32 hex digits");
   if (!Number.isSafeInteger(m.generation) || (m.generation as number) < 0) throw new Garbage(`its generation is \`${String(m.generation)}\`, not a whole number`);
   if (!Array.isArray(m.resets)) throw new Garbage("its reset record is not a list");
+  if (m.due !== undefined && !num(m.due)) throw new Garbage(`its next expiry is \`${String(m.due)}\`, not a time`);
 
   return m as MetaRow;
 }
@@ -117,6 +123,14 @@ export function expiryKey(at: number, kind: "s" | "c" | "r", id: string): string
   const t = Math.min(Math.max(0, Math.floor(at)), 2 ** 52 - 1);
   return t.toString(16).padStart(HEX13, "0") + kind + id;
 }
+
+/** The time an expiry key fires at (its first 13 hex digits). */
+export function expiryTime(key: string): number {
+  return parseInt(key.slice(0, HEX13), 16);
+}
+
+/** Past every time an expiry key can hold: "no entry is due, ever" (an empty index). */
+export const NEVER = 2 ** 52 - 1;
 
 export function expiryBound(now: number): string {
   return expiryKey(now + 1, "s", "").slice(0, HEX13);

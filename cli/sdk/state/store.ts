@@ -8,8 +8,8 @@
  */
 import { InputError, stateRules } from "../../../worker/portable/engine/index.js";
 import type { CommitAnswer, CounterItem, CounterStore, ReserveAnswer, SessionState, SessionStateStore, StateChange } from "../../../worker/portable/engine/index.js";
-import type { StateFile, Tx } from "./file.js";
-import { Garbage, cellKey, checkCounterRow, checkReservationRow, checkSessionRow, expiryBound, expiryKey, headOf, parseExpiry, spentPrefix, type CounterRow, type SessionRow } from "./rows.js";
+import type { StateFile, Tables, Tx } from "./file.js";
+import { Garbage, NEVER, cellKey, checkCounterRow, checkReservationRow, checkSessionRow, expiryBound, expiryKey, expiryTime, headOf, parseExpiry, spentPrefix, type CounterRow, type MetaRow, type SessionRow } from "./rows.js";
 
 const { IDLE_MS, RECLAIM_PER_OP, addTallies, checkChange, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, reservationExpiry, usedNow } = stateRules;
 
@@ -17,17 +17,31 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
   /** @param now the clock sessions are reclaimed by (ms); counters use the `now` each call passes */
   constructor(readonly file: StateFile, private readonly now: () => number) {}
 
+  /**
+   * Sessions as this process last read or wrote them, each with where it is true: this opening of
+   * the file, the store's id and generation. Every write of every process moves the generation on,
+   * so an entry whose generation is still the store's is exactly what the store holds. A load
+   * still reads the meta row and the witness (file.ts, `read`); only the session's rows are
+   * spared, and a commit under the lock at that generation needs no read of them either.
+   */
+  private readonly kept = new Map<string, Kept>();
+
   load(session: string): SessionState {
     checkSession(session);
-    return this.file.run((tx) => {
-      const row = sessionRow(tx, session);
+    return this.file.read((t, meta) => {
+      const at = this.stamp(meta.id, meta.generation);
+      const hit = this.kept.get(session);
+      if (hit && hit.at === at) return stateOf(hit);
+      const row = sessionRow(t, session);
       const spent = new Set<string>();
       const prefix = spentPrefix(session);
-      for (const { key } of tx.spent.getRange({ start: prefix })) {
+      for (const { key } of t.spent.getRange({ start: prefix })) {
         if (typeof key !== "string" || !key.startsWith(prefix)) break;
         spent.add(key.slice(prefix.length));
       }
-      return { head: headOf(row), spent, tallies: Object.freeze(addTallies(Object.fromEntries(row?.t ?? []), [])) };
+      const kept: Kept = { at, row, spent };
+      this.keep(session, kept);
+      return stateOf(kept);
     });
   }
 
@@ -35,29 +49,51 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
     checkSession(session);
     const c = checkChange(change);
     const now = this.now();
-    return this.file.run((tx) => {
-      const row = sessionRow(tx, session);
+    let known: Kept | undefined;
+    const answer = this.file.run((tx): CommitAnswer => {
+      const hit = this.kept.get(session);
+      const fresh = hit && hit.at === this.stamp(tx.row.id, tx.row.generation) ? hit : undefined;
+      const row = fresh ? fresh.row : sessionRow(tx, session);
       const stored = headOf(row);
       if (!headMatches(stored, c.expect)) return { ok: false, why: "head", head: stored };
       const prefix = spentPrefix(session);
-      const spent = firstSpent(c.spend, (n) => tx.spent.get(prefix + n) !== undefined);
+      const spent = firstSpent(c.spend, (n) => (fresh ? fresh.spent.has(n) : tx.spent.get(prefix + n) !== undefined));
       if (spent !== undefined) return { ok: false, why: "spent", name: spent };
       for (const n of c.spend) tx.spent.putSync(prefix + n, 1);
       const tallies = addTallies(Object.fromEntries(row?.t ?? []), c.tally);
       const next: SessionRow = { h: [c.next.count, c.next.link], t: Object.entries(tallies), at: now, x: row?.x ?? now + IDLE_MS };
       // Only a new session gets an expiry entry here; one that fires early for a session used since is moved then (reclaim).
-      if (!row) tx.expiry.putSync(expiryKey(next.x, "s", session), 1);
+      if (!row) addExpiry(tx, next.x, "s", session);
       tx.sessions.putSync(session, next);
       tx.dirty = true;
+      // What the store holds for the session once this commits (when this process knew its spent names).
+      if (fresh) known = { at: this.stamp(tx.row.id, tx.row.generation + 1), row: next, spent: new Set([...fresh.spent, ...c.spend]) };
       return { ok: true };
-    }, (tx) => reclaim(tx, now));
+    }, (tx) => {
+      // Reclaiming may move this session's expiry entry: its row is then not `next`.
+      if (reclaim(tx, now).has(session)) known = undefined;
+    });
+    // Kept only once the transaction committed: a generation that never was may be another's later.
+    if (known) this.keep(session, known);
+    else this.kept.delete(session);
+    return answer;
+  }
+
+  /** Where a cached session is true: this opening of the file (a reopened file may be another store), its id and generation. */
+  private stamp(id: string, generation: number): string {
+    return `${this.file.epoch}:${id}:${generation}`;
+  }
+
+  private keep(session: string, entry: Kept): void {
+    if (this.kept.size >= KEPT_SESSIONS && !this.kept.has(session)) this.kept.clear();
+    this.kept.set(session, entry);
   }
 
   reserve(reservation: string, items: CounterItem[], now: number): ReserveAnswer {
     const id = checkReservation(reservation);
     const checked = checkItems(items);
     const cells = checked.map((it) => cellKey(it));
-    return this.file.run((tx) => {
+    return this.counting(now, (tx) => {
       if (tx.reservations.get(id) !== undefined) throw new InputError(`reservation \`${id}\` was taken already; an id names one history entry and is never reused`, "/reservation");
       const rows = cells.map((c) => counterRow(tx, c));
       const answer = fitsAll(checked, (it, k) => usedNow(rows[k]?.[0], it, now), (_, k) => cells[k]!);
@@ -67,31 +103,31 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
         const cell = cells[k]!;
         const row = added.get(cell) ?? rows[k];
         const x = row?.[3] ?? counterExpiry(it.until, now);
-        if (!row) tx.expiry.putSync(expiryKey(x, "c", cell), 1);
+        if (!row) addExpiry(tx, x, "c", cell);
         const next: CounterRow = [usedNow(row?.[0], it, now) + it.amount, it.until, now, x];
         added.set(cell, next);
         tx.counters.putSync(cell, next);
       });
       const x = reservationExpiry(checked, now);
       tx.reservations.putSync(id, { c: checked.map((it, k) => [cells[k]!, it.amount]), x });
-      tx.expiry.putSync(expiryKey(x, "r", id), 1);
+      addExpiry(tx, x, "r", id);
       tx.dirty = true;
       return answer;
-    }, (tx) => reclaim(tx, now));
+    });
   }
 
   peek(items: CounterItem[], now: number): ReserveAnswer {
     const checked = checkItems(items);
     const cells = checked.map((it) => cellKey(it));
-    return this.file.run((tx) => {
-      const rows = cells.map((c) => counterRow(tx, c));
+    return this.file.read((t) => {
+      const rows = cells.map((c) => counterRow(t, c));
       return fitsAll(checked, (it, k) => usedNow(rows[k]?.[0], it, now), (_, k) => cells[k]!);
     });
   }
 
   release(reservation: string, now: number): void {
     const id = checkReservation(reservation);
-    this.file.run((tx) => {
+    this.counting(now, (tx) => {
       const raw = tx.reservations.get(id);
       if (raw === undefined) return; // reclaimed once its periods ended: nothing to give back
       const r = checkReservationRow(raw, id);
@@ -103,12 +139,12 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
       // Kept, marked released, until its periods end: a late `ran` counts it again (recount).
       tx.reservations.putSync(id, { ...r, r: 1 });
       tx.dirty = true;
-    }, (tx) => reclaim(tx, now));
+    });
   }
 
   recount(reservation: string, now: number): boolean {
     const id = checkReservation(reservation);
-    return this.file.run((tx) => {
+    return this.counting(now, (tx) => {
       const raw = tx.reservations.get(id);
       if (raw === undefined) return false;
       const r = checkReservationRow(raw, id);
@@ -122,16 +158,65 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
       tx.reservations.putSync(id, kept);
       tx.dirty = true;
       return true;
-    }, (tx) => reclaim(tx, now));
+    });
+  }
+
+  /**
+   * A write of counters and reservations only (and reclaiming): every session this process keeps
+   * at the generation it starts from is still true at the one it ends on — but those reclaiming
+   * took — so they are carried over.
+   */
+  private counting<R>(now: number, fn: (tx: Tx) => R): R {
+    let from: string | undefined;
+    let to: string | undefined;
+    let touched: Set<string> | undefined;
+    const r = this.file.run((tx) => {
+      const out = fn(tx);
+      if (tx.dirty) {
+        from = this.stamp(tx.row.id, tx.row.generation);
+        to = this.stamp(tx.row.id, tx.row.generation + 1);
+      }
+      return out;
+    }, (tx) => {
+      touched = reclaim(tx, now);
+    });
+    if (from !== undefined && to !== undefined) {
+      for (const [session, k] of this.kept) if (k.at === from && !touched?.has(session)) k.at = to;
+    }
+    return r;
   }
 }
 
-function sessionRow(tx: Tx, session: string): SessionRow | undefined {
+/** A session's rows as this process last saw them, and where that is true (`NodeStateStore.stamp`). */
+interface Kept {
+  at: string;
+  row: SessionRow | undefined;
+  spent: Set<string>;
+}
+
+/** A load from what this process keeps: copies, so the caller cannot change the cache. */
+function stateOf(k: Kept): SessionState {
+  return { head: headOf(k.row), spent: new Set(k.spent), tallies: Object.freeze(addTallies(Object.fromEntries(k.row?.t ?? []), [])) };
+}
+
+/** Sessions kept in memory per store handle (a few hundred bytes each); past it the cache starts over. */
+const KEPT_SESSIONS = 256;
+
+/** An expiry entry, and the store's note of the earliest one (meta `due`), in the same transaction. */
+function addExpiry(tx: Tx, x: number, kind: "s" | "c" | "r", id: string): void {
+  const key = expiryKey(x, kind, id);
+  tx.expiry.putSync(key, 1);
+  const t = expiryTime(key);
+  // Unknown stays unknown (the next reclaim reads the index and learns it, this entry included).
+  if (tx.row.due !== undefined && t < tx.row.due) tx.row = { ...tx.row, due: t };
+}
+
+function sessionRow(tx: Tables, session: string): SessionRow | undefined {
   const raw = tx.sessions.get(session);
   return raw === undefined ? undefined : checkSessionRow(raw, session);
 }
 
-function counterRow(tx: Tx, cell: string): CounterRow | undefined {
+function counterRow(tx: Tables, cell: string): CounterRow | undefined {
   const raw = tx.counters.get(cell);
   return raw === undefined ? undefined : checkCounterRow(raw, cell);
 }
@@ -140,10 +225,27 @@ function counterRow(tx: Tx, cell: string): CounterRow | undefined {
  * Up to RECLAIM_PER_OP expiry entries that are due: counters of periods ended a day ago,
  * reservations with nothing left to give back, sessions and never-ending counters idle for
  * IDLE_MS. An entry that fired early for a row used since is moved to the row's new expiry.
+ * Skipped without a read while the meta row's `due` (the earliest entry) is still ahead. The
+ * sessions whose entries it took (so a commit knows its own row may have moved).
  */
-function reclaim(tx: Tx, now: number): void {
+function reclaim(tx: Tx, now: number): Set<string> {
+  const sessions = new Set<string>();
+  // Nothing fires before `due` (every write that adds an entry lowers it): no range read at all.
+  if (tx.row.due !== undefined && tx.row.due > now) return sessions;
   const due: string[] = [];
-  for (const { key } of tx.expiry.getRange({ end: expiryBound(now), limit: RECLAIM_PER_OP })) due.push(key as string);
+  let next = NEVER;
+  const bound = expiryBound(now);
+  for (const { key } of tx.expiry.getRange({ limit: RECLAIM_PER_OP + 1 })) {
+    parseExpiry(key);
+    const k = key as string;
+    if (due.length < RECLAIM_PER_OP && k < bound) due.push(k);
+    else {
+      next = expiryTime(k);
+      break;
+    }
+  }
+  // The first entry left, lowered again below by any entry moved to a later time.
+  tx.row = { ...tx.row, due: next };
   for (const key of due) {
     const { kind, id } = parseExpiry(key);
     tx.expiry.removeSync(key);
@@ -156,9 +258,10 @@ function reclaim(tx: Tx, now: number): void {
       if (x <= now) tx.counters.removeSync(id);
       else {
         tx.counters.putSync(id, [row[0], row[1], row[2], x]);
-        tx.expiry.putSync(expiryKey(x, "c", id), 1);
+        addExpiry(tx, x, "c", id);
       }
     } else if (kind === "s") {
+      sessions.add(id);
       const row = sessionRow(tx, id);
       if (!row) continue;
       const x = row.at + IDLE_MS;
@@ -173,10 +276,11 @@ function reclaim(tx: Tx, now: number): void {
         for (const k of names) tx.spent.removeSync(k);
       } else {
         tx.sessions.putSync(id, { ...row, x });
-        tx.expiry.putSync(expiryKey(x, "s", id), 1);
+        addExpiry(tx, x, "s", id);
       }
     } else {
       throw new Garbage(`expiry entry \`${key}\` has an unknown kind`);
     }
   }
+  return sessions;
 }

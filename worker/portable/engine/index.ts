@@ -10,6 +10,7 @@ export { SerialSession, type SessionApi, type SessionCore } from "./serial-sessi
 export { GuardedSteps, type DecideOptions, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
 export type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 export { REASON_CODES, type CallOptions, type CheckResult, type Labels, type LicenceGate, type ReasonCode } from "./check/types.js";
+export type { FollowedView } from "./origins/follow.js";
 export { bindsOf, inferOrigins, originsOf, prepareView, ResultIndex, viewOfHistory, type InferenceView, type InferOptions, type InferredOrigin, type PreparedView, type RecordedResult } from "./origins/infer.js";
 export { WatchedEntries } from "./history/watched.js";
 export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, type ReceiptEntry, type ReportEntry, type TurnEntry } from "./history/entry.js";

@@ -19,6 +19,8 @@ import { canonicalize } from "./canonical/jcs.js";
 import { randomBytes, toHex } from "./canonical/bytes.js";
 import { OUTCOMES, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 import { SignedHistory, type Head, type KnownPrefix } from "./history/signed.js";
+import { ViewFollower, type FollowedView } from "./origins/follow.js";
+import { TurnIndex } from "./origins/typed.js";
 import { changeOfCheck, changeOfReport } from "./state/changes.js";
 import { sealToken } from "./tokens/confirmation.js";
 import { propagatedLabels } from "./origins/labels.js";
@@ -105,6 +107,17 @@ export class Session {
       },
     };
   }
+
+  /**
+   * The inference view of this session's own entries (origins/follow.ts), kept up to date as the
+   * history grows, for an adapter inferring origins; empty while the history does not verify.
+   */
+  inferenceView(): FollowedView {
+    this.follower ??= new ViewFollower(this.catalogue, this.context);
+    if (!this.signed.verify().ok) return new ViewFollower(this.catalogue, this.context).view([], this.signed.index, new TurnIndex(this.language));
+    return this.follower.view(this.signed.entries, this.signed.index, this.signed.turns);
+  }
+  private follower: ViewFollower | undefined;
 
   /** A person's turn, recorded in the history (an invalid or superseded one starts anew). */
   async read(text: string): Promise<{ step: number }> {
