@@ -209,10 +209,7 @@ export class RemoteSession implements SessionCore {
 
   /** A person's signed decision, recorded in the history the worker seals (approvals, issue 12). */
   async receipt(signed: SignedReceipt): Promise<{ step: number }> {
-    const session = await this.state;
-    const r = await this.http.send("POST", "/v1/receipts", { session, receipt: signed });
-    this.current = r.session;
-    this.state = Promise.resolve(r.session);
+    const r = await this.send("/v1/receipts", { receipt: signed });
     return { step: r.step };
   }
 
