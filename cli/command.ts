@@ -27,11 +27,11 @@ export interface OptionSpec {
 
 export type OptionSpecs = Record<string, OptionSpec>;
 
-export type Values<O extends OptionSpecs> = {
+type Values<O extends OptionSpecs> = {
   [K in keyof O]?: O[K]["type"] extends "boolean" ? boolean : O[K]["type"] extends "string" ? string : string | boolean;
 };
 
-export interface ArgsSpec {
+interface ArgsSpec {
   /** how the positional arguments read in the usage, e.g. `TRACE.jsonl` or `[agent.yaml]` */
   synopsis: string;
   min: number;
@@ -42,7 +42,7 @@ export interface ArgsSpec {
   extra?: string;
 }
 
-export interface Input<O extends OptionSpecs> {
+interface Input<O extends OptionSpecs> {
   values: Values<O>;
   positionals: string[];
   io: Io;
@@ -96,7 +96,7 @@ function flag(name: string, o: OptionSpec): string {
 }
 
 /** `stalwart rules compile RULEBOOK -o DIR [--catalogue agent.yaml] [--json]` */
-export function synopsis(leaf: Leaf): string {
+function synopsis(leaf: Leaf): string {
   const entries = Object.entries(leaf.options);
   const required = entries.filter(([, o]) => o.required);
   const optional = entries.filter(([, o]) => !o.required);
@@ -109,7 +109,7 @@ function table(rows: [string, string][], indent = "  "): string[] {
   return rows.map(([a, b]) => `${indent}${a.padEnd(width)}  ${b}`);
 }
 
-export function leafHelp(leaf: Leaf): string {
+function leafHelp(leaf: Leaf): string {
   const options: [string, string][] = [...Object.entries(leaf.options), ["help", HELP] as [string, OptionSpec]].map(([name, o]) => [
     `${o.short ? `-${o.short}, ` : ""}--${name}${o.type === "string" ? ` ${o.value ?? "VALUE"}` : ""}`,
     `${o.help}${o.required ? " (required)" : ""}`,
@@ -129,7 +129,7 @@ function usageLines(c: Command): string[] {
   return leaves(c).map((l, i) => `${i === 0 ? "usage: " : "       "}${synopsis(l)}`);
 }
 
-export function groupHelp(group: Group): string {
+function groupHelp(group: Group): string {
   const what = group.path === "" ? "command" : "verb";
   return [
     ...usageLines(group),
@@ -206,10 +206,10 @@ function parse(leaf: Leaf, argv: string[]): { values: Record<string, string | bo
 
 // ---- running -----------------------------------------------------------------------------------
 
-export const processIo = (): Io => ({ stdout: process.stdout, stderr: process.stderr });
+const processIo = (): Io => ({ stdout: process.stdout, stderr: process.stderr });
 
 /** A failure as its exit code: printed as JSON on stdout with `--json`, else on stderr. */
-export function report(err: unknown, io: Io, opts: { json: boolean; path: string; help: string }): number {
+function report(err: unknown, io: Io, opts: { json: boolean; path: string; help: string }): number {
   if (!(err instanceof StalwartError)) {
     io.stderr.write(`stalwart: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
     return 1;
@@ -262,6 +262,6 @@ export async function runGroup(group: Group, argv: string[], io: Io = processIo(
   return runCommand(next, rest, io);
 }
 
-export function runCommand(c: Command, argv: string[], io: Io = processIo()): Promise<number> {
+function runCommand(c: Command, argv: string[], io: Io = processIo()): Promise<number> {
   return isGroup(c) ? runGroup(c, argv, io) : runLeaf(c, argv, io);
 }

@@ -49,8 +49,8 @@ export const command: Group = {
   commands: [status, reset],
 };
 
-export const summary = command.summary;
-export const run = (argv: string[], io?: Io): Promise<number> => runGroup(command, argv, io);
+const summary = command.summary;
+const run = (argv: string[], io?: Io): Promise<number> => runGroup(command, argv, io);
 
 function formatStatus(s: StateStatus): string {
   const lines = [`store        ${s.file}`];

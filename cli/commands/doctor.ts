@@ -20,5 +20,5 @@ export const command = defineCommand({
   },
 });
 
-export const summary = command.summary;
-export const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);
+const summary = command.summary;
+const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);

@@ -72,8 +72,8 @@ export const command = defineCommand({
   },
 });
 
-export const summary = command.summary;
-export const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);
+const summary = command.summary;
+const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);
 
 async function init(v: { url?: string | undefined; out?: string | undefined; force?: boolean | undefined }, positionals: string[]): Promise<number> {
   const upstream = upstreamOf(v.url, positionals);

@@ -128,5 +128,5 @@ export const command: Group = {
   commands: [dev, activateCmd, status, releaseCmd, request, answer, install],
 };
 
-export const summary = command.summary;
-export const run = (argv: string[], io?: Io): Promise<number> => runGroup(command, argv, io);
+const summary = command.summary;
+const run = (argv: string[], io?: Io): Promise<number> => runGroup(command, argv, io);

@@ -44,7 +44,7 @@ export const command = defineCommand({
     replay(io, { trace: positionals[0] ?? "", catalogue: values.catalogue ?? "", json: values.json === true, ...(values.rulebook !== undefined ? { rulebook: values.rulebook } : {}) }),
 });
 
-export const summary = command.summary;
+const summary = command.summary;
 export const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);
 
 /** Progress shows on a terminal's stderr for traces longer than this many calls. */

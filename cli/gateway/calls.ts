@@ -365,7 +365,7 @@ function progressTokenOf(meta: Record<string, unknown> | undefined): string | nu
  * What the session records of a result: `structuredContent` when the tool gives one, else one text
  * block that is JSON, else nothing (the `returns` schema keeps only what it declares).
  */
-export function resultValue(result: Record<string, unknown>): unknown {
+function resultValue(result: Record<string, unknown>): unknown {
   if (result.structuredContent !== undefined) return result.structuredContent;
   const content = result.content;
   if (Array.isArray(content) && content.length === 1) {

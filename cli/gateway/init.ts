@@ -26,7 +26,7 @@ type McpTool = {
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; idempotentHint?: boolean; title?: string };
 };
 
-export async function listAllTools(spec: UpstreamSpec): Promise<{ tools: McpTool[]; server?: { name: string; version: string } }> {
+async function listAllTools(spec: UpstreamSpec): Promise<{ tools: McpTool[]; server?: { name: string; version: string } }> {
   const up = await new Upstream(spec).start();
   try {
     const tools = (await up.listTools()).map((t) => t as McpTool);

@@ -15,8 +15,8 @@
 import type { CheckResult, InferredOrigin, Outcome } from "../../worker/portable/engine/index.js";
 import { originsOf } from "../../worker/portable/engine/index.js";
 
-export const RESOURCES_READ = "resources_read";
-export const PROMPTS_GET = "prompts_get";
+const RESOURCES_READ = "resources_read";
+const PROMPTS_GET = "prompts_get";
 export const OUTSIDE_TOOLS: ReadonlySet<string> = new Set([RESOURCES_READ, PROMPTS_GET]);
 
 const text = { type: "string" };
@@ -64,7 +64,7 @@ export function withOutsideReads(source: Record<string, unknown>): Record<string
 }
 
 /** The arguments the check sees for a resources/read or prompts/get (only what the entry declares). */
-export function outsideArgs(method: "resources/read" | "prompts/get", params: Record<string, unknown> | undefined): { tool: string; args: Record<string, unknown> } {
+function outsideArgs(method: "resources/read" | "prompts/get", params: Record<string, unknown> | undefined): { tool: string; args: Record<string, unknown> } {
   const p = params ?? {};
   if (method === "resources/read") return { tool: RESOURCES_READ, args: { uri: p.uri } };
   return { tool: PROMPTS_GET, args: { name: p.name, ...(p.arguments !== undefined ? { arguments: p.arguments } : {}) } };

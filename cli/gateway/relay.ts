@@ -177,6 +177,6 @@ function rank(level: unknown): number {
 }
 
 /** A tool server's own question, marked so the person never takes it for stalwart's approval of a call. */
-export function ownQuestion(server: string, message: unknown): string {
+function ownQuestion(server: string, message: unknown): string {
   return `[The tool server "${server}" asks this itself. It is not stalwart's approval of a call: approving a call is only ever asked as "… needs your approval before it runs". Your answer goes to the tool server.]\n\n${typeof message === "string" ? message : ""}`;
 }

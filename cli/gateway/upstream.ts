@@ -36,7 +36,7 @@ export interface CallOptions {
   onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
 
-export class UpstreamUnavailable extends StalwartError {
+class UpstreamUnavailable extends StalwartError {
   constructor(message: string) {
     super("UpstreamUnavailable", message, { hint: "is the tool server's command right, and does it start on its own?" });
   }

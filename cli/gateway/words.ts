@@ -5,7 +5,7 @@
 import type { CheckResult, InferredOrigin } from "../../worker/portable/engine/index.js";
 
 /** The `_meta` key of the gateway's own answers (never added to a forwarded result). */
-export const META_KEY = "stalwart-agents/check";
+const META_KEY = "stalwart-agents/check";
 
 export interface ToolResult {
   [key: string]: unknown;
@@ -43,7 +43,7 @@ export function refusalText(tool: string, r: CheckResult): string {
   return `stalwart refused ${tool}, and it did not run.\n${parts.join("\n")}`;
 }
 
-export function originWords(o: InferredOrigin | undefined): string {
+function originWords(o: InferredOrigin | undefined): string {
   if (!o) return "origin unknown";
   const labels = o.labels.length ? `; carries ${o.labels.join(", ")}` : "";
   const m = /^result:(\d+)(?:\.(.+))?$/.exec(o.origin);

@@ -17,7 +17,7 @@ import { openLicence } from "./handle.js";
 import { readInstallation } from "./installation.js";
 import { DEV_SERVICE_URL } from "./service.js";
 
-export const DEV_ORG_NAME = "development licence (stalwart licence dev)";
+const DEV_ORG_NAME = "development licence (stalwart licence dev)";
 const NOTE = "a development licence, signed by the published dev keys this build trusts: for development and tests, never for production";
 
 export interface DevLicence {

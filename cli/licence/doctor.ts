@@ -32,7 +32,7 @@ export interface DoctorReport {
 export type RuntimeProbe = () => Promise<{ ok: boolean; detail: string }>;
 
 /** Default probe: the check core loads and computes (the WASM core's SHA-256 of nothing). */
-export const probeRuntime: RuntimeProbe = async () => {
+const probeRuntime: RuntimeProbe = async () => {
   try {
     const { nodeCore } = await import("../sdk/wasm-node.js");
     const digest = nodeCore().sha256(new Uint8Array());
@@ -113,7 +113,7 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
  * Whether the meters can be written where the runtime writes them (a probe file in the licence
  * folder, removed again), and the last failure a running process recorded (handle.ts).
  */
-export function probeMeters(home: string): DoctorReport["meters"] {
+function probeMeters(home: string): DoctorReport["meters"] {
   const p = licencePaths(home);
   let lastFailure: (MeterFailure & { pid?: number }) | undefined;
   try {

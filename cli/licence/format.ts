@@ -5,7 +5,7 @@ import { DEV_SERVICE_URL } from "./service.js";
 
 const day = (iso: string) => iso.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, " UTC");
 
-export function formatStage(s: LicenceStatus): string[] {
+function formatStage(s: LicenceStatus): string[] {
   const lines: string[] = [];
   if (s.stage === "active") lines.push(`state        active — the lease ends ${day(s.leaseEnds)}; then the grace runs to ${day(s.graceEnds)}`);
   if (s.stage === "grace") lines.push(`state        grace — the lease ended ${day(s.leaseEnds)}; the runtime answers until ${day(s.graceEnds)} unless the lease renews`);

@@ -70,7 +70,7 @@ export interface MeterFailure {
 }
 
 /** A count the runtime cannot record: the check refuses (`quota_exhausted`), never allows unmetered. */
-export class MeterUnrecorded extends StalwartError {
+class MeterUnrecorded extends StalwartError {
   constructor(readonly meter: string, readonly failure: MeterFailure) {
     super("MeterUnrecorded", `the meter \`${meter}\` cannot be recorded: ${failure.message}`, { hint: "run `stalwart doctor`: it shows what is wrong with the licence files" });
   }

@@ -11,7 +11,7 @@
 import type { CheckResult } from "../../worker/portable/engine/index.js";
 import type { ReplayedCall, ReplayResult } from "./replay.js";
 
-export interface CallReport {
+interface CallReport {
   id: string;
   session: string;
   tool: string;
@@ -32,7 +32,7 @@ export interface CallReport {
   outcomes: string[];
 }
 
-export interface PredicateReport {
+interface PredicateReport {
   reason: string;
   /** how many calls it held (refused or confirmed) */
   held: number;
@@ -45,7 +45,7 @@ export interface PredicateReport {
   false_positive_rate: number | null;
 }
 
-export interface Totals {
+interface Totals {
   calls: number;
   allowed: number;
   confirmed: number;
@@ -147,7 +147,7 @@ function answerText(a: { decision: string; reasons: string[]; detail: Record<str
 }
 
 /** `c1 refund_card: confirm argument_origin (amount); approved → allow confirmed` */
-export function callLine(c: CallReport): string {
+function callLine(c: CallReport): string {
   let line = `${c.id} ${c.tool}: ${answerText(c)}`;
   if (c.after_approval) {
     line += `; approved → ${answerText(c.after_approval)}`;

@@ -11,13 +11,13 @@ import { OUTCOMES, type Outcome } from "../../worker/portable/engine/index.js";
 import { StalwartError } from "../../worker/portable/engine/index.js";
 import { closest, defineOwn } from "../../worker/portable/engine/index.js";
 
-export const TRACE_VERSION = 1;
+const TRACE_VERSION = 1;
 
 export type Language = "en" | "pt-BR";
 export type TraceOutcome = Outcome;
 export type Verdict = "fine" | "harmful";
 
-export interface TraceSession {
+interface TraceSession {
   name: string;
   language?: Language;
   context?: Record<string, unknown>;
@@ -27,9 +27,9 @@ export interface TraceSession {
   events: TraceEvent[];
 }
 
-export type TraceEvent = TraceTurn | TraceCall | TraceOutcomeEvent;
+type TraceEvent = TraceTurn | TraceCall | TraceOutcomeEvent;
 
-export interface TraceTurn {
+interface TraceTurn {
   type: "turn";
   text: string;
   at: number;
@@ -37,7 +37,7 @@ export interface TraceTurn {
 }
 
 /** An origin as the trace writes it: a word (`typed`, `model`, …) or a result of an earlier call. */
-export type TraceOrigin = { word: string } | { call: string; path: string };
+type TraceOrigin = { word: string } | { call: string; path: string };
 
 export interface TraceCall {
   type: "call";
@@ -57,7 +57,7 @@ export interface TraceCall {
   line: number;
 }
 
-export interface TraceOutcomeEvent {
+interface TraceOutcomeEvent {
   type: "outcome";
   call: string;
   outcome: TraceOutcome;

@@ -56,7 +56,7 @@ let fast: Ajv | undefined;
 let full: Ajv | undefined;
 
 /** ajv's errors as leaves (verdict.ts conventions). */
-export function ajvLeaves(errors: readonly ErrorObject[]): Leaf[] {
+function ajvLeaves(errors: readonly ErrorObject[]): Leaf[] {
   const out: Leaf[] = [];
   for (const e of errors) {
     if ((e as { propertyName?: string }).propertyName !== undefined) continue; // inside propertyNames
@@ -107,7 +107,7 @@ const SUBSCHEMA_MAPS = ["properties", "patternProperties", "definitions", "$defs
  * `allOf` entry marked `x-stalwart-contains`, whose `not` failure is reported as the rule
  * `contains` (the explaining validator runs with `verbose`, so the error carries its schema).
  */
-export function rewriteContains(schema: unknown): unknown {
+function rewriteContains(schema: unknown): unknown {
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return schema;
   const s = { ...(schema as Record<string, unknown>) };
   for (const k of SUBSCHEMA) if (s[k] !== undefined) s[k] = rewriteContains(s[k]);

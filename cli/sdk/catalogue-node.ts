@@ -58,7 +58,7 @@ export function loadCatalogueNode(input: string | object, options: NodeCatalogue
 }
 
 /** Every problem of a catalogue given as a path, YAML text or an object; [] when clean. */
-export function lintCatalogueNode(input: string | object, options: NodeCatalogueOptions = {}): CatalogueProblem[] {
+function lintCatalogueNode(input: string | object, options: NodeCatalogueOptions = {}): CatalogueProblem[] {
   let r;
   try {
     r = resolveInput(input, options);

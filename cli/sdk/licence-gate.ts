@@ -36,7 +36,7 @@ export interface LicenceSource {
 
 export type LicenceOption = LicencePort | LicenceSource;
 
-export const METER = "tool_checks";
+const METER = "tool_checks";
 
 /** Any error here is a gate, not a crash: with no open licence the hook refuses everything. */
 const CLOSED: LicenceGate = Object.freeze({ stage: "lapsed", onLapse: "refuse" });

@@ -6,9 +6,9 @@
  */
 import { checkOptionKeys, InputError } from "../../worker/portable/engine/index.js";
 
-export const CLIENT_KEYS = ["home", "now", "url", "key", "timeoutMs", "licence"] as const;
-export const SESSION_KEYS = ["catalogue", "rulebook", "language", "context", "agent", "taintModelAfterUntrusted"] as const;
-export const RESUME_KEYS = ["catalogue", "rulebook"] as const;
+const CLIENT_KEYS = ["home", "now", "url", "key", "timeoutMs", "licence"] as const;
+const SESSION_KEYS = ["catalogue", "rulebook", "language", "context", "agent", "taintModelAfterUntrusted"] as const;
+const RESUME_KEYS = ["catalogue", "rulebook"] as const;
 
 const CATALOGUE_WORDS = "a path to agent.yaml, its YAML text, or the parsed object";
 

@@ -18,6 +18,6 @@ export function nodeCore(): Core & CounterCore {
 }
 
 /** A core of its own (its own memory): each home's counter table lives in one. */
-export function freshCore(): Core & CounterCore {
+function freshCore(): Core & CounterCore {
   return createCore(module());
 }

@@ -1,5 +1,5 @@
 /** The Node session-state and counter store of a home: STORAGE.md beside this file. */
-export { nodeState, closeState, type NodeStateOptions } from "./cache.js";
+export { nodeState, closeState,  } from "./cache.js";
 export { NodeStateStore } from "./store.js";
-export { FILES } from "./file.js";
-export { resetState, stateStatus, type ResetOptions, type ResetResult, type StateStatus } from "./reset.js";
+;
+export { resetState, stateStatus,   type StateStatus } from "./reset.js";

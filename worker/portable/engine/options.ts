@@ -36,7 +36,7 @@ export function checkOptionKeys(value: unknown, known: readonly string[], what: 
 const list = (words: readonly string[]) => words.map((w) => `\`${w}\``).join(", ");
 
 /** A short description of a value for a message (never the value itself when it is large). */
-export function describe(v: unknown): string {
+function describe(v: unknown): string {
   if (v === null || v === undefined) return String(v);
   if (Array.isArray(v)) return "an array";
   if (typeof v === "string") return v.length > 40 ? "a string" : `the string ${JSON.stringify(v)}`;

@@ -36,11 +36,11 @@ export type SessionHeader = Omit<SavedSession, "entries" | "seal" | "head">;
 /** HMAC of a text under the installation key, base64url. */
 export type TextMac = (text: string) => Uint8Array;
 
-export function sealHeader(mac: TextMac, header: SessionHeader): string {
+function sealHeader(mac: TextMac, header: SessionHeader): string {
   return toBase64Url(mac(`stalwart-session-v1.${canonicalize(header)}`));
 }
 
-export function sealHead(mac: TextMac, seal: string, entries: readonly unknown[]): string {
+function sealHead(mac: TextMac, seal: string, entries: readonly unknown[]): string {
   const last = entries.length ? String((entries[entries.length - 1] as { link?: unknown } | undefined)?.link) : "";
   return toBase64Url(mac(`stalwart-head-v1.${seal}.${entries.length}.${last}`));
 }
@@ -73,7 +73,7 @@ export function readSaved(saved: unknown): ReadSaved {
 }
 
 /** The last link of a run of entries as bytes, or null when it is not a 32-byte hex link. */
-export function lastLinkOf(entries: readonly unknown[]): Uint8Array | null {
+function lastLinkOf(entries: readonly unknown[]): Uint8Array | null {
   if (entries.length === 0) return new Uint8Array(32);
   const last = (entries[entries.length - 1] as { link?: unknown } | null)?.link;
   const bytes = typeof last === "string" ? fromHex(last) : null;
@@ -81,7 +81,7 @@ export function lastLinkOf(entries: readonly unknown[]): Uint8Array | null {
 }
 
 /** Equal base64url MACs (constant-time over the decoded bytes). */
-export function sameMac(a: string, b: string): boolean {
+function sameMac(a: string, b: string): boolean {
   const x = fromBase64Url(a);
   const y = fromBase64Url(b);
   return x !== null && y !== null && equalBytes(x, y);

@@ -70,6 +70,6 @@ export function valueDigests(engine: Engine, call: Call): Record<string, string>
 }
 
 /** 128 bits of SHA-256 over the canonical value: enough to bind, short enough to carry. */
-export function valueDigest(engine: Engine, value: unknown): string {
+function valueDigest(engine: Engine, value: unknown): string {
   return engine.sha256Hex(canonicalize(value)).slice(0, 32);
 }

@@ -3,16 +3,16 @@
  * The contract is ../../../shared/spec/licensing.md; README.md beside this file states the
  * integration API the check core uses.
  */
-export { licenceView, lapseAllows, type LicenceStage, type LicenceView, type LicenceState } from "./state.js";
-export type { LicencePayload, LeasePayload, BundleEnvelope, OnLapse } from "./documents.js";
-export { checkLicence, checkLease, isIsoDate } from "./documents.js";
-export { signDocument, verifyDocument, signingInput, type SignedDocument, type SignatureFailure } from "./signed.js";
-export { verifyLease, verifyLicence, verifyLicenceAndLease, expectationOf, type InstallationCheck, type InstallationRecord, type LeaseFailure, type LeaseExpectation, type LeaseCheck } from "./lease.js";
+export { licenceView, lapseAllows,  type LicenceView, type LicenceState } from "./state.js";
+export type { LicencePayload, LeasePayload,  OnLapse } from "./documents.js";
+;
+export { signDocument, verifyDocument, signingInput, type SignedDocument,  } from "./signed.js";
+export { verifyLease, verifyLicence, verifyLicenceAndLease, expectationOf,      } from "./lease.js";
 export {
   generateKeyPair,
   publicKeyOf,
   devSigningKey,
-  devSecretKey,
+  
   publicEntry,
   parseSigningKeys,
   isDevKeySet,
@@ -21,12 +21,12 @@ export {
   type SigningKey,
 } from "./keys.js";
 export { TRUSTED_KEYS } from "./trusted-keys.js";
-export { signRequest, verifyRequest, requestSigningInput, HEADER, MAX_SKEW_MS, type RequestParts } from "./requests.js";
+export { signRequest, verifyRequest,  HEADER,  type RequestParts } from "./requests.js";
 export * as meters from "./meters.js";
 export type { Counters, CountersWitness, UsageReport, Anomaly } from "./meters.js";
 export { sealBundle, openBundle, bundleDigest, newBundleKey, containsOwnIdentifier } from "./bundles.js";
-export { PLANS, BUNDLE_KINDS, isPlanName, isBundleKind, DAY_MS, type Plan, type PlanName, type PlanLimits, type BundleKind } from "./plans.js";
+export { PLANS, BUNDLE_KINDS, isPlanName, isBundleKind, DAY_MS,  type PlanName,  type BundleKind } from "./plans.js";
 export { QuotaExhausted, LicenceInvalid, LicenceServiceError, LicenceRequired, StalwartError } from "./errors.js";
 // The engine's byte helpers and SHA-256, re-exported for the licence service and the CLI glue.
 export { toBase64Url, fromBase64Url, sha256Hex, randomId, randomBytes } from "../engine/index.js";
-export { signOfflineRequest, verifyOfflineRequest, type OfflineRequest, type OfflineAnswer } from "./offline.js";
+export { signOfflineRequest,  type OfflineRequest, type OfflineAnswer } from "./offline.js";

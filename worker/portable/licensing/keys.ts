@@ -45,7 +45,7 @@ export async function publicKeyOf(secretKey: Uint8Array): Promise<Uint8Array> {
  * is the point (a fresh checkout signs leases its own build trusts, with no account); a production
  * build never trusts a `dev` key (see README.md: replacing trusted-keys.ts).
  */
-export async function devSecretKey(kid: string): Promise<Uint8Array> {
+async function devSecretKey(kid: string): Promise<Uint8Array> {
   return sha256(utf8(`stalwart-agents dev licence signing key ${kid}`));
 }
 

@@ -12,7 +12,7 @@ import { checkLease, checkLicence, type LeasePayload, type LicencePayload } from
 import type { KeySet } from "./keys.js";
 import { verifyDocument, type SignatureFailure } from "./signed.js";
 
-export type LeaseFailure =
+type LeaseFailure =
   | SignatureFailure
   | "wrong_type"
   | "wrong_licence"

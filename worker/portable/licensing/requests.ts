@@ -16,7 +16,7 @@ export const HEADER = {
 } as const;
 
 /** How far a request's date may be from the service's clock, either way. */
-export const MAX_SKEW_MS = 5 * 60_000;
+const MAX_SKEW_MS = 5 * 60_000;
 
 export interface RequestParts {
   method: string;
@@ -29,7 +29,7 @@ export interface RequestParts {
   bodySha256: string;
 }
 
-export function requestSigningInput(p: RequestParts): Uint8Array {
+function requestSigningInput(p: RequestParts): Uint8Array {
   return utf8(["stalwart/installation-request/v1", p.method.toUpperCase(), p.path, p.licenceId, p.installationId, p.date, p.nonce, p.bodySha256].join("\n"));
 }
 

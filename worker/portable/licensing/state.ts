@@ -11,7 +11,7 @@
  */
 import type { LeasePayload, LicencePayload, OnLapse } from "./documents.js";
 
-export type LicenceStage = "active" | "grace" | "lapsed";
+type LicenceStage = "active" | "grace" | "lapsed";
 
 /** What step 1 of the check reads. */
 export interface LicenceView {

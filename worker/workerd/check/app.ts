@@ -27,7 +27,7 @@ import { parseKeys, tenantOf } from "./tenants.js";
 
 export type { AppOptions } from "./env.js";
 
-export { MAX_BODY_BYTES } from "./carried.js";
+;
 
 export function createApp(opts: AppOptions) {
   const maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;

@@ -34,7 +34,7 @@ export function durableLicenceStore(env: DurableEnv, installationId: string): Li
 }
 
 /** The name of a session's object: tenant and session, unambiguously. */
-export function sessionObjectName(tenant: string, session: string): string {
+function sessionObjectName(tenant: string, session: string): string {
   return JSON.stringify([tenant, session]);
 }
 

@@ -10,7 +10,7 @@ const error = { $ref: "#/components/schemas/Error" };
 const answer = (description: string) => ({ description, content: { "application/json": { schema: error } } });
 
 /** The error answers of a route behind the key (every one of them is `{error: {code, message}}`). */
-export const errors = {
+const errors = {
   "400": answer("malformed request: `malformed_json`, `invalid_request` (with a `pointer`), `session_invalid`, `catalogue_invalid` (with `problems`)"),
   "401": answer("missing or wrong key (`unauthorized`)"),
   "404": answer("unknown route, catalogue or rulebook (`not_found`, `catalogue_not_found`, `rulebook_not_found`)"),

@@ -66,8 +66,8 @@ export interface WaitUntil {
 }
 
 /** Per isolate: how often the shared store is read, and how often a renewal may be attempted. */
-export const STORE_READ_MS = 60_000;
-export const RETRY_MS = 60_000;
+const STORE_READ_MS = 60_000;
+const RETRY_MS = 60_000;
 
 const STOPPING = new Set(["licence_revoked", "licence_expired"]);
 

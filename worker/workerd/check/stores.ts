@@ -10,14 +10,14 @@ export interface StoredCatalogue {
   yaml: string;
 }
 
-export interface CatalogueStore {
+interface CatalogueStore {
   put(c: StoredCatalogue): Promise<void>;
   byName(name: string): Promise<StoredCatalogue | null>;
   byDigest(digest: string): Promise<StoredCatalogue | null>;
 }
 
 import type { CounterStore, SessionStateStore } from "../../portable/engine/index.js";
-export type { CounterItem, CounterStore, ReserveAnswer, SessionStateStore } from "../../portable/engine/index.js";
+export type {  CounterStore, ReserveAnswer, SessionStateStore } from "../../portable/engine/index.js";
 
 export interface Stores {
   catalogues(tenant: string): CatalogueStore;

@@ -16,7 +16,7 @@
 import type { Engine, KnownPrefix } from "../../portable/engine/index.js";
 
 /** At most this many entries held per isolate, across sessions (~0.7 KB each: ~20 MB). */
-export const MAX_ENTRIES = 30_000;
+const MAX_ENTRIES = 30_000;
 
 /** A verified prefix with the size of the session's full JSON form when it was answered (carried.ts). */
 export interface HeldPrefix extends KnownPrefix {

@@ -10,7 +10,7 @@ import type { Env } from "./env.js";
 import { bad } from "./errors.js";
 
 /** An installation-signed call as the Durable Object verifies it. */
-export interface SignedCall {
+interface SignedCall {
   parts: RequestParts;
   signature: string;
 }
@@ -34,7 +34,7 @@ export const MAX_BODY = 64 * 1024;
 
 /** Bodies are JSON whatever their content type says, an empty one is `{}`, bad input `malformed_request`. */
 export const BODY: JsonRules = { anyType: true, emptyIsObject: true, invalid: (message, pointer) => bad(message, pointer) };
-export const { field, optional } = fields(BODY.invalid);
+export const { field,  } = fields(BODY.invalid);
 
 export const INSTALLATION_ID = /^inst_[A-Za-z0-9_-]{16,64}$/;
 export const LICENCE_ID = /^lic_[A-Za-z0-9_-]{16,64}$/;

@@ -24,7 +24,7 @@ const SCHEMA = [
 ];
 
 /** What a bundle holds before anyone uploads one: an empty, valid document of its kind. */
-export function defaultBundle(kind: string): string {
+function defaultBundle(kind: string): string {
   return JSON.stringify({ v: 1, kind, entries: [] });
 }
 

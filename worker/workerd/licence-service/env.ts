@@ -3,7 +3,7 @@
  * uses, declared structurally so the same code type-checks without @cloudflare/workers-types and
  * the Hono app can run in Node against Miniflare's bindings in tests.
  */
-export interface DurableObjectStubLike {
+interface DurableObjectStubLike {
   fetch(input: string, init?: RequestInit): Promise<Response>;
 }
 

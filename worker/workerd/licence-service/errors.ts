@@ -24,7 +24,7 @@ export class ServiceError extends StalwartError {
   }
 }
 
-export function errorResponse(err: ServiceError): Response {
+function errorResponse(err: ServiceError): Response {
   return Response.json(err.toJSON(), { status: err.status });
 }
 

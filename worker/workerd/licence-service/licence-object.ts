@@ -340,7 +340,7 @@ function released(id: string): ServiceError {
 }
 
 /** A lease runs `lease_days`, then the grace `offline_grace_days`; an offline one runs the whole term. */
-export function leaseDates(lic: LicenceRow, now: Date, offline: boolean): { expires: string; grace: string } {
+function leaseDates(lic: LicenceRow, now: Date, offline: boolean): { expires: string; grace: string } {
   const limits = JSON.parse(lic.limits) as { lease_days: number; offline_grace_days: number };
   const end = Date.parse(lic.expires_at);
   if (offline) return { expires: lic.expires_at, grace: lic.expires_at };

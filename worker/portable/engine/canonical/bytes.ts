@@ -55,7 +55,7 @@ export function fromHex(s: string): Uint8Array | null {
  * Many strings as UTF-8 in one encoding pass: one buffer, a view per string. ASCII text (every
  * history entry of ours unless a name or turn is not) has as many bytes as characters.
  */
-export function utf8Many(texts: readonly string[]): Uint8Array[] {
+function utf8Many(texts: readonly string[]): Uint8Array[] {
   const joined = texts.join("");
   // eslint-disable-next-line no-control-regex
   if (/[^\x00-\x7f]/.test(joined)) return texts.map(utf8);

@@ -26,7 +26,7 @@ export function parseDuration(text: string): number {
   return m ? Number(m[1]) * UNIT_MS[m[2]!]! : DAY_MS;
 }
 
-export const DEFAULT_SETTINGS: Settings = { language: "en", taintPolicy: "confirm", onLicenceLapse: "reads_only", confirmationTtlMs: DAY_MS };
+const DEFAULT_SETTINGS: Settings = { language: "en", taintPolicy: "confirm", onLicenceLapse: "reads_only", confirmationTtlMs: DAY_MS };
 
 export interface CompileInput {
   data: Obj;

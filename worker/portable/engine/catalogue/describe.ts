@@ -28,7 +28,7 @@ export function wordOf(pointer: string): string {
   return clip(base) + suffix;
 }
 
-export function clip(s: string, n = 60): string {
+function clip(s: string, n = 60): string {
   const one = s.replace(/\s+/g, " ");
   return one.length > n ? one.slice(0, n) + "…" : one;
 }

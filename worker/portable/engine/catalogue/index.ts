@@ -19,9 +19,9 @@ import { OBJECT_FILE, positionOf, readObject, readYaml, type Source } from "./so
 import type { CompiledCatalogue, SchemaCheck, SchemaCompiler } from "./types.js";
 
 export type * from "./types.js";
-export { catalogueDigest } from "./digest.js";
-export { parsePath, declares, type PathSegment } from "./paths.js";
-export { parseDuration, DEFAULT_SETTINGS } from "./compile.js";
+;
+export { parsePath, declares,  } from "./paths.js";
+export { parseDuration,  } from "./compile.js";
 
 export interface CatalogueOptions {
   /** the file name used in messages; default `agent.yaml` for text, `<object>` for an object */

@@ -29,7 +29,7 @@ import type { SourcePosition } from "../errors.js";
 export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 
-export type EntryKind = "tools" | "http" | "code";
+type EntryKind = "tools" | "http" | "code";
 
 /** One tool entry, whatever list it came from. */
 export interface Entry {

@@ -56,7 +56,7 @@ function branches(s: S): unknown[] {
   return out;
 }
 
-export function schemaDeclares(root: unknown, schema: unknown, segs: readonly PathSegment[], depth = 0): boolean {
+function schemaDeclares(root: unknown, schema: unknown, segs: readonly PathSegment[], depth = 0): boolean {
   if (depth > 64) return false;
   const s = deref(root, schema);
   if (!isObj(s)) return false;

@@ -20,11 +20,11 @@
  * calls them yet. `description` is accepted on tools, agents and tasks.
  */
 
-export const NAME_PATTERN = "^[A-Za-z0-9_][A-Za-z0-9_-]*$";
-export const PERIODS = ["call", "run", "session", "minute", "hour", "day", "week", "month"] as const;
+const NAME_PATTERN = "^[A-Za-z0-9_][A-Za-z0-9_-]*$";
+const PERIODS = ["call", "run", "session", "minute", "hour", "day", "week", "month"] as const;
 export const OPERATORS = ["is", "is_not", "one_of", "none_of", "at_least", "at_most", "under", "over", "between", "before", "after", "contains"] as const;
 export const SUBJECTS = ["field", "total", "count"] as const;
-export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 const name = { type: "string", pattern: NAME_PATTERN, "x-expect": "a name: letters, digits, `_` and `-` (no dots)" };
 const toolName = { ...name, "x-expect": "a tool name" };
@@ -309,4 +309,4 @@ export const catalogueSchema = {
 } as const;
 
 /** The words a tool entry may carry, for hints. */
-export const TOOL_WORDS: readonly string[] = Object.keys(wordDefinitions);
+const TOOL_WORDS: readonly string[] = Object.keys(wordDefinitions);

@@ -33,11 +33,11 @@ export interface Source {
 }
 
 /** Nesting beyond this is refused: no real catalogue comes near it, and it bounds recursion. */
-export const MAX_DEPTH = 100;
+const MAX_DEPTH = 100;
 /** Nodes built from the document, aliases expanded, before it is refused as too large. */
-export const MAX_NODES = 200_000;
+const MAX_NODES = 200_000;
 /** Characters of YAML text read at most. */
-export const MAX_TEXT = 16 * 1024 * 1024;
+const MAX_TEXT = 16 * 1024 * 1024;
 
 export const OBJECT_FILE = "<object>";
 
@@ -196,7 +196,7 @@ export function readYaml(text: string, file: string): Source {
 }
 
 /** `[`/`{` nesting beyond this is refused before the YAML parser recurses into it. */
-export const MAX_FLOW_DEPTH = 1000;
+const MAX_FLOW_DEPTH = 1000;
 
 /**
  * A cheap scan for absurd flow nesting (`[[[[…`), which the YAML parser would only give up on

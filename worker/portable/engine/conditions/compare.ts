@@ -49,11 +49,11 @@ export type Compare = Extract<Condition, { kind: "compare" }>;
 
 export const HOLDS = 0;
 export const FAILS = 1;
-export const UNKNOWN = 2;
+const UNKNOWN = 2;
 export type Code = typeof HOLDS | typeof FAILS | typeof UNKNOWN;
 
 /** Why a condition did not hold. */
-export type Why =
+type Why =
   | "fails" //            the comparison is false
   | "none" //             `any:`: no alternative holds
   | "missing" //          the subject's path is absent
@@ -114,7 +114,7 @@ export function runAll(cs: readonly Condition[], scope: Scope, t: Trace): Code {
   return UNKNOWN;
 }
 
-export function evalCond(c: Condition, scope: Scope, t: Trace): Code {
+function evalCond(c: Condition, scope: Scope, t: Trace): Code {
   if (c.kind === "compare") return evalCompare(c, scope, t);
   if (c.kind === "any") return evalAny(c, scope, t);
   set(t, c, "error", "not a condition", undefined, false);

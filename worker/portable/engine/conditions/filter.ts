@@ -18,7 +18,7 @@ import { FAILS, HOLDS, newTrace, run, type Code } from "./compare.js";
 import type { Scope } from "./types.js";
 import { compilePath, FIELD, MISSING, readOne, type Seg } from "./read.js";
 
-export interface FilterProblem {
+interface FilterProblem {
   /** `each_unreadable`: `each` is not a path to one list; `each_missing`: the result lacks it; `each_not_a_list` */
   code: "each_unreadable" | "each_missing" | "each_not_a_list";
   wording: string;

@@ -13,7 +13,7 @@ import { parsePath, type PathSegment } from "../catalogue/paths.js";
 
 /** An absent value: the path leads nowhere. */
 export const MISSING: unique symbol = Symbol("missing");
-export type Missing = typeof MISSING;
+type Missing = typeof MISSING;
 
 /** One step of a path, in one object shape for every kind (monomorphic: the hot path reads these). */
 export interface Seg {
@@ -22,8 +22,8 @@ export interface Seg {
   readonly index: number;
 }
 export const FIELD = 0;
-export const INDEX = 1;
-export const EACH = 2;
+const INDEX = 1;
+const EACH = 2;
 
 function toSeg(s: PathSegment): Seg {
   if (s.kind === "field") return { kind: FIELD, name: s.name, index: -1 };

@@ -13,7 +13,7 @@ const MAX_TEXT = 60;
 const MAX_ITEMS = 5;
 
 /** A value in a sentence: strings quoted, long ones and long lists cut short. */
-export function show(v: unknown, depth = 0): string {
+function show(v: unknown, depth = 0): string {
   if (v === MISSING || v === undefined) return "nothing";
   if (typeof v === "string") return JSON.stringify(v.length > MAX_TEXT ? v.slice(0, MAX_TEXT - 1) + "…" : v);
   if (v === null || typeof v !== "object") return String(v);
@@ -39,7 +39,7 @@ function subjectOf(c: Compare): string {
 }
 
 /** Where the operand came from, for "could not be read" and for the path a verdict names. */
-export function operandPath(c: Compare): string | undefined {
+function operandPath(c: Compare): string | undefined {
   const o = c.operand;
   return o.kind === "from" ? `${o.tool}.${o.path}` : o.kind === "from_row" ? o.path : undefined;
 }

@@ -50,6 +50,6 @@ export function periodWindow(per: Period, now: number, session: string, run: num
   }
 }
 
-export function describePeriod(per: Period): string {
+function describePeriod(per: Period): string {
   return per === "call" ? "per call" : `per ${per}`;
 }

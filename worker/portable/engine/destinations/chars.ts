@@ -12,16 +12,16 @@
  * do not sell names containing it.
  */
 
-export const LABEL = 1;
-export const DIGIT = 2;
-export const HEX = 4;
+const LABEL = 1;
+const DIGIT = 2;
+const HEX = 4;
 /** RFC 5322 atext, plus `.`: what a local part of an e-mail address is made of. */
-export const ATEXT = 8;
+const ATEXT = 8;
 /** RFC 3986 scheme characters `[A-Za-z0-9+.-]`. */
 export const SCHEME = 16;
 export const ALPHA = 32;
 /** Ends any destination: whitespace, controls, and characters no URL, address or host holds. */
-export const BREAK = 64;
+const BREAK = 64;
 
 const ascii = new Uint8Array(128);
 for (let c = 0; c <= 0x20; c++) ascii[c] = BREAK;

@@ -4,7 +4,7 @@
  */
 export { findDestinations, scanDestinations } from "./arguments.js";
 export { destinationAllowed } from "./allow.js";
-export { parseDestinationPattern, parsePattern, type Parsed } from "./patterns.js";
+export { parseDestinationPattern, parsePattern,  } from "./patterns.js";
 export { parseHost } from "./host.js";
 export { MAX_FOUND, MAX_LENGTH, MORE_DESTINATIONS } from "./found.js";
-export { isTld } from "./tlds.js";
+;

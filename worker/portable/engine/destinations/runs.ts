@@ -66,7 +66,7 @@ export function namesHost(s: string, p: number, e: number, mark: Mark): boolean 
 }
 
 /** A name of two labels or more ending in a TLD, or `localhost` (`s[p, e)` as written). */
-export function isNameWithTld(s: string, p: number, e: number): boolean {
+function isNameWithTld(s: string, p: number, e: number): boolean {
   let d = e - 1;
   while (d >= p && !isDot(s.charCodeAt(d))) d--;
   if (d < p) return e - p === 9 && isLocalhost(s, p);
@@ -87,7 +87,7 @@ export function isLocalhost(s: string, p: number): boolean {
  * or `0x`-hex numbers joined by dots, one trailing dot allowed. The number of parts, plus
  * HEX_PART when one is hex; -1 when `s[p, e)` is not numbers and dots.
  */
-export function ipv4Shape(s: string, p: number, e: number): number {
+function ipv4Shape(s: string, p: number, e: number): number {
   let parts = 0;
   let hex = 0;
   let i = p;

@@ -6,7 +6,7 @@
  */
 import ianaTlds from "tlds/index.json" with { type: "json" };
 
-export const SPECIAL_USE_TLDS: readonly string[] = [
+const SPECIAL_USE_TLDS: readonly string[] = [
   "invalid", "test", "example", "localhost", "local", "internal", "onion", "arpa",
 ];
 
@@ -19,7 +19,7 @@ for (const t of [...(ianaTlds as string[]), ...SPECIAL_USE_TLDS]) {
     if (ascii) set.add(ascii);
   }
 }
-export const TLDS: ReadonlySet<string> = set;
+const TLDS: ReadonlySet<string> = set;
 
 const ASCII_TLD = /^[a-z0-9-]+$/;
 

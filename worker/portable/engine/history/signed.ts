@@ -40,7 +40,7 @@ export interface KnownPrefix {
  * prefix takes them (`taken`) and adds only its new entries; any other copy rebuilds its own, so no
  * two histories ever share one.
  */
-export interface PrefixIndexes {
+interface PrefixIndexes {
   readonly history: HistoryIndex;
   readonly turns: TurnIndex;
   readonly catalogue: CompiledCatalogue;

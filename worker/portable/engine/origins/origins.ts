@@ -16,7 +16,7 @@ export type OriginFacts = Pick<CheckFacts, "turns" | "index" | "catalogue">;
 const TRUSTED = new Set(["reply", "context", "computed"]);
 
 /** The origin words a caller may write (checks.md, "Argument origins"), besides `result:<step>[.<path>]`. */
-export const ORIGIN_WORDS = ["typed", "reply", "context", "computed", "model"] as const;
+const ORIGIN_WORDS = ["typed", "reply", "context", "computed", "model"] as const;
 
 /**
  * Why `origin` is no origin at all (a typo such as `typd`, an unreadable `result:` reference), or

@@ -44,7 +44,7 @@ import type { Language } from "../catalogue/types.js";
 import { InputError } from "../errors.js";
 
 /** Longest string value searched for (folded); longer ones are not found (fail closed). */
-export const MAX_VALUE = 4096;
+const MAX_VALUE = 4096;
 
 /** One turn, folded for searching, with the numbers it holds. */
 export interface TokenizedTurn {
@@ -77,7 +77,7 @@ function checkLanguage(language: unknown): asserts language is Language {
 }
 
 /** Case and accents: what matching ignores (see the module comment); nothing else changes. */
-export function fold(text: string): string {
+function fold(text: string): string {
   if (ASCII_ONLY.test(text)) return text.toLowerCase();
   // ASCII letters are lowercased after the sequences, whose output is lowercase already or kept
   // as typed on purpose (a Kelvin sign must not become `k` through `toLowerCase`)

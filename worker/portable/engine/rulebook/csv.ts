@@ -29,9 +29,9 @@ export interface CsvProblem {
 }
 
 /** Characters read at most (the same bound as a YAML rulebook). */
-export const MAX_CSV_TEXT = 16 * 1024 * 1024;
+const MAX_CSV_TEXT = 16 * 1024 * 1024;
 /** Records read at most. */
-export const MAX_CSV_RECORDS = 100_000;
+const MAX_CSV_RECORDS = 100_000;
 
 export function parseCsv(text: string): { records: CsvRecord[]; problems: CsvProblem[] } {
   const records: CsvRecord[] = [];

@@ -18,7 +18,7 @@ import { unknownWordHint } from "../schema/suggest.js";
 import type { Located, Source } from "../catalogue/source.js";
 import { columnLetter, parseCsv, type CsvCell, type CsvRecord } from "./csv.js";
 
-export const CSV_COLUMNS = ["name", "flow", "tools", "field", "op", "value", "then", "question", "because"] as const;
+const CSV_COLUMNS = ["name", "flow", "tools", "field", "op", "value", "then", "question", "because"] as const;
 type Column = (typeof CSV_COLUMNS)[number];
 /** Written once per rule; later rows of the same rule leave them empty or repeat them. */
 const RULE_COLUMNS = ["flow", "tools", "then", "question", "because"] as const;
@@ -31,7 +31,7 @@ export interface CsvSource extends Source {
 const define = (o: Record<string, unknown>, k: string, v: unknown) => Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 
 /** `from:tool.field` → `{from}`; JSON when it parses (finite numbers only); else the text. */
-export function csvValue(text: string): { value: unknown } | { problem: string; hint: string } {
+function csvValue(text: string): { value: unknown } | { problem: string; hint: string } {
   const t = text.trim();
   if (/^from:/i.test(t)) return { value: { from: t.slice(5).trim() } };
   if (t === "") return { value: text };

@@ -22,17 +22,17 @@ import { describeValue } from "../catalogue/describe.js";
 import { joinPointer, splitPointer } from "../schema/pointer.js";
 import { closest, unknownWordHint } from "../schema/suggest.js";
 
-export const TOP_WORDS = ["rules"] as const;
-export const RULE_WORDS = ["name", "flow", "tools", "when", "then", "question", "because"] as const;
-export const ACTIONS = ["refuse", "ask"] as const;
-export const RULE_NAME = /^[a-z][a-z0-9_]*$/;
-export const FLOW_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
+const TOP_WORDS = ["rules"] as const;
+const RULE_WORDS = ["name", "flow", "tools", "when", "then", "question", "because"] as const;
+const ACTIONS = ["refuse", "ask"] as const;
+const RULE_NAME = /^[a-z][a-z0-9_]*$/;
+const FLOW_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
 const TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
 /** A rule reads the call's arguments or the facts sent with the check. */
-export const ROOTS = ["args", "facts"] as const;
+const ROOTS = ["args", "facts"] as const;
 
 /** checks.md reason codes: a rule named like one would make an answer ambiguous. */
-export const RESERVED_NAMES: readonly string[] = REASON_CODES;
+const RESERVED_NAMES: readonly string[] = REASON_CODES;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);

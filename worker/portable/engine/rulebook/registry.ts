@@ -20,7 +20,7 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 
 export const REGISTRY_FILE = "registry.json";
-export const REGISTRY_VERSION = 1;
+const REGISTRY_VERSION = 1;
 
 /** The registry of a compiled rulebook; `source` defaults to the rulebook's file name. */
 export function toRegistry(rulebook: CompiledRulebook, options: { source?: string } = {}): Registry {

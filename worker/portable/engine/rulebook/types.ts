@@ -48,7 +48,7 @@ export type RegistryCondition =
   | { kind: "compare"; subject: { kind: "field" | "total" | "count"; path: string }; op: string; operand: RegistryOperand; because?: string }
   | { kind: "any"; conditions: RegistryCondition[]; because?: string };
 
-export type RegistryOperand =
+type RegistryOperand =
   | { kind: "value"; value: string | number | boolean | null }
   | { kind: "list"; values: (string | number | boolean | null)[] }
   | { kind: "from"; tool: string; path: string };

@@ -39,7 +39,7 @@ function safeDecode(s: string): string {
 const quoted = (message: string, re: RegExp): string | undefined => re.exec(message)?.[1];
 
 /** cfworker's errors as leaves (verdict.ts conventions). */
-export function cfworkerLeaves(errors: readonly OutputUnit[]): Leaf[] {
+function cfworkerLeaves(errors: readonly OutputUnit[]): Leaf[] {
   const out: Leaf[] = [];
   for (let i = 0; i < errors.length; i++) {
     const e = errors[i]!;

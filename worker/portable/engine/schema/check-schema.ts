@@ -38,7 +38,7 @@ const ANNOTATIONS = [
   "$schema", "$id", "$comment", "title", "description", "default", "readOnly", "writeOnly", "examples",
   "contentMediaType", "contentEncoding", "definitions", "$defs",
 ] as const;
-export const DRAFT07_WORDS: readonly string[] = [...SCHEMA_KEYWORDS, ...ANNOTATIONS];
+const DRAFT07_WORDS: readonly string[] = [...SCHEMA_KEYWORDS, ...ANNOTATIONS];
 const LATER_DRAFTS = new Set([
   "unevaluatedProperties", "unevaluatedItems", "dependentRequired", "dependentSchemas", "prefixItems",
   "minContains", "maxContains", "$anchor", "$recursiveRef", "$recursiveAnchor", "$dynamicRef",
@@ -52,7 +52,7 @@ const DRAFT07_URIS = new Set([
   "https://json-schema.org/draft-07/schema",
 ]);
 /** Deeper schemas are refused: nobody writes them, and validators recurse on them. */
-export const MAX_SCHEMA_DEPTH = 64;
+const MAX_SCHEMA_DEPTH = 64;
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 const isNonNegInt = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v >= 0;
@@ -326,4 +326,4 @@ function safeDecode(s: string): string | undefined {
 }
 
 // re-exported for callers that build pointers next to schema problems
-export { escapeSegment, splitPointer };
+;

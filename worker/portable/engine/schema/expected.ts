@@ -11,7 +11,7 @@ import { didYouMean } from "./suggest.js";
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The subschema that judges the value at `pointer`, or undefined where it cannot be told. */
-export function schemaAt(root: unknown, pointer: string): Record<string, unknown> | undefined {
+function schemaAt(root: unknown, pointer: string): Record<string, unknown> | undefined {
   let s: unknown = root;
   for (const seg of splitPointer(pointer)) {
     if (!isMap(s)) return undefined;
@@ -38,7 +38,7 @@ const BOUNDS: readonly (readonly [string, string])[] = [
 ];
 
 /** The schema's kind of value in words: `a string matching …`, `one of …`, `a number ≥ 0`. */
-export function describeSchema(s: Record<string, unknown>): string | undefined {
+function describeSchema(s: Record<string, unknown>): string | undefined {
   const e = own(s, "enum");
   if (Array.isArray(e) && e.length > 0) return `one of ${e.slice(0, 8).map(show).join(", ")}${e.length > 8 ? ", …" : ""}`;
   if (Object.hasOwn(s, "const")) return show(s.const);

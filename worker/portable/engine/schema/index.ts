@@ -3,8 +3,8 @@
  * imported from `./ajv.js` by Node code, never from the engine.
  */
 export { cfworkerCompiler } from "./cfworker.js";
-export { checkSchema, resolveLocalRef, DRAFT07_WORDS, MAX_SCHEMA_DEPTH, type SchemaProblem } from "./check-schema.js";
+export { checkSchema, resolveLocalRef, type SchemaProblem } from "./check-schema.js";
 export { InvalidSchema } from "./prepare.js";
-export { pickLeaf, jsonLeaf, MAX_VALUE_DEPTH, type Leaf } from "./verdict.js";
+export { pickLeaf, jsonLeaf, type Leaf } from "./verdict.js";
 export { joinPointer, splitPointer, escapeSegment, comparePointers, getAt } from "./pointer.js";
-export { linearRegExp, patternProblem, schemaPatterns, toRe2, type LinearRegExp, type PatternProblem } from "./linear-regex.js";
+export { linearRegExp, patternProblem, schemaPatterns, type LinearRegExp, type PatternProblem } from "./linear-regex.js";

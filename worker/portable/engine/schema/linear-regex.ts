@@ -36,7 +36,7 @@ const WHITE_SPACE: readonly (readonly [number, number])[] = [
 ];
 const MAX_CODE_POINT = 0x10ffff;
 /** Longest pattern compiled; a longer one is refused. */
-export const MAX_PATTERN = 4096;
+const MAX_PATTERN = 4096;
 
 const hex = (cp: number) => `\\x{${cp.toString(16)}}`;
 const items = (ranges: readonly (readonly [number, number])[]) => ranges.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`)).join("");
@@ -73,7 +73,7 @@ class Refused extends Error {
 }
 
 /** The RE2 form of an ECMAScript `u` pattern; throws `Refused` for what RE2 cannot run. */
-export function toRe2(pattern: string): string {
+function toRe2(pattern: string): string {
   return new Translator(pattern).run();
 }
 

@@ -4,7 +4,7 @@ export function escapeSegment(segment: string | number): string {
   return String(segment).replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-export function unescapeSegment(segment: string): string {
+function unescapeSegment(segment: string): string {
   return segment.replace(/~1/g, "/").replace(/~0/g, "~");
 }
 

@@ -5,7 +5,7 @@
  * commands and options all ask here, so they agree on what counts as a likely typo.
  */
 
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   if (a === b) return 0;
   if (a.length > 64 || b.length > 64) return Math.max(a.length, b.length);
   const d: number[][] = [];

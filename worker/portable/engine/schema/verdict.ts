@@ -23,7 +23,7 @@ export interface Leaf {
   rule: string;
 }
 
-export const COMBINATORS = new Set(["anyOf", "oneOf", "not", "contains"]);
+const COMBINATORS = new Set(["anyOf", "oneOf", "not", "contains"]);
 
 const RULE_ORDER = [
   "json", "depth", "type", "required", "additionalProperties", "dependencies", "propertyNames", "false",
@@ -96,7 +96,7 @@ function describe({ pointer, rule }: Leaf): string {
 }
 
 /** Values deeper than this are refused before any validator recurses into them. */
-export const MAX_VALUE_DEPTH = 256;
+const MAX_VALUE_DEPTH = 256;
 
 /**
  * Is the value plain JSON data (what arrives over the wire)? Finite numbers, strings, booleans,

@@ -9,7 +9,7 @@ import { CHUNK, CoreMemory, LINK_BYTES, badSlot } from "./memory.js";
 import { verifyRunText } from "./run-text.js";
 import { WasmCoreError, type Core, type CounterCell, type CounterCore } from "./types.js";
 
-export { WasmCoreError, type Bytes, type Core, type CounterCell, type CounterCore, type WasmCoreCode } from "./types.js";
+export { WasmCoreError,  type Core,  type CounterCore,  } from "./types.js";
 
 export function createCore(source: BufferSource | WebAssembly.Module): Core & CounterCore {
   const w = instantiate(source);

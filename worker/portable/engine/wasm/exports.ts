@@ -33,7 +33,7 @@
  */
 import { WasmCoreError } from "./types.js";
 
-export const ABI_VERSION = 1;
+const ABI_VERSION = 1;
 
 type Fn = (...args: number[]) => number;
 

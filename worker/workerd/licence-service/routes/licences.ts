@@ -106,6 +106,6 @@ async function publishedKeys(env: Env): Promise<PublicKeyEntry[]> {
   return keys;
 }
 
-export async function digests(env: Env): Promise<Record<string, string>> {
+async function digests(env: Env): Promise<Record<string, string>> {
   return callObject(env.DIRECTORY, DIRECTORY_NAME, "bundle_digests", {});
 }

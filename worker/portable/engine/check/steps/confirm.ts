@@ -14,7 +14,7 @@ import { isUntrustedLabel } from "./labels.js";
 import { PASS, type Call, type StepInput, type Hold, type ReasonCode, type StepResult } from "../types.js";
 import { isWrite } from "./classes.js";
 
-export const PIVOT_ENDING = "Nothing undoes this step, and the steps after it cannot undo it.";
+const PIVOT_ENDING = "Nothing undoes this step, and the steps after it cannot undo it.";
 
 export function confirmReasons(call: Call, input: StepInput): StepResult {
   const { tool, index } = input;

@@ -7,10 +7,10 @@
 import { askName } from "../../state/changes.js";
 import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
-export type TokenProblem = "not_ours" | "expired" | "other_call" | "used" | "no_ask";
+type TokenProblem = "not_ours" | "expired" | "other_call" | "used" | "no_ask";
 
 /** The ask entry the token covers, or why it covers nothing (the token's MAC is checked once). */
-export function tokenProblem(token: string, call: Call, input: StepInput): TokenProblem | { ask: number } {
+function tokenProblem(token: string, call: Call, input: StepInput): TokenProblem | { ask: number } {
   const claims = input.openToken(token);
   if (!claims || claims.session !== input.sessionId) return "not_ours";
   if (claims.tool !== call.tool || claims.agent !== call.agent || claims.digest !== call.digest) return "other_call";

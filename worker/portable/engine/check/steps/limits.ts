@@ -62,7 +62,7 @@ export function limits(call: Call, input: StepInput): StepResult {
 }
 
 /** How long a counter store may take before the check refuses (fail closed). */
-export const COUNTER_DEADLINE_MS = 1500;
+const COUNTER_DEADLINE_MS = 1500;
 
 /**
  * Phase 2: reserve (an allow) or peek (anything else) the needs `limits` gave. Returns the
