@@ -22,7 +22,7 @@
  * shorter or changed is read again from the start. An entry edited in place is not seen here —
  * and the check refuses that history (`history_invalid`) whatever was inferred.
  */
-import { prepareView, ResultIndex } from "../../worker/portable/engine/index.js";
+import { jsonData, prepareView, ResultIndex } from "../../worker/portable/engine/index.js";
 import type { CompiledCatalogue, Decision, Entry, Language, Outcome, PreparedView, RecordedResult } from "../../worker/portable/engine/index.js";
 
 /** More new entries than this at once are read from a plain copy, when there is one. */
@@ -161,7 +161,7 @@ export class HistoryMirror {
       case "report": {
         const { outcome, of } = e;
         const r = e.result;
-        return this.addReport(of, outcome, outcome === "ran" && r !== null && typeof r === "object" ? (JSON.parse(JSON.stringify(r)) as unknown) : r);
+        return this.addReport(of, outcome, outcome === "ran" && r !== null && typeof r === "object" ? jsonData(r) : r);
       }
     }
   }

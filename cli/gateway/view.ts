@@ -10,6 +10,7 @@
  * one seen before (shorter, or another first entry) is read again from the start.
  */
 import type { CompiledCatalogue, Entry, InferenceView, Language, RecordedResult } from "../../worker/portable/engine/index.js";
+import { jsonData } from "../../worker/portable/engine/index.js";
 
 export class HistoryView {
   private seen = 0;
@@ -30,7 +31,7 @@ export class HistoryView {
     if (n < this.seen || (this.seen > 0 && entries[0]?.link !== this.first)) this.reset();
     for (let i = this.seen; i < n; i++) {
       // one plain copy per entry: later reads do not go through the history's Proxy
-      const e = JSON.parse(JSON.stringify(entries[i])) as Entry;
+      const e = jsonData(entries[i]) as Entry;
       if (i === 0) this.first = e.link;
       this.fold(e);
     }

@@ -3,8 +3,7 @@
  * before it is used: a value nobody wrote (NaN, a string where a count belongs, a missing field)
  * is `Garbage`, which the store turns into StoreDamaged — never a zero.
  */
-import { createHash } from "node:crypto";
-import { stateRules, type CounterItem, type Head } from "../../../worker/portable/engine/index.js";
+import { sha256Hex, stateRules, type CounterItem, type Head } from "../../../worker/portable/engine/index.js";
 
 const { isCount } = stateRules;
 
@@ -109,7 +108,7 @@ export function headOf(row: SessionRow | undefined): Head | null {
 
 /** A counter cell's key: the SHA-256 of [key, until] (keys embed session ids; LMDB keys are short). */
 export function cellKey(it: Pick<CounterItem, "key" | "until">): string {
-  return createHash("sha256").update(JSON.stringify([it.key, it.until])).digest("hex");
+  return sha256Hex(JSON.stringify([it.key, it.until]));
 }
 
 /** Spent names of one session share the prefix `<length>:<session>|`: prefix-free, so a range read finds exactly that session's. */

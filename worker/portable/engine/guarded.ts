@@ -13,6 +13,7 @@
  * another run. Arguments that are not JSON data are refused, and nothing runs.
  */
 import { CALL_OPTION_KEYS, type CallOptions, type CheckResult } from "./check/types.js";
+import { jsonData } from "./canonical/json-data.js";
 import { checkOptionKeys } from "./options.js";
 import type { Outcome } from "./history/entry.js";
 import type { FollowPlan, Judged, UndoPlan } from "./plans.js";
@@ -341,7 +342,7 @@ function copy(text: string): Record<string, unknown> {
 function jsonOrUndefined(v: unknown): unknown {
   if (v === undefined) return undefined;
   try {
-    return JSON.parse(JSON.stringify(v));
+    return jsonData(v);
   } catch {
     return undefined;
   }

@@ -13,6 +13,7 @@
  *     It does not read receipt entries (approvals): a history with one takes the long way.
  */
 import { OUTCOMES, type CheckEntry, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./entry.js";
+import { jsonData } from "../canonical/json-data.js";
 
 // Every field of each kind readEntry reads (the compiler holds these lists to the entry types).
 const TURN: Record<keyof TurnEntry, true> = { v: true, step: true, at: true, kind: true, text: true, link: true };
@@ -28,7 +29,7 @@ const REPORT_FIELDS = fieldsOf<ReportEntry>(REPORT);
 const KINDS = { turn: TURN_FIELDS.length, check: CHECK_FIELDS.length, report: REPORT_FIELDS.length } as const;
 
 /** A copy of JSON data (a report's result): the round trip is only ever over that value. */
-const jsonCopy = (v: unknown): unknown => (v === null || typeof v !== "object" ? v : JSON.parse(JSON.stringify(v)));
+const jsonCopy = (v: unknown): unknown => (v === null || typeof v !== "object" ? v : jsonData(v));
 
 export function cloneEntry(e: Entry): Entry {
   switch (e.kind) {

@@ -6,6 +6,7 @@
  * everything.
  */
 import { fromHex, toHex, utf8 } from "../canonical/bytes.js";
+import { jsonData } from "../canonical/json-data.js";
 import type { CompiledCatalogue, Language } from "../catalogue/types.js";
 import { TurnIndex, tokenizeTurn, type TokenizedTurn } from "../origins/typed.js";
 import { entryCanonical, type Entry } from "./entry.js";
@@ -152,7 +153,7 @@ export class SignedHistory {
     if (v === undefined || !v.ok) {
       let view: unknown;
       try {
-        view = JSON.parse(JSON.stringify(this.watched.viewTarget));
+        view = jsonData(this.watched.viewTarget);
       } catch {
         return { ok: false, why: "the history is not JSON data" };
       }

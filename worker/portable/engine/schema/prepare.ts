@@ -3,6 +3,7 @@
  * the root `$id` / `$schema` annotations, which only change how each library resolves URIs.
  */
 import { StalwartError } from "../errors.js";
+import { jsonData } from "../canonical/json-data.js";
 import { checkSchema, type SchemaProblem } from "./check-schema.js";
 
 /** A schema one of the adapters cannot accept; `problems` says where and why. */
@@ -21,6 +22,6 @@ export function prepareSchema(schema: object | boolean): object | boolean {
   if (typeof schema === "boolean") return schema;
   // a private copy: validators may annotate their schema (cfworker adds `__absolute_uri__`), and
   // the caller's object may be frozen or shared
-  const { $id: _id, $schema: _s, ...rest } = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  const { $id: _id, $schema: _s, ...rest } = jsonData(schema) as Record<string, unknown>;
   return rest;
 }
