@@ -22,8 +22,8 @@
  * shorter or changed is read again from the start. An entry edited in place is not seen here —
  * and the check refuses that history (`history_invalid`) whatever was inferred.
  */
-import { jsonData, prepareView, ResultIndex } from "../../worker/portable/engine/index.js";
-import type { CompiledCatalogue, Decision, Entry, Language, Outcome, PreparedView, RecordedResult } from "../../worker/portable/engine/index.js";
+import { jsonData, prepareView, RecordedResults } from "../../worker/portable/engine/index.js";
+import type { CompiledCatalogue, Decision, Entry, Language, Outcome, PreparedView } from "../../worker/portable/engine/index.js";
 
 /** More new entries than this at once are read from a plain copy, when there is one. */
 const BULK = 32;
@@ -42,11 +42,7 @@ export class HistoryMirror {
   private last: { link: string } | { own: OwnEntry } | undefined;
   private turns: string[] = [];
   private folded: PreparedView["turns"] | undefined;
-  private readonly allowed = new Map<number, { tool: string; labels: string[] }>();
-  private readonly outcomes = new Map<number, { outcome: string; result: unknown }>();
-  /** by step, ascending (inference reads the latest first) */
-  private results: RecordedResult[] = [];
-  private index = new ResultIndex();
+  private readonly recorded: RecordedResults;
   /** a `reads_outside` tool was checked (any decision): labels may come from it */
   private outside = false;
 
@@ -60,12 +56,14 @@ export class HistoryMirror {
     private readonly language: () => Language,
     private readonly context: Readonly<Record<string, unknown>>,
     private readonly plain?: () => readonly Entry[] | undefined,
-  ) {}
+  ) {
+    this.recorded = new RecordedResults(catalogue);
+  }
 
   view(entries: readonly Entry[]): PreparedView {
     this.catchUp(entries, entries.length);
     this.folded ??= prepareView({ language: this.language(), turns: this.turns, results: [], context: {} }).turns;
-    return { turns: this.folded, results: this.results, context: this.context, index: this.index };
+    return { turns: this.folded, results: this.recorded.results, context: this.context, index: this.recorded.index };
   }
 
   /** The turns read so far, as the person typed them. */
@@ -173,42 +171,11 @@ export class HistoryMirror {
 
   private addCheck(step: number, tool: string, decision: string, labels: readonly string[]): void {
     if (this.catalogue().tools.get(tool)?.readsOutside) this.outside = true;
-    if (decision === "allow") this.allowed.set(step, { tool, labels: [...labels] });
-    this.settle(step);
+    this.recorded.check(step, tool, decision, labels);
   }
 
   private addReport(of: number, outcome: string, result: unknown): void {
-    this.outcomes.set(of, { outcome, result });
-    this.settle(of);
-  }
-
-  /** Step `step` is a result a `result:` origin may name exactly when it was allowed and last ran. */
-  private settle(step: number): void {
-    const at = this.indexOf(step);
-    const present = at < this.results.length && this.results[at]!.step === step;
-    const check = this.allowed.get(step);
-    const report = this.outcomes.get(step);
-    const tool = check ? this.catalogue().tools.get(check.tool) : undefined;
-    if (!check || !tool || report?.outcome !== "ran") {
-      if (present) this.index.remove(this.results.splice(at, 1)[0]!);
-      return;
-    }
-    const r: RecordedResult = {
-      step, tool: check.tool, labels: check.labels, result: report.result, readsOutside: tool.readsOutside,
-      ...(tool.returnsSchema ? { returns: tool.returnsSchema } : {}),
-    };
-    if (present) {
-      this.index.remove(this.results[at]!);
-      this.results[at] = r;
-    } else this.results.splice(at, 0, r);
-    this.index.add(r);
-  }
-
-  /** Where `step` is or would go in `results` (reports come for recent steps: search from the end). */
-  private indexOf(step: number): number {
-    let i = this.results.length;
-    while (i > 0 && this.results[i - 1]!.step >= step) i--;
-    return i;
+    this.recorded.report(of, outcome, result);
   }
 
   private reset(): void {
@@ -216,10 +183,7 @@ export class HistoryMirror {
     this.last = undefined;
     this.turns = [];
     this.folded = undefined;
-    this.allowed.clear();
-    this.outcomes.clear();
-    this.results = [];
-    this.index = new ResultIndex();
+    this.recorded.clear();
     this.outside = false;
   }
 }
