@@ -2,7 +2,8 @@
  * The approvals page the check worker mounts at /approvals, under a real `wrangler dev` (the
  * ApprovalObject Durable Object, offline), in Chromium: signed in with the tenant's key, it shows
  * a remote `run(…, {wait})` waiting in this process without a reload; approving there lets the
- * run go on and the tool runs once; a denial runs nothing; a cross-site POST changes nothing; no
+ * run go on and the tool runs once; a denial runs nothing; an edit is checked again and needs its
+ * own approval; a cross-site POST changes nothing; no
  * page, no API and no change without the tenant's key.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,11 +43,26 @@ describe.skipIf(!haveChromium)("the check worker's approvals page (wrangler dev)
     await worker?.stop();
   });
 
+  /**
+   * page.goto, again when the page's own script navigated meanwhile: after a decision it moves to
+   * the next page or reloads (views.tsx), which aborts a goto that starts at the same moment.
+   */
+  const open = async (url: string): Promise<void> => {
+    for (let i = 0; ; i++) {
+      try {
+        await page.goto(url);
+        return;
+      } catch (err) {
+        if (i >= 4 || !/ERR_ABORTED|interrupted by another navigation/.test(String(err))) throw err;
+        await page.waitForLoadState().catch(() => undefined);
+      }
+    }
+  };
   const session = () => new Client({ url: worker.url, key: worker.keys[0]!, timeoutMs: 20_000 }).session("refunds", { catalogue });
   const pending = () => page.locator("ul.list li a", { hasText: "refund_card" }).filter({ has: page.locator(".status.pending") }).first();
 
   it("a remote run waits; the page shows it without a reload; approving there runs the tool once", async () => {
-    await page.goto(base + "/");
+    await open(base + "/");
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
     const s = session();
     await s.read("refund 40 on order 4411");
@@ -67,7 +83,7 @@ describe.skipIf(!haveChromium)("the check worker's approvals page (wrangler dev)
   }, 120_000);
 
   it("a denial on the page runs nothing", async () => {
-    await page.goto(base + "/");
+    await open(base + "/");
     const s = session();
     let runs = 0;
     const waiting = s.run("refund_card", { order_id: "4412", amount: 12 }, { origins, wait: 60_000 }, () => void runs++);
@@ -75,10 +91,33 @@ describe.skipIf(!haveChromium)("the check worker's approvals page (wrangler dev)
     let id: string | undefined;
     const list = () => fetch(`${worker.url}/v1/approvals`, { headers: { authorization: `Bearer ${worker.keys[0]}` } }).then((r) => r.json() as Promise<{ approvals: { status: string; record: { id: string; args: { amount?: number } } }[] }>);
     await expect.poll(async () => (id = (await list()).approvals.find((a) => a.status === "pending" && a.record.args.amount === 12)?.record.id), { timeout: 30_000 }).toBeDefined();
-    await page.goto(`${base}/p/${id}`);
+    await open(`${base}/p/${id}`);
     await page.getByRole("button", { name: "Deny" }).click();
     expect(await waiting).toMatchObject({ status: "refused", receipt: { decision: "deny", by: "ana" } });
     expect(runs).toBe(0);
+  }, 120_000);
+
+  it("an edit on the page is checked again as a new call and needs a new approval", async () => {
+    const s = session();
+    await s.read("refund order 4413");
+    const runs: unknown[] = [];
+    const waiting = s.run("refund_card", { order_id: "4413", amount: 90 }, { origins, wait: 60_000 }, (a) => runs.push(a));
+    const list = () => fetch(`${worker.url}/v1/approvals`, { headers: { authorization: `Bearer ${worker.keys[0]}` } }).then((r) => r.json() as Promise<{ approvals: { status: string; record: { id: string; args: { order_id?: string; amount?: number } } }[] }>);
+    const pendingOf = async (amount: number) => (await list()).approvals.find((a) => a.status === "pending" && a.record.args.order_id === "4413" && a.record.args.amount === amount)?.record.id;
+    let id: string | undefined;
+    await expect.poll(async () => (id = await pendingOf(90)), { timeout: 30_000 }).toBeDefined();
+    await open(`${base}/p/${id}`);
+    await page.getByText("Edit the arguments, then check again").click();
+    await page.getByLabel("amount (JSON)").fill("60");
+    await page.getByRole("button", { name: "Check the edited call again" }).click();
+    let again: string | undefined;
+    await expect.poll(async () => (again = await pendingOf(60)), { timeout: 30_000 }).toBeDefined();
+    expect(runs, "nothing ran on the old approval").toEqual([]);
+    await open(`${base}/p/${again}`);
+    expect(await page.locator("tbody tr").nth(1).textContent()).toContain("written by the person in a reply");
+    await page.getByRole("button", { name: "Approve" }).click();
+    expect(await waiting).toMatchObject({ status: "ran", receipt: { by: "ana", decision: "approve" } });
+    expect(runs).toEqual([{ order_id: "4413", amount: 60 }]);
   }, 120_000);
 
   it("a cross-site POST (a form on another origin, a fetch from it) changes nothing", async () => {
