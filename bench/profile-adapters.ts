@@ -42,6 +42,19 @@ const client = new Client({ home: licensedHome("profile-adapters") });
 let ops = 0;
 let spent = 0;
 const until = Date.now() + seconds * 1000;
+/** The read tool and the person's message both guard cases use. */
+const raw = { get_order: aiTool({ description: "an order", inputSchema: z.object({ order_id: z.string() }), execute: async ({ order_id }) => order(order_id) }) };
+const messages = [{ role: "user" as const, content: "consulte o pedido 4411" }];
+
+/** `s` described as Client describes it, with a check that always allows: the adapter's own cost. */
+const stubOf = (s: Awaited<ReturnType<typeof sessionOf>>) =>
+  describeSession({
+    id: s.id, history: s.history, toJSON: () => s.toJSON(),
+    read: async () => ({ step: 0 }),
+    checkToolCall: async () => ({ decision: "allow" as const, reasons: [], detail: {}, step: 1 }),
+    report: async () => ({ step: 0 }),
+  }, sessionInfo(s)!);
+
 if (which === "check" || which === "memory") {
   if (which === "memory") {
     // The engine's own in-memory store in place of the home's: what the durable store costs.
@@ -63,15 +76,8 @@ if (which === "check" || which === "memory") {
   console.log(`${which}: ${ops} check+report, ${(spent / ops).toFixed(1)} µs CPU each (${entries}-entry sessions)`);
 } else if (which === "newguard") {
   // A new guard on a long session, one round each: what catching up on the history costs.
-  const raw = { get_order: aiTool({ description: "an order", inputSchema: z.object({ order_id: z.string() }), execute: async ({ order_id }) => order(order_id) }) };
-  const messages = [{ role: "user" as const, content: "consulte o pedido 4411" }];
   const s = await sessionOf(client, entries);
-  const stub = describeSession({
-    id: s.id, history: s.history, toJSON: () => s.toJSON(),
-    read: async () => ({ step: 0 }),
-    checkToolCall: async () => ({ decision: "allow" as const, reasons: [], detail: {}, step: 1 }),
-    report: async () => ({ step: 0 }),
-  }, sessionInfo(s)!);
+  const stub = stubOf(s);
   let round = 0;
   const t0 = cpu();
   while (Date.now() < until) {
@@ -82,19 +88,12 @@ if (which === "check" || which === "memory") {
   }
   console.log(`newguard: ${ops} new guards, ${((cpu() - t0) / ops).toFixed(0)} µs CPU each for its first call (${entries}-entry session)`);
 } else {
-  const raw = { get_order: aiTool({ description: "an order", inputSchema: z.object({ order_id: z.string() }), execute: async ({ order_id }) => order(order_id) }) };
-  const messages = [{ role: "user" as const, content: "consulte o pedido 4411" }];
   const asked = process.argv[5] ?? "4411";
   let round = 0;
   const first: number[] = [];
   while (Date.now() < until) {
     const s = await sessionOf(client, entries);
-    const stub = describeSession({
-      id: s.id, history: s.history, toJSON: () => s.toJSON(),
-      read: async () => ({ step: 0 }),
-      checkToolCall: async () => ({ decision: "allow" as const, reasons: [], detail: {}, step: 1 }),
-      report: async () => ({ step: 0 }),
-    }, sessionInfo(s)!);
+    const stub = stubOf(s);
     const tools = ai.guard(raw, stub);
     const t0 = cpu();
     for (let r = 0; r < 50; r++) {
