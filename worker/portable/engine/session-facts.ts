@@ -4,7 +4,7 @@
  * the runtime keeps for it, and the engine.
  */
 import type { CompiledCatalogue, Language } from "./catalogue/types.js";
-import type { Call, CheckFacts } from "./check/types.js";
+import type { Call, CheckFacts, TokenClaims } from "./check/types.js";
 import type { CompiledRulebook } from "./rulebook/types.js";
 import type { Engine } from "./engine.js";
 import { canonicalize } from "./canonical/jcs.js";
@@ -28,34 +28,41 @@ export interface FactsOf {
   readonly mac: TextMac;
   readonly taintModelAfterUntrusted: boolean;
   readonly rulebook: CompiledRulebook | undefined;
+  /** step 10's token reader and the value digest, made once per session rather than per check */
+  readonly openToken: (token: string) => TokenClaims | null;
+  readonly valueDigest: (value: unknown) => string;
+}
+
+/** The per-session closures of `FactsOf`. */
+export function sessionReaders(engine: Engine, mac: TextMac): Pick<FactsOf, "openToken" | "valueDigest"> {
+  return { openToken: (t) => openToken(mac, t), valueDigest: (v) => valueDigest(engine, v) };
 }
 
 /** A history that did not verify is read as empty; step 2 refuses with `historyInvalid`. */
 export function checkFacts(s: FactsOf, verified: Verified, kept: Kept, now: number): CheckFacts {
   const { engine, signed } = s;
   const index = verified.ok ? signed.index : new HistoryIndex(s.catalogue, []);
-  const facts: CheckFacts = {
+  // Every field always present (undefined when absent): one shape for every check.
+  return {
     catalogue: s.catalogue,
     history: verified.ok ? signed.entries : [],
     sessionId: s.id,
     turns: verified.ok ? signed.turns : new TurnIndex(s.language),
     context: s.context,
     now,
-    openToken: (t) => openToken(s.mac, t),
+    licence: engine.licence(),
+    openToken: s.openToken,
+    historyInvalid: verified.ok ? undefined : verified.why,
     index,
     from: joinedResults(
       (t) => index.lastResult.get(t),
       (t, arg, value) => index.resultWhere(t, arg, valueDigest(engine, value)),
     ),
-    valueDigest: (v) => valueDigest(engine, v),
+    valueDigest: s.valueDigest,
     taintModelAfterUntrusted: s.taintModelAfterUntrusted,
+    rulebook: s.rulebook,
     kept: "error" in kept ? NOTHING_KEPT : kept,
-    ...(verified.ok ? {} : { historyInvalid: verified.why }),
-    ...(s.rulebook ? { rulebook: s.rulebook } : {}),
   };
-  const licence = engine.licence();
-  if (licence) facts.licence = licence;
-  return facts;
 }
 
 /** Per-argument digests, kept for calls an undo may later be bound to (step 6). */

@@ -34,7 +34,7 @@ import { LATER, laterReport, storeRefusal, UNKEPT } from "./session-rules.js";
 import { receiptEntry } from "./approvals/history.js";
 import { readSaved, restoreSaved, restoreUntrusted, savedOf, type SavedSession, type SessionHeader } from "./saved-session.js";
 import { SessionRecord } from "./session-record.js";
-import { checkFacts, valueDigests, type FactsOf } from "./session-facts.js";
+import { checkFacts, sessionReaders, valueDigests, type FactsOf } from "./session-facts.js";
 
 export type { SavedSession } from "./saved-session.js";
 export type { KnownPrefix } from "./history/signed.js";
@@ -91,7 +91,7 @@ export class Session {
     if (opts.rulebook) this.rulebook = opts.rulebook;
     this.fixed = {
       id: this.id, engine, catalogue, language, context: this.context, signed: this.signed, mac: this.macFn,
-      taintModelAfterUntrusted: this.taintModelAfterUntrusted, rulebook: this.rulebook,
+      taintModelAfterUntrusted: this.taintModelAfterUntrusted, rulebook: this.rulebook, ...sessionReaders(engine, this.macFn),
     };
   }
 

@@ -70,11 +70,15 @@ function fail(path: (string | number)[], what: (p: string) => string): never {
  * value as it was read (a string, number, boolean or null is its own copy).
  */
 function write(value: unknown, path: (string | number)[], depth: number, parts?: Record<string, string>, order?: string[], read?: Record<string, unknown>): string {
+  // Strings and numbers are checked here rather than through canonicalString / canonicalNumber:
+  // their pointer argument would be a closure per value, allocated on every call.
   switch (typeof value) {
     case "string":
-      return canonicalString(value, () => pointerOf(path));
+      if (SURROGATE.test(value) && LONE_SURROGATE.test(value)) return fail(path, (p) => `string at \`${p}\` holds a lone surrogate, not valid unicode`);
+      return JSON.stringify(value);
     case "number":
-      return canonicalNumber(value, () => pointerOf(path));
+      if (!Number.isFinite(value)) return fail(path, (p) => `number at \`${p}\` is ${value}, which JSON cannot carry`);
+      return JSON.stringify(value);
     case "boolean":
       return value ? "true" : "false";
     case "object":
@@ -109,9 +113,11 @@ function write(value: unknown, path: (string | number)[], depth: number, parts?:
     path.push(key);
     const got = (value as Record<string, unknown>)[key];
     const v = write(got, path, depth + 1);
-    if (parts) Object.defineProperty(parts, key, { value: v, enumerable: true, writable: true, configurable: true });
-    if (read) Object.defineProperty(read, key, { value: got, enumerable: true, writable: true, configurable: true });
-    out += canonicalString(key, () => pointerOf(path)) + ":" + v;
+    // `parts` and `read` have no prototype: an assignment makes an own property, `__proto__` too
+    if (parts) parts[key] = v;
+    if (read) read[key] = got;
+    if (SURROGATE.test(key) && LONE_SURROGATE.test(key)) return fail(path, (p) => `string at \`${p}\` holds a lone surrogate, not valid unicode`);
+    out += JSON.stringify(key) + ":" + v;
     path.pop();
   }
   return out + "}";

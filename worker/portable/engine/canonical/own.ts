@@ -28,5 +28,8 @@ export function ownRecord<V>(entries: Iterable<readonly [string, V]>): Record<st
 
 /** Sets `o[key] = value` as an own data property, whatever `key` is (`__proto__` included). */
 export function defineOwn<V>(o: Record<string, V>, key: string, value: V): void {
-  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  // On a null-prototype record nothing intercepts an assignment (no inherited `__proto__` setter),
+  // so it makes the same own data property without a descriptor object per call (a hot path).
+  if (Object.getPrototypeOf(o) === null) o[key] = value;
+  else Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
 }

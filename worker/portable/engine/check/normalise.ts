@@ -45,7 +45,7 @@ export /**
 function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgent: string | null, sha: (s: string) => string): Call {
   if (typeof tool !== "string") throw new InputError("the tool name must be a string", "/tool");
   if (typeof o !== "object" || o === null) throw new InputError("options must be an object", "/options");
-  checkOptionKeys(o, CALL_OPTION_KEYS, "the call options", { base: "/options" });
+  checkOptionKeys(o, CALL_OPTION_KEYS, "the call options", OPTION_BASE);
   const option = (key: string): unknown => {
     try {
       return own(o, key);
@@ -66,13 +66,14 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
   if (agent !== undefined && typeof agent !== "string") throw new InputError("`agent` must be a string", "/options/agent");
   const facts = readFacts(option("facts"));
 
-  const labels = [...new Set(Object.values(labelsByArg).flat())].sort();
+  const labels = sortedLabels(labelsByArg);
   const call: Call = {
-    tool, args: Object.create(null) as Record<string, unknown>, digest: "0".repeat(64), originsDigest: sha(origins.text), origins: origins.record, labels, labelsByArg,
+    tool, args: Object.create(null) as Record<string, unknown>, digest: NO_DIGEST, originsDigest: sha(origins.text), origins: origins.record, labels, labelsByArg,
     agent: agent ?? defaultAgent, facts,
-    ...(confirmation !== undefined ? { confirmation } : {}),
-    ...(undoOf !== undefined ? { undoOf: undoOf as number } : {}),
   };
+  // set when given rather than spread into the literal (a spread builds the object the slow way)
+  if (confirmation !== undefined) call.confirmation = confirmation;
+  if (undoOf !== undefined) call.undoOf = undoOf as number;
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     call.argsError = { pointer: "", rule: "type", message: "arguments must be an object" };
     return call;
@@ -98,6 +99,16 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
   call.argParts = top.parts;
   call.digest = sha(top.text);
   return call;
+}
+
+const OPTION_BASE = { base: "/options" } as const;
+const NO_DIGEST = "0".repeat(64);
+
+/** Every label of the call, sorted and unique (none, as a rule: no Set, no copies then). */
+function sortedLabels(byArg: Labels): string[] {
+  const keys = Object.keys(byArg);
+  if (keys.length === 0) return [];
+  return [...new Set(keys.flatMap((k) => byArg[k] ?? []))].sort();
 }
 
 function readOrigins(raw: unknown): { text: string; record: Readonly<Record<string, string>> } {
@@ -176,5 +187,5 @@ export function addLabels(call: Call, extra: Record<string, string[]>): void {
   for (const k of Object.keys(call.labelsByArg)) defineOwn(byArg, k, [...(own(call.labelsByArg, k) as readonly string[])]);
   for (const k of keys) defineOwn(byArg, k, [...new Set([...((own(byArg, k) as string[] | undefined) ?? []), ...(own(extra, k) as string[])])]);
   call.labelsByArg = byArg;
-  call.labels = [...new Set(Object.values(byArg).flat())].sort();
+  call.labels = sortedLabels(byArg);
 }

@@ -93,7 +93,7 @@ export function runSteps(call: Call, facts: CheckFacts, steps: readonly NamedSte
   const counters: CounterNeed[] = [];
   const notes: Record<string, unknown> = {};
   // One input for every step; only the orchestrator adds to `holds`, steps read it.
-  const input: StepInput = { ...facts, tool, holds };
+  const input = stepInput(facts, tool, holds);
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i]!;
     // inline rather than `guarded`: a closure per step per check was a visible share of a check
@@ -110,6 +110,20 @@ export function runSteps(call: Call, facts: CheckFacts, steps: readonly NamedSte
   }
   // Unreachable with `allow` in the list; fail closed if a list omits it.
   return { verdict: internal(0, "no step answered"), at: "allow", tool, counters, notes };
+}
+
+/**
+ * The facts with the tool and the holds, written field by field rather than spread: one object
+ * shape for every check, so the steps' property reads stay monomorphic (a spread of the facts,
+ * whose optional fields come and go, was a visible share of `runSteps`).
+ */
+function stepInput(f: CheckFacts, tool: CompiledTool, holds: readonly Hold[]): StepInput {
+  return {
+    catalogue: f.catalogue, history: f.history, sessionId: f.sessionId, turns: f.turns, context: f.context, now: f.now,
+    licence: f.licence, openToken: f.openToken, historyInvalid: f.historyInvalid, index: f.index, from: f.from,
+    valueDigest: f.valueDigest, taintModelAfterUntrusted: f.taintModelAfterUntrusted, rulebook: f.rulebook, kept: f.kept,
+    tool, holds,
+  };
 }
 
 function guarded(run: () => StepResult, number: number): StepResult {

@@ -95,11 +95,11 @@ export interface CheckFacts {
   turns: TurnIndex;
   context: Readonly<Record<string, unknown>>;
   now: number;
-  licence?: LicenceGate;
+  licence?: LicenceGate | undefined;
   /** verifies a token's MAC; null when it is not ours or unreadable */
   openToken(token: string): TokenClaims | null;
   /** why the history did not verify (step 2 refuses with it) */
-  historyInvalid?: string;
+  historyInvalid?: string | undefined;
   /** the verified history, indexed for steps 5–11 */
   index: HistoryIndex;
   /** `{from: tool.path}`: what that tool last returned in this session; with a join, what its call with that argument value returned */
@@ -109,7 +109,7 @@ export interface CheckFacts {
   /** session option: `model` arguments after an untrusted read carry its label */
   taintModelAfterUntrusted: boolean;
   /** the session's compiled rulebook, read by step 8; absent: no rulebook, step 8 passes */
-  rulebook?: CompiledRulebook;
+  rulebook?: CompiledRulebook | undefined;
   /** what the runtime keeps for this session whatever history is carried: spent tokens and
    *  undos, `at_most` counts, whether anything untrusted was read (state/changes.ts) */
   kept: KeptState;

@@ -104,6 +104,7 @@ const MAX_VALUE_DEPTH = 256;
  * Iterative, so a 10k-deep value cannot blow the stack here. Returns the first offending leaf.
  */
 export function jsonLeaf(value: unknown): Leaf | undefined {
+  if (flatData(value)) return undefined;
   type Frame = { v: unknown; p: string; d: number; exit?: object };
   const stack: Frame[] = [{ v: value, p: "", d: 0 }];
   const onPath = new Set<object>();
@@ -142,3 +143,25 @@ export function jsonLeaf(value: unknown): Leaf | undefined {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * The common case, decided without a frame or a pointer per value: a plain object (or one without
+ * a prototype) whose values are all strings, finite numbers, booleans or null and whose keys hold
+ * no surrogate. False means only "not this case": the general walk above decides.
+ */
+function flatData(v: unknown): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  const keys = Object.keys(v);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (SURROGATE.test(k)) return false;
+    const x = (v as Record<string, unknown>)[k];
+    if (x === null || typeof x === "string" || typeof x === "boolean") continue;
+    if (typeof x === "number" && Number.isFinite(x)) continue;
+    return false;
+  }
+  return true;
+}

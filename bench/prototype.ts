@@ -1,0 +1,37 @@
+/**
+ * The floor issue 14 measured once by hand, as a bench row of the same run: one check's bare work
+ * with nothing around it — canonical JSON (RFC 8785) of a ~340-byte check entry, two SHA-256 (the
+ * arguments' canonical text, the entry's), one HMAC (the entry's link) in the same WASM core, and
+ * one compiled ajv validation of the arguments. No history, no steps, no token, no answer.
+ */
+import { Ajv } from "ajv";
+import type { Core } from "../worker/portable/engine/wasm/core.js";
+
+type Canonicalize = (v: unknown) => string;
+
+export function prototypeCheck(core: Core, canonicalize: Canonicalize, key: Uint8Array): { op: () => void; entryBytes: number } {
+  const slot = core.loadKey(key);
+  const validate = new Ajv({ strict: false }).compile({
+    type: "object",
+    properties: { order_id: { type: "string" }, amount: { type: "number", exclusiveMinimum: 0 } },
+    required: ["order_id", "amount"],
+    additionalProperties: false,
+  });
+  const args = { order_id: "4411", amount: 40.0 };
+  const hex = "0".repeat(64);
+  const entry = {
+    v: 1, step: 20, at: 1_764_650_000_000, kind: "check", tool: "refund_card", agent: null, args: hex, origins: hex,
+    labels: [], decision: "confirm", reasons: ["argument_origin"], confirmed: null, undo_of: null, values: {},
+  };
+  let sink = 0;
+  const op = () => {
+    if (!validate(args)) throw new Error("prototype: arguments do not validate");
+    const a = core.sha256Text(canonicalize(args));
+    const text = canonicalize(entry);
+    const d = core.sha256Text(text);
+    const m = core.hmacText(slot, text);
+    sink ^= a[0]! ^ d[0]! ^ m[0]!;
+  };
+  op();
+  return { op: () => { op(); if (sink === 256) console.log(sink); }, entryBytes: canonicalize(entry).length };
+}
