@@ -1,6 +1,7 @@
 /**
  * The floor issue 14 measured once by hand, as a bench row of the same run: one check's bare work
- * with nothing around it — canonical JSON (RFC 8785) of a ~340-byte check entry, two SHA-256 (the
+ * with nothing around it — canonical JSON (RFC 8785) of a check entry (431 bytes, the size of the
+ * bench's own; the issue's was ~340), two SHA-256 (the
  * arguments' canonical text, the entry's), one HMAC (the entry's link) in the same WASM core, and
  * one compiled ajv validation of the arguments. No history, no steps, no token, no answer.
  */
@@ -18,10 +19,13 @@ export function prototypeCheck(core: Core, canonicalize: Canonicalize, key: Uint
     additionalProperties: false,
   });
   const args = { order_id: "4411", amount: 40.0 };
-  const hex = "0".repeat(64);
+  // the shape and size of the bench's own write entries (refund_card, confirmed; 431 bytes)
   const entry = {
-    v: 1, step: 20, at: 1_764_650_000_000, kind: "check", tool: "refund_card", agent: null, args: hex, origins: hex,
-    labels: [], decision: "confirm", reasons: ["argument_origin"], confirmed: null, undo_of: null, values: {},
+    v: 1, step: 20, at: 1_796_188_757_336, kind: "check", tool: "refund_card", agent: null,
+    args: "0615b0213e7257c0e273f2782cf230926c248d4a5b7e45873a3e444936bd4da5",
+    origins: "d67a428d3089ac36a1fec82342fdd17fefaba0e1393fd327a045ab312ab49d39",
+    labels: [], decision: "confirm", reasons: ["argument_origin"], confirmed: null, undo_of: null,
+    values: { amount: "d59eced1ded07f84c145592f65bdf854", order_id: "e774cc34146d76624522c34e2b494831" },
   };
   let sink = 0;
   const op = () => {

@@ -150,12 +150,12 @@ export class Session {
     const verified = "error" in kept ? this.signed.verify() : this.record.verifiedAgainst(kept.head);
     const facts = checkFacts(this.fixed, verified, kept, now);
 
-    const call = normaliseCall(tool, args, options, this.agent, (s) => this.engine.sha256Hex(s));
+    const call = normaliseCall(tool, args, options, this.agent, this.shaHex);
     if (verified.ok && !call.argsError) addLabels(call, propagatedLabels(call, facts));
     const answer = runSteps(call, facts, this.steps);
     const expect: Head | "restart" = verified.ok ? this.signed.head : "restart";
     if (!verified.ok) this.signed.restart();
-    const extra = this.rulebook ? { rulebook: this.rulebook.digest } : {};
+    const extra = this.extra;
     const values = () => valueDigests(this.engine, call);
     let verdict = "error" in kept ? storeRefusal(kept.error, answer.counters) : answer.verdict;
     let a = assemble(call, answer, verdict, now, values, extra);
@@ -329,6 +329,12 @@ export class Session {
   }
 
   private readonly macFn = (text: string) => this.engine.macText(text);
+  private readonly shaHex = (text: string) => this.engine.sha256Hex(text);
+  /** detail every answer of this session carries */
+  private get extra(): Readonly<Record<string, unknown>> {
+    return (this.extraDetail ??= Object.freeze(this.rulebook ? { rulebook: this.rulebook.digest } : {}));
+  }
+  private extraDetail: Readonly<Record<string, unknown>> | undefined;
 
   private nowMs(): number {
     const t = this.engine.now().getTime();

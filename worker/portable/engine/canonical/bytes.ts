@@ -24,12 +24,35 @@ export function fromUtf8(b: Uint8Array): string {
   return decoder.decode(b);
 }
 
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/**
+ * Hex and base64url are written as ASCII bytes into one scratch buffer and decoded once: a string
+ * built a character pair at a time is a chain of small string nodes (allocated, then flattened
+ * when it is read), which cost 2–4× as much for a link or a token (measured: docs/perf/README.md).
+ */
+let scratch = new Uint8Array(512);
+const ascii = new TextDecoder();
+function room(n: number): Uint8Array {
+  if (scratch.length < n) scratch = new Uint8Array(Math.max(n, 2 * scratch.length));
+  return scratch;
+}
+
+/** hex digit pairs as character codes: byte b at [2b], [2b + 1] */
+const HEX_CODES = new Uint8Array(512);
+for (let i = 0; i < 256; i++) {
+  const pair = i.toString(16).padStart(2, "0");
+  HEX_CODES[2 * i] = pair.charCodeAt(0);
+  HEX_CODES[2 * i + 1] = pair.charCodeAt(1);
+}
 
 export function toHex(b: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < b.length; i++) s += HEX[b[i]!];
-  return s;
+  const n = b.length;
+  const out = room(2 * n);
+  for (let i = 0; i < n; i++) {
+    const x = b[i]! << 1;
+    out[2 * i] = HEX_CODES[x]!;
+    out[2 * i + 1] = HEX_CODES[x + 1]!;
+  }
+  return ascii.decode(out.subarray(0, 2 * n));
 }
 
 function nibble(c: number): number {
@@ -71,42 +94,54 @@ function utf8Many(texts: readonly string[]): Uint8Array[] {
 }
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const B64_CODES = Uint8Array.from(B64, (c) => c.charCodeAt(0));
 
-/** base64url without padding, by table: btoa over a binary string was a visible share of a check. */
+/** base64url without padding, by table (btoa over a binary string was a visible share of a check). */
 export function toBase64Url(b: Uint8Array): string {
-  let s = "";
+  const n = b.length;
+  const out = room(Math.ceil(n / 3) * 4);
+  let o = 0;
   let i = 0;
-  for (; i + 2 < b.length; i += 3) {
-    const n = (b[i]! << 16) | (b[i + 1]! << 8) | b[i + 2]!;
-    s += B64[n >>> 18]! + B64[(n >>> 12) & 63]! + B64[(n >>> 6) & 63]! + B64[n & 63]!;
+  for (; i + 2 < n; i += 3) {
+    const x = (b[i]! << 16) | (b[i + 1]! << 8) | b[i + 2]!;
+    out[o++] = B64_CODES[x >>> 18]!;
+    out[o++] = B64_CODES[(x >>> 12) & 63]!;
+    out[o++] = B64_CODES[(x >>> 6) & 63]!;
+    out[o++] = B64_CODES[x & 63]!;
   }
-  if (i < b.length) {
-    const n = (b[i]! << 16) | ((b[i + 1] ?? 0) << 8);
-    s += B64[n >>> 18]! + B64[(n >>> 12) & 63]!;
-    if (i + 1 < b.length) s += B64[(n >>> 6) & 63]!;
+  if (i < n) {
+    const x = (b[i]! << 16) | ((b[i + 1] ?? 0) << 8);
+    out[o++] = B64_CODES[x >>> 18]!;
+    out[o++] = B64_CODES[(x >>> 12) & 63]!;
+    if (i + 1 < n) out[o++] = B64_CODES[(x >>> 6) & 63]!;
   }
-  return s;
+  return ascii.decode(out.subarray(0, o));
 }
 
 /** base64url of a string's UTF-8 bytes; ASCII (token claims, as a rule) straight from its units. */
 export function textToBase64Url(t: string): string {
   const n = t.length;
-  let s = "";
+  const out = room(Math.ceil(n / 3) * 4);
+  let o = 0;
   let i = 0;
   for (; i + 2 < n; i += 3) {
     const a = t.charCodeAt(i), b = t.charCodeAt(i + 1), c = t.charCodeAt(i + 2);
     if ((a | b | c) > 0x7f) return toBase64Url(utf8(t));
     const x = (a << 16) | (b << 8) | c;
-    s += B64[x >>> 18]! + B64[(x >>> 12) & 63]! + B64[(x >>> 6) & 63]! + B64[x & 63]!;
+    out[o++] = B64_CODES[x >>> 18]!;
+    out[o++] = B64_CODES[(x >>> 12) & 63]!;
+    out[o++] = B64_CODES[(x >>> 6) & 63]!;
+    out[o++] = B64_CODES[x & 63]!;
   }
   if (i < n) {
     const a = t.charCodeAt(i), b = i + 1 < n ? t.charCodeAt(i + 1) : 0;
     if ((a | b) > 0x7f) return toBase64Url(utf8(t));
     const x = (a << 16) | (b << 8);
-    s += B64[x >>> 18]! + B64[(x >>> 12) & 63]!;
-    if (i + 1 < n) s += B64[(x >>> 6) & 63]!;
+    out[o++] = B64_CODES[x >>> 18]!;
+    out[o++] = B64_CODES[(x >>> 12) & 63]!;
+    if (i + 1 < n) out[o++] = B64_CODES[(x >>> 6) & 63]!;
   }
-  return s;
+  return ascii.decode(out.subarray(0, o));
 }
 
 /**

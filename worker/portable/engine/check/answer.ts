@@ -23,12 +23,13 @@ export interface Assembled {
  */
 export function assemble(call: Call, answer: Answer, verdict: Verdict, now: number, values: () => Record<string, string>, extra: Readonly<Record<string, unknown>>): Assembled {
   const decision = verdict.kind;
-  const reasons: string[] = verdict.kind === "confirm" ? [...verdict.reasons] : verdict.kind === "refuse" ? [verdict.reason] : verdict.reason ? [verdict.reason] : [];
-  const detail: Record<string, unknown> = { ...(verdict.detail ?? {}), ...answer.notes, ...extra };
+  const reasons: string[] = verdict.kind === "confirm" ? verdict.reasons.slice() : verdict.kind === "refuse" ? [verdict.reason] : verdict.reason ? [verdict.reason] : [];
+  // spread (own data properties, `__proto__` too, unlike Object.assign); undefined spreads as nothing
+  const detail: Record<string, unknown> = { ...verdict.detail, ...answer.notes, ...extra };
   const confirmed = verdict.kind === "allow" && verdict.confirmedAsk !== undefined ? verdict.confirmedAsk : null;
   const entry: CheckEntry = {
     v: 1, step: 0, at: now, kind: "check", tool: call.tool, agent: call.agent, args: call.digest,
-    origins: call.originsDigest, labels: [...call.labels], decision, reasons: [...reasons],
+    origins: call.originsDigest, labels: call.labels.slice(), decision, reasons: reasons.slice(),
     confirmed, undo_of: call.undoOf ?? null, link: "",
     values: answer.tool?.keepValues === true && !call.argsError ? values() : {},
   };
