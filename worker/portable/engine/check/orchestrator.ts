@@ -118,12 +118,14 @@ export function runSteps(call: Call, facts: CheckFacts, steps: readonly NamedSte
  * whose optional fields come and go, was a visible share of `runSteps`).
  */
 function stepInput(f: CheckFacts, tool: CompiledTool, holds: readonly Hold[]): StepInput {
-  return {
+  // every key of CheckFacts, optional ones too: a field added there and not here fails to compile
+  const input: { [K in keyof StepInput]-?: StepInput[K] } = {
     catalogue: f.catalogue, history: f.history, sessionId: f.sessionId, turns: f.turns, context: f.context, now: f.now,
     licence: f.licence, openToken: f.openToken, historyInvalid: f.historyInvalid, index: f.index, from: f.from,
     valueDigest: f.valueDigest, taintModelAfterUntrusted: f.taintModelAfterUntrusted, rulebook: f.rulebook, kept: f.kept,
     tool, holds,
   };
+  return input;
 }
 
 function guarded(run: () => StepResult, number: number): StepResult {
