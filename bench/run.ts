@@ -28,7 +28,6 @@ const { ajvCompiler } = (await import(dist + "cli/sdk/ajv-compiler.js")) as type
 const { canonicalize } = (await import(dist + "worker/portable/engine/canonical/jcs.js")) as typeof import("../worker/portable/engine/canonical/jcs.js");
 import { prototypeCheck } from "./prototype.js";
 type Session = SessionT;
-const gc = (globalThis as { gc?: () => void }).gc;
 import { httpBench } from "./http.js";
 import { workerCpu } from "./worker-cpu.js";
 
@@ -88,10 +87,6 @@ async function checksAt(env: ReturnType<typeof engineWith>, entries: number, too
   for (let i = 0; i < sessions; i++) {
     const s = await sessionWith(env, entries);
     for (let w = 0; w < 5; w++) await s.checkToolCall(tool, args, opts); // warm
-    // Collect the garbage of building the session first (with --expose-gc, as `npm run bench`
-    // runs): promoting a 2,000-entry history built just before is the setup's cost, not the
-    // check's, and it had landed in the 2,000-entry row's window (docs/perf/README.md, case c).
-    gc?.();
     const t0 = cpuNow();
     for (let k = 0; k < per; k++) await s.checkToolCall(tool, args, opts);
     samples.push((cpuNow() - t0) / per);
@@ -104,7 +99,6 @@ async function fullVerifyPerEntry(env: ReturnType<typeof engineWith>, entries: n
   const samples: number[] = [];
   for (let r = 0; r < 15; r++) {
     const data = JSON.parse(saved);
-    gc?.();
     const t0 = cpuNow();
     const s = Session.resume(env.engine, env.catalogue, data);
     await s.checkToolCall("get_order", { order_id: "4411" });
