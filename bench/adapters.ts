@@ -20,7 +20,8 @@ import { licensedHome } from "../test/helpers/licensed-home.js";
 import { script } from "../test/adapters/ai-script.js";
 
 // What users run: the compiled package in dist/ (built first), not the sources through a loader.
-const dist = new URL("../dist/", import.meta.url).href;
+// STALWART_BENCH_DIST: another build to compare with (a copy of dist/ made before a change), same sitting.
+const dist = new URL(process.env.STALWART_BENCH_DIST ?? "../dist/", import.meta.url).href;
 const { Client } = (await import(dist + "cli/sdk/index.js")) as typeof import("../cli/sdk/index.js");
 const ai = (await import(dist + "cli/adapters/ai/index.js")) as typeof import("../cli/adapters/ai/index.js");
 const agents = (await import(dist + "cli/adapters/openai-agents/index.js")) as typeof import("../cli/adapters/openai-agents/index.js");
