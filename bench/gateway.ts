@@ -12,7 +12,7 @@
  * This file is also the helpers it starts: `--upstream` (the tool server: one tool, `noop`),
  * `--proxy -- CMD…` (the pass-through) and `--stubbed HOME CATALOGUE -- CMD…` (the stubbed gateway).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -59,6 +59,20 @@ async function stubbedGateway(home: string, catalogue: string, command: string[]
   const gw = await startGateway({ catalogue, home, session, upstream: { command: command[0]!, args: command.slice(1) } });
   // exit once the host hangs up (so a --cpu-prof profile is written before the host gives up on us)
   process.stdin.once("end", () => void gw.close().finally(() => process.exit(0)));
+}
+
+const KEPT = 500;
+
+/** `n` expired records of another session's asks, as the approval store keeps them (cli/approvals/store.ts: one file each). */
+function withKeptApprovals(home: string, n: number): string {
+  const dir = join(home, "approvals", "pending");
+  mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < n; i++) {
+    const id = `p_${i.toString(16).padStart(16, "0")}`;
+    const record = { v: 1, id, session: "an-earlier-session", step: 2 * i, tool: "noop", agent: null, args: { i }, digest: "0".repeat(64), origins: { i: "model" }, reasons: ["argument_origin"], wording: "noop needs your approval before it runs.", counters: [], token: "t", created: i, expires: i + 1 };
+    writeFileSync(join(dir, `${id}.json`), JSON.stringify(record, null, 2) + "\n");
+  }
+  return home;
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -120,6 +134,10 @@ export async function gatewayBench(calls = Number(process.env.STALWART_BENCH_GAT
   rows.push(["pass-through proxy, same SDK, no checks", await latencies([process.execPath, ...profiled, "--import", "tsx", SELF, "--proxy", "--", ...upstream], calls)]);
   rows.push(["stalwart gateway, check stubbed (the gateway's own cost)", await latencies([process.execPath, ...profiled, "--import", "tsx", SELF, "--stubbed", home, catalogue, "--", ...upstream], calls)]);
   rows.push(["stalwart gateway (in-process check)", await latencies([process.execPath, ...profiled, join(ROOT, "dist/cli/main.js"), "gateway", "--quiet", "--home", home, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
+  // The same with a home whose approval store keeps records (a person's past decisions): a call's
+  // cost must not grow with them (the store was read whole on every call until round 5).
+  const kept = withKeptApprovals(copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-gw-kept-"))), KEPT);
+  rows.push([`stalwart gateway, ${KEPT} approval records kept in the home`, await latencies([process.execPath, join(ROOT, "dist/cli/main.js"), "gateway", "--quiet", "--home", kept, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
 
   console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after 200 warm-up (Node ${process.version})\n`);
   console.log("| path | p50 | p99 | CPU per call, first hop |");
@@ -128,8 +146,10 @@ export async function gatewayBench(calls = Number(process.env.STALWART_BENCH_GAT
   const [, proxy] = rows[1]!;
   const [, stub] = rows[2]!;
   const [, gw] = rows[3]!;
+  const [, withKept] = rows[4]!;
   console.log(`\nratio gateway / pass-through at p50: ${(gw.p50 / proxy.p50).toFixed(2)}× (target ≤ 1.2×); at p99: ${(gw.p99 / proxy.p99).toFixed(2)}×`);
   console.log(`the gateway's own part, check stubbed / pass-through at p50: ${(stub.p50 / proxy.p50).toFixed(2)}×; the check's part: ${(gw.p50 - stub.p50).toFixed(3)} ms of ${gw.p50.toFixed(3)} ms`);
+  console.log(`with ${KEPT} approval records kept / without, at p50: ${(withKept.p50 / gw.p50).toFixed(2)}×`);
   if (proxy.cpuUs && stub.cpuUs && gw.cpuUs) console.log(`CPU per call of the first hop: gateway / pass-through ${(gw.cpuUs / proxy.cpuUs).toFixed(2)}×, stubbed / pass-through ${(stub.cpuUs / proxy.cpuUs).toFixed(2)}×; the check's CPU ${(gw.cpuUs - stub.cpuUs).toFixed(0)} µs of ${gw.cpuUs.toFixed(0)} µs`);
 }
 
