@@ -123,4 +123,37 @@ describe("run(…, {wait}) and the approval store", () => {
     expect(a.record.counters).toEqual([{ counter: "spend refund_card (USD)", adds: 50, ceiling: 500, per: "month", before: 120, after: 170 }]);
     expect(showText(a, Date.now())).toContain("spend refund_card (USD): 120 → 170 of 500 per month");
   });
+  it("a denied call's token covers nothing, even for a host that kept it", async () => {
+    const { s, person } = setup();
+    await s.read("refund 40 on order 4411");
+    person({ decision: "deny", by: "ana" });
+    const args = { order_id: "4411", amount: 40 };
+    const r = await s.run("refund_card", args, { origins, wait: 10_000 }, () => undefined);
+    expect(r.status).toBe("refused");
+    const token = r.check.confirmation!;
+    const again = await s.checkToolCall("refund_card", args, { origins, confirmation: token });
+    expect(again).toMatchObject({ decision: "confirm", detail: { confirmation: "denied" } });
+  });
+
+  it("a decision made elsewhere while the host holds the token enters the history when the token is presented", async () => {
+    const { home, s, store } = setup();
+    await s.read("refund 40 on order 4411");
+    const args = { order_id: "4411", amount: 40 };
+    const waiting = await s.run("refund_card", args, { origins }, () => undefined);
+    expect(waiting.status).toBe("waiting");
+    const token = waiting.check.confirmation!;
+    // the person denies on the page; the host never asks the store and presents the token itself
+    await decide(store, homeMac(home), waiting.approval!, { decision: "deny", by: "ana", at: Date.now() });
+    const presented = await s.checkToolCall("refund_card", args, { origins, confirmation: token });
+    expect(presented).toMatchObject({ decision: "confirm", detail: { confirmation: "denied" } });
+    expect(s.history.entries.filter((e) => e.kind === "receipt")).toMatchObject([{ decision: "deny", by: "ana", of: waiting.check.step }]);
+    // an edit is no approval of the original call either
+    const second = await s.run("refund_card", { order_id: "4411", amount: 41 }, { origins }, () => undefined);
+    await decide(store, homeMac(home), second.approval!, { decision: "edit", by: "ana", at: Date.now(), edited: { order_id: "4411", amount: 30 } });
+    expect(await s.checkToolCall("refund_card", { order_id: "4411", amount: 41 }, { origins, confirmation: second.check.confirmation! })).toMatchObject({ decision: "confirm", detail: { confirmation: "denied" } });
+    // an approval elsewhere still lets the identical call through once
+    const third = await s.run("refund_card", { order_id: "4411", amount: 42 }, { origins }, () => undefined);
+    await decide(store, homeMac(home), third.approval!, { decision: "approve", by: "ana", at: Date.now() });
+    expect(await s.checkToolCall("refund_card", { order_id: "4411", amount: 42 }, { origins, confirmation: third.check.confirmation! })).toMatchObject({ decision: "allow", reasons: ["confirmed"] });
+  });
 });

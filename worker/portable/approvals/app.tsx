@@ -11,6 +11,7 @@
  * HttpOnly, SameSite=Strict, its value MAC'd — naming who decides; receipts carry that name.
  */
 import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { getCookie, setCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
 import { approvalStatus, decide, fromBase64Url, fromUtf8, StalwartError, statusOf, toBase64Url, toHex, utf8, type Approval, type ApprovalStore, type Mac } from "../engine/index.js";
@@ -43,6 +44,8 @@ export interface PageOptions {
 }
 
 const COOKIE = "stalwart_approvals";
+/** bytes of a request body the page reads at most */
+export const PAGE_BODY_LIMIT = 256 * 1024;
 const COOKIE_DOMAIN = "stalwart-page-v1.";
 const SIGNED_IN_MS = 12 * 60 * 60 * 1000;
 
@@ -56,6 +59,10 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     const status = err instanceof StalwartError ? statusOf(err.code) : 500;
     return c.json({ error: { code, message: err instanceof StalwartError ? err.message : "the page could not answer" } }, status as 400);
   });
+
+  // A page's POSTs are a sign-in or a decision (an edit carries the call's arguments): far below
+  // this; anything larger is refused before it is read, so no one can make the page hold it.
+  app.use("*", bodyLimit({ maxSize: PAGE_BODY_LIMIT, onError: (c) => c.json({ error: { code: "body_too_large", message: `a request to this page is at most ${PAGE_BODY_LIMIT / 1024} KiB` } }, 413) }));
 
   // Every POST: the header and this origin, before anything else is read.
   app.use("*", async (c, next) => {

@@ -13,6 +13,7 @@ import { GuardedSteps, type DecideOptions, type Impl, type RollbackStep, type Ru
 import type { ApprovalPort } from "./approvals/port.js";
 import { InputError } from "./errors.js";
 import type { SignedReceipt } from "./approvals/receipts.js";
+import { approvalIdOf } from "./approvals/build.js";
 
 /** What a mode answers; `SerialSession` calls it one operation at a time. */
 export interface SessionCore {
@@ -53,7 +54,7 @@ export class SerialSession implements SessionApi {
   private readonly guarded: GuardedSteps;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly core: SessionCore, approvals?: ApprovalPort) {
+  constructor(private readonly core: SessionCore, private readonly approvals?: ApprovalPort) {
     // The guarded step's own calls go through the queue one by one; the tool itself runs outside
     // it, so a slow tool does not hold the session's other calls.
     this.guarded = new GuardedSteps({
@@ -102,7 +103,29 @@ export class SerialSession implements SessionApi {
     return this.serial(() => this.core.read(text));
   }
   checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {
-    return this.serial(() => this.core.checkToolCall(tool, args, options));
+    const token = options?.confirmation;
+    if (typeof token !== "string" || !this.approvals) return this.serial(() => this.core.checkToolCall(tool, args, options));
+    return this.serial(async () => {
+      await this.recordRefusal(token);
+      return this.core.checkToolCall(tool, args, options);
+    });
+  }
+
+  /**
+   * A person who denied or edited the call a presented token covers said so in the approval store
+   * (the page, the CLI): the receipt enters the history first, so the token covers nothing (step
+   * 10, \`denied\`) even for a host that kept it and never recorded the decision. Only when a token
+   * is presented. A receipt already recorded, or a store that cannot answer, leaves it to step 10.
+   */
+  private async recordRefusal(token: string): Promise<void> {
+    const core = this.core;
+    if (!core.receipt) return;
+    try {
+      const receipt = (await this.approvals!.store.get(approvalIdOf(token)))?.receipt;
+      if (receipt && receipt.decision !== "approve") await core.receipt(receipt);
+    } catch {
+      // recorded already, or unreadable: the token is still only what step 10 makes of it
+    }
   }
   report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
     return this.serial(() => this.core.report(step, outcome, result));

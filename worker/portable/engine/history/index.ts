@@ -14,6 +14,8 @@ export class HistoryIndex {
   readonly undosOf = new Map<number, number[]>();
   /** ask entries whose token was used */
   readonly usedAsks = new Set<number>();
+  /** ask entries a person denied or edited (a receipt says so): their token covers nothing */
+  readonly refusedAsks = new Set<number>();
   /** allowed calls of `reads_outside` tools, in order */
   readonly outsideReads: { step: number; tool: string }[] = [];
   /** the last `ran` result each tool returned: `{from: tool.field}` reads it */
@@ -69,6 +71,9 @@ export class HistoryIndex {
         }
         return;
       }
+      case "receipt":
+        if (e.decision !== "approve") this.refusedAsks.add(e.of);
+        return;
     }
   }
 

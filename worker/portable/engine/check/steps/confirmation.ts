@@ -1,13 +1,13 @@
 /**
  * Step 10: a confirmation token that covers exactly this call — the tool, the agent, the digest
  * of its arguments, the session, the history entry at which it was asked — unexpired and not used
- * before. Reason `confirmed` (allow). A token that covers nothing is ignored: the call goes on to
+ * before, and not denied or edited by a person (a receipt in the history). Reason `confirmed` (allow). A token that covers nothing is ignored: the call goes on to
  * step 11 and is asked about again (checks.md, "Confirmation tokens").
  */
 import { askName } from "../../state/changes.js";
 import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
-type TokenProblem = "not_ours" | "expired" | "other_call" | "used" | "no_ask";
+type TokenProblem = "not_ours" | "expired" | "other_call" | "used" | "no_ask" | "denied";
 
 /** The ask entry the token covers, or why it covers nothing (the token's MAC is checked once). */
 function tokenProblem(token: string, call: Call, input: StepInput): TokenProblem | { ask: number } {
@@ -17,6 +17,8 @@ function tokenProblem(token: string, call: Call, input: StepInput): TokenProblem
   if (input.now >= claims.exp) return "expired";
   const ask = input.history[claims.ask];
   if (!ask || ask.kind !== "check" || ask.decision !== "confirm" || ask.tool !== call.tool || ask.args !== call.digest || ask.agent !== call.agent) return "no_ask";
+  // A person said no (or changed the call): a host that kept the token cannot use it anyway.
+  if (input.index.refusedAsks.has(claims.ask)) return "denied";
   // Used in this history, or in any other copy of it (the runtime keeps spent tokens).
   if (input.index.usedAsks.has(claims.ask) || input.kept.spent.has(askName(ask.link))) return "used";
   return { ask: claims.ask };
