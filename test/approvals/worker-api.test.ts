@@ -78,6 +78,10 @@ describe("approvals in the check worker", () => {
     const no = await api("POST", `/v1/approvals/${c.id}/decide`, { decision: "deny", message: "no" });
     expect(no.body.receipt).toMatchObject({ decision: "deny", by: "acme", message: "no" });
     expect((await api("GET", `/v1/approvals/${c.id}`)).body.approval.status).toBe("denied");
+    // a caller that kept the token and presents it anyway: the receipt enters the history, the token covers nothing
+    const kept = await api("POST", "/v1/check", { session: c.session, tool: "refund_card", args: { order_id: "4411", amount: 10 }, options: { origins, confirmation: c.check.confirmation } });
+    expect(kept.body.check).toMatchObject({ decision: "confirm", detail: { confirmation: "denied" } });
+    expect(kept.body.session.entries.filter((e: any) => e.kind === "receipt")).toMatchObject([{ decision: "deny", by: "acme", of: c.check.step }]);
     const late = await confirmed(11);
     const exp = (await api("GET", `/v1/approvals/${late.id}`)).body.approval.record.expires as number;
     expect((await api("GET", `/v1/approvals/${late.id}`, undefined, KEY_A, exp + 1)).body.approval.status).toBe("expired");

@@ -28,6 +28,8 @@ export function mountApprovals(app: Hono<CheckEnv>, rt: CheckRuntime, opts: AppO
 
 function onChecked(rt: CheckRuntime, a: TenantApprovals): MiddlewareHandler<CheckEnv> {
   return async (c, next) => {
+    // read only when a token is presented (routes/checks.ts): one record by id
+    c.set("decisionOf", async (token) => (await a.store(c.env, c.get("tenant")).get(approvalIdOf(token)))?.receipt ?? undefined);
     await next();
     const done = c.get("checked");
     if (!done) return;

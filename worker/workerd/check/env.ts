@@ -1,5 +1,5 @@
 /** The check worker's options, bindings and per-request context variables (typed for every route). */
-import type { ApprovalStore, CallOptions, CheckResult, Core } from "../../portable/engine/index.js";
+import type { ApprovalStore, CallOptions, CheckResult, Core, SignedReceipt } from "../../portable/engine/index.js";
 import type { KeySet, LicenceState } from "../../portable/licensing/index.js";
 import type { LicenceStore, RenewalEnv } from "./renewal.js";
 import type { Stores } from "./stores.js";
@@ -33,6 +33,8 @@ export type CheckEnv = {
     licence: LicenceState;
     /** this request's clock (clock.ts) */
     now: () => Date;
+    /** the person's decision on the call a presented token covers, from the tenant's approvals (approvals.ts) */
+    decisionOf?: (token: string) => Promise<SignedReceipt | undefined>;
     /** what POST /v1/check answered, for the approvals (approvals.ts): a confirm becomes a pending record */
     checked?: {
       tool: string; args: unknown; options: CallOptions; catalogue: string; check: CheckResult;

@@ -4,7 +4,7 @@
  * judge). Each takes the saved session and answers with the next one.
  */
 import { Hono } from "hono";
-import { OUTCOMES, lastRun, type Session } from "../../../portable/engine/index.js";
+import { OUTCOMES, lastRun, type Session, type SignedReceipt } from "../../../portable/engine/index.js";
 import { fields, isInt, isObject, isString, jsonBody, oneOf } from "../../http/body.js";
 import { describe } from "../../http/openapi.js";
 import type { CheckEnv } from "../env.js";
@@ -57,6 +57,21 @@ function lastRunOf(s: Session): number {
   return prefix?.indexes ? prefix.indexes.history.lastTurn : lastRun(prefix?.entries ?? []);
 }
 
+/**
+ * A person denied or edited the call a presented token covers (the page, the API): the receipt
+ * enters the history first, so step 10 answers \`denied\` and a caller that kept the token cannot
+ * use it. A receipt recorded already, or approvals that cannot answer, leave it to step 10.
+ */
+async function recordRefusal(decisionOf: ((token: string) => Promise<SignedReceipt | undefined>) | undefined, s: Session, token: string): Promise<void> {
+  if (!decisionOf) return;
+  try {
+    const receipt = await decisionOf(token);
+    if (receipt && receipt.decision !== "approve") await s.receipt(receipt);
+  } catch {
+    // recorded already, or unreadable: the token is only what step 10 makes of it
+  }
+}
+
 export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
   const app = new Hono<CheckEnv>();
 
@@ -93,6 +108,7 @@ export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
     async (c) => {
       const b = c.req.valid("json");
       const s = await rt.resume(c, b.session, true);
+      if (typeof b.options.confirmation === "string") await recordRefusal(c.get("decisionOf"), s, b.options.confirmation);
       const check = await s.checkToolCall(b.tool, b.args, b.options);
       c.set("checked", { tool: b.tool, args: b.args, options: b.options, catalogue: b.session.catalogue, run: () => lastRunOf(s), check });
       // what the decision was made with, only when asked: the answer stays what the check says
