@@ -104,7 +104,8 @@ export class SerialSession implements SessionApi {
   }
   checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {
     const token = tokenOf(options);
-    if (typeof token !== "string" || !this.approvals) return this.serial(() => this.core.checkToolCall(tool, args, options));
+    // a check worker reads its own records when a token is presented (routes/checks.ts)
+    if (typeof token !== "string" || !this.approvals || this.approvals.recordedByChecker) return this.serial(() => this.core.checkToolCall(tool, args, options));
     return this.serial(async () => {
       await this.recordRefusal(token);
       return this.core.checkToolCall(tool, args, options);
