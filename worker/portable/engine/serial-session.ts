@@ -103,7 +103,12 @@ export class SerialSession implements SessionApi {
     return this.serial(() => this.core.read(text));
   }
   checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {
-    const token = options?.confirmation;
+    let token: unknown;
+    try {
+      token = options?.confirmation;
+    } catch {
+      token = undefined; // options that throw when read: the check itself answers with a typed error
+    }
     if (typeof token !== "string" || !this.approvals) return this.serial(() => this.core.checkToolCall(tool, args, options));
     return this.serial(async () => {
       await this.recordRefusal(token);
