@@ -12,7 +12,7 @@
  * This file is also the helpers it starts: `--upstream` (the tool server: one tool, `noop`),
  * `--proxy -- CMD…` (the pass-through) and `--stubbed HOME CATALOGUE -- CMD…` (the stubbed gateway).
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +23,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = join(import.meta.dirname, "..");
+const PROBE = join(import.meta.dirname, "gateway-cpu-probe.mjs");
 const tsx = (file: string, ...args: string[]) => [process.execPath, "--import", "tsx", file, ...args];
 
 function upstreamServer(): void {
@@ -56,18 +57,54 @@ async function stubbedGateway(home: string, catalogue: string, command: string[]
     report: async (step: number) => ({ step }),
   };
   const gw = await startGateway({ catalogue, home, session, upstream: { command: command[0]!, args: command.slice(1) } });
-  process.stdin.once("end", () => void gw.close());
+  // exit once the host hangs up (so a --cpu-prof profile is written before the host gives up on us)
+  process.stdin.once("end", () => void gw.close().finally(() => process.exit(0)));
+}
+
+const KEPT = 500;
+
+/** `n` expired records of another session's asks, as the approval store keeps them (cli/approvals/store.ts: one file each). */
+function withKeptApprovals(home: string, n: number): string {
+  const dir = join(home, "approvals", "pending");
+  mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < n; i++) {
+    const id = `p_${i.toString(16).padStart(16, "0")}`;
+    const record = { v: 1, id, session: "an-earlier-session", step: 2 * i, tool: "noop", agent: null, args: { i }, digest: "0".repeat(64), origins: { i: "model" }, reasons: ["argument_origin"], wording: "noop needs your approval before it runs.", counters: [], token: "t", created: i, expires: i + 1 };
+    writeFileSync(join(dir, `${id}.json`), JSON.stringify(record, null, 2) + "\n");
+  }
+  return home;
 }
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-async function latencies(command: string[], calls: number, env: Record<string, string> = {}): Promise<{ p50: number; p99: number }> {
+type Row = { p50: number; p99: number; cpuUs?: number };
+
+/** CPU µs the process `pid` spent so far, read through the probe (gateway-cpu-probe.mjs); undefined without it. */
+async function cpuOf(pid: number | null, file: string): Promise<number | undefined> {
+  if (!pid) return undefined;
+  const before = readFileSync(file, "utf8").length;
+  process.kill(pid, "SIGUSR2");
+  for (let i = 0; i < 200; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+    const line = readFileSync(file, "utf8").slice(before).split("\n").find((l) => l.startsWith(`${pid} `));
+    if (line) return Number(line.split(" ")[1]);
+  }
+  return undefined;
+}
+
+async function latencies(command: string[], calls: number, env: Record<string, string> = {}): Promise<Row> {
   const client = new Client({ name: "bench-host", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command: command[0]!, args: command.slice(1), cwd: ROOT, env: { ...(process.env as Record<string, string>), ...env }, stderr: "ignore" }), { timeout: 60_000 });
+  const cpuFile = join(mkdtempSync(join(tmpdir(), "stalwart-bench-cpu-")), "cpu");
+  writeFileSync(cpuFile, "");
+  // the probe goes in front of the hop's own options (its first argument is node itself)
+  const [node, ...rest] = command;
+  const transport = new StdioClientTransport({ command: node!, args: ["--import", PROBE, ...rest], cwd: ROOT, env: { ...(process.env as Record<string, string>), ...env, STALWART_BENCH_CPU_FILE: cpuFile }, stderr: "ignore" });
+  await client.connect(transport, { timeout: 60_000 });
   try {
     for (let i = 0; i < 200; i++) await client.callTool({ name: "noop", arguments: {} }); // warm
+    const cpu0 = await cpuOf(transport.pid, cpuFile);
     const ms: number[] = [];
     for (let i = 0; i < calls; i++) {
       const t0 = process.hrtime.bigint();
@@ -75,8 +112,9 @@ async function latencies(command: string[], calls: number, env: Record<string, s
       ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
       if (r.isError) throw new Error(`noop failed: ${JSON.stringify(r.content)}`);
     }
+    const cpu1 = await cpuOf(transport.pid, cpuFile);
     ms.sort((a, b) => a - b);
-    return { p50: quantile(ms, 0.5), p99: quantile(ms, 0.99) };
+    return { p50: quantile(ms, 0.5), p99: quantile(ms, 0.99), ...(cpu0 !== undefined && cpu1 !== undefined ? { cpuUs: (cpu1 - cpu0) / calls } : {}) };
   } finally {
     await client.close();
   }
@@ -88,21 +126,31 @@ export async function gatewayBench(calls = Number(process.env.STALWART_BENCH_GAT
   const catalogue = join(home, "agent.yaml");
   writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - {name: noop, args: {type: object, properties: {}, additionalProperties: false}}\n");
   const upstream = tsx(SELF, "--upstream");
-  const rows: [string, { p50: number; p99: number }][] = [];
+  // STALWART_BENCH_GATEWAY_PROF=DIR: the proxy and the two gateway processes write a CPU profile there (node --cpu-prof)
+  const prof = process.env.STALWART_BENCH_GATEWAY_PROF;
+  const profiled = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [];
+  const rows: [string, Row][] = [];
   rows.push(["direct: client → tool server", await latencies(upstream, calls)]);
-  rows.push(["pass-through proxy, same SDK, no checks", await latencies(tsx(SELF, "--proxy", "--", ...upstream), calls)]);
-  rows.push(["stalwart gateway, check stubbed (the gateway's own cost)", await latencies(tsx(SELF, "--stubbed", home, catalogue, "--", ...upstream), calls)]);
-  rows.push(["stalwart gateway (in-process check)", await latencies([process.execPath, join(ROOT, "dist/cli/main.js"), "gateway", "--quiet", "--home", home, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
+  rows.push(["pass-through proxy, same SDK, no checks", await latencies([process.execPath, ...profiled, "--import", "tsx", SELF, "--proxy", "--", ...upstream], calls)]);
+  rows.push(["stalwart gateway, check stubbed (the gateway's own cost)", await latencies([process.execPath, ...profiled, "--import", "tsx", SELF, "--stubbed", home, catalogue, "--", ...upstream], calls)]);
+  rows.push(["stalwart gateway (in-process check)", await latencies([process.execPath, ...profiled, join(ROOT, "dist/cli/main.js"), "gateway", "--quiet", "--home", home, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
+  // The same with a home whose approval store keeps records (a person's past decisions): a call's
+  // cost must not grow with them (the store was read whole on every call until round 5).
+  const kept = withKeptApprovals(copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-gw-kept-"))), KEPT);
+  rows.push([`stalwart gateway, ${KEPT} approval records kept in the home`, await latencies([process.execPath, join(ROOT, "dist/cli/main.js"), "gateway", "--quiet", "--home", kept, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
 
   console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after 200 warm-up (Node ${process.version})\n`);
-  console.log("| path | p50 | p99 |");
-  console.log("|---|---|---|");
-  for (const [name, r] of rows) console.log(`| ${name} | ${r.p50.toFixed(3)} ms | ${r.p99.toFixed(3)} ms |`);
+  console.log("| path | p50 | p99 | CPU per call, first hop |");
+  console.log("|---|---|---|---|");
+  for (const [name, r] of rows) console.log(`| ${name} | ${r.p50.toFixed(3)} ms | ${r.p99.toFixed(3)} ms | ${r.cpuUs !== undefined ? `${r.cpuUs.toFixed(0)} µs` : "?"} |`);
   const [, proxy] = rows[1]!;
   const [, stub] = rows[2]!;
   const [, gw] = rows[3]!;
+  const [, withKept] = rows[4]!;
   console.log(`\nratio gateway / pass-through at p50: ${(gw.p50 / proxy.p50).toFixed(2)}× (target ≤ 1.2×); at p99: ${(gw.p99 / proxy.p99).toFixed(2)}×`);
   console.log(`the gateway's own part, check stubbed / pass-through at p50: ${(stub.p50 / proxy.p50).toFixed(2)}×; the check's part: ${(gw.p50 - stub.p50).toFixed(3)} ms of ${gw.p50.toFixed(3)} ms`);
+  console.log(`with ${KEPT} approval records kept / without, at p50: ${(withKept.p50 / gw.p50).toFixed(2)}×`);
+  if (proxy.cpuUs && stub.cpuUs && gw.cpuUs) console.log(`CPU per call of the first hop: gateway / pass-through ${(gw.cpuUs / proxy.cpuUs).toFixed(2)}×, stubbed / pass-through ${(stub.cpuUs / proxy.cpuUs).toFixed(2)}×; the check's CPU ${(gw.cpuUs - stub.cpuUs).toFixed(0)} µs of ${gw.cpuUs.toFixed(0)} µs`);
 }
 
 const argv = process.argv.slice(2);

@@ -4,11 +4,14 @@
  * between handing the request to the app and reading its answer — parsing the carried session,
  * resuming and verifying it, the check, signing, serialising the answer.
  *
- * For sessions of 20, 2,000 and 7,000 entries (the last near the 1 MiB body limit, with room for the requests that add to it: mostly turns,
- * the smallest entries), each: the first request an isolate sees (the whole history verified), then
- * requests that carry the session the previous answer returned (what a client does), which the
- * isolate's verified heads (worker/workerd/check/verified-heads.ts) answer verifying only what is
- * new. Medians; CPU time, so the machine's load matters less than for wall time.
+ * For sessions of 20, 1,000 and 5,000 entries (the longer ones mostly turns, the smallest entries,
+ * leaving room under the 1 MiB body limit for the checks the delta requests add), each: the first
+ * request an isolate sees (the whole history verified); requests that carry the session the
+ * previous answer returned in full, which the isolate's verified heads
+ * (worker/workerd/check/verified-heads.ts) answer verifying only what is new; then hundreds of
+ * requests in the delta form (what the SDK sends), warm-up first, each adding a check entry and a
+ * pending record — so a cost that grows with the session or the store shows in `blocks`. Medians
+ * of CPU time, so the machine's load matters less than for wall time.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -27,14 +30,29 @@ export interface WorkerCpuRow {
   bytes: number;
   /** CPU µs of the first request this isolate sees for the session */
   cold: number;
-  /** median CPU µs of the requests after it, each carrying the previous answer's session */
+  /** median CPU µs of requests in full after it, each carrying the previous answer's session */
   warm: number;
-  /** median CPU µs of the same body without its `tool`: read, parsed and refused before any resume (the floor) */
+  /** median CPU µs of the full body without its `tool`: read, parsed and refused before any resume */
   floor: number;
   /** median CPU µs of requests in the delta form (`since`, worker/workerd/check/carried.ts): what the SDK sends */
   delta: number;
+  /** median CPU µs of the delta body without its `tool`: the worker's fixed cost for a request of that size */
+  deltaFloor: number;
   /** bytes of such a request */
   deltaBytes: number;
+  /** median CPU µs of each block of `block` delta requests, in order (warm-up included): flat when nothing grows */
+  blocks: number[];
+  block: number;
+}
+
+export interface WorkerCpuOptions {
+  /** delta requests before the measured ones (JIT, caches), and measured (default 200 each) */
+  warmup?: number;
+  measured?: number;
+  /** requests in full after the first (default 30: each carries the whole session) */
+  full?: number;
+  /** delta requests per median in `blocks` (default 100) */
+  block?: number;
 }
 
 type Saved = { entries: unknown[]; [k: string]: unknown };
@@ -50,15 +68,37 @@ function cpu<T>(f: () => Promise<T>): Promise<[T, number]> {
   });
 }
 
-export async function workerCpu(sizes: readonly number[] = [20, 2000, 7000], warmRequests = 11, deltaRequests = 21): Promise<WorkerCpuRow[]> {
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+};
+
+/**
+ * Sizes: 20 entries, and longer sessions made mostly of turns (~130 B, the smallest entry) so that
+ * the delta requests measured after them (each adds a ~470 B check entry) stay under the 1 MiB body limit.
+ */
+export async function workerCpu(sizes: readonly number[] = [20, 1000, 5000], o: WorkerCpuOptions = {}): Promise<WorkerCpuRow[]> {
+  const warmup = o.warmup ?? 200, measured = o.measured ?? 200, fullRequests = o.full ?? 30, block = o.block ?? 100;
   const secret = randomBytes(32);
   const env = { STALWART_API_KEYS: `bench:${KEY}`, STALWART_HISTORY_SECRET: secret.toString("hex"), STALWART_LICENCE: workerLicence };
   const stores = testStores();
   const app = createApp({ core: nodeCore, stores: () => stores });
   const H = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+  // As a request reaches workerd: with its content-length (else Hono's body limit re-streams the
+  // body, which no HTTP client makes it do) and an execution context.
+  const ctx = { waitUntil: () => undefined, passThroughOnException: () => undefined, props: {} };
   const post = async (path: string, body: unknown) => {
-    const r = await app.request(path, { method: "POST", headers: H, body: typeof body === "string" ? body : JSON.stringify(body) }, env);
-    return r;
+    const text = typeof body === "string" ? body : JSON.stringify(body);
+    return await app.request(path, { method: "POST", headers: { ...H, "content-length": String(Buffer.byteLength(text)) }, body: text }, env, ctx);
+  };
+  const refused = async (body: string) => {
+    const [status, t] = await cpu(async () => {
+      const r = await post("/v1/check", body);
+      await r.text();
+      return r.status;
+    });
+    if (status !== 400) throw new Error(`the floor request answered ${status}`);
+    return t;
   };
   await app.request("/v1/catalogues/store", { method: "PUT", headers: { ...H, "content-type": "application/yaml" }, body: yaml }, env);
   // The long histories are signed in-process under the tenant's key (as the worker derives it),
@@ -73,16 +113,14 @@ export async function workerCpu(sizes: readonly number[] = [20, 2000, 7000], war
     const created = ((await (await post("/v1/sessions", { catalogue: "store", name: "billing" })).json()) as { session: Saved }).session;
     const s = eng.Session.resume(engine, catalogue, created);
     await s.read("estorne 40,00 do pedido 4411");
-    // checks (~470 B each) up to 20, or half of 2,000; turns (~130 B, the smallest entry) for the
-    // rest, so 7,000 entries stay under the 1 MiB body limit
-    const checks = n <= 20 ? n : n <= 2000 ? n / 2 : 20;
+    const checks = n <= 20 ? n : 20;
     while (s.history.entries.length < checks) await s.checkToolCall(refund.tool, refund.args, refund.options);
     while (s.history.entries.length < n) await s.read("x");
     let body = JSON.stringify({ session: s.toJSON(), ...refund });
     const bytes = body.length;
     let [answer, cold] = await cpu(async () => (await post("/v1/check", body)).text());
     const warm: number[] = [];
-    for (let k = 0; k < warmRequests; k++) {
+    for (let k = 0; k < fullRequests; k++) {
       const a = JSON.parse(answer) as { session?: Saved; check?: { decision: string }; error?: unknown };
       if (a.check?.decision !== "confirm") throw new Error(`worker answered ${answer.slice(0, 300)}`);
       body = JSON.stringify({ session: a.session, ...refund });
@@ -90,26 +128,17 @@ export async function workerCpu(sizes: readonly number[] = [20, 2000, 7000], war
       [answer, t] = await cpu(async () => (await post("/v1/check", body)).text());
       warm.push(t);
     }
-    warm.sort((a, b) => a - b);
     const { tool: _tool, ...untooled } = JSON.parse(body) as Record<string, unknown>;
     const bad = JSON.stringify(untooled);
     const floor: number[] = [];
-    for (let k = 0; k < warmRequests; k++) {
-      const [status, t] = await cpu(async () => {
-        const r = await post("/v1/check", bad);
-        await r.text();
-        return r.status;
-      });
-      if (status !== 400) throw new Error(`the floor request answered ${status}`);
-      floor.push(t);
-    }
-    floor.sort((a, b) => a - b);
+    for (let k = 0; k < fullRequests; k++) floor.push(await refused(bad));
     // the delta form: the entries this isolate returned are left out, the answer's appended
     let full = (JSON.parse(answer) as { session: Saved }).session;
     const delta: number[] = [];
     let deltaBytes = 0;
-    for (let k = 0; k < deltaRequests; k++) {
-      const dbody = JSON.stringify({ session: { ...full, entries: [], since: full.entries.length }, ...refund });
+    let dbody = "";
+    for (let k = 0; k < warmup + measured; k++) {
+      dbody = JSON.stringify({ session: { ...full, entries: [], since: full.entries.length }, ...refund });
       deltaBytes = dbody.length;
       const [text, t] = await cpu(async () => (await post("/v1/check", dbody)).text());
       const a = JSON.parse(text) as { session?: Saved & { since?: number }; check?: { decision: string } };
@@ -117,12 +146,21 @@ export async function workerCpu(sizes: readonly number[] = [20, 2000, 7000], war
       full = { ...a.session, entries: full.entries.concat(a.session.entries) };
       delta.push(t);
     }
-    delta.sort((a, b) => a - b);
-    rows.push({ entries: n, bytes, cold, warm: warm[Math.floor(warm.length / 2)]!, floor: floor[Math.floor(floor.length / 2)]!, delta: delta[Math.floor(delta.length / 2)]!, deltaBytes });
+    const { tool: _t2, ...dUntooled } = JSON.parse(dbody) as Record<string, unknown>;
+    const dBad = JSON.stringify(dUntooled);
+    const deltaFloor: number[] = [];
+    for (let k = 0; k < warmup + measured; k++) deltaFloor.push(await refused(dBad));
+    const blocks: number[] = [];
+    for (let i = 0; i + block <= delta.length; i += block) blocks.push(median(delta.slice(i, i + block)));
+    rows.push({
+      entries: n, bytes, cold, warm: median(warm), floor: median(floor), delta: median(delta.slice(warmup)), deltaFloor: median(deltaFloor.slice(warmup)), deltaBytes, blocks, block,
+    });
   }
   return rows;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const r of await workerCpu()) console.log(r);
+  const n = (v: string | undefined, d: number) => (v ? Number(v) : d);
+  const sizes = process.env.STALWART_BENCH_SIZES ? process.env.STALWART_BENCH_SIZES.split(",").map(Number) : undefined;
+  for (const r of await workerCpu(sizes, { warmup: n(process.env.STALWART_BENCH_WARMUP, 200), measured: n(process.env.STALWART_BENCH_MEASURED, 200) })) console.log(r);
 }

@@ -5,11 +5,14 @@
  * place — `link(2)` fails when the name exists, so of two people deciding at once exactly one
  * wins, and the loser is told; `used/<id>` is created exclusively the same way, so a token an
  * approval covers is handed out once. Nothing is ever rewritten, so there is no lost update.
+ * `standing/<hash of the call>` names the newest standing approval of a call ("always for this
+ * session"), so a confirm reads one file, not every record (issue 14); it is only an index: what it
+ * names is read and checked, and a home from before it is indexed once (`standing/.indexed`).
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { APPROVAL_ID, decideProblem, InputError, newestFirst, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { APPROVAL_ID, decideProblem, InputError, newestFirst, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 
 export class FileApprovalStore implements ApprovalStore {
   readonly dir: string;
@@ -56,7 +59,40 @@ export class FileApprovalStore implements ApprovalStore {
       const now2 = this.get(id);
       return { ok: false, why: "decided", ...(now2 ? { approval: now2 } : {}) };
     }
-    return { ok: true, approval: { ...before, receipt } };
+    const approval = { ...before, receipt };
+    this.index(approval);
+    return { ok: true, approval };
+  }
+
+  standing(session: string, tool: string, agent: string | null, digest: string): Approval | undefined {
+    this.indexOnce();
+    const key = standingKey(session, tool, agent, digest);
+    const id = readId(join(this.dir, "standing", standingFile(key)));
+    const a = id ? this.get(id) : undefined;
+    return a && standingKeyOf(a) === key ? a : undefined;
+  }
+
+  /** Name `a` as its call's standing approval, unless a newer one is named (two writers: either is a standing approval). */
+  private index(a: Approval): void {
+    const key = standingKeyOf(a);
+    if (key === null) return;
+    const name = standingFile(key);
+    const id = readId(join(this.dir, "standing", name));
+    const was = id ? this.get(id) : undefined;
+    if (was && standingKeyOf(was) === key && newestFirst(a, was) >= 0) return;
+    this.writeNew(join(this.dir, "standing"), name, `${a.record.id}\n`, false);
+  }
+
+  private indexed = false;
+  /** A home whose records predate the index: every standing approval indexed, once. */
+  private indexOnce(): void {
+    if (this.indexed) return;
+    const marker = join(this.dir, "standing", ".indexed");
+    if (!existsSync(marker)) {
+      for (const a of this.list()) this.index(a);
+      this.writeNew(join(this.dir, "standing"), ".indexed", "1\n", false);
+    }
+    this.indexed = true;
   }
 
   markUsed(id: string): boolean {
@@ -89,6 +125,21 @@ export class FileApprovalStore implements ApprovalStore {
 
 function checkId(id: string): void {
   if (typeof id !== "string" || !APPROVAL_ID.test(id)) throw new InputError(`\`${String(id)}\` is not a pending confirmation id (p_ and 16 hex digits)`, "/id");
+}
+
+function standingFile(key: string): string {
+  return createHash("sha256").update(key).digest("hex").slice(0, 32);
+}
+
+function readId(file: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8").trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  return APPROVAL_ID.test(text) ? text : undefined;
 }
 
 function readJson<T>(file: string): T | undefined {

@@ -27,9 +27,10 @@
  *      `outcome_unknown` when the upstream could not answer (it may have run).
  */
 import { inputRequired, inputResponse, type ServerContext } from "@modelcontextprotocol/server";
-import type { CheckResult, CompiledCatalogue, Entry, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
+import type { CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { bindsOf, inferOrigins, originsOf } from "../../worker/portable/engine/index.js";
 import { HistoryView } from "./view.js";
+import { sessionInfo } from "../sdk/session-info.js";
 import type { Upstream } from "./upstream.js";
 import type { Relay } from "./relay.js";
 import { approvedFor, canonicalize, editedOrigins, pendingFrom, sha256Hex, waitForDecision, type Approval, type ApprovalStore, type SignedReceipt } from "../../worker/portable/engine/index.js";
@@ -74,9 +75,12 @@ const REMEMBERED = 10_000;
 
 export class Calls {
   private readonly history: HistoryView;
+  /** the session's own inference view, when it is an in-process `Client` session */
+  private readonly followed: (() => FollowedView) | undefined;
   private readonly answeredStates = new Set<string>();
   constructor(private readonly o: CallsOptions) {
     this.history = new HistoryView(o.catalogue, o.language, o.context);
+    this.followed = sessionInfo(o.session)?.inference;
   }
 
   get session(): GatewaySession {
@@ -102,18 +106,30 @@ export class Calls {
   private async checked(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     const tool = params.name;
     const args = params.arguments ?? {};
-    const refused = await this.gatewayRefusal(tool);
-    if (refused) return refused;
+    if (this.o.hidden?.has(tool) || this.o.pins?.has(tool)) {
+      const refused = await this.gatewayRefusal(tool);
+      if (refused) return refused;
+    }
     const state = ctx.mcpReq.requestState();
     if (typeof state === "string") return this.answered(params, args, state, ctx);
 
     const origins = this.infer(tool, args);
+    const check = await this.check(tool, args, origins);
+    if (check.decision !== "confirm") return this.decided(params, ctx, canElicit, tool, args, origins, check);
+    // Only a call that needs a person can be covered by a person's approval in the store: the
+    // store is read here, not on every call (its list grows with every record kept).
+    const approved = await this.approvedNow(tool, args);
+    if (!approved) return this.decided(params, ctx, canElicit, tool, args, origins, check);
+    if (!(await this.recorded(approved))) return errorResult(`${tool} was approved, but the decision could not be recorded in the history; it did not run.`, { decision: "confirm", reasons: [] });
+    const again = await this.check(tool, args, origins, approved.record.token);
+    if (again.decision === "allow") await this.o.pending.markUsed(approved.record.id);
+    return this.decided(params, ctx, canElicit, tool, args, origins, again);
+  }
+
+  /** The approved, unexpired, unspent record of exactly this call in this session, if the store holds one. */
+  private async approvedNow(tool: string, args: Record<string, unknown>): Promise<Approval | undefined> {
     const digest = safeDigest(args);
-    const approved = digest ? approvedFor(await this.o.pending.list(), this.o.session.id, tool, digest, this.nowMs()) : undefined;
-    if (approved && !(await this.recorded(approved))) return errorResult(`${tool} was approved, but the decision could not be recorded in the history; it did not run.`, { decision: "confirm", reasons: [] });
-    const check = await this.check(tool, args, origins, approved?.record.token);
-    if (approved && check.decision === "allow") await this.o.pending.markUsed(approved.record.id);
-    return this.decided(params, ctx, canElicit, tool, args, origins, check);
+    return digest ? approvedFor(await this.o.pending.list(), this.o.session.id, tool, digest, this.nowMs()) : undefined;
   }
 
   /** `carry`: the arguments are the person's edit, not what the client sent, so they travel in `requestState` (form.ts). */
@@ -292,7 +308,10 @@ export class Calls {
   infer(tool: string, args: Record<string, unknown>): Record<string, InferredOrigin> {
     if (typeof args !== "object" || args === null || Array.isArray(args)) return {};
     try {
-      const view = this.history.view(this.o.session.history.entries);
+      // An in-process session keeps its own inference view (engine origins/follow.ts: the
+      // engine's entries, read once each, results indexed by value); any other session's history
+      // is followed here (view.ts), through the copy it hands out.
+      const view = this.followed ? this.followed().view : this.history.view(this.o.session.history.entries);
       return inferOrigins(args, view, { binds: bindsOf(this.o.catalogue, tool) });
     } catch {
       // Unreadable history or values: nothing is trusted, the check asks about every argument.
@@ -361,6 +380,9 @@ function progressTokenOf(meta: Record<string, unknown> | undefined): string | nu
   return typeof t === "string" || typeof t === "number" ? t : undefined;
 }
 
+/** How a JSON text can begin (RFC 8259: a value after optional whitespace). */
+const LOOKS_LIKE_JSON = /^[ \t\n\r]*(?:[[{"\-0-9]|true|false|null)/;
+
 /**
  * What the session records of a result: `structuredContent` when the tool gives one, else one text
  * block that is JSON, else nothing (the `returns` schema keeps only what it declares).
@@ -370,7 +392,8 @@ function resultValue(result: Record<string, unknown>): unknown {
   const content = result.content;
   if (Array.isArray(content) && content.length === 1) {
     const c = content[0] as { type?: unknown; text?: unknown };
-    if (c.type === "text" && typeof c.text === "string") {
+    // most text is not JSON: a failed JSON.parse throws, and a throw per call is not free
+    if (c.type === "text" && typeof c.text === "string" && LOOKS_LIKE_JSON.test(c.text)) {
       try {
         return JSON.parse(c.text);
       } catch {

@@ -72,6 +72,11 @@ export class Pins {
     return this.pins.size;
   }
 
+  /** Whether the catalogue pins this tool (an unpinned tool is never compared). */
+  has(tool: string): boolean {
+    return this.pins.has(tool);
+  }
+
   /** The upstream said its tools changed: what was seen is no longer known to be current. */
   invalidate(): void {
     this.fresh = false;

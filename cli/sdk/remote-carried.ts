@@ -7,7 +7,8 @@
  * The caller's `history.entries` are watched as in process (the engine's WatchedEntries): once
  * they are edited or replaced, the next request carries the session in full, so the worker sees
  * the edit and refuses it as it always did. A worker that does not hold the entries left out
- * answers 409 `session_history_needed`; the request is then sent in full (remote.ts).
+ * answers 409 `session_history_needed`; the request is then sent in full (remote.ts). A worker
+ * that did not say it takes the delta form (an older one) is always sent the session in full.
  */
 import { StalwartError, WatchedEntries, type Entry, type SavedSession } from "../../worker/portable/engine/index.js";
 
@@ -45,8 +46,11 @@ export class CarriedSession {
     return { ...this.meta, entries: [], since: n };
   }
 
-  /** Take an answer's session: appended after `since` in the delta form, else replacing all. */
-  take(answer: unknown): void {
+  /**
+   * Take an answer's session: appended after `since` in the delta form, else replacing all.
+   * `delta`: the worker said it takes the delta form; else every request is sent in full.
+   */
+  take(answer: unknown, delta = true): void {
     if (typeof answer !== "object" || answer === null) throw new TypeError("the worker answered without a session");
     const { entries, since, ...meta } = answer as SavedSession & { since?: unknown };
     const got = Array.isArray(entries) ? entries : [];
@@ -57,7 +61,7 @@ export class CarriedSession {
     } else if (since === this.watched.raw.length && !this.watched.dirty) {
       for (const e of got) this.watched.push(e);
     } else this.watched.reset(this.watched.raw.slice(0, since).concat(got));
-    this.workerHas = this.watched.raw.length;
+    this.workerHas = delta ? this.watched.raw.length : 0;
   }
 
   /** The whole session, as `toJSON()` gives it: a copy. */

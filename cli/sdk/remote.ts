@@ -37,7 +37,8 @@ export class Http {
     this.base = o.url.replace(/\/+$/, "");
   }
 
-  async send(method: string, path: string, body: unknown, contentType = "application/json"): Promise<any> {
+  /** `answered`: filled with what the answer says of itself (the session forms the worker takes). */
+  async send(method: string, path: string, body: unknown, contentType = "application/json", answered?: { forms?: string | null }): Promise<any> {
     const timeout = this.o.timeoutMs ?? 2000;
     let res: Response;
     try {
@@ -64,6 +65,7 @@ export class Http {
       throw new Unavailable(`the check worker answered ${res.status} without JSON`);
     }
     if (!res.ok) throw answerError(res.status, data);
+    if (answered) answered.forms = res.headers.get("stalwart-session-forms");
     return data;
   }
 }
@@ -149,18 +151,21 @@ export class RemoteSession implements SessionCore {
   /**
    * POST `body` with the session; a worker that does not hold the entries the delta form left out
    * (409 `session_history_needed`: another isolate, a restart) is sent the session in full once.
-   * The answer's session, if any, is taken into the local copy.
+   * The answer's session, if any, is taken into the local copy, and the next request is in the
+   * delta form only if this answer said the worker takes it (an older worker does not: it would
+   * answer the delta form `history_invalid`).
    */
   private async send(path: string, body: Record<string, unknown>): Promise<any> {
     const carried = await this.state;
     let r: any;
+    const answered: { forms?: string | null } = {};
     try {
-      r = await this.http.send("POST", path, { session: carried.wire(), ...body });
+      r = await this.http.send("POST", path, { session: carried.wire(), ...body }, undefined, answered);
     } catch (err) {
       if (!(err instanceof StalwartError) || err.code !== "session_history_needed") throw err;
-      r = await this.http.send("POST", path, { session: carried.wire(true), ...body });
+      r = await this.http.send("POST", path, { session: carried.wire(true), ...body }, undefined, answered);
     }
-    if (r && typeof r === "object" && "session" in r) carried.take(r.session);
+    if (r && typeof r === "object" && "session" in r) carried.take(r.session, /(^|,)\s*delta\s*(,|$)/.test(answered.forms ?? ""));
     return r;
   }
 

@@ -36,12 +36,21 @@ describe("the incremental inference view", { timeout: 60_000 }, () => {
         const args: Record<string, unknown> = { none: "zz-nobody", nil: null, obj: { order_id: "4401" } };
         for (const r of expected.results) for (const [k, v] of Object.entries((r.result ?? {}) as object)) args[`${k}@${r.step}`] = v;
         expect(inferOrigins(args, got)).toEqual(inferOrigins(args, expected));
+        // Bound arguments (an `after` rule's bind): looked up in the index, the same answer as the search.
+        const binds: Record<string, { tool: string; field: string }> = {};
+        for (const k of Object.keys(args)) {
+          const [field = "", step] = k.split("@");
+          const tool = step === undefined ? "get_order" : expected.results.find((r) => String(r.step) === step)?.tool ?? "get_order";
+          binds[k] = { tool: rnd() < 0.2 ? "read_inbox" : tool, field: rnd() < 0.1 ? "order_id" : field };
+        }
+        expect(inferOrigins(args, got, { binds })).toEqual(inferOrigins(args, expected, { binds }));
         // The session's own view (engine origins/follow.ts), which a guard on it reads instead.
         const own = sessionInfo(s)!.inference!();
         expect(own.view.results).toEqual(expected.results);
         expect(own.turns).toEqual(expected.turns);
         for (const probe of ["4411", 40, "vip", "acct-1"]) expect(own.view.turns.has(probe)).toBe(folded.has(probe));
         expect(inferOrigins(args, own.view)).toEqual(inferOrigins(args, expected));
+        expect(inferOrigins(args, own.view, { binds })).toEqual(inferOrigins(args, expected, { binds }));
       };
       // Each operation is, at random, the guard's own (the view is told what it appended, as the
       // guard tells it) or someone else's (the view reads the entry).

@@ -4,12 +4,12 @@
  * lets nothing through; "always" covers only the same digest in the same session.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHmac } from "node:crypto";
 import {
-  MemoryApprovalStore, approvalStatus, callDigest, decide, makeReceipt, receiptProblem, signReceipt, standingFor, approvedFor,
+  MemoryApprovalStore, approvalStatus, callDigest, decide, makeReceipt, receiptProblem, signReceipt, standingFor, standingIn, approvedFor,
   type ApprovalStore, type PendingRecord, type SignedReceipt,
 } from "../../worker/portable/engine/index.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
@@ -84,6 +84,51 @@ describe.each(stores)("approval store (%s)", (_name, make) => {
     expect(standingFor(all, "s1", "refund_card", null, "b".repeat(64))).toBeUndefined();
     expect(standingFor(all, "s2", "refund_card", null, a.digest)).toBeUndefined();
     expect(standingFor(all, "s1", "charge_card", null, a.digest)).toBeUndefined();
+    // the store's index answers what the list does
+    expect(s.standing, "every store here indexes its standing approvals").toBeTypeOf("function");
+    expect((await standingIn(s, "s1", "refund_card", null, a.digest))?.record.id).toBe(a.id);
+    expect(await standingIn(s, "s1", "refund_card", null, "b".repeat(64))).toBeUndefined();
+    expect(await standingIn(s, "s2", "refund_card", null, a.digest)).toBeUndefined();
+    expect(await standingIn(s, "s1", "charge_card", null, a.digest)).toBeUndefined();
+    expect(await standingIn(s, "s1", "refund_card", "billing-bot", a.digest), "another agent's call").toBeUndefined();
+  });
+
+  it("the standing index names the newest standing approval, never a one-off or a denial", async () => {
+    const s = make();
+    const once = record(), denied = record(), older = record(), newer = record(), other = record({ agent: "billing-bot" });
+    for (const r of [once, denied, older, newer, other]) await s.add(r);
+    await decide(s, K, once.id, { decision: "approve", by: "ana", at: T0 });
+    await decide(s, K, denied.id, { decision: "deny", by: "ana", at: T0 });
+    expect(await standingIn(s, "s1", "refund_card", null, once.digest), "approved once is not always").toBeUndefined();
+    await decide(s, K, newer.id, { decision: "approve", by: "bob", at: T0, always: true });
+    await decide(s, K, older.id, { decision: "approve", by: "ana", at: T0, always: true });
+    await decide(s, K, other.id, { decision: "approve", by: "cy", at: T0, always: true });
+    const found = await standingIn(s, "s1", "refund_card", null, newer.digest);
+    expect(found?.record.id).toBe(standingFor(await s.list(), "s1", "refund_card", null, newer.digest)?.record.id);
+    expect(found?.record.id).toBe(newer.id);
+    expect(found?.receipt?.by).toBe("bob");
+    expect((await standingIn(s, "s1", "refund_card", "billing-bot", other.digest))?.record.id).toBe(other.id);
+    await s.markUsed(newer.id);
+    expect((await standingIn(s, "s1", "refund_card", null, newer.digest))?.used, "what it names is read as it is now").toBe(true);
+  });
+});
+
+describe("the home's standing index", () => {
+  it("is built once for a home whose records predate it, and a damaged one names nothing it should not", async () => {
+    const home = mkdtempSync(join(tmpdir(), "stalwart-approvals-"));
+    const first = new FileApprovalStore(home);
+    const a = record(), b = record();
+    await first.add(a);
+    await first.add(b);
+    await decide(first, K, a.id, { decision: "approve", by: "ana", at: T0, always: true });
+    // a home from before the index: no standing/ at all
+    rmSync(join(home, "approvals", "standing"), { recursive: true });
+    expect((await new FileApprovalStore(home).standing("s1", "refund_card", null, a.digest))?.record.id).toBe(a.id);
+    // an index file edited to name a record that does not stand for this call is not believed
+    const dir = join(home, "approvals", "standing");
+    const [name] = readdirSync(dir).filter((n) => !n.startsWith("."));
+    writeFileSync(join(dir, name!), `${b.id}\n`);
+    expect(await new FileApprovalStore(home).standing("s1", "refund_card", null, a.digest)).toBeUndefined();
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * Fail closed, and keep serving (issue 11, item 8): a fault inside the gateway before a call is
- * forwarded (the approval store, the clock the check reads) is an `isError` refusal with
+ * forwarded (the approval store, read only for a call that needs a person; the clock the check
+ * reads) is an `isError` refusal with
  * `internal_error` and the fault named, the tool server never sees the call, and the next call is
  * served; a tool server that dies in the middle of a call answers `isError` and the gateway goes
  * on; a 2026-07-28 `requestState` answered twice runs the call once.
@@ -45,23 +46,32 @@ beforeAll(async () => {
 afterAll(() => gw?.close());
 
 describe("a fault inside the gateway", { timeout: 60_000 }, () => {
-  it("the approval store throws: refused internal_error, not forwarded, and the next call runs", async () => {
+  it("the approval store throws: a call that needs a person is refused internal_error, not forwarded, and the next call runs", async () => {
     const { client } = await overHttp(downstreamClient({}), gw.url!);
     const before = seen().length;
     const list = gw.pending.list;
+    let reads = 0;
     gw.pending.list = () => {
+      reads++;
       throw new Error("store fault (injected)");
     };
     try {
-      const r = await client.callTool({ name: "note", arguments: { text: "a" } });
+      // an allowed call never reads the store (only a call the check says needs a person can be covered by an approval in it)
+      const allowed = await client.callTool({ name: "note", arguments: { text: "a" } });
+      expect(allowed.isError, text(allowed)).toBeFalsy();
+      expect(reads).toBe(0);
+      expect(seen().at(-1)).toBe('call note {"text":"a"}');
+      // a write the check confirms looks for an approval there: the fault is a refusal
+      const r = await client.callTool({ name: "save", arguments: { text: "x" } });
+      expect(reads).toBe(1);
       expect(r.isError).toBe(true);
-      expect(text(r)).toContain("stalwart refused note, and it did not run.");
+      expect(text(r)).toContain("stalwart refused save, and it did not run.");
       expect(text(r)).toContain("internal_error: store fault (injected)");
       expect(meta(r)).toMatchObject({ decision: "refuse", reasons: ["internal_error"] });
     } finally {
       gw.pending.list = list;
     }
-    expect(seen().length).toBe(before);
+    expect(seen().length).toBe(before + 1);
     const next = await client.callTool({ name: "note", arguments: { text: "b" } });
     expect(next.isError, text(next)).toBeFalsy();
     expect(seen().at(-1)).toBe('call note {"text":"b"}');

@@ -4,10 +4,11 @@
  * version — each makes every store operation throw CounterStoreDamaged naming the file and
  * `stalwart counters reset`, never a silent reset; the reset (recorded) is the way back.
  */
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { open } from "lmdb";
 import { closeState, nodeState, resetState, stateStatus, type NodeStateStore } from "../../cli/sdk/state/index.js";
 import type { CounterItem } from "../../worker/portable/engine/index.js";
@@ -142,6 +143,68 @@ describe("a damaged Node store throws, never resets", () => {
     const home = mkdtempSync(join(tmpdir(), "stalwart-legacy-"));
     writeFileSync(join(home, "counters.table"), Buffer.alloc(16));
     everyOperationThrows(nodeState(home), join(home, "counters.table"), /earlier version/);
+  });
+});
+
+/**
+ * A home whose folder has not changed for a while: the store then looks at its files through the
+ * folder's stat and a read of the header (file.ts, `checkFiles`), not a stat of each file. The
+ * clock is moved on so that the folder made just now counts as still; damage done after that
+ * must be seen all the same, at the next operation.
+ */
+describe("a damaged Node store throws, never resets, in a home that has been still", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A home with a store in use, the clock moved past RACY_MS, one operation made at that time. */
+  function stillHome(): { home: string; store: NodeStateStore } {
+    const h = homeWith(3);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 60_000);
+    expect(h.store.peek([item], NOV)).toEqual({ ok: true });
+    expect(h.store.load("s").head).toEqual(head(1));
+    return h;
+  }
+
+  it("deleted while in use", () => {
+    const { home, store } = stillHome();
+    unlinkSync(join(home, "state.mdb"));
+    everyOperationThrows(store, join(home, "state.mdb"), /deleted while in use/);
+  });
+
+  it("truncated to 0 bytes while in use, and zeroed in place while in use", () => {
+    const a = stillHome();
+    truncateSync(join(a.home, "state.mdb"), 0);
+    everyOperationThrows(a.store, join(a.home, "state.mdb"), /0 bytes/);
+    const b = stillHome();
+    const f = join(b.home, "state.mdb");
+    writeFileSync(f, Buffer.alloc(statSync(f).size));
+    everyOperationThrows(b.store, f, /not an LMDB store's/);
+  });
+
+  it("its witness deleted while in use", () => {
+    const { home, store } = stillHome();
+    unlinkSync(join(home, "state.witness"));
+    everyOperationThrows(store, join(home, "state.witness"), /deleted while in use/);
+  });
+
+  it("an older copy renamed into place while in use", () => {
+    const { home, store } = stillHome();
+    copyFileSync(join(home, "state.mdb"), join(home, "older.mdb"));
+    for (let i = 3; i < 6; i++) expect(store.reserve(`r${i}`, [item], NOV)).toEqual({ ok: true });
+    renameSync(join(home, "older.mdb"), join(home, "state.mdb"));
+    everyOperationThrows(store, join(home, "state.mdb"), /older than its witness/);
+  });
+
+  it("a reset made by another handle is seen, and the new store is used", () => {
+    const { home, store } = stillHome();
+    expect(store.peek([{ ...item, amount: 80 }], NOV)).toEqual({ ok: false, key: item.key, used: 30, limit: 100 });
+    // Another process's reset: files moved aside and a new store made, while this handle is open.
+    const code = `import { resetState } from "./cli/sdk/state/index.ts"; resetState(${JSON.stringify(home)}, { by: "other", force: true });`;
+    execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: join(import.meta.dirname, "../..") });
+    expect(store.peek([{ ...item, amount: 80 }], NOV)).toEqual({ ok: true });
+    expect(store.load("s").head).toBeNull();
   });
 });
 

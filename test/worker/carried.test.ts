@@ -119,6 +119,8 @@ describe("the SDK over HTTP", () => {
   let app: ReturnType<typeof createApp>;
   let env: Record<string, unknown>;
   let stores: ReturnType<typeof testApp>["stores"];
+  /** a worker from before the delta form: its answers do not say it takes it */
+  let older = false;
   /** a new isolate on the same stores: it holds no session */
   const restart = () => void (app = createApp({ core: nodeCore, stores: () => stores }));
   beforeAll(async () => {
@@ -132,7 +134,8 @@ describe("the SDK over HTTP", () => {
       const body = Buffer.concat(chunks);
       if (req.url === "/v1/check") bodies.push(body.length);
       const r = await app.request(req.url!, { method: req.method!, headers: req.headers as Record<string, string>, ...(chunks.length ? { body } : {}) }, env);
-      res.writeHead(r.status, { "content-type": r.headers.get("content-type") ?? "application/json" });
+      const forms = r.headers.get("stalwart-session-forms");
+      res.writeHead(r.status, { "content-type": r.headers.get("content-type") ?? "application/json", ...(forms && !older ? { "stalwart-session-forms": forms } : {}) });
       res.end(await r.text());
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -176,5 +179,20 @@ describe("the SDK over HTTP", () => {
     expect(bodies[0]).toBeLessThan(bodies[1]!);
     expect(bodies[2]).toBeLessThan(bodies[1]!);
     expect(s.history.entries.map((e) => e.step)).toEqual([0, 1, 2, 3]);
+  });
+
+  it("sends an older worker, which does not say it takes the delta form, every session in full", async () => {
+    older = true;
+    try {
+      const s = new Client({ url, key: KEY_A, timeoutMs: 10_000 }).session("billing", { catalogue });
+      await s.read("estorne 40,00 do pedido 4411");
+      bodies.length = 0;
+      for (let k = 0; k < 4; k++) expect((await s.checkToolCall(refund.tool, refund.args, refund.options)).decision).toBe("confirm");
+      // each request carries the whole history: it grows by one check entry each time
+      for (let k = 1; k < 4; k++) expect(bodies[k]! - bodies[k - 1]!).toBeGreaterThan(200);
+      expect(s.history.entries.map((e) => e.step)).toEqual([0, 1, 2, 3, 4]);
+    } finally {
+      older = false;
+    }
   });
 });

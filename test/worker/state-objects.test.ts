@@ -2,10 +2,13 @@
  * The session-state and counter Durable Objects through a real `wrangler dev`, called through the
  * worker's test-only routes (worker/workerd/check/test-routes.ts) until the session code uses
  * them: the shared store cases (50 concurrent commits expecting one head included), a duplicate
- * reservation id refused, and the counter object's storage pruned back to what is live.
+ * reservation id refused, the counter object's storage pruned back to what is live, and the
+ * approvals object's standing index.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CounterItem } from "../../worker/portable/engine/index.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { approvalIdOf, type CounterItem } from "../../worker/portable/engine/index.js";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
 import { storeCases, type Stores } from "../state/store-cases.js";
 
@@ -58,4 +61,28 @@ describe("the counter object keeps its storage bounded", () => {
     expect(await s.peek([month(0, DEC)], DEC)).toEqual({ ok: false, key: month(0, DEC).key, used: 10, limit: 10 });
     expect(await s.peek([{ ...session, amount: 1000 }], DEC)).toEqual({ ok: true });
   }, 120_000);
+});
+
+describe("the approvals object", () => {
+  it("finds a standing approval through its index: the same call again is approved at once, another is not", async () => {
+    const key = worker.keys[0]!;
+    const yaml = readFileSync(join(import.meta.dirname, "../approvals/fixtures/refunds.yaml"), "utf8");
+    const put = await fetch(worker.url + "/v1/catalogues/refunds", { method: "PUT", headers: { authorization: `Bearer ${key}`, "content-type": "application/yaml" }, body: yaml });
+    expect(put.status).toBe(200);
+    const api = async (method: string, path: string, body?: unknown) => (await (await fetch(worker.url + path, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) })).json()) as any;
+    let session = (await api("POST", "/v1/sessions", { catalogue: "refunds", name: "standing" })).session;
+    session = (await api("POST", "/v1/sessions/read", { session, text: "refund 120 and 130 on order 4411" })).session;
+    const confirm = async (amount: number) => {
+      const c = await api("POST", "/v1/check", { session, tool: "refund_card", args: { order_id: "4411", amount }, options: { origins: { order_id: "typed", amount: "model" } } });
+      expect(c.check.decision).toBe("confirm");
+      session = c.session;
+      return approvalIdOf(c.check.confirmation);
+    };
+    const first = await confirm(120);
+    expect((await api("POST", `/v1/approvals/${first}/decide`, { decision: "approve", by: "ana", always: true })).receipt).toMatchObject({ always: true });
+    const again = await confirm(120);
+    expect((await api("GET", `/v1/approvals/${again}`)).approval).toMatchObject({ status: "approved", receipt: { by: "ana", message: `always for this session (${first})` } });
+    const other = await confirm(130);
+    expect((await api("GET", `/v1/approvals/${other}`)).approval.status, "another digest").toBe("pending");
+  }, 60_000);
 });

@@ -39,6 +39,13 @@ export interface FileOptions {
 
 type Ident = string;
 
+/**
+ * How long before a look the home folder must have last changed for its stat to stand for its
+ * entries: longer than any file system's time stamp step (2 s on FAT), so a change made after the
+ * look cannot carry the time stamp seen.
+ */
+const RACY_MS = 3000;
+
 export class StateFile {
   readonly dbPath: string;
   readonly witnessPath: string;
@@ -237,8 +244,30 @@ export class StateFile {
     for (const { key, value } of t.spent.getRange({})) if (value !== 1) throw new Garbage(`spent name \`${String(key)}\` holds \`${String(value)}\``);
   }
 
-  /** Before every operation: the files are still the ones opened, and still look like a store. */
+  /**
+   * Before every operation: the files are still the ones opened, and still look like a store.
+   * Deleting, replacing or renaming either file changes the home folder's entries, so while the
+   * folder's own stat is the one seen at the last full look, only the header is read again (one
+   * `stat` and one `pread` instead of two `stat`s and one `pread`); a truncated or zeroed file is
+   * caught by that read. `dirSeen` is kept only from a folder last changed long enough before it
+   * was looked at that a later change cannot carry the same time stamp (RACY_MS, as git does).
+   */
   private checkFiles(): void {
+    const dir = statOf(this.home);
+    const seen = this.dirSeen;
+    if (dir && seen && dir.ino === seen.ino && dir.mtimeMs === seen.mtimeMs && dir.ctimeMs === seen.ctimeMs) {
+      const problem = lmdbFileProblem(this.dbFd!);
+      if (problem) throw this.fail(problem, false);
+      return;
+    }
+    this.dirSeen = undefined;
+    this.checkEachFile();
+    if (dir && this.env && Date.now() - Math.max(dir.mtimeMs, dir.ctimeMs) > RACY_MS) this.dirSeen = { ino: dir.ino, mtimeMs: dir.mtimeMs, ctimeMs: dir.ctimeMs };
+  }
+  private dirSeen: { ino: number; mtimeMs: number; ctimeMs: number } | undefined;
+
+  /** The full look: each file's inode against the open one, then the header. */
+  private checkEachFile(): void {
     const db = statOf(this.dbPath);
     if (!db) throw this.fail("it was deleted while in use", false);
     const w = statOf(this.witnessPath);
@@ -315,6 +344,7 @@ export class StateFile {
   close(): void {
     const env = this.env;
     this.env = undefined;
+    this.dirSeen = undefined;
     this.tables = undefined;
     this.lastMeta = undefined;
     this.witness?.close();

@@ -23,20 +23,26 @@ function isMeta(b: Buffer): boolean {
 // meta pages' headers of the usual 4 KiB pages in one read.
 const BUF = Buffer.alloc(4096 + HEAD);
 
-/** Why `fd` (an LMDB data file of `size` bytes) cannot be opened safely, or undefined when it can. */
-export function lmdbFileProblem(fd: number, size: number): string | undefined {
+/**
+ * Why `fd` (an LMDB data file of `size` bytes) cannot be opened safely, or undefined when it can.
+ * Without `size` (the check before every operation, which spares the `stat`) the read itself
+ * says how long the file is: a file cut to 0 reads 0 bytes, one cut inside its meta pages reads
+ * short.
+ */
+export function lmdbFileProblem(fd: number, size?: number): string | undefined {
   if (size === 0) return "it is empty (0 bytes): zeroed or truncated";
   const got = readSync(fd, BUF, 0, BUF.length, 0);
-  if (got < HEAD) return `it is ${size} bytes, too short for a store`;
+  if (got === 0) return "it is empty (0 bytes): zeroed or truncated";
+  if (got < HEAD) return `it is ${size ?? got} bytes, too short for a store`;
   const first = BUF.subarray(0, HEAD);
   const psize = first.readUInt32LE(PSIZE_AT);
   if (!isMeta(first) || psize < 512 || psize > 65536 || (psize & (psize - 1)) !== 0) return "its header is not an LMDB store's (zeroed or overwritten)";
-  if (size < 2 * psize) return `it is ${size} bytes, too short for a store`;
+  if (size !== undefined && size < 2 * psize) return `it is ${size} bytes, too short for a store`;
   let second: Buffer;
   if (psize + HEAD <= got) second = BUF.subarray(psize, psize + HEAD);
   else {
     second = Buffer.alloc(HEAD);
-    if (readSync(fd, second, 0, HEAD, psize) < HEAD) return `it is ${size} bytes, too short for a store`;
+    if (readSync(fd, second, 0, HEAD, psize) < HEAD) return `it is ${size ?? "under " + String(psize + HEAD)} bytes, too short for a store`;
   }
   if (!isMeta(second)) return "its second header is not an LMDB store's (zeroed or overwritten)";
   return undefined;

@@ -39,17 +39,29 @@ export class Witness {
     this.ino = fstatSync(this.fd).ino;
   }
 
+  /**
+   * The line last read or written here and its value: a read of the same bytes is not parsed
+   * again. A memo of the parsing only — the file is read every time.
+   */
+  private last: { bytes: Buffer; value: WitnessValue } | undefined;
+
   /** The value, or why it cannot be read. */
   read(): WitnessValue | string {
     const n = readSync(this.fd, this.buf, 0, LINE + 1, 0);
+    const last = this.last;
+    if (last && n === LINE && this.buf.compare(last.bytes, 0, LINE, 0, LINE) === 0) return { ...last.value };
     const m = PARSE.exec(this.buf.toString("latin1", 0, n));
     if (!m) return n === 0 ? "it is empty" : "it is not a witness line (edited or overwritten)";
-    return { id: m[1]!, generation: parseInt(m[2]!, 16) };
+    const value = { id: m[1]!, generation: parseInt(m[2]!, 16) };
+    this.last = { bytes: Buffer.from(this.buf.subarray(0, LINE)), value };
+    return { ...value };
   }
 
   write(v: WitnessValue): void {
     const b = line(v);
+    this.last = undefined;
     if (writeSync(this.fd, b, 0, b.length, 0) !== b.length) throw new Error(`short write to ${this.file}`);
+    this.last = { bytes: b, value: { id: v.id, generation: v.generation } };
   }
 
   close(): void {

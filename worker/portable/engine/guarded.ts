@@ -23,7 +23,7 @@ import type { ApprovalPort } from "./approvals/port.js";
 import { editedOrigins } from "./approvals/port.js";
 import { approvalIdOf, pendingFrom } from "./approvals/build.js";
 import { lastRun, withCounts } from "./approvals/counts.js";
-import { standingFor, type Approval } from "./approvals/record.js";
+import { standingIn, type Approval } from "./approvals/record.js";
 import { waitForDecision } from "./approvals/decide.js";
 import type { SignedReceipt } from "./approvals/receipts.js";
 
@@ -212,7 +212,7 @@ export class GuardedSteps {
     if (!built) return undefined;
     const record = port.catalogue ? await withCounts(built, port.counters, port.catalogue, lastRun(port.entries?.() ?? [])) : built;
     await port.store.add(record);
-    const standing = standingFor(await port.store.list(), session, tool, record.agent, record.digest);
+    const standing = await standingIn(port.store, session, tool, record.agent, record.digest);
     if (standing?.receipt) {
       await port.decide(record.id, { decision: "approve", by: standing.receipt.by, at: record.created, message: `always for this session (${standing.record.id})` }).catch(() => undefined);
     }

@@ -103,12 +103,7 @@ export class SerialSession implements SessionApi {
     return this.serial(() => this.core.read(text));
   }
   checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult> {
-    let token: unknown;
-    try {
-      token = options?.confirmation;
-    } catch {
-      token = undefined; // options that throw when read: the check itself answers with a typed error
-    }
+    const token = tokenOf(options);
     if (typeof token !== "string" || !this.approvals) return this.serial(() => this.core.checkToolCall(tool, args, options));
     return this.serial(async () => {
       await this.recordRefusal(token);
@@ -158,5 +153,14 @@ export class SerialSession implements SessionApi {
   }
   toJSON(): SavedSession {
     return this.core.toJSON();
+  }
+}
+
+/** The presented token, read without trusting the options (a throwing getter is the check's to refuse, as a typed error). */
+function tokenOf(options: CallOptions | undefined): unknown {
+  try {
+    return options?.confirmation;
+  } catch {
+    return undefined;
   }
 }

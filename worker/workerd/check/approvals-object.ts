@@ -5,10 +5,12 @@
  * time and nothing awaits inside, so of two people deciding at once exactly one wins and a token
  * an approval covers is marked spent once. Status is derived from the clock, never stored: an
  * expired record is closed without a write. Undecided records a week past their expiry are
- * dropped a few per add (decided ones are kept: they are the audit's receipts). docs/approvals.md.
+ * dropped a few per add (decided ones are kept: they are the audit's receipts). A second table
+ * indexes the standing approvals ("always for this session") by the call they cover, so a confirm
+ * finds one in one lookup however many records the tenant has (issue 14). docs/approvals.md.
  */
 import { DurableObject } from "cloudflare:workers";
-import { decideProblem, InputError, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../portable/engine/index.js";
+import { decideProblem, InputError, newestFirst, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../portable/engine/index.js";
 import { checkId } from "./approvals-store.js";
 
 const KEEP_UNDECIDED_MS = 7 * 86_400_000;
@@ -26,6 +28,32 @@ export class ApprovalObject extends DurableObject {
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, created INTEGER NOT NULL, expires INTEGER NOT NULL, record TEXT NOT NULL, receipt TEXT, used INTEGER NOT NULL DEFAULT 0)`);
     this.sql.exec(`CREATE INDEX IF NOT EXISTS approvals_created ON approvals (created DESC, id DESC)`);
+    const indexed = this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'standing'`).toArray().length > 0;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS standing (key TEXT PRIMARY KEY, id TEXT NOT NULL)`);
+    // an object from before the index: its standing approvals indexed once
+    if (!indexed) {
+      ctx.storage.transactionSync(() => {
+        for (const row of this.sql.exec<Row>(`SELECT record, receipt, used FROM approvals WHERE receipt IS NOT NULL`).toArray()) this.index(approvalOf(row));
+      });
+    }
+  }
+
+  /** Index `a` if it stands, unless a newer one of the same call does. */
+  private index(a: Approval): void {
+    const key = standingKeyOf(a);
+    if (key === null) return;
+    const was = this.standingRow(key);
+    if (was && newestFirst(a, was) >= 0) return;
+    this.sql.exec(`INSERT INTO standing (key, id) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET id = excluded.id`, key, a.record.id);
+  }
+
+  private standingRow(key: string): Approval | null {
+    const row = this.sql.exec<{ id: SqlStorageValue }>(`SELECT id FROM standing WHERE key = ?`, key).toArray()[0];
+    return row && typeof row.id === "string" ? this.get(row.id) : null;
+  }
+
+  standing(session: string, tool: string, agent: string | null, digest: string): Approval | null {
+    return this.standingRow(standingKey(session, tool, agent, digest));
   }
 
   /** false: a record with this id exists (one token, one record). */
@@ -54,7 +82,9 @@ export class ApprovalObject extends DurableObject {
       const why = decideProblem(a, receipt, now);
       if (why || !a) return { ok: false, why: why ?? "unknown", ...(a ? { approval: a } : {}) };
       this.sql.exec(`UPDATE approvals SET receipt = ? WHERE id = ? AND receipt IS NULL`, JSON.stringify(receipt), id);
-      return { ok: true, approval: { ...a, receipt } };
+      const approval = { ...a, receipt };
+      this.index(approval);
+      return { ok: true, approval };
     });
   }
 
@@ -85,5 +115,6 @@ export function durableApprovals(ns: DurableObjectNamespace<ApprovalObject>, ten
     list: async () => await stub.list(),
     decide: async (id, receipt, now) => await stub.decide(checkId(id), receipt, now),
     markUsed: async (id) => await stub.markUsed(checkId(id)),
+    standing: async (session, tool, agent, digest) => (await stub.standing(session, tool, agent, digest)) ?? undefined,
   };
 }

@@ -32,6 +32,7 @@ export function memoryApprovals(): (env: unknown, tenant: string) => ApprovalSto
       list: () => store.list(),
       decide: (id, receipt, now) => store.decide(checkId(id), receipt, now),
       markUsed: (id) => store.markUsed(checkId(id)),
+      standing: (session, tool, agent, digest) => store.standing(session, tool, agent, digest),
     };
   };
 }

@@ -8,7 +8,7 @@
  * remote `run(…, {wait})` then waits in vain and runs nothing (fail closed).
  */
 import type { Hono, MiddlewareHandler } from "hono";
-import { approvalIdOf, decide, lastRun, pendingFrom, standingFor, tokenClaims, withCounts } from "../../portable/engine/index.js";
+import { approvalIdOf, decide, pendingFrom, standingIn, tokenClaims, withCounts } from "../../portable/engine/index.js";
 import type { AppOptions, CheckEnv } from "./env.js";
 import type { CheckRuntime } from "./runtime.js";
 import { approvalRoutes } from "./approvals-routes.js";
@@ -40,10 +40,11 @@ function onChecked(rt: CheckRuntime, a: TenantApprovals): MiddlewareHandler<Chec
         const args = typeof done.args === "object" && done.args !== null && !Array.isArray(done.args) ? (done.args as Record<string, unknown>) : {};
         const built = pendingFrom({ session: tokenClaims(check.confirmation)?.session ?? "", tool: done.tool, args, check, origins: options.origins, labels: options.labels, catalogue, now: c.get("now")().getTime() });
         if (!built) return;
-        const record = await withCounts(built, rt.stores(c).counters(tenant), catalogue, lastRun(done.entries()));
+        const record = await withCounts(built, rt.stores(c).counters(tenant), catalogue, done.run());
         await store.add(record);
         // "always for this session": the same call (same argument digest) approved before stands
-        const standing = standingFor(await store.list(), record.session, record.tool, record.agent, record.digest);
+        // one indexed lookup (record.ts `standing`): a confirm costs the same however many records the tenant has
+        const standing = await standingIn(store, record.session, record.tool, record.agent, record.digest);
         if (standing?.receipt) {
           await decide(store, a.keys.tenant(c.env, tenant), record.id, { decision: "approve", by: standing.receipt.by, at: record.created, message: `always for this session (${standing.record.id})` }).catch(() => undefined);
         }

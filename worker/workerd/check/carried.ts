@@ -21,6 +21,14 @@ import { HttpError } from "../http/errors.js";
 import type { SessionShape } from "./session-shape.js";
 import type { HeldPrefix } from "./verified-heads.js";
 
+/**
+ * Sent with every answer that carries a session: this worker takes the delta form. A client sends
+ * `since` only to a worker that said so (cli/sdk/remote.ts) — an older worker would read the
+ * delta form as a cut history, answer `history_invalid` and restart the session.
+ */
+export const SESSION_FORMS_HEADER = "stalwart-session-forms";
+export const SESSION_FORMS = "full, delta";
+
 /** 1 MiB: a tool call's arguments and a session's history fit easily; anything larger is refused. */
 export const MAX_BODY_BYTES = 1 << 20;
 

@@ -34,6 +34,10 @@ export type CheckEnv = {
     /** this request's clock (clock.ts) */
     now: () => Date;
     /** what POST /v1/check answered, for the approvals (approvals.ts): a confirm becomes a pending record */
-    checked?: { tool: string; args: unknown; options: CallOptions; catalogue: string; entries: () => readonly { readonly kind?: unknown; readonly step?: unknown }[]; check: CheckResult };
+    checked?: {
+      tool: string; args: unknown; options: CallOptions; catalogue: string; check: CheckResult;
+      /** the step of the person's last turn, -1 before any (a `per: run` counter's run follows it) */
+      run: () => number;
+    };
   };
 };

@@ -17,7 +17,7 @@ import type { SessionShape } from "./session-shape.js";
 import type { Stores } from "./stores.js";
 import { historySecret, type TenantConfig } from "./tenants.js";
 import { VerifiedHeads, type HeldPrefix } from "./verified-heads.js";
-import { answerOf, expand } from "./carried.js";
+import { answerOf, expand, SESSION_FORMS, SESSION_FORMS_HEADER } from "./carried.js";
 
 type C = Context<CheckEnv>;
 
@@ -185,7 +185,7 @@ export class CheckRuntime {
     this.verified.remember(this.tenantEngine(c), prefix, answer.bytes);
     const head = JSON.stringify(fields);
     const text = head.length > 2 ? `${head.slice(0, -1)},"session":${answer.text}}` : `{"session":${answer.text}}`;
-    return c.body(text, status, { "content-type": "application/json" });
+    return c.body(text, status, { "content-type": "application/json", [SESSION_FORMS_HEADER]: SESSION_FORMS });
   }
 }
 

@@ -1,9 +1,11 @@
 /** The approval store in memory: tests, and the logic a Durable Object keeps in its storage. */
-import { decideProblem, newestFirst, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord } from "./record.js";
+import { decideProblem, newestFirst, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord } from "./record.js";
 import type { SignedReceipt } from "./receipts.js";
 
 export class MemoryApprovalStore implements ApprovalStore {
   private readonly byId = new Map<string, Approval>();
+  /** the newest standing approval of each call (record.ts `standingKey`): a confirm does not list the store */
+  private readonly standingBy = new Map<string, Approval>();
 
   add(record: PendingRecord): void {
     if (this.byId.has(record.id)) throw new Error(`approval ${record.id} exists`);
@@ -16,11 +18,18 @@ export class MemoryApprovalStore implements ApprovalStore {
   list(): Approval[] {
     return [...this.byId.values()].map((a) => structuredClone(a)).sort(newestFirst);
   }
+  standing(session: string, tool: string, agent: string | null, digest: string): Approval | undefined {
+    const a = this.standingBy.get(standingKey(session, tool, agent, digest));
+    return a ? structuredClone(a) : undefined;
+  }
   decide(id: string, receipt: SignedReceipt, now: number): DecideAnswer {
     const a = this.byId.get(id);
     const why = decideProblem(a, receipt, now);
     if (why || !a) return { ok: false, why: why ?? "unknown", ...(a ? { approval: structuredClone(a) } : {}) };
     a.receipt = structuredClone(receipt);
+    const key = standingKeyOf(a);
+    const was = key === null ? undefined : this.standingBy.get(key);
+    if (key !== null && (!was || newestFirst(a, was) < 0)) this.standingBy.set(key, a);
     return { ok: true, approval: structuredClone(a) };
   }
   markUsed(id: string): boolean {

@@ -72,6 +72,12 @@ export interface ApprovalStore {
   decide(id: string, receipt: SignedReceipt, now: number): Promise<DecideAnswer> | DecideAnswer;
   /** true the first time only */
   markUsed(id: string): Promise<boolean> | boolean;
+  /**
+   * The newest standing approval ("always for this session") of exactly this call — what
+   * `standingFor` finds in `list()` — read from an index, so a confirm costs the same whatever
+   * the store holds. A store without it is searched through `list()` (`standingIn`).
+   */
+  standing?(session: string, tool: string, agent: string | null, digest: string): Promise<Approval | undefined> | Approval | undefined;
 }
 
 export const APPROVAL_ID = /^p_[0-9a-f]{16}$/;
@@ -106,6 +112,22 @@ export function approvedFor(all: readonly Approval[], session: string, tool: str
  */
 export function standingFor(all: readonly Approval[], session: string, tool: string, agent: string | null, digest: string): Approval | undefined {
   return all.find((a) => a.receipt?.decision === "approve" && a.receipt.always && a.record.session === session && a.record.tool === tool && a.record.agent === agent && a.record.digest === digest);
+}
+
+/** What a standing approval is indexed under: the session, tool, agent and argument digest it covers. */
+export function standingKey(session: string, tool: string, agent: string | null, digest: string): string {
+  return JSON.stringify([session, tool, agent, digest]);
+}
+
+/** The key `a` stands under, or null when it is not a standing approval. */
+export function standingKeyOf(a: Approval): string | null {
+  return a.receipt?.decision === "approve" && a.receipt.always ? standingKey(a.record.session, a.record.tool, a.record.agent, a.record.digest) : null;
+}
+
+/** The standing approval of this call in `store`: its index when it has one, else `list()` searched. */
+export async function standingIn(store: ApprovalStore, session: string, tool: string, agent: string | null, digest: string): Promise<Approval | undefined> {
+  if (store.standing) return await store.standing(session, tool, agent, digest);
+  return standingFor(await store.list(), session, tool, agent, digest);
 }
 
 export function newestFirst(a: Approval, b: Approval): number {

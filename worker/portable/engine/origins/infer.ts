@@ -157,10 +157,13 @@ export function originsOf(inferred: Readonly<Record<string, InferredOrigin>>): R
 
 function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: string } | undefined): InferredOrigin {
   if (bind) {
-    for (let i = v.results.length - 1; i >= 0; i--) {
-      const r = v.results[i]!;
+    // step 5 binds to the field of a run of that tool; take the latest whose field holds the value.
+    // A scalar is looked up in the index (only the results holding it, latest first), not searched
+    // for in every result: a bound field is a declared path, so each result holding the value
+    // there is among them.
+    const candidates = v.index && isScalar(value) ? resultsOf(v.index.find(value)) : latestFirst(v.results);
+    for (const r of candidates) {
       if (r.tool !== bind.tool) continue;
-      // step 5 binds to the field of a run of that tool; take the latest whose field holds the value
       const at = fieldAt(r, bind.field);
       if (at.ok && sameJson(at.value, value)) return fromResult(r, bind.field);
     }
@@ -189,6 +192,14 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
     if (sameJson(v.context[k], value)) return { origin: "context", labels: [] };
   }
   return labelled ?? { origin: "model", labels: [] };
+}
+
+function* latestFirst(results: readonly RecordedResult[]): Generator<RecordedResult> {
+  for (let i = results.length - 1; i >= 0; i--) yield results[i]!;
+}
+
+function* resultsOf(holders: Iterable<Holder>): Generator<RecordedResult> {
+  for (const h of holders) yield h.result;
 }
 
 function fromResult(r: RecordedResult, path: string): InferredOrigin {

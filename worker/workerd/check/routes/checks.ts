@@ -4,7 +4,7 @@
  * judge). Each takes the saved session and answers with the next one.
  */
 import { Hono } from "hono";
-import { OUTCOMES } from "../../../portable/engine/index.js";
+import { OUTCOMES, lastRun, type Session } from "../../../portable/engine/index.js";
 import { fields, isInt, isObject, isString, jsonBody, oneOf } from "../../http/body.js";
 import { describe } from "../../http/openapi.js";
 import type { CheckEnv } from "../env.js";
@@ -48,6 +48,15 @@ const planBody = jsonBody((b) => {
   };
 });
 
+/**
+ * The step of the session's last turn, from the index the check kept up to date (O(1)); a history
+ * that cannot say (it did not verify) is scanned, as signed: never the caller's copy of it.
+ */
+function lastRunOf(s: Session): number {
+  const prefix = s.verifiedPrefix();
+  return prefix?.indexes ? prefix.indexes.history.lastTurn : lastRun(prefix?.entries ?? []);
+}
+
 export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
   const app = new Hono<CheckEnv>();
 
@@ -85,8 +94,7 @@ export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       const b = c.req.valid("json");
       const s = await rt.resume(c, b.session, true);
       const check = await s.checkToolCall(b.tool, b.args, b.options);
-      // the whole history, not the carried form (a delta leaves out what the isolate held)
-      c.set("checked", { tool: b.tool, args: b.args, options: b.options, catalogue: b.session.catalogue, entries: () => s.history.entries, check });
+      c.set("checked", { tool: b.tool, args: b.args, options: b.options, catalogue: b.session.catalogue, run: () => lastRunOf(s), check });
       // what the decision was made with, only when asked: the answer stays what the check says
       const bundles = b.options?.explain === true ? bundlesOf(c.get("licence")) : undefined;
       if (bundles) check.detail.bundles = bundles;
