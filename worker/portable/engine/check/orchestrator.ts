@@ -119,12 +119,12 @@ export function runSteps(call: Call, facts: CheckFacts, steps: readonly NamedSte
  */
 function stepInput(f: CheckFacts, tool: CompiledTool, holds: readonly Hold[]): StepInput {
   // every key of CheckFacts, optional ones too: a field added there and not here fails to compile
-  const input: { [K in keyof StepInput]-?: StepInput[K] } = {
+  const input: StepInput = {
     catalogue: f.catalogue, history: f.history, sessionId: f.sessionId, turns: f.turns, context: f.context, now: f.now,
     licence: f.licence, openToken: f.openToken, historyInvalid: f.historyInvalid, index: f.index, from: f.from,
     valueDigest: f.valueDigest, taintModelAfterUntrusted: f.taintModelAfterUntrusted, rulebook: f.rulebook, kept: f.kept,
     tool, holds,
-  };
+  } satisfies Record<keyof StepInput, unknown>;
   return input;
 }
 
