@@ -338,18 +338,6 @@ export class Calls {
     }
   }
 
-  private tokenExpiry(check: CheckResult): string {
-    // The token carries its expiry (base64url JSON claims before the MAC); the TTL is the fallback.
-    const claims = check.confirmation?.split(".")[1];
-    try {
-      const exp = (JSON.parse(Buffer.from(claims ?? "", "base64url").toString("utf8")) as { exp?: unknown }).exp;
-      if (typeof exp === "number") return new Date(exp).toISOString();
-    } catch {
-      /* fall through */
-    }
-    return new Date(Date.now() + this.o.catalogue.settings.confirmationTtlMs).toISOString();
-  }
-
   private log(line: string): void {
     this.o.log?.(line);
   }
