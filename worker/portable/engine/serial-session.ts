@@ -115,7 +115,7 @@ export class SerialSession implements SessionApi {
   /**
    * A person who denied or edited the call a presented token covers said so in the approval store
    * (the page, the CLI): the receipt enters the history first, so the token covers nothing (step
-   * 10, \`denied\`) even for a host that kept it and never recorded the decision. Only when a token
+   * 10, `denied`) even for a host that kept it and never recorded the decision. Only when a token
    * is presented. A receipt already recorded, or a store that cannot answer, leaves it to step 10.
    */
   private async recordRefusal(token: string): Promise<void> {

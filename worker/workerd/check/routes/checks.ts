@@ -59,7 +59,7 @@ function lastRunOf(s: Session): number {
 
 /**
  * A person denied or edited the call a presented token covers (the page, the API): the receipt
- * enters the history first, so step 10 answers \`denied\` and a caller that kept the token cannot
+ * enters the history first, so step 10 answers `denied` and a caller that kept the token cannot
  * use it. A receipt recorded already, or approvals that cannot answer, leave it to step 10.
  */
 async function recordRefusal(decisionOf: ((token: string) => Promise<SignedReceipt | undefined>) | undefined, s: Session, token: string): Promise<void> {
