@@ -6,7 +6,9 @@
 import { existsSync } from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import { createServer } from "node:http";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { expect } from "vitest";
 
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 export const haveChromium = existsSync(CHROMIUM);
@@ -32,4 +34,31 @@ export function serveChild(home: string): Promise<{ url: string; code: string; c
     child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
     child.once("exit", (c) => reject(new Error(`approvals serve exited ${c}: ${err}`)));
   });
+}
+
+/**
+ * Another site tries to decide `target` for the person signed in on `page`: a text/plain form
+ * shaped as JSON, then a credentialed fetch with the header. Opened in a new tab of the same
+ * browser context; answers the statuses the decide route gave those attempts.
+ */
+export async function crossSiteAttempts(page: Page, target: string): Promise<number[]> {
+  const evil = createServer((_req, res) => {
+    res.setHeader("content-type", "text/html");
+    res.end(`<form id=f method=post action="${target}" enctype="text/plain"><input name='{"decision":"approve","x":"' value='"}'></form>
+      <script>fetch(${JSON.stringify(target)}, {method: "POST", credentials: "include", headers: {"Stalwart-Apply": "yes", "Content-Type": "application/json"}, body: '{"decision":"approve"}'}).catch(() => {}).finally(() => document.getElementById("f").submit());</script>`);
+  });
+  await new Promise<void>((r) => evil.listen(0, "127.0.0.1", () => r()));
+  const other = await page.context().newPage();
+  const answers: number[] = [];
+  other.on("response", (res) => {
+    if (res.url() === target) answers.push(res.status());
+  });
+  try {
+    await other.goto(`http://localhost:${(evil.address() as { port: number }).port}/`);
+    await expect.poll(() => answers.length, { timeout: 15_000 }).toBeGreaterThan(0);
+    return answers;
+  } finally {
+    await other.close();
+    evil.close();
+  }
 }

@@ -9,13 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer, type Server } from "node:http";
 import type { ChildProcess } from "node:child_process";
 import type { Browser, Page } from "playwright-core";
 import { Client } from "../../cli/sdk/index.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
 import { copyLicence } from "../helpers/licensed-home.js";
-import { haveChromium, launch, serveChild } from "./browser.js";
+import { crossSiteAttempts, haveChromium, launch, serveChild } from "./browser.js";
 
 const catalogue = join(import.meta.dirname, "fixtures/refunds.yaml");
 const origins = { order_id: "typed", amount: "model" };
@@ -125,24 +124,8 @@ describe.skipIf(!haveChromium)("approvals page (stalwart approvals serve) in Chr
     const waiting = await s.run("refund_card", { order_id: "4414", amount: 5 }, { origins, wait: 1 }, () => void runs++);
     const id = waiting.approval!;
     const target = `${url}p/${id}/decide`;
-    const evil: Server = createServer((_req, res) => {
-      res.setHeader("content-type", "text/html");
-      res.end(`<form id=f method=post action="${target}" enctype="text/plain"><input name='{"decision":"approve","x":"' value='"}'></form>
-        <script>fetch(${JSON.stringify(target)}, {method: "POST", credentials: "include", headers: {"Stalwart-Apply": "yes", "Content-Type": "application/json"}, body: '{"decision":"approve"}'}).catch(() => {}).finally(() => document.getElementById("f").submit());</script>`);
-    });
-    await new Promise<void>((r) => evil.listen(0, "127.0.0.1", () => r()));
-    const port = (evil.address() as { port: number }).port;
-    const other = await page.context().newPage();
-    const answers: number[] = [];
-    other.on("response", (res) => {
-      if (res.url() === target) answers.push(res.status());
-    });
-    await other.goto(`http://localhost:${port}/`);
-    await expect.poll(() => answers.length, { timeout: 15_000 }).toBeGreaterThan(0);
-    expect(answers.every((st) => st === 403)).toBe(true);
+    expect((await crossSiteAttempts(page, target)).every((st) => st === 403)).toBe(true);
     expect(new FileApprovalStore(home).get(id)!.receipt, "still undecided").toBeNull();
     expect(runs).toBe(0);
-    await other.close();
-    evil.close();
   }, 120_000);
 });

@@ -8,11 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { createServer, type Server } from "node:http";
 import type { Browser, Page } from "playwright-core";
 import { Client } from "../../cli/sdk/index.js";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
-import { haveChromium, launch } from "./browser.js";
+import { crossSiteAttempts, haveChromium, launch } from "./browser.js";
 
 const catalogue = join(import.meta.dirname, "fixtures/refunds.yaml");
 const origins = { order_id: "typed", amount: "model" };
@@ -126,27 +125,12 @@ describe.skipIf(!haveChromium)("the check worker's approvals page (wrangler dev)
     const waiting = await s.run("refund_card", { order_id: "4414", amount: 5 }, { origins, wait: 1 }, () => void runs++);
     const id = waiting.approval!;
     const target = `${base}/p/${id}/decide`;
-    const evil: Server = createServer((_req, res) => {
-      res.setHeader("content-type", "text/html");
-      res.end(`<form id=f method=post action="${target}" enctype="text/plain"><input name='{"decision":"approve","x":"' value='"}'></form>
-        <script>fetch(${JSON.stringify(target)}, {method: "POST", credentials: "include", headers: {"Stalwart-Apply": "yes", "Content-Type": "application/json"}, body: '{"decision":"approve"}'}).catch(() => {}).finally(() => document.getElementById("f").submit());</script>`);
-    });
-    await new Promise<void>((r) => evil.listen(0, "127.0.0.1", () => r()));
-    const other = await page.context().newPage();
-    const answers: number[] = [];
-    other.on("response", (res) => {
-      if (res.url() === target) answers.push(res.status());
-    });
-    await other.goto(`http://localhost:${(evil.address() as { port: number }).port}/`);
-    await expect.poll(() => answers.length, { timeout: 15_000 }).toBeGreaterThan(0);
-    expect(answers.every((st) => st === 403)).toBe(true);
+    expect((await crossSiteAttempts(page, target)).every((st) => st === 403)).toBe(true);
     // the page's own POST without the header is refused too
     expect(await page.evaluate(async (u) => (await fetch(u, { method: "POST", headers: { "content-type": "application/json" }, body: '{"decision":"approve"}' })).status, target)).toBe(403);
     const still = await fetch(`${worker.url}/v1/approvals/${id}`, { headers: { authorization: `Bearer ${worker.keys[0]}` } }).then((r) => r.json() as Promise<{ approval: { status: string } }>);
     expect(still.approval.status, "still undecided").toBe("pending");
     expect(runs).toBe(0);
-    await other.close();
-    evil.close();
   }, 120_000);
 
   it("without the tenant's key: no page, no API, no change; another tenant sees none of it", async () => {
