@@ -24,6 +24,8 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = join(import.meta.dirname, "..");
 const PROBE = join(import.meta.dirname, "gateway-cpu-probe.mjs");
+// STALWART_BENCH_DIST: another build's dist/ (a copy made before a change), to compare in one sitting.
+const DIST = process.env.STALWART_BENCH_DIST ?? join(ROOT, "dist");
 const tsx = (file: string, ...args: string[]) => [process.execPath, "--import", "tsx", file, ...args];
 
 function upstreamServer(): void {
@@ -133,11 +135,11 @@ export async function gatewayBench(calls = Number(process.env.STALWART_BENCH_GAT
   rows.push(["direct: client → tool server", await latencies(upstream, calls)]);
   rows.push(["pass-through proxy, same SDK, no checks", await latencies([process.execPath, ...profiled, "--import", "tsx", SELF, "--proxy", "--", ...upstream], calls)]);
   rows.push(["stalwart gateway, check stubbed (the gateway's own cost)", await latencies([process.execPath, ...profiled, "--import", "tsx", SELF, "--stubbed", home, catalogue, "--", ...upstream], calls)]);
-  rows.push(["stalwart gateway (in-process check)", await latencies([process.execPath, ...profiled, join(ROOT, "dist/cli/main.js"), "gateway", "--quiet", "--home", home, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
+  rows.push(["stalwart gateway (in-process check)", await latencies([process.execPath, ...profiled, join(DIST, "cli/main.js"), "gateway", "--quiet", "--home", home, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
   // The same with a home whose approval store keeps records (a person's past decisions): a call's
   // cost must not grow with them (the store was read whole on every call until round 5).
   const kept = withKeptApprovals(copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-gw-kept-"))), KEPT);
-  rows.push([`stalwart gateway, ${KEPT} approval records kept in the home`, await latencies([process.execPath, join(ROOT, "dist/cli/main.js"), "gateway", "--quiet", "--home", kept, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
+  rows.push([`stalwart gateway, ${KEPT} approval records kept in the home`, await latencies([process.execPath, join(DIST, "cli/main.js"), "gateway", "--quiet", "--home", kept, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
 
   console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after 200 warm-up (Node ${process.version})\n`);
   console.log("| path | p50 | p99 | CPU per call, first hop |");

@@ -78,6 +78,12 @@ export class Calls {
   /** the session's own inference view, when it is an in-process `Client` session */
   private readonly followed: (() => FollowedView) | undefined;
   private readonly answeredStates = new Set<string>();
+  /**
+   * The reports not yet made: a call's outcome is recorded just after its reply is sent, so the
+   * reply does not wait for the store; everything that reads or extends the session waits here
+   * first, so the next check (and its inferred origins) sees every earlier result.
+   */
+  private reporting: Promise<void> = Promise.resolve();
   constructor(private readonly o: CallsOptions) {
     this.history = new HistoryView(o.catalogue, o.language, o.context);
     this.followed = sessionInfo(o.session)?.inference;
@@ -87,6 +93,11 @@ export class Calls {
     return this.o.session;
   }
 
+  /** Once every report of a call answered so far is recorded (it never rejects). */
+  settled(): Promise<void> {
+    return this.reporting;
+  }
+
   /**
    * Fail closed: a fault anywhere before the call is forwarded (the approval store, the clock, the
    * history) is a refusal with `internal_error`, and the next call is served as usual. Once
@@ -94,6 +105,7 @@ export class Calls {
    */
   async call(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     try {
+      await this.reporting;
       return await this.checked(params, ctx, canElicit);
     } catch (err) {
       if (ctx.mcpReq.signal.aborted) throw err;
@@ -278,13 +290,14 @@ export class Calls {
       if (relayed > 0) await new Promise((r) => setTimeout(r, 5));
     } catch (err) {
       // Sent but not answered: it may have run, so its counters stay reserved.
-      await this.report(check.step, "outcome_unknown");
+      await this.reportAfter(check.step, "outcome_unknown");
       this.log(`allow ${tool}: the tool server did not answer (${(err as Error).message})`);
       if (ctx.mcpReq.signal.aborted) throw err;
       return errorResult(`${tool} was allowed, but the tool server did not answer: ${(err as Error).message}`, { ...summary(check), outcome: "outcome_unknown" });
     }
     const failed = result.isError === true;
-    await this.report(check.step, failed ? "failed" : "ran", failed ? undefined : resultValue(result));
+    // Not awaited: made once the reply is on its way (reportAfter); the next call waits for it.
+    void this.reportAfter(check.step, failed ? "failed" : "ran", failed ? undefined : resultValue(result));
     this.log(`allow ${tool}${check.reasons.length ? ` ${check.reasons.join(",")}` : ""}: ${failed ? "failed" : "ran"}`);
     return result as ToolResult;
   }
@@ -326,6 +339,17 @@ export class Calls {
     } catch (err) {
       return { decision: "refuse", reasons: ["internal_error"], detail: { message: (err as Error)?.message ?? String(err) }, step: -1 };
     }
+  }
+
+  /**
+   * The report, queued behind any earlier one and made on the next turn of the event loop, after
+   * the reply this turn sends (the SDK writes it out within the turn). A gateway's session lives as
+   * long as its process, so nothing is lost to the delay that a crash during the call would not
+   * lose too; a failed call's counters stay reserved until then (the safe direction).
+   */
+  private reportAfter(step: number, outcome: Outcome, result?: unknown): Promise<void> {
+    this.reporting = this.reporting.then(() => new Promise<void>((r) => setImmediate(r))).then(() => this.report(step, outcome, result));
+    return this.reporting;
   }
 
   /** Background bookkeeping never throws into the call. */

@@ -50,8 +50,10 @@ export interface RunningGateway {
   sessionId: string;
   pending: FileApprovalStore;
   catalogue: CompiledCatalogue;
-  /** the session's history (what the check signed) */
+  /** the session's history (what the check signed); a call's report is in it once `settled()` resolves */
   entries(): Entry[];
+  /** every report of a call answered so far is recorded (reports are made just after each reply) */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -122,8 +124,10 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     // the person's catalogue, as they wrote it (the check also has the outside-read entries)
     catalogue: own,
     entries: () => session.history.entries,
+    settled: () => calls.settled(),
     close: async () => {
       await closeDownstream().catch(() => undefined);
+      await calls.settled();
       await upstream.close();
       client?.close();
     },

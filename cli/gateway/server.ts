@@ -96,6 +96,7 @@ function buildServer(o: ServeOptions): Server {
 
   // A read from outside: checked and recorded; one the check does not allow is a JSON-RPC error naming the reasons.
   const outside = async (method: "resources/read" | "prompts/get", params: Record<string, unknown> | undefined, ctx: ServerContext) => {
+    await o.calls.settled();
     const r = await readFromOutside({ session: o.calls.session, infer: (t, a) => o.calls.infer(t, a), log: o.log }, method, params, () => forward(method, params, ctx));
     if (r.ok) return r.result;
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `stalwart did not forward ${method} (${r.check.decision}: ${r.check.reasons.join(", ")})`, { "stalwart-agents/check": { decision: r.check.decision, reasons: r.check.reasons, detail: r.check.detail, step: r.check.step } });

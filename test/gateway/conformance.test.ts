@@ -71,6 +71,7 @@ describe("the MCP conformance suite", () => {
     const schema = await conformance(gw.url!, ["--scenario", "json-schema-2020-12"]);
     expect(schema.code, schema.out).toBe(0);
     // the gateway reported what it saw: the tool that answers isError is `failed`, the others `ran`
+    await gw.settled();
     const entries = gw.entries();
     const outcome = (tool: string) => entries.filter((e) => e.kind === "report" && entries.some((c) => c.kind === "check" && c.step === e.of && c.tool === tool)).map((e) => (e as { outcome: string }).outcome);
     expect(outcome("test_error_handling")).toEqual(["failed"]);

@@ -43,6 +43,7 @@ describe("gateway over streamable HTTP, filesystem server upstream", { timeout: 
     expect(r.isError).toBeFalsy();
     expect(text(r)).toContain("hello from the file");
     expect(r.structuredContent).toEqual({ content: "hello from the file\n" });
+    await gw.settled();
     const report = gw.entries().at(-1);
     expect(report).toMatchObject({ kind: "report", outcome: "ran", result: { content: "hello from the file\n" } });
     await client.close();

@@ -60,6 +60,7 @@ describe("the tool server's own requests, logs and updates, over streamable HTTP
     const roots = await call(client, "list_roots");
     expect(JSON.parse(roots.body)).toEqual({ roots: [{ uri: "file:///home/me/project", name: "project" }] });
     // each call was checked and reported as any other (the way back is inside an allowed call)
+    await gw.settled();
     expect(gw.entries().filter((e) => e.kind === "report").length).toBeGreaterThanOrEqual(3);
     await client.close();
   });
