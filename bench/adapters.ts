@@ -172,6 +172,59 @@ async function checkAlone(entries: number, sessions: number, per: number): Promi
 }
 
 /**
+ * The two parts of the check + report that no adapter code can remove, each timed alone in this
+ * run: the home's durable store doing what a check and a report make it do (a load and a commit
+ * each, on one session of the bench's own home), and the engine's check + report of the same read
+ * on its in-memory store (the steps, the signed entries, no file). Their sum is the floor under
+ * "added by the guard" for a durable session.
+ */
+async function floorParts(): Promise<{ store: number; engine: number }> {
+  const engineOf = (c: InstanceType<typeof Client>) => (c as unknown as { engine(): { state: import("../worker/portable/engine/index.js").SessionStateStore } }).engine();
+  const store = engineOf(client).state;
+  const link = (n: number) => n.toString(16).padStart(64, "0");
+  let head = { count: 0, link: "" };
+  const pair = async () => {
+    await store.load("bench-floor");
+    const next = { count: head.count + 1, link: link(head.count + 1) };
+    await store.commit("bench-floor", { expect: head, next, spend: [], tally: {} });
+    head = next;
+  };
+  for (let i = 0; i < 2000; i++) await pair();
+  let t0 = cpu();
+  for (let i = 0; i < 20_000; i++) await pair();
+  const storeUs = ((cpu() - t0) / 20_000) * 2;
+
+  const { MemoryStateStore } = (await import(dist + "worker/portable/engine/index.js")) as typeof import("../worker/portable/engine/index.js");
+  const memoryClient = new Client({ home: licensedHome("bench-adapters-memory") });
+  const memory = new MemoryStateStore();
+  Object.assign(engineOf(memoryClient), { state: memory, counters: memory });
+  const s0 = memoryClient.session("bench", { catalogue });
+  await s0.read("consulte o pedido 4411");
+  let total = 0;
+  let n = 0;
+  for (let round = 0; round < 12; round++) {
+    const s = memoryClient.session("bench", { catalogue });
+    await s.read("consulte o pedido 4411");
+    while (s.history.entries.length < 20) {
+      const c = await s.checkToolCall("get_order", { order_id: "4411" }, { origins: { order_id: "typed" } });
+      await s.report(c.step, "ran", order("4411"));
+    }
+    t0 = cpu();
+    for (let k = 0; k < 500; k++) {
+      const c = await s.checkToolCall("get_order", { order_id: "4411" }, { origins: { order_id: "typed" } });
+      await s.report(c.step, "ran", order("4411"));
+    }
+    // the first rounds warm the JIT
+    if (round >= 2) {
+      total += cpu() - t0;
+      n += 500;
+    }
+  }
+  memoryClient.close();
+  return { store: storeUs, engine: total / n };
+}
+
+/**
  * A home in use, as a user's is: the store trusts the home folder's stat in place of statting each
  * file only once the folder last changed more than 3 s before (cli/sdk/state/file.ts, RACY_MS), so
  * a home made a moment ago pays the full look on every operation for its first 3 s. The bench's
@@ -197,6 +250,8 @@ export type AdapterRow = [string, Awaited<ReturnType<typeof added>>, number];
 const CEDAR_AT_FILING_US = 33.7;
 /** The same Cedar decision in this run, µs of CPU (null: cedar-wasm would not load). */
 let cedarUs: number | null = null;
+/** floorParts(), this run */
+let floor: { store: number; engine: number } | null = null;
 
 /** bench/run.ts's reference decision, timed here in CPU time, to say what 50 µs is on this machine today. */
 async function cedarDecision(): Promise<number | null> {
@@ -227,7 +282,11 @@ export async function measureAdapters(scale: "full" | "short" = "full"): Promise
   await stillHome();
   const k = scale === "full" ? 1 : 0.5;
   const n = (x: number) => Math.max(2, Math.round(x * k));
-  // Warm every path first, so the first case measured does not pay for the JIT.
+  // Warm every path first, so the first case measured does not pay for the JIT. The check +
+  // report alone needs ~2,000 pairs before it settles (one run, load 4.8: 20-entry sessions read
+  // 369, then 181, then 97 µs; 2,000-entry ones, built by 1,000 pairs each, 186 then 92 µs):
+  // without this the 20-entry rows, timed first, read about twice the 2,000-entry ones.
+  await checkAlone(20, n(20), 100);
   await added("ai", 20, n(3), 10);
   await added("agents", 20, n(3), 10);
   const alone20 = await checkAlone(20, n(10), 100);
@@ -243,6 +302,7 @@ export async function measureAdapters(scale: "full" | "short" = "full"): Promise
   rows.push(["AI SDK generateText, 2,000-entry history, `order_id` nobody typed", await added("ai", 2000, n(4), 20), alone2000]);
   asked = "4411";
   cedarUs = await cedarDecision();
+  floor = await floorParts();
   return rows;
 }
 
@@ -261,6 +321,10 @@ export function printAdapters(rows: AdapterRow[]): void {
     const scale = cedarUs / CEDAR_AT_FILING_US;
     console.log(`\nCedar decision, this run: ${us(cedarUs)} CPU (${CEDAR_AT_FILING_US} µs when the target was set): the 50 µs target is ${us(50 * scale)} on this machine now.`);
     for (const [name, x, alone] of rows) console.log(`  ${name}: added ${(x.added / cedarUs).toFixed(1)} Cedar decisions (target ${(50 / CEDAR_AT_FILING_US).toFixed(1)}); the check + report alone ${(alone / cedarUs).toFixed(1)}`);
+  }
+  if (floor) {
+    const target = cedarUs !== null ? 50 * (cedarUs / CEDAR_AT_FILING_US) : 50;
+    console.log(`\nThe floor under a durable session's check + report, each part alone in this run: the home's store, 2 loads + 2 commits, ${us(floor.store)}; the engine's check + report on its in-memory store, ${us(floor.engine)}; together ${us(floor.store + floor.engine)} against the ${us(target)} target${floor.store + floor.engine > target ? " — above it before any adapter or framework code runs" : ""}.`);
   }
 }
 
