@@ -47,7 +47,13 @@ export class SessionRecord {
   async commit(expect: Head | "restart", entry: Entry, change: KeptChange): Promise<Committed> {
     const store = this.engine.state;
     if (!store) return { ok: true };
-    const c = await store.commit(this.id, { expect, next: SignedHistory.headAfter(entry), spend: change.spend, tally: change.tally });
+    let c: Awaited<ReturnType<typeof store.commit>>;
+    try {
+      c = await store.commit(this.id, { expect, next: SignedHistory.headAfter(entry), spend: change.spend, tally: change.tally });
+    } catch (err) {
+      // A store that cannot say is a typed error, as for a load (a damaged store's own error stands).
+      throw err instanceof StalwartError ? err : new StalwartError("SessionStateUnreadable", `the session store could not be written (${(err as Error)?.message ?? String(err)})`);
+    }
     if (c.ok) return c;
     return { ok: false, why: c.why === "head" ? supersededWhy(c.head, expect === "restart" ? { count: 0, link: "" } : expect) : `\`${c.name}\` was spent already, by another copy of this session` };
   }

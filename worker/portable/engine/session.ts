@@ -195,9 +195,10 @@ export class Session {
   async report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
     const now = this.nowMs();
     if (!OUTCOMES.includes(outcome)) throw new InputError(`outcome \`${String(outcome)}\` is not one of ${OUTCOMES.join(", ")}`, "/outcome");
-    const kept = this.engine.state ? await this.record.load() : UNKEPT;
-    if ("error" in kept) throw kept.error;
-    const checked = this.checkedEntry(step, kept.head);
+    // No load first: the commit below is a compare-and-set on this history's head, so a history
+    // that is not the newest the store holds (a fork, an older copy) is refused there, as a load
+    // compared first would; the report is then one store operation, not two.
+    const checked = this.checkedEntry(step);
     const before = this.signed.index.lastReport.get(step)?.outcome;
     if (before !== undefined && before !== outcome && !laterReport(before, outcome)) {
       throw new InputError(`step ${step} was reported \`${before}\`; a report is final but for what comes to be known later (after \`${before}\`: ${LATER[before].map((o) => `\`${o}\``).join(", ") || "nothing"})`, "/outcome");
