@@ -75,12 +75,15 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   let session: GatewaySession;
   if (o.session) session = o.session;
   else {
+    // In-process, the session's kept state stays in this process (ClientInternals): the gateway
+    // holds the only copy of its history, and it is never saved or resumed; counters (ceilings,
+    // rates) stay in the home's store, shared with every other process on it.
     client = new Client({
       ...(o.home ? { home: o.home } : {}),
       ...(o.now ? { now: o.now } : {}),
       ...(o.checkUrl ? { url: o.checkUrl, timeoutMs: 5000 } : {}),
       ...(o.key ? { key: o.key } : {}),
-    });
+    }, { sessionsInProcess: true });
     session = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context });
   }
 

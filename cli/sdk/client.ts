@@ -3,7 +3,7 @@
  * with `{ url }` it speaks to a check worker with the same API (issue 4). Every method is async
  * so the two modes are interchangeable.
  */
-import { Engine } from "../../worker/portable/engine/index.js";
+import { Engine, MemoryStateStore } from "../../worker/portable/engine/index.js";
 import { Session, type SavedSession } from "../../worker/portable/engine/index.js";
 import type { CompiledCatalogue, Language } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
@@ -61,9 +61,25 @@ export interface SessionOptions {
   taintModelAfterUntrusted?: boolean;
 }
 
+/**
+ * How the gateway makes its client (cli/gateway/index.ts); not a `ClientOptions` key, because a
+ * session whose kept state lives in one process must never be continued anywhere else.
+ */
+export interface ClientInternals {
+  /**
+   * The sessions' kept state (heads, spent names, tallies) in this process's memory instead of the
+   * home's store; counters stay in the home's store, shared by every process. For sessions that
+   * never leave the process that made them, as the gateway's: it holds the only copy of its history,
+   * so there is no saved copy to come back old or twice, and the head the durable store would keep
+   * is never read by anyone else. `resume` is refused on such a client.
+   */
+  sessionsInProcess?: boolean;
+}
+
 export class Client {
   readonly home: string;
   private readonly options: ClientOptions;
+  private readonly internals: ClientInternals;
   private engineCache?: Engine;
   private readonly http?: Http;
   private readonly licence: ClientLicence;
@@ -71,9 +87,10 @@ export class Client {
   private readonly catalogues: CatalogueCache;
   private readonly rulebooks = new Map<string, CompiledRulebook>();
 
-  constructor(options: ClientOptions = {}) {
+  constructor(options: ClientOptions = {}, internals: ClientInternals = {}) {
     checkClientOptions(options);
     this.options = options;
+    this.internals = internals;
     this.home = resolveHome(options.home);
     this.catalogues = new CatalogueCache(this.home);
     this.licence = new ClientLicence(options.licence, this.home, options.now);
@@ -129,6 +146,9 @@ export class Client {
       });
       const info = given.catalogue !== undefined ? this.infoOf(given.catalogue, data.language, data.context) : { catalogue: () => this.savedCatalogue(data), language: data.language, context: data.context ?? {} };
       return describeSession(new SerialSession(new RemoteSession(http, ready, this.options.now), remoteApprovals(http)), info);
+    }
+    if (this.internals.sessionsInProcess) {
+      throw new InputError("this client keeps its sessions' state in its own process (the gateway's): a saved session is never continued here, where its forks could not be told apart", "/saved");
     }
     const data = typeof saved === "string" ? parseJson(saved) : saved;
     const catalogue = given.catalogue !== undefined ? this.catalogue(given.catalogue) : this.savedCatalogue(data);
@@ -206,7 +226,7 @@ export class Client {
         key: installationKey(this.home),
         schemaCompiler: ajvCompiler,
         counters: state,
-        state,
+        state: this.internals.sessionsInProcess ? new MemoryStateStore(now ? { now: () => now().getTime() } : {}) : state,
         licence: () => this.licence.gate(),
         ...(this.options.now ? { now: this.options.now } : {}),
       });
