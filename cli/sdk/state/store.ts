@@ -11,7 +11,7 @@ import type { CommitAnswer, CounterItem, CounterStore, ReserveAnswer, SessionSta
 import type { StateFile, Tables, Tx } from "./file.js";
 import { Garbage, NEVER, cellKey, checkCounterRow, checkReservationRow, checkSessionRow, expiryBound, expiryKey, expiryTime, headOf, parseExpiry, spentPrefix, type CounterRow, type MetaRow, type SessionRow } from "./rows.js";
 
-const { IDLE_MS, RECLAIM_PER_OP, addTallies, checkChange, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, reservationExpiry, usedNow } = stateRules;
+const { IDLE_MS, RECLAIM_PER_OP, addTallyPairs, talliesOf, checkChange, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, reservationExpiry, usedNow } = stateRules;
 
 export class NodeStateStore implements SessionStateStore, CounterStore {
   /** @param now the clock sessions are reclaimed by (ms); counters use the `now` each call passes */
@@ -60,14 +60,13 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
       const spent = firstSpent(c.spend, (n) => (fresh ? fresh.spent.has(n) : tx.spent.get(prefix + n) !== undefined));
       if (spent !== undefined) return { ok: false, why: "spent", name: spent };
       for (const n of c.spend) tx.spent.putSync(prefix + n, 1);
-      const tallies = addTallies(Object.fromEntries(row?.t ?? []), c.tally);
-      const next: SessionRow = { h: [c.next.count, c.next.link], t: Object.entries(tallies), at: now, x: row?.x ?? now + IDLE_MS };
+      const next: SessionRow = { h: [c.next.count, c.next.link], t: c.tally.length > 0 ? addTallyPairs(row?.t ?? [], c.tally) : (row?.t ?? []), at: now, x: row?.x ?? now + IDLE_MS };
       // Only a new session gets an expiry entry here; one that fires early for a session used since is moved then (reclaim).
       if (!row) addExpiry(tx, next.x, "s", session);
       tx.sessions.putSync(session, next);
       tx.dirty = true;
       // What the store holds for the session once this commits (when this process knew its spent names).
-      if (fresh) known = { at: this.stamp(tx.row.id, tx.row.generation + 1), row: next, spent: new Set([...fresh.spent, ...c.spend]) };
+      if (fresh) known = { at: this.stamp(tx.row.id, tx.row.generation + 1), row: next, spent: c.spend.length > 0 ? new Set([...fresh.spent, ...c.spend]) : fresh.spent, ...(next.t === fresh.row?.t && fresh.tallies ? { tallies: fresh.tallies } : {}) };
       return { ok: true };
     }, (tx) => {
       // Reclaiming may move this session's expiry entry: its row is then not `next`.
@@ -192,11 +191,14 @@ interface Kept {
   at: string;
   row: SessionRow | undefined;
   spent: Set<string>;
+  /** the row's tallies as a load hands them out (frozen), made at the first load that needs them */
+  tallies?: Readonly<Record<string, number>>;
 }
 
-/** A load from what this process keeps: copies, so the caller cannot change the cache. */
+/** A load from what this process keeps: the spent names copied, the tallies frozen, so the caller cannot change the cache. */
 function stateOf(k: Kept): SessionState {
-  return { head: headOf(k.row), spent: new Set(k.spent), tallies: Object.freeze(addTallies(Object.fromEntries(k.row?.t ?? []), [])) };
+  k.tallies ??= talliesOf(k.row?.t ?? []);
+  return { head: headOf(k.row), spent: new Set(k.spent), tallies: k.tallies };
 }
 
 /** Sessions kept in memory per store handle (a few hundred bytes each); past it the cache starts over. */

@@ -37,7 +37,9 @@ export interface KeptChange {
 
 /** A check entry's change: nothing unless it allowed the call. */
 export function changeOfCheck(entry: CheckEntry, history: readonly Entry[], catalogue: CompiledCatalogue): KeptChange {
-  const change: KeptChange = { spend: [], tally: Object.create(null) as Record<string, number> };
+  // A plain object: every name here is prefixed ("seen:", "count:", "undo:") or "untrusted", so
+  // none is `__proto__`; one without a prototype cost ~0.9 µs a check (V8 dictionary mode).
+  const change: KeptChange = { spend: [], tally: {} };
   if (entry.decision !== "allow") return change;
   change.tally[seenName(entry.tool)] = 1;
   if (entry.confirmed !== null) {
@@ -59,7 +61,8 @@ export function changeOfCheck(entry: CheckEntry, history: readonly Entry[], cata
  * sent again); `ran` after `failed` takes it again, because the call happened.
  */
 export function changeOfReport(checked: CheckEntry, outcome: Outcome, before: Outcome | undefined, history: readonly Entry[]): KeptChange {
-  const change: KeptChange = { spend: [], tally: Object.create(null) as Record<string, number> };
+  // plain, as changeOfCheck's: every name is prefixed
+  const change: KeptChange = { spend: [], tally: {} };
   if (checked.decision !== "allow") return change;
   const undone = checked.undo_of !== null ? history[checked.undo_of] : undefined;
   const name = undone ? undoName(undone.link) : checked.undo_of === null ? countName(checked.tool) : undefined;

@@ -12,7 +12,8 @@ import { addTallies, checkChange, checkItems, checkReservation, checkSession, co
 interface SessionRow {
   head: Head | null;
   spent: Set<string>;
-  tallies: Record<string, number>;
+  /** frozen: a load hands this very object out, a commit replaces it */
+  tallies: Readonly<Record<string, number>>;
   touched: number;
 }
 
@@ -22,6 +23,7 @@ export interface MemoryStateOptions {
 }
 
 const HOUR = 3_600_000;
+const NO_TALLIES: Readonly<Record<string, number>> = Object.freeze(Object.create(null));
 
 export class MemoryStateStore implements SessionStateStore, CounterStore {
   private readonly sessions = new Map<string, SessionRow>();
@@ -35,7 +37,7 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
   load(session: string): SessionState {
     const row = this.sessions.get(checkSession(session));
     if (!row) return { head: null, spent: new Set(), tallies: Object.freeze(Object.create(null)) };
-    return { head: row.head && { ...row.head }, spent: new Set(row.spent), tallies: Object.freeze(addTallies(row.tallies, [])) };
+    return { head: row.head && { ...row.head }, spent: new Set(row.spent), tallies: row.tallies };
   }
 
   commit(session: string, change: StateChange): CommitAnswer {
@@ -47,10 +49,10 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
     const spent = firstSpent(c.spend, (n) => row?.spent.has(n) ?? false);
     if (spent !== undefined) return { ok: false, why: "spent", name: spent };
     const now = this.opts.now?.() ?? 0;
-    const next: SessionRow = row ?? { head: null, spent: new Set(), tallies: Object.create(null), touched: now };
+    const next: SessionRow = row ?? { head: null, spent: new Set(), tallies: NO_TALLIES, touched: now };
     next.head = { ...c.next };
     for (const n of c.spend) next.spent.add(n);
-    next.tallies = addTallies(next.tallies, c.tally);
+    if (c.tally.length > 0) next.tallies = Object.freeze(addTallies(next.tallies, c.tally));
     next.touched = now;
     this.sessions.set(session, next);
     if (this.opts.now) this.sweep(now);

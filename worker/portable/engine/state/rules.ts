@@ -89,6 +89,25 @@ export function addTallies(old: Readonly<Record<string, number>>, deltas: readon
   return out;
 }
 
+/**
+ * `addTallies` over the pairs a row keeps, through a Map: names are data, and building an object
+ * without a prototype key by key is what made a check's tallies dear (V8 keeps such objects as
+ * dictionaries: ~0.4 µs a name, measured).
+ */
+export function addTallyPairs(old: readonly (readonly [string, number])[], deltas: readonly (readonly [string, number])[]): [string, number][] {
+  const m = new Map<string, number>();
+  for (const [k, n] of old) m.set(k, n);
+  for (const [k, d] of deltas) m.set(k, Math.max(0, (m.get(k) ?? 0) + d));
+  return [...m];
+}
+
+/** Pairs as a load hands them out: frozen (shared with whoever else is handed it), without a prototype. */
+export function talliesOf(pairs: readonly (readonly [string, number])[]): Readonly<Record<string, number>> {
+  const out: Record<string, number> = Object.create(null);
+  for (const [k, n] of pairs) out[k] = n;
+  return Object.freeze(out);
+}
+
 /** A count as stored: finite and ≥ 0; anything else means the store holds what nobody wrote. */
 export function isCount(n: unknown): n is number {
   return typeof n === "number" && Number.isFinite(n) && n >= 0;
