@@ -37,6 +37,7 @@ import { approvedFor, canonicalize, editedOrigins, pendingFrom, sha256Hex, waitF
 import { errorResult, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, packState, unpackState } from "./form.js";
 import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
+import { resultValue } from "./result-value.js";
 
 /** The part of the SDK's session the gateway uses (in-process and remote alike). */
 export interface GatewaySession {
@@ -390,28 +391,4 @@ function safeDigest(args: unknown): string | undefined {
 function progressTokenOf(meta: Record<string, unknown> | undefined): string | number | undefined {
   const t = meta?.progressToken;
   return typeof t === "string" || typeof t === "number" ? t : undefined;
-}
-
-/** How a JSON text can begin (RFC 8259: a value after optional whitespace). */
-const LOOKS_LIKE_JSON = /^[ \t\n\r]*(?:[[{"\-0-9]|true|false|null)/;
-
-/**
- * What the session records of a result: `structuredContent` when the tool gives one, else one text
- * block that is JSON, else nothing (the `returns` schema keeps only what it declares).
- */
-function resultValue(result: Record<string, unknown>): unknown {
-  if (result.structuredContent !== undefined) return result.structuredContent;
-  const content = result.content;
-  if (Array.isArray(content) && content.length === 1) {
-    const c = content[0] as { type?: unknown; text?: unknown };
-    // most text is not JSON: a failed JSON.parse throws, and a throw per call is not free
-    if (c.type === "text" && typeof c.text === "string" && LOOKS_LIKE_JSON.test(c.text)) {
-      try {
-        return JSON.parse(c.text);
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
 }

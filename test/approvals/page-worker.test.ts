@@ -126,7 +126,10 @@ describe.skipIf(!haveChromium)("the check worker's approvals page (wrangler dev)
     const id = waiting.approval!;
     const target = `${base}/p/${id}/decide`;
     expect((await crossSiteAttempts(page, target)).every((st) => st === 403)).toBe(true);
-    // the page's own POST without the header is refused too
+    // the page's own POST without the header is refused too — from a page that has settled: the
+    // last test's decision moves this one to another page a moment later (views.tsx), and an
+    // evaluate under way then loses its context (seen once, load 6)
+    await open(base + "/");
     expect(await page.evaluate(async (u) => (await fetch(u, { method: "POST", headers: { "content-type": "application/json" }, body: '{"decision":"approve"}' })).status, target)).toBe(403);
     const still = await fetch(`${worker.url}/v1/approvals/${id}`, { headers: { authorization: `Bearer ${worker.keys[0]}` } }).then((r) => r.json() as Promise<{ approval: { status: string } }>);
     expect(still.approval.status, "still undecided").toBe("pending");
