@@ -7,6 +7,7 @@
 import { instantiate } from "./exports.js";
 import { CHUNK, CoreMemory, LINK_BYTES, badSlot } from "./memory.js";
 import { verifyRunText } from "./run-text.js";
+import { verifyRunWith } from "./run-writer.js";
 import { WasmCoreError, type Core, type CounterCell, type CounterCore } from "./types.js";
 
 export { WasmCoreError,  type Core,  type CounterCore,  } from "./types.js";
@@ -200,6 +201,12 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
       if (!loaded(slot)) badSlot(slot);
       checkPrev(prev);
       return verifyRunText(mem, w, core.verifyRun, slot, sessionId, prev, texts, links);
+    },
+
+    verifyRunWith(slot, sessionId, prev, run) {
+      if (!loaded(slot)) badSlot(slot);
+      checkPrev(prev);
+      return verifyRunWith(mem, w, core.verifyRun, slot, sessionId, prev, run);
     },
 
     verifyRun(slot, sessionId, prev, entries, links) {
