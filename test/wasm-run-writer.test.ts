@@ -95,6 +95,14 @@ describe("verifyRunWith: verifyRun's verdicts over records its source writes", (
     expect(core.verifyRunWith!(slot, sid, ZERO, source(texts, [links[0]!, links[1]!, links[2]!, "?".repeat(64), links[4]!]))).toBe(3);
   });
 
+  it("linkWith: link over one record written in place, small, past the first room, past a load", () => {
+    const texts = ["", "olá ✓", "x".repeat(20_000), "ü".repeat(400_000), "y".repeat(1_100_000)];
+    const prev = new Uint8Array(randomBytes(32));
+    for (let i = 0; i < texts.length; i++) {
+      expect(hex(core.linkWith!(slot, sid, prev, source(texts, []), i)), `record ${i}`).toBe(hex(refLink(key, sid, prev, enc.encode(texts[i]!))));
+    }
+  });
+
   it("an error the source throws reaches the caller; an unloaded slot is refused", () => {
     const texts = ["a", "b"];
     const s = source(texts, chain(texts));

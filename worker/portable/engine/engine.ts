@@ -50,6 +50,9 @@ export class Engine {
       linkText: (sid, prev, entry) => core.linkText(slot, sid, prev, entry),
       verifyRun: (sid, prev, entries, links) => core.verifyRun(slot, sid, prev, entries, links),
       verifyRunText: (sid, prev, entries, links) => core.verifyRunText(slot, sid, prev, entries, links),
+      linkWith: core.linkWith
+        ? (sid, prev, run, i) => core.linkWith!(slot, sid, prev, run, i)
+        : (sid, prev, run, i) => core.linkText(slot, sid, prev, run.text(i)),
       // a Core without the writer path (an older or a reference one) gets the run as strings
       verifyRunWith: core.verifyRunWith
         ? (sid, prev, run) => core.verifyRunWith!(slot, sid, prev, run)

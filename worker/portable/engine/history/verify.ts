@@ -16,6 +16,8 @@ export interface ChainMac {
   verifyRunText(sessionId: Uint8Array, prev: Uint8Array, entries: readonly string[], links: readonly string[]): number;
   /** the same over records written straight into the core's memory by `run` (history/entry-bytes.ts) */
   verifyRunWith(sessionId: Uint8Array, prev: Uint8Array, run: RunSource): number;
+  /** `linkText` over record `i` of `run` (an entry being sealed), written straight into the core's memory */
+  linkWith(sessionId: Uint8Array, prev: Uint8Array, run: RunSource, i: number): Uint8Array;
 }
 
 export const GENESIS = new Uint8Array(32);

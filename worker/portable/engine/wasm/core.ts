@@ -59,6 +59,9 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
     w.hmacEnd(OUT);
   }
 
+  /** INPUT a single link's record may use before asking for more. */
+  const LINK_SLACK = 16 * 1024;
+
   const ITEM = 56;
   /** Lay counter items out in INPUT: digest[32] ‖ until ‖ amount ‖ limit (f64, little-endian). */
   function putItems(items: readonly CounterCell[]): void {
@@ -137,6 +140,26 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
       mem.u8.set(prev, IN);
       mem.u8.set(sessionId, IN + LINK_BYTES);
       w.link(slot, IN, IN + LINK_BYTES, sidLen, IN + at, n, OUT);
+      return mem.out();
+    },
+
+    linkWith(slot, sessionId, prev, run, i) {
+      if (!loaded(slot)) badSlot(slot);
+      checkPrev(prev);
+      const sidLen = sessionId.length;
+      const at = IN + LINK_BYTES + sidLen;
+      // a record of ours is ~0.5 KiB: the room INPUT already has, else up to one load, else streamed
+      let room = Math.min(CHUNK, Math.max(LINK_SLACK, LINK_BYTES + sidLen + 4096));
+      mem.reserve(room);
+      let end = at < IN + room ? run.write(i, mem.u8, at, IN + room) : -1;
+      if (end < 0 && room < CHUNK) {
+        mem.reserve((room = CHUNK));
+        end = at < IN + room ? run.write(i, mem.u8, at, IN + room) : -1;
+      }
+      if (end < 0) return core.link(slot, sessionId, prev, encoder.encode(run.text(i)));
+      mem.u8.set(prev, IN);
+      mem.u8.set(sessionId, IN + LINK_BYTES);
+      w.link(slot, IN, IN + LINK_BYTES, sidLen, at, end - at, OUT);
       return mem.out();
     },
 

@@ -35,6 +35,8 @@ export interface Core {
    * record); the same verdicts. Optional: a Core without it is served through `verifyRunText`.
    */
   verifyRunWith?(slot: number, sessionId: Uint8Array, prev: Uint8Array, run: RunSource): number;
+  /** `link` over record `i` of `run`, written straight into the core's memory (optional, as above). */
+  linkWith?(slot: number, sessionId: Uint8Array, prev: Uint8Array, run: RunSource, i: number): Uint8Array;
   /** SHA-256 of a string's UTF-8 bytes, encoded straight into the core's memory (no copy). */
   sha256Text(text: string): Uint8Array;
   /** HMAC-SHA256 of a string's UTF-8 bytes under a loaded slot. */
