@@ -69,6 +69,14 @@ describe("verifyRunWith: verifyRun's verdicts over records its source writes", (
     }
   });
 
+  it("a link character past ASCII is no link, even one whose low byte is the right hex digit", () => {
+    const texts = ["a", "b", "c"];
+    const links = chain(texts);
+    const l = [...links];
+    l[1] = String.fromCharCode(0x100 + links[1]!.charCodeAt(0)) + links[1]!.slice(1); // its low byte is the digit
+    expect(core.verifyRunWith!(slot, sid, ZERO, source(texts, l))).toBe(1);
+  });
+
   it("a run longer than a load goes on in the next load, chained on the last link", () => {
     // ~3,000 records of ~600 bytes: the first load's room, then CHUNK-sized loads
     const texts = Array.from({ length: 3000 }, (_, i) => `${"r".repeat(500 + (i % 200))}${i}`);

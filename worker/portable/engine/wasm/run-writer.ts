@@ -1,8 +1,8 @@
 /**
  * `verifyRunWith`: a history run whose records are written straight into the core's memory by
  * their source (history/entry-bytes.ts) — no string per entry, no join, no encode — in the layout
- * `verifyRun` reads (exports.ts): prev[32] ‖ sid ‖ count × (u32le entryLen ‖ entry ‖ link[32]),
- * each claimed link decoded from its hex in place. One load holds as many records as fit in CHUNK.
+ * `verifyRunHexRecords` reads (exports.ts): prev[32] ‖ sid ‖ count × (u32le entryLen ‖ entry ‖
+ * claimed link as 64 hex characters, decoded in the core). One load holds as many as fit in CHUNK.
  */
 import type { Exports } from "./exports.js";
 import { CHUNK, LINK_BYTES, badSlot, type CoreMemory } from "./memory.js";
@@ -10,6 +10,24 @@ import { WasmCoreError, type Core, type RunSource } from "./types.js";
 
 /** The byte path, for a record too big for one load (it streams). */
 type VerifyBytes = Core["verifyRun"];
+
+/** A claimed link's characters. */
+const HEX = 2 * LINK_BYTES;
+
+/**
+ * A link's 64 characters as bytes at `at`, for the core to decode; false when it has another
+ * length or a character past ASCII (which a byte could not hold: truncated, it might read as hex).
+ */
+function putHex(u8: Uint8Array, at: number, hex: string): boolean {
+  if (hex.length !== HEX) return false;
+  let wide = 0;
+  for (let k = 0; k < HEX; k++) {
+    const c = hex.charCodeAt(k);
+    wide |= c;
+    u8[at + k] = c;
+  }
+  return wide < 0x80;
+}
 
 /** What a first load reserves: most runs (a resumed session, a delta) fit; a longer one grows it once. */
 const FIRST_ROOM = 64 * 1024;
@@ -32,11 +50,14 @@ export function verifyRunWith(mem: CoreMemory, w: Exports, verifyBytes: VerifyBy
   const flush = (): number => {
     const count = i - first;
     if (count === 0) return -1;
-    const r = w.verifyRun(slot, IN, IN + LINK_BYTES, sidLen, IN + head, p - IN - head, count);
+    const r = w.verifyRunHexRecords(slot, IN, IN + LINK_BYTES, sidLen, IN + head, p - IN - head, count);
     if (r >= 0) return first + r;
     if (r === -3) badSlot(slot);
     if (r !== -1) throw new WasmCoreError("WasmBadModule", `the check core rejected its own record layout (${r})`);
-    chain = mem.u8.slice(p - LINK_BYTES, p); // equal to the expected link, since the last record passed
+    // the last record passed, so its claimed link is the expected one
+    const last = mem.hexLink(run.link(i - 1));
+    if (last === null) throw new WasmCoreError("WasmBadModule", "the check core passed a link that is not hex");
+    chain = last;
     first = i;
     p = IN + head;
     return -1;
@@ -50,7 +71,7 @@ export function verifyRunWith(mem: CoreMemory, w: Exports, verifyBytes: VerifyBy
     }
     const end = IN + room;
     const q = p + 4 < end ? run.write(i, mem.u8, p + 4, end) : -1;
-    if (q < 0 || q + LINK_BYTES > end) {
+    if (q < 0 || q + HEX > end) {
       if (i > first) {
         const r = flush();
         if (r >= 0) return r;
@@ -70,13 +91,13 @@ export function verifyRunWith(mem: CoreMemory, w: Exports, verifyBytes: VerifyBy
       first = i;
       continue;
     }
-    if (!mem.hexInto(run.link(i), q)) {
+    if (!putHex(mem.u8, q, run.link(i))) {
       // not a link: whatever comes before it is verified first, then it fails here
       const r = flush();
       return r >= 0 ? r : i;
     }
     mem.dv.setUint32(p, q - p - 4, true);
-    p = q + LINK_BYTES;
+    p = q + HEX;
     i++;
   }
   return flush();
