@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import reference from "canonicalize";
 import { entryCanonical, type Entry } from "../../worker/portable/engine/history/entry.js";
 import { writeEntry } from "../../worker/portable/engine/history/entry-bytes.js";
+import { compareUtf16, sortKeys } from "../../worker/portable/engine/canonical/jcs.js";
 import { prng } from "../helpers/prng.js";
 
 const NAMES = ["refund_card", "get-order", "a.b", "São", "x\"y", "back\\slash", "ü", "tab\t", "nl\n", "\u0000", "\u007f", "😀", "", "untrusted:read_inbox", "0", "__proto__", "\u2028", "\ud800\udc00", "</script>"];
@@ -104,6 +105,16 @@ describe("writeEntry writes entryCanonical's bytes", () => {
       for (const room of [0, 1, 9, Math.floor(want.length / 2), want.length - 1]) expect(written(e, room)).toBe("no room");
       const enough = written(e, want.length * 3 + 400);
       expect(enough).toEqual(want);
+    }
+  });
+});
+
+describe("sortKeys orders keys as Array.prototype.sort(compareUtf16) does", () => {
+  it("for random key sets of 0 to 40 keys (insertion below 17, the built-in above)", () => {
+    const r = prng(17);
+    for (let i = 0; i < 3000; i++) {
+      const keys = [...new Set(Array.from({ length: Math.floor(r() * 41) }, () => text(r, true)))];
+      expect(sortKeys([...keys])).toEqual([...keys].sort(compareUtf16));
     }
   });
 });

@@ -8,7 +8,7 @@
  * fractions, a report's result) takes the string path through `jcs.ts` and is encoded, so the bytes
  * are the same by construction and an entry JCS cannot carry throws the same `InputError`.
  */
-import { canonicalNumber, canonicalString, compareUtf16 } from "../canonical/jcs.js";
+import { canonicalNumber, canonicalString, sortKeys } from "../canonical/jcs.js";
 import { InputError } from "../errors.js";
 import { entryCanonical, type CheckEntry, type Entry, type TurnEntry } from "./entry.js";
 
@@ -170,9 +170,7 @@ function putList(u8: Uint8Array, at: number, end: number, xs: readonly string[],
 
 function putValues(u8: Uint8Array, at: number, end: number, m: Record<string, string>): number {
   const keys = Object.keys(m);
-  if (keys.length === 2) {
-    if (keys[1]! < keys[0]!) keys.reverse(); // a call's usual two arguments, without the comparator
-  } else if (keys.length > 2) keys.sort(compareUtf16);
+  if (keys.length > 1) sortKeys(keys);
   if (at + 2 > end) return -1;
   u8[at++] = 0x7b; // {
   for (let i = 0; i < keys.length; i++) {
