@@ -68,3 +68,8 @@ export function hmacEnd(out: usize): void {
   compress(BLOCK);
   writeState(out);
 }
+
+/** Where `slot`'s inner (then outer) state lies, or 0 for a slot never loaded (the SIMD probe, sha256x4.ts). */
+export function slotState(slot: i32): usize {
+  return slotOk(slot) ? SLOT_STATES + (<usize>slot << 6) : 0;
+}

@@ -178,5 +178,30 @@ export function verifyRunHex(slot: i32, prev: usize, sid: usize, sidLen: u32, te
   return -1;
 }
 
+/**
+ * `verifyRun` over records that carry their claimed link as 64 lowercase hex characters, the
+ * layout run-writer.ts writes as it goes: each [u32le entryLen][entry][hex link: 64 bytes]. Same
+ * verdicts (a link that is not hex fails at its index; -2 for records that overrun `recLen`).
+ */
+export function verifyRunHexRecords(slot: i32, prev: usize, sid: usize, sidLen: u32, rec: usize, recLen: usize, count: i32): i32 {
+  if (!slotOk(slot)) return -3;
+  const stop = rec + recLen;
+  let p = rec;
+  let chain = prev;
+  for (let i = 0; i < count; i++) {
+    if (stop - p < 4) return -2;
+    const len = <usize>load<u32>(p);
+    p += 4;
+    if (stop - p < 64 || len > stop - p - 64) return -2;
+    link(slot, chain, sid, sidLen, p, <u32>len, OUT);
+    if (!unhex32(p + len, HEXLINK)) return i;
+    if (!equal32(OUT, HEXLINK)) return i;
+    memory.copy(CHAIN, OUT, 32);
+    chain = CHAIN;
+    p += len + 64;
+  }
+  return -1;
+}
+
 // ---- counters (step 7) -----------------------------------------------------------------------
 export { counterFits, counterUsed, counterAdd, counterTable, counterTableBytes } from "./counters";

@@ -1,14 +1,16 @@
 /**
  * history/copy.ts reads carried entries field by field instead of a JSON round trip plus
  * `entryShapeError`. Whatever it accepts must be exactly what the round trip would have given
- * (same bytes, same canonical form, a shape the old check accepts — but for a link's hex, which
- * the core checks as it decodes it), and whatever the round trip would refuse it must not accept;
+ * (same bytes, same canonical form, a shape the old check accepts — but for the hex of a link,
+ * which the core checks as it decodes it, and of the digests, which the entry writer checks as it
+ * writes them: either fails the run, which is then verified the long way), and whatever the round trip would refuse it must not accept;
  * mutated, hostile and odd entries included. A history with a bad link is refused with the old
  * reason (test/core/history.test.ts and the conformance corpus hold the reasons).
  */
 import { describe, expect, it } from "vitest";
 import { cloneEntry, readEntries, readEntry } from "../../worker/portable/engine/history/copy.js";
 import { entryCanonical, entryShapeError, type Entry } from "../../worker/portable/engine/history/entry.js";
+import { writeEntry } from "../../worker/portable/engine/history/entry-bytes.js";
 import { prng } from "../helpers/prng.js";
 import { join } from "node:path";
 import { Engine, Session } from "../../worker/portable/engine/index.js";
@@ -72,9 +74,14 @@ describe("reading carried entries without a JSON round trip", () => {
       const read = readEntry(e);
       if (read === null) continue;
       accepted++;
-      // the one thing left to the core: a link's hex, checked as it is decoded
-      const linkHex = /^[0-9a-f]{64}$/.test(String(read.link));
-      expect(entryShapeError(old), JSON.stringify(old)).toBe(linkHex ? null : "an entry's link is unreadable");
+      // left to the core (a link's hex, checked as it is decoded) and to the writer (the digests')
+      const isHex = (s: unknown, n: number) => new RegExp(`^[0-9a-f]{${n}}$`).test(String(s));
+      const c = read.kind === "check" ? read : undefined;
+      const digests = !c || (isHex(c.args, 64) && isHex(c.origins, 64));
+      const values = !c || Object.values(c.values).every((h) => isHex(h, 32));
+      const want = !isHex(read.link, 64) ? "an entry's link is unreadable" : !digests ? "a check's digests are unreadable" : !values ? "a check's value digests are unreadable" : null;
+      expect(entryShapeError(old), JSON.stringify(old)).toBe(want);
+      if (!digests || !values) expect(() => writeEntry(read, new Uint8Array(4096), 0, 4096)).toThrow();
       expect(JSON.stringify(read)).toBe(JSON.stringify(old));
       expect(entryCanonical(read)).toBe(entryCanonical(old as Entry));
     }
@@ -147,6 +154,12 @@ describe("a carried history the fast reading refuses is refused for the old reas
     d = await saved();
     d.entries[2]!.args = "A".repeat(64);
     expect(await why(d)).toEqual([["history_invalid"], "a check's digests are unreadable"]);
+    d = await saved();
+    d.entries[2]!.origins = "g".repeat(64);
+    expect(await why(d)).toEqual([["history_invalid"], "a check's digests are unreadable"]);
+    d = await saved();
+    (d.entries[2]!.values as Record<string, string>).order_id = "-".repeat(32);
+    expect(await why(d)).toEqual([["history_invalid"], "a check's value digests are unreadable"]);
     d = await saved();
     d.entries[2]!.step = 7;
     expect(await why(d)).toEqual([["history_invalid"], "entry 2 says it is step 7"]);

@@ -50,6 +50,21 @@ export class Engine {
       linkText: (sid, prev, entry) => core.linkText(slot, sid, prev, entry),
       verifyRun: (sid, prev, entries, links) => core.verifyRun(slot, sid, prev, entries, links),
       verifyRunText: (sid, prev, entries, links) => core.verifyRunText(slot, sid, prev, entries, links),
+      linkWith: core.linkWith
+        ? (sid, prev, run, i) => core.linkWith!(slot, sid, prev, run, i)
+        : (sid, prev, run, i) => core.linkText(slot, sid, prev, run.text(i)),
+      // a Core without the writer path (an older or a reference one) gets the run as strings
+      verifyRunWith: core.verifyRunWith
+        ? (sid, prev, run) => core.verifyRunWith!(slot, sid, prev, run)
+        : (sid, prev, run) => {
+            const texts: string[] = new Array(run.count);
+            const links: string[] = new Array(run.count);
+            for (let i = 0; i < run.count; i++) {
+              texts[i] = run.text(i);
+              links[i] = run.link(i);
+            }
+            return core.verifyRunText(slot, sid, prev, texts, links);
+          },
     };
   }
 

@@ -96,11 +96,16 @@ function utf8Many(texts: readonly string[]): Uint8Array[] {
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const B64_CODES = Uint8Array.from(B64, (c) => c.charCodeAt(0));
 
-/** base64url without padding, by table (btoa over a binary string was a visible share of a check). */
-export function toBase64Url(b: Uint8Array): string {
+/**
+ * base64url without padding, by table (btoa over a binary string was a visible share of a check);
+ * `prefix` (ASCII codes), when given, comes first in the same string (one string, not a rope).
+ */
+export function toBase64Url(b: Uint8Array, prefix?: Uint8Array): string {
   const n = b.length;
-  const out = room(Math.ceil(n / 3) * 4);
+  const p = prefix === undefined ? 0 : prefix.length;
+  const out = room(p + Math.ceil(n / 3) * 4);
   let o = 0;
+  for (; o < p; o++) out[o] = prefix![o]!;
   let i = 0;
   for (; i + 2 < n; i += 3) {
     const x = (b[i]! << 16) | (b[i + 1]! << 8) | b[i + 2]!;

@@ -105,7 +105,7 @@ function write(value: unknown, path: (string | number)[], depth: number, parts?:
   }
   const keys = Object.keys(value);
   if (order) order.push(...keys);
-  if (keys.length > 1) keys.sort(compareUtf16);
+  if (keys.length > 1) sortKeys(keys);
   let out = "{";
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
@@ -121,6 +121,26 @@ function write(value: unknown, path: (string | number)[], depth: number, parts?:
     path.pop();
   }
   return out + "}";
+}
+
+/**
+ * Sort object keys in place as RFC 8785 orders them (`compareUtf16`). A handful by insertion:
+ * `Array.prototype.sort` allocates its work space even for two keys (~0.9 KB per write check's
+ * arguments, measured: docs/perf/engine.round7.md); more go to it.
+ */
+export function sortKeys(keys: string[]): string[] {
+  const n = keys.length;
+  if (n > 16) return keys.sort(compareUtf16);
+  for (let i = 1; i < n; i++) {
+    const k = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > k) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = k;
+  }
+  return keys;
 }
 
 /** RFC 8785 §3.2.3: sort by UTF-16 code units, which is what `<` on JS strings compares. */

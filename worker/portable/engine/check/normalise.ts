@@ -10,7 +10,7 @@
  *     argument named `constructor`, `toString` or `__proto__` finds only what the caller wrote
  *     for it (checks.md: user input never reaches an object lookup without an own-property check).
  */
-import { canonicalize, canonicalizeTop, compareUtf16 } from "../canonical/jcs.js";
+import { canonicalize, canonicalizeTop, sortKeys } from "../canonical/jcs.js";
 import { defineOwn, own, ownRecord } from "../canonical/own.js";
 import { InputError, StalwartError } from "../errors.js";
 import { escapeSegment } from "../schema/pointer.js";
@@ -144,7 +144,7 @@ function plainOrigins(raw: Record<string, unknown>): { text: string; record: Rea
   } catch {
     return null;
   }
-  if (keys.length > 1) keys.sort(compareUtf16);
+  if (keys.length > 1) sortKeys(keys);
   const record = Object.create(null) as Record<string, string>;
   let text = "{";
   for (let i = 0; i < keys.length; i++) {

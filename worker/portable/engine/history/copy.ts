@@ -8,8 +8,10 @@
  *     it is read, or null when anything about it is unusual (then the caller takes the JSON round
  *     trip and `entryShapeError`, which say exactly what is wrong). What this returns is the
  *     engine's own object: later edits of the caller's cannot reach it. It checks as much as
- *     `entryShapeError` but for the link's hex, which the core checks as it decodes it; a history
- *     that fails this way is verified again the long way, so a refusal says what it always said.
+ *     `entryShapeError` but for the hex of the link and of the digests (`args`, `origins`,
+ *     `values`): the core checks the link's as it decodes it, the entry writer (entry-bytes.ts)
+ *     the digests' as it writes them, each failing the run; a history that fails this way is
+ *     verified again the long way, so a refusal says what it always said.
  *     It does not read receipt entries (approvals): a history with one takes the long way.
  */
 import { OUTCOMES, type CheckEntry, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./entry.js";
@@ -47,8 +49,6 @@ export function cloneEntry(e: Entry): Entry {
 /** Spreading defines own properties, so a key named `__proto__` stays an ordinary entry. */
 const copyValues = (v: Record<string, string>): Record<string, string> => ({ ...v });
 
-const HEX64 = /^[0-9a-f]{64}$/;
-const HEX32 = /^[0-9a-f]{32}$/;
 
 function plain(o: unknown): o is Record<string, unknown> {
   if (typeof o !== "object" || o === null || Array.isArray(o)) return false;
@@ -80,7 +80,7 @@ function hexValues(x: unknown): Record<string, string> | null {
   const out: Record<string, string> = {};
   for (const k of Object.keys(x)) {
     const h = x[k];
-    if (typeof h !== "string" || !HEX32.test(h)) return null;
+    if (typeof h !== "string" || h.length !== 32) return null; // the hex: see the header
     if (k === "__proto__") Object.defineProperty(out, k, { value: h, enumerable: true, writable: true, configurable: true });
     else out[k] = h;
   }
@@ -169,7 +169,8 @@ function readCheck(e: Record<string, unknown>, keys: readonly string[]): CheckEn
         break;
       case "args":
       case "origins":
-        if (typeof v !== "string" || !HEX64.test(v)) return null;
+        // the hex: see the header
+        if (typeof v !== "string" || v.length !== 64) return null;
         out[k] = v;
         break;
       case "labels":

@@ -6,7 +6,7 @@
  * generic sort: this runs once per entry on every full verification. Unknown or missing fields
  * make an entry unreadable, so an added field is as detectable as an edited one.
  */
-import { canonicalize, canonicalNumber, canonicalString, compareUtf16 } from "../canonical/jcs.js";
+import { canonicalize, canonicalNumber, canonicalString, sortKeys } from "../canonical/jcs.js";
 
 export type Decision = "allow" | "confirm" | "refuse";
 /** What happened to a checked call, as its caller (or the gateway) reports it. */
@@ -144,7 +144,7 @@ const nullable = (n: number | null, p: string) => (n === null ? "null" : canonic
 
 function hexMap(m: Record<string, string>): string {
   const keys = Object.keys(m);
-  if (keys.length > 1) keys.sort(compareUtf16);
+  if (keys.length > 1) sortKeys(keys);
   let out = "{";
   for (let i = 0; i < keys.length; i++) out += (i ? "," : "") + str(keys[i]!, "/values") + `:"${m[keys[i]!]}"`;
   return out + "}";

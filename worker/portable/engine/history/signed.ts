@@ -10,6 +10,8 @@ import { jsonData } from "../canonical/json-data.js";
 import type { CompiledCatalogue, Language } from "../catalogue/types.js";
 import { TurnIndex, tokenizeTurn, type TokenizedTurn } from "../origins/typed.js";
 import { entryCanonical, type Entry } from "./entry.js";
+import { writeEntry } from "./entry-bytes.js";
+import type { RunSource } from "../wasm/types.js";
 import { HistoryIndex } from "./index.js";
 import { GENESIS, verifyChain, verifyShaped, type ChainMac, type ChainVerdict } from "./verify.js";
 import { readEntries, samePrefix } from "./copy.js";
@@ -217,11 +219,21 @@ export class SignedHistory {
   /** Sign an entry as the next one (its `step` and `link` are set here) without appending it. */
   seal<E extends Entry>(entry: E): E {
     entry.step = this.watched.raw.length;
-    const link = this.chain.linkText(this.sid, this.last, entryCanonical(entry));
+    this.sealing = entry;
+    const link = this.chain.linkWith(this.sid, this.last, this.sealingRun, 0);
+    this.sealing = undefined;
     entry.link = toHex(link);
     this.sealed = { entry, link };
     return entry;
   }
+  /** the entry `seal` is signing, as the one record of `sealingRun` (its bytes go straight into the core) */
+  private sealing: Entry | undefined;
+  private readonly sealingRun: RunSource = {
+    count: 1,
+    write: (_, u8, at, end) => writeEntry(this.sealing!, u8, at, end),
+    text: () => entryCanonical(this.sealing!),
+    link: () => "",
+  };
   /** the last entry `seal` signed and its link's bytes (saves decoding the hex again) */
   private sealed?: { entry: Entry; link: Uint8Array };
 

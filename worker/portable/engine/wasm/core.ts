@@ -7,6 +7,7 @@
 import { instantiate } from "./exports.js";
 import { CHUNK, CoreMemory, LINK_BYTES, badSlot } from "./memory.js";
 import { verifyRunText } from "./run-text.js";
+import { verifyRunWith } from "./run-writer.js";
 import { WasmCoreError, type Core, type CounterCell, type CounterCore } from "./types.js";
 
 export { WasmCoreError,  type Core,  type CounterCore,  } from "./types.js";
@@ -57,6 +58,9 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
     mem.stream(entry);
     w.hmacEnd(OUT);
   }
+
+  /** INPUT a single link's record may use before asking for more. */
+  const LINK_SLACK = 16 * 1024;
 
   const ITEM = 56;
   /** Lay counter items out in INPUT: digest[32] ‖ until ‖ amount ‖ limit (f64, little-endian). */
@@ -139,6 +143,26 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
       return mem.out();
     },
 
+    linkWith(slot, sessionId, prev, run, i) {
+      if (!loaded(slot)) badSlot(slot);
+      checkPrev(prev);
+      const sidLen = sessionId.length;
+      const at = IN + LINK_BYTES + sidLen;
+      // a record of ours is ~0.5 KiB: the room INPUT already has, else up to one load, else streamed
+      let room = Math.min(CHUNK, Math.max(LINK_SLACK, LINK_BYTES + sidLen + 4096));
+      mem.reserve(room);
+      let end = at < IN + room ? run.write(i, mem.u8, at, IN + room) : -1;
+      if (end < 0 && room < CHUNK) {
+        mem.reserve((room = CHUNK));
+        end = at < IN + room ? run.write(i, mem.u8, at, IN + room) : -1;
+      }
+      if (end < 0) return core.link(slot, sessionId, prev, encoder.encode(run.text(i)));
+      mem.u8.set(prev, IN);
+      mem.u8.set(sessionId, IN + LINK_BYTES);
+      w.link(slot, IN, IN + LINK_BYTES, sidLen, at, end - at, OUT);
+      return mem.out();
+    },
+
     loadKey(key) {
       const fp = fingerprint(key);
       const known = slotOf.get(fp);
@@ -200,6 +224,12 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
       if (!loaded(slot)) badSlot(slot);
       checkPrev(prev);
       return verifyRunText(mem, w, core.verifyRun, slot, sessionId, prev, texts, links);
+    },
+
+    verifyRunWith(slot, sessionId, prev, run) {
+      if (!loaded(slot)) badSlot(slot);
+      checkPrev(prev);
+      return verifyRunWith(mem, w, core.verifyRun, slot, sessionId, prev, run);
     },
 
     verifyRun(slot, sessionId, prev, entries, links) {

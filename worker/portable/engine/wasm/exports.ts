@@ -25,6 +25,8 @@
  *   the layout `verifyRunText` (run-text.ts) writes from strings with two encodes: the entries back
  *   to back at `texts`, their byte lengths (u32le) at `lens`, the claimed links as 64 hex
  *   characters each at `hexLinks` (a link that is not lowercase hex fails at its index).
+ * - `verifyRunHexRecords(slot, prev, sid, sidLen, rec, recLen, count)`: `verifyRun`'s layout with
+ *   each claimed link as 64 hex characters in place of its 32 bytes (what run-writer.ts writes).
  * - `equal32(a, b)` constant-time comparison of two 32-byte strings.
  * - Counters (step 7, assembly/counters.ts): a table of 8,192 slots in static data;
  *   `counterFits(items, n, now)`, `counterUsed(items, k, now)`, `counterAdd(items, n, now, sign)`
@@ -40,7 +42,7 @@ type Fn = (...args: number[]) => number;
 /** The functions the core exports, by name (each takes and returns numbers). */
 const FUNCTIONS = [
   "abiVersion", "outPtr", "inputPtr", "slotCapacity", "ensureInput", "sha256", "shaBegin", "update",
-  "shaEnd", "setKey", "hmac", "hmacBegin", "hmacEnd", "linkHead", "linkMid", "link", "verifyRun", "verifyRunHex", "equal32",
+  "shaEnd", "setKey", "hmac", "hmacBegin", "hmacEnd", "linkHead", "linkMid", "link", "verifyRun", "verifyRunHex", "verifyRunHexRecords", "equal32",
   "counterFits", "counterUsed", "counterAdd", "counterTable", "counterTableBytes",
 ] as const;
 

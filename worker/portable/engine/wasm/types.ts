@@ -30,6 +30,13 @@ export interface Core {
    * written straight into the core's memory; a link that is not 64 hex characters fails there.
    */
   verifyRunText(slot: number, sessionId: Uint8Array, prev: Uint8Array, entries: readonly string[], links: readonly string[]): number;
+  /**
+   * `verifyRun` over records its source writes straight into the core's memory (no string per
+   * record); the same verdicts. Optional: a Core without it is served through `verifyRunText`.
+   */
+  verifyRunWith?(slot: number, sessionId: Uint8Array, prev: Uint8Array, run: RunSource): number;
+  /** `link` over record `i` of `run`, written straight into the core's memory (optional, as above). */
+  linkWith?(slot: number, sessionId: Uint8Array, prev: Uint8Array, run: RunSource, i: number): Uint8Array;
   /** SHA-256 of a string's UTF-8 bytes, encoded straight into the core's memory (no copy). */
   sha256Text(text: string): Uint8Array;
   /** HMAC-SHA256 of a string's UTF-8 bytes under a loaded slot. */
@@ -40,6 +47,17 @@ export interface Core {
   setKey(slot: number, key: Uint8Array): void;
   /** How many key slots the module has. */
   readonly slotCapacity: number;
+}
+
+/** A run of history records for `Core.verifyRunWith`, read by index. */
+export interface RunSource {
+  readonly count: number;
+  /** Record i's bytes into `u8` from `at`, no byte at or past `end`: the offset after them, or -1 when they may not fit. */
+  write(i: number, u8: Uint8Array, at: number, end: number): number;
+  /** Record i's bytes as text (their UTF-8), for a record too big for one load. */
+  text(i: number): string;
+  /** Record i's claimed link: 64 lowercase hex characters, or it fails at i. */
+  link(i: number): string;
 }
 
 /** One counter item as step 7 hands it to the table: the key's SHA-256 and its numbers. */

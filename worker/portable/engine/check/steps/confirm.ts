@@ -89,15 +89,32 @@ function egressProblems(call: Call, input: StepInput): string[] {
 const NO_SKIP: ReadonlySet<string> = new Set();
 
 function confirmWith(holds: Hold[], toolName: string): StepResult {
-  // Order is the contract's list order, so answers compare stably.
-  holds.sort((a, b) => ORDER.indexOf(a.reason) - ORDER.indexOf(b.reason));
+  // Order is the contract's list order, so answers compare stably: a stable insertion sort (a
+  // handful of holds; Array.prototype.sort allocates its work space on every confirm).
+  for (let i = 1; i < holds.length; i++) {
+    const h = holds[i]!;
+    const rank = ORDER.indexOf(h.reason);
+    let j = i - 1;
+    while (j >= 0 && ORDER.indexOf(holds[j]!.reason) > rank) {
+      holds[j + 1] = holds[j]!;
+      j--;
+    }
+    holds[j + 1] = h;
+  }
   const detail: Record<string, unknown> = {};
-  for (const h of holds) Object.assign(detail, h.detail);
+  const reasons: ReasonCode[] = new Array(holds.length);
   // The pivot's question must end with its fixed sentence (checks.md), so it goes last.
-  const pivot = holds.find((h) => h.reason === "irreversible_pivot");
-  const rest = holds.filter((h) => h !== pivot).map((h) => h.wording);
-  detail.wording = [...rest, `Allow ${toolName}?`, ...(pivot ? [pivot.wording] : [])].join(" ");
-  return { kind: "confirm", reasons: holds.map((h) => h.reason), detail };
+  let pivot: Hold | undefined;
+  let wording = "";
+  for (let i = 0; i < holds.length; i++) {
+    const h = holds[i]!;
+    if (h.detail) Object.assign(detail, h.detail);
+    reasons[i] = h.reason;
+    if (pivot === undefined && h.reason === "irreversible_pivot") pivot = h;
+    else wording += h.wording + " ";
+  }
+  detail.wording = wording + `Allow ${toolName}?` + (pivot ? " " + pivot.wording : "");
+  return { kind: "confirm", reasons, detail };
 }
 
 const ORDER: ReasonCode[] = ["gate_clarify", "argument_origin", "tainted_call", "irreversible_pivot", "schema_partial", "write"];
