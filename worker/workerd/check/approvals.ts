@@ -8,7 +8,7 @@
  * remote `run(…, {wait})` then waits in vain and runs nothing (fail closed).
  */
 import type { Hono, MiddlewareHandler } from "hono";
-import { approvalIdOf, decide, pendingFrom, standingIn, tokenClaims, withCounts } from "../../portable/engine/index.js";
+import { approvalIdOf, decide, pendingFrom, standingIn, withCounts } from "../../portable/engine/index.js";
 import type { AppOptions, CheckEnv } from "./env.js";
 import type { CheckRuntime } from "./runtime.js";
 import { approvalRoutes } from "./approvals-routes.js";
@@ -40,7 +40,7 @@ function onChecked(rt: CheckRuntime, a: TenantApprovals): MiddlewareHandler<Chec
         const store = a.store(c.env, tenant);
         const catalogue = await rt.catalogueByDigest(c, done.catalogue);
         const args = typeof done.args === "object" && done.args !== null && !Array.isArray(done.args) ? (done.args as Record<string, unknown>) : {};
-        const built = pendingFrom({ session: tokenClaims(check.confirmation)?.session ?? "", tool: done.tool, args, check, origins: options.origins, labels: options.labels, catalogue, now: c.get("now")().getTime() });
+        const built = pendingFrom({ session: done.session, tool: done.tool, args, check, origins: options.origins, labels: options.labels, catalogue, now: c.get("now")().getTime() });
         if (!built) return;
         const record = await withCounts(built, rt.stores(c).counters(tenant), catalogue, done.run());
         await store.add(record);

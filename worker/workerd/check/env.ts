@@ -37,6 +37,8 @@ export type CheckEnv = {
     decisionOf?: (token: string) => Promise<SignedReceipt | undefined>;
     /** what POST /v1/check answered, for the approvals (approvals.ts): a confirm becomes a pending record */
     checked?: {
+      /** the session's id: what its confirmation token names (read here, not from the token again) */
+      session: string;
       tool: string; args: unknown; options: CallOptions; catalogue: string; check: CheckResult;
       /** the step of the person's last turn, -1 before any (a `per: run` counter's run follows it) */
       run: () => number;
