@@ -63,9 +63,9 @@ export class ApprovalObject extends DurableObject {
   /** false: a record with this id exists (one token, one record). */
   add(record: PendingRecord): boolean {
     return this.ctx.storage.transactionSync(() => {
-      const dup = this.sql.exec(`SELECT 1 FROM approvals WHERE id = ?`, record.id).toArray().length > 0;
-      if (dup) return false;
-      this.sql.exec(`INSERT INTO approvals (id, created, expires, record) VALUES (?, ?, ?, ?)`, record.id, record.created, record.expires, JSON.stringify(record));
+      // one statement for the duplicate check and the insert: a row comes back only when it went in
+      const added = this.sql.exec(`INSERT INTO approvals (id, created, expires, record) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id`, record.id, record.created, record.expires, JSON.stringify(record)).toArray().length > 0;
+      if (!added) return false;
       this.sql.exec(`DELETE FROM approvals WHERE id IN (SELECT id FROM approvals WHERE receipt IS NULL AND expires < ? LIMIT ?)`, record.created - KEEP_UNDECIDED_MS, PRUNE_PER_ADD);
       return true;
     });
