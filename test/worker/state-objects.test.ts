@@ -3,7 +3,7 @@
  * worker's test-only routes (worker/workerd/check/test-routes.ts) until the session code uses
  * them: the shared store cases (50 concurrent commits expecting one head included), a duplicate
  * reservation id refused, the counter object's storage pruned back to what is live, and the
- * approvals object's standing index.
+ * approvals object's standing index and its one-record-per-id add.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
@@ -84,5 +84,25 @@ describe("the approvals object", () => {
     expect((await api("GET", `/v1/approvals/${again}`)).approval).toMatchObject({ status: "approved", receipt: { by: "ana", message: `always for this session (${first})` } });
     const other = await confirm(130);
     expect((await api("GET", `/v1/approvals/${other}`)).approval.status, "another digest").toBe("pending");
+  }, 60_000);
+});
+
+describe("the approvals object adds a record once per id", () => {
+  const record = (id: string, created: number) => ({
+    v: 1, id, session: "s-once", step: 1, tool: "refund_card", agent: null, args: { amount: 1 }, digest: "d-once",
+    origins: {}, reasons: ["money"], wording: "", counters: [], token: "t", created, expires: created + 60_000,
+  });
+  it("a second add of an id is refused, by either call; a new id is added and finds no standing approval", async () => {
+    const key = worker.keys[0]!;
+    const now = Date.now();
+    expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a1", now) })).toEqual({ ok: true });
+    await expect(post(key, "/__test/approvals/add", { record: record("p_00000000000000a1", now) })).rejects.toMatchObject({ message: expect.stringContaining("exists") });
+    await expect(post(key, "/__test/approvals/add-and-find-standing", { record: record("p_00000000000000a1", now) })).rejects.toMatchObject({ message: expect.stringContaining("exists") });
+    expect(await post(key, "/__test/approvals/add-and-find-standing", { record: record("p_00000000000000a2", now) })).toEqual({ ok: true, standing: null });
+    await expect(post(key, "/__test/approvals/add-and-find-standing", { record: record("p_00000000000000a2", now) })).rejects.toMatchObject({ message: expect.stringContaining("exists") });
+    // and a record a week past its expiry, undecided, is pruned by a later add (the indexed prune)
+    expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a3", now - 9 * 86_400_000) })).toEqual({ ok: true });
+    expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a4", now) })).toEqual({ ok: true });
+    expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a3", now) }), "pruned: its id is free again").toEqual({ ok: true });
   }, 60_000);
 });

@@ -23,7 +23,7 @@ import { rulebookRoutes } from "./routes/rulebooks.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { MAX_BODY_BYTES } from "./carried.js";
 import { CheckRuntime } from "./runtime.js";
-import { parseKeys, tenantOf } from "./tenants.js";
+import { keysOf, tenantOf } from "./tenants.js";
 
 export type { AppOptions } from "./env.js";
 
@@ -44,7 +44,7 @@ export function createApp(opts: AppOptions) {
 
   // Everything below needs a key; the worker is a runtime: nothing is answered without its licence (licensing.md).
   const authenticate: MiddlewareHandler<CheckEnv> = async (c, next) => {
-    c.set("tenant", tenantOf(c.req.header("authorization"), parseKeys(c.env?.STALWART_API_KEYS)));
+    c.set("tenant", tenantOf(c.req.header("authorization"), keysOf(c.env?.STALWART_API_KEYS)));
     c.set("licence", await rt.licenceOf(c));
     await next();
   };

@@ -7,11 +7,12 @@
  * expired record is closed without a write. Undecided records a week past their expiry are
  * dropped a few per add (decided ones are kept: they are the audit's receipts). A second table
  * indexes the standing approvals ("always for this session") by the call they cover, so a confirm
- * finds one in one lookup however many records the tenant has (issue 14). docs/approvals.md.
+ * finds one in one lookup however many records the tenant has, and a partial index of the
+ * undecided records by expiry keeps the prune one index search (issue 14). docs/approvals.md.
  */
 import { DurableObject } from "cloudflare:workers";
 import { decideProblem, InputError, newestFirst, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../portable/engine/index.js";
-import { checkId } from "./approvals-store.js";
+import { checkId, type WorkerApprovalStore } from "./approvals-store.js";
 
 const KEEP_UNDECIDED_MS = 7 * 86_400_000;
 const PRUNE_PER_ADD = 20;
@@ -28,6 +29,9 @@ export class ApprovalObject extends DurableObject {
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, created INTEGER NOT NULL, expires INTEGER NOT NULL, record TEXT NOT NULL, receipt TEXT, used INTEGER NOT NULL DEFAULT 0)`);
     this.sql.exec(`CREATE INDEX IF NOT EXISTS approvals_created ON approvals (created DESC, id DESC)`);
+    // the prune in `add` searches undecided records by expiry: without this index every add
+    // scanned the whole table, so a confirm cost more with every record the tenant ever had
+    this.sql.exec(`CREATE INDEX IF NOT EXISTS approvals_undecided_expires ON approvals (expires) WHERE receipt IS NULL`);
     const indexed = this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'standing'`).toArray().length > 0;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS standing (key TEXT PRIMARY KEY, id TEXT NOT NULL)`);
     // an object from before the index: its standing approvals indexed once
@@ -59,12 +63,21 @@ export class ApprovalObject extends DurableObject {
   /** false: a record with this id exists (one token, one record). */
   add(record: PendingRecord): boolean {
     return this.ctx.storage.transactionSync(() => {
-      const dup = this.sql.exec(`SELECT 1 FROM approvals WHERE id = ?`, record.id).toArray().length > 0;
-      if (dup) return false;
-      this.sql.exec(`INSERT INTO approvals (id, created, expires, record) VALUES (?, ?, ?, ?)`, record.id, record.created, record.expires, JSON.stringify(record));
+      // one statement for the duplicate check and the insert: a row comes back only when it went in
+      const added = this.sql.exec(`INSERT INTO approvals (id, created, expires, record) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id`, record.id, record.created, record.expires, JSON.stringify(record)).toArray().length > 0;
+      if (!added) return false;
       this.sql.exec(`DELETE FROM approvals WHERE id IN (SELECT id FROM approvals WHERE receipt IS NULL AND expires < ? LIMIT ?)`, record.created - KEEP_UNDECIDED_MS, PRUNE_PER_ADD);
       return true;
     });
+  }
+
+  /**
+   * `add`, then the standing approval of the record's call: a confirm's two calls in one round
+   * trip (issue 14). null when a record with this id exists.
+   */
+  addAndFindStanding(record: PendingRecord): { standing: Approval | null } | null {
+    if (!this.add(record)) return null;
+    return { standing: this.standing(record.session, record.tool, record.agent, record.digest) };
   }
 
   get(id: string): Approval | null {
@@ -105,11 +118,18 @@ function approvalOf(row: Row): Approval {
 }
 
 /** The ApprovalStore interface over the tenant's object (the Workers entry passes it to the app). */
-export function durableApprovals(ns: DurableObjectNamespace<ApprovalObject>, tenant: string): ApprovalStore {
+export function durableApprovals(ns: DurableObjectNamespace<ApprovalObject>, tenant: string): WorkerApprovalStore {
   const stub = ns.get(ns.idFromName(tenant));
+  const exists = (id: string) => new InputError(`a pending confirmation \`${id}\` exists`, "/id");
+  // the call copies its arguments (structured clone), so the record is not copied here first
   return {
     add: async (r) => {
-      if (!(await stub.add(structuredClone({ ...r, id: checkId(r.id) })))) throw new InputError(`a pending confirmation \`${r.id}\` exists`, "/id");
+      if (!(await stub.add({ ...r, id: checkId(r.id) }))) throw exists(r.id);
+    },
+    addAndFindStanding: async (r) => {
+      const got = (await stub.addAndFindStanding({ ...r, id: checkId(r.id) })) as { standing: Approval | null } | null;
+      if (!got) throw exists(r.id);
+      return got.standing ?? undefined;
     },
     get: async (id) => (await stub.get(checkId(id))) ?? undefined,
     list: async () => await stub.list(),

@@ -5,12 +5,28 @@
  * the keys: receipts are signed under the tenant's history key — the one its sessions are sealed
  * with, so its history accepts them — and the page's sign-in cookies under a key of their own.
  */
-import { APPROVAL_ID, InputError, MemoryApprovalStore, toHex, utf8, type ApprovalStore, type Core, type Mac } from "../../portable/engine/index.js";
+import { APPROVAL_ID, InputError, MemoryApprovalStore, standingIn, toHex, utf8, type Approval, type ApprovalStore, type Core, type Mac, type PendingRecord } from "../../portable/engine/index.js";
 import { historySecret, type TenantConfig } from "./tenants.js";
+
+/**
+ * A tenant's approval store as the worker uses it: optionally, a confirm's record added and the
+ * standing approval of its call found in one call — one round trip to the tenant's Durable
+ * Object instead of two (issue 14). Throws as `add` does when the id exists.
+ */
+export interface WorkerApprovalStore extends ApprovalStore {
+  addAndFindStanding?(record: PendingRecord): Promise<Approval | undefined>;
+}
+
+/** Add `record`, then the newest standing approval of its call (`standingIn`), in one call where the store can. */
+export async function addAndFindStanding(store: WorkerApprovalStore, record: PendingRecord): Promise<Approval | undefined> {
+  if (store.addAndFindStanding) return await store.addAndFindStanding(record);
+  await store.add(record);
+  return await standingIn(store, record.session, record.tool, record.agent, record.digest);
+}
 
 /** What the approvals routes and page share: the tenant's store, the keys. */
 export interface TenantApprovals {
-  store(env: unknown, tenant: string): ApprovalStore;
+  store(env: unknown, tenant: string): WorkerApprovalStore;
   keys: ApprovalKeys;
 }
 
@@ -20,7 +36,7 @@ export function checkId(id: string): string {
 }
 
 /** One memory store per tenant for this app (no Durable Objects: `app.request()` tests, one process). */
-export function memoryApprovals(): (env: unknown, tenant: string) => ApprovalStore {
+export function memoryApprovals(): (env: unknown, tenant: string) => WorkerApprovalStore {
   const memory = new Map<string, MemoryApprovalStore>();
   return (_env, tenant) => {
     let m = memory.get(tenant);
@@ -33,6 +49,10 @@ export function memoryApprovals(): (env: unknown, tenant: string) => ApprovalSto
       decide: (id, receipt, now) => store.decide(checkId(id), receipt, now),
       markUsed: (id) => store.markUsed(checkId(id)),
       standing: (session, tool, agent, digest) => store.standing(session, tool, agent, digest),
+      addAndFindStanding: async (r) => {
+        store.add({ ...r, id: checkId(r.id) });
+        return store.standing(r.session, r.tool, r.agent, r.digest);
+      },
     };
   };
 }

@@ -8,12 +8,12 @@
  * remote `run(…, {wait})` then waits in vain and runs nothing (fail closed).
  */
 import type { Hono, MiddlewareHandler } from "hono";
-import { approvalIdOf, decide, pendingFrom, standingIn, tokenClaims, withCounts } from "../../portable/engine/index.js";
+import { approvalIdOf, decide, pendingFrom, withCounts } from "../../portable/engine/index.js";
 import type { AppOptions, CheckEnv } from "./env.js";
 import type { CheckRuntime } from "./runtime.js";
 import { approvalRoutes } from "./approvals-routes.js";
 import { approvalsPage } from "./approvals-page.js";
-import { ApprovalKeys, memoryApprovals, type TenantApprovals } from "./approvals-store.js";
+import { addAndFindStanding, ApprovalKeys, memoryApprovals, type TenantApprovals } from "./approvals-store.js";
 
 /** Before the check route is mounted: the hook must wrap it. */
 export function mountApprovals(app: Hono<CheckEnv>, rt: CheckRuntime, opts: AppOptions): void {
@@ -40,13 +40,13 @@ function onChecked(rt: CheckRuntime, a: TenantApprovals): MiddlewareHandler<Chec
         const store = a.store(c.env, tenant);
         const catalogue = await rt.catalogueByDigest(c, done.catalogue);
         const args = typeof done.args === "object" && done.args !== null && !Array.isArray(done.args) ? (done.args as Record<string, unknown>) : {};
-        const built = pendingFrom({ session: tokenClaims(check.confirmation)?.session ?? "", tool: done.tool, args, check, origins: options.origins, labels: options.labels, catalogue, now: c.get("now")().getTime() });
+        const built = pendingFrom({ session: done.session, tool: done.tool, args, check, origins: options.origins, labels: options.labels, catalogue, now: c.get("now")().getTime() });
         if (!built) return;
         const record = await withCounts(built, rt.stores(c).counters(tenant), catalogue, done.run());
-        await store.add(record);
         // "always for this session": the same call (same argument digest) approved before stands
-        // one indexed lookup (record.ts `standing`): a confirm costs the same however many records the tenant has
-        const standing = await standingIn(store, record.session, record.tool, record.agent, record.digest);
+        // one indexed lookup (record.ts `standing`): a confirm costs the same however many records
+        // the tenant has; found with the add, in one round trip where the store can
+        const standing = await addAndFindStanding(store, record);
         if (standing?.receipt) {
           await decide(store, a.keys.tenant(c.env, tenant), record.id, { decision: "approve", by: standing.receipt.by, at: record.created, message: `always for this session (${standing.record.id})` }).catch(() => undefined);
         }

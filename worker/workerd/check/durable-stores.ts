@@ -57,26 +57,33 @@ export function durableStores(env: DurableEnv): Stores {
       };
     },
     counters(tenant) {
-      const stub = env.COUNTERS.get(env.COUNTERS.idFromName(tenant));
+      // made at first use: every request's engine has a counter store, few checks call it
+      let made: DurableObjectStub<CounterObject> | undefined;
+      const stub = () => (made ??= env.COUNTERS.get(env.COUNTERS.idFromName(tenant)));
       return {
         reserve: async (id, items, now) => {
           const rid = checkReservation(id);
-          return counterAnswer(tenant, await stub.reserve(rid, checkItems(items), now), rid);
+          return counterAnswer(tenant, await stub().reserve(rid, checkItems(items), now), rid);
         },
-        peek: async (items, now) => counterAnswer(tenant, await stub.peek(checkItems(items), now)),
+        peek: async (items, now) => counterAnswer(tenant, await stub().peek(checkItems(items), now)),
         release: async (id, now) => {
-          const r = await stub.release(checkReservation(id), now);
+          const r = await stub().release(checkReservation(id), now);
           if ("damaged" in r) throw new StoreDamaged(`CounterObject ${tenant}`, r.damaged, RECOVER);
         },
         recount: async (id, now) => {
-          const r = await stub.recount(checkReservation(id), now);
+          const r = await stub().recount(checkReservation(id), now);
           if ("damaged" in r) throw new StoreDamaged(`CounterObject ${tenant}`, r.damaged, RECOVER);
           return r.counted;
         },
       };
     },
     state(tenant): SessionStateStore {
-      const stubOf = (session: string) => env.SESSIONS.get(env.SESSIONS.idFromName(sessionObjectName(tenant, checkSession(session))));
+      // a check's load and commit name the same session: its stub is made once
+      let last: { session: string; stub: DurableObjectStub<SessionStateObject> } | undefined;
+      const stubOf = (session: string) => {
+        if (last?.session !== session) last = { session, stub: env.SESSIONS.get(env.SESSIONS.idFromName(sessionObjectName(tenant, checkSession(session)))) };
+        return last.stub;
+      };
       return {
         async load(session) {
           const r = await stubOf(session).load();

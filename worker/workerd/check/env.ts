@@ -1,10 +1,11 @@
 /** The check worker's options, bindings and per-request context variables (typed for every route). */
-import type { ApprovalStore, CallOptions, CheckResult, Core, SignedReceipt } from "../../portable/engine/index.js";
+import type { CallOptions, CheckResult, Core, SignedReceipt } from "../../portable/engine/index.js";
 import type { KeySet, LicenceState } from "../../portable/licensing/index.js";
 import type { LicenceStore, RenewalEnv } from "./renewal.js";
 import type { Stores } from "./stores.js";
 import type { SessionShape } from "./session-shape.js";
 import type { TenantConfig } from "./tenants.js";
+import type { WorkerApprovalStore } from "./approvals-store.js";
 
 export interface AppOptions {
   core: () => Core;
@@ -19,7 +20,7 @@ export interface AppOptions {
   /** where renewed leases are shared between isolates (the LICENCE_STATE Durable Object); none: per isolate only */
   licenceStore?: (env: unknown, installationId: string) => LicenceStore | undefined;
   /** where a tenant's pending confirmations live (approvals-store.ts); default: the APPROVALS binding, else memory */
-  approvals?: (env: unknown, tenant: string) => ApprovalStore;
+  approvals?: (env: unknown, tenant: string) => WorkerApprovalStore;
   /** the body limit, and so a session's in its full form (carried.ts); default MAX_BODY_BYTES, 1 MiB */
   maxBodyBytes?: number;
 }
@@ -37,6 +38,8 @@ export type CheckEnv = {
     decisionOf?: (token: string) => Promise<SignedReceipt | undefined>;
     /** what POST /v1/check answered, for the approvals (approvals.ts): a confirm becomes a pending record */
     checked?: {
+      /** the session's id: what its confirmation token names (read here, not from the token again) */
+      session: string;
       tool: string; args: unknown; options: CallOptions; catalogue: string; check: CheckResult;
       /** the step of the person's last turn, -1 before any (a `per: run` counter's run follows it) */
       run: () => number;

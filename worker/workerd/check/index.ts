@@ -28,7 +28,8 @@ const app = createApp({
 
 function testHooks(env: unknown) {
   const e = env as DurableEnv;
-  return { stores: durableStores(e), counterRows: async (tenant: string) => await e.COUNTERS.get(e.COUNTERS.idFromName(tenant)).rows() };
+  const approvals = (env as { APPROVALS: DurableObjectNamespace<ApprovalObject> }).APPROVALS;
+  return { stores: durableStores(e), counterRows: async (tenant: string) => await e.COUNTERS.get(e.COUNTERS.idFromName(tenant)).rows(), approvals: (tenant: string) => durableApprovals(approvals, tenant) };
 }
 
 export default {

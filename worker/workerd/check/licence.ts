@@ -20,7 +20,7 @@ import {
   type LicenceView,
   type SignedDocument,
 } from "../../portable/licensing/index.js";
-import { LicenceRequired, errorFromWire, type Engine } from "../../portable/engine/index.js";
+import { LicenceRequired, errorFromWire, type CounterStore, type Engine, type SessionStateStore } from "../../portable/engine/index.js";
 
 /** The fields of an installation (cli/licence/installation.ts) the worker needs. */
 export interface InstallationLike {
@@ -108,12 +108,19 @@ export class WorkerLicenceCache {
 }
 
 /**
- * The request's engine with step 1's hook bound to this licence: the view is computed when the
- * check runs, on the clock the session uses, so a lease that ends mid-request is seen at once.
+ * The request's engine: the tenant's, with this request's stores, clock and step 1's hook bound
+ * to this licence — one object over the tenant's engine (what `withCounters(…).withClock(…)` and a
+ * licence layer make in three, each a level more for every property read in the check). The view
+ * is computed when the check runs, on the clock the session uses, so a lease that ends
+ * mid-request is seen at once.
  */
-export function withLicence(engine: Engine, state: LicenceState, now: () => Date): Engine {
+export function requestEngine(engine: Engine, counters: CounterStore, state: SessionStateStore, now: () => Date, licence: LicenceState): Engine {
   const e = Object.create(engine) as Engine;
-  (e as { licence: Engine["licence"] }).licence = () => licenceView(state, now());
+  const w = e as { counters?: CounterStore; state?: SessionStateStore; now: () => Date; licence: Engine["licence"] };
+  w.counters = counters;
+  w.state = state;
+  w.now = now;
+  w.licence = () => licenceView(licence, now());
   return e;
 }
 

@@ -107,7 +107,7 @@ export class LicenceRenewal {
    */
   async effective(env: RenewalEnv, secret: LicenceState, now: Date): Promise<LicenceState> {
     if (!LicenceRenewal.configured(env)) return secret;
-    const doc = JSON.parse(env.STALWART_LICENCE!) as WorkerLicence;
+    const doc = this.parsed(env.STALWART_LICENCE!);
     const store = this.opts.store?.(env, doc.installation_id);
     if (store && now.getTime() - this.readAt >= STORE_READ_MS) {
       this.readAt = now.getTime();
@@ -155,7 +155,7 @@ export class LicenceRenewal {
   }
 
   private async renew(env: RenewalEnv, state: LicenceState, now: Date): Promise<void> {
-    const doc = JSON.parse(env.STALWART_LICENCE!) as WorkerLicence;
+    const doc = this.parsed(env.STALWART_LICENCE!);
     const secretKey = fromBase64Url(env.STALWART_INSTALLATION_KEY!.trim());
     if (!secretKey || secretKey.length !== 32) throw new Error("STALWART_INSTALLATION_KEY is not 32 bytes of base64url");
     if (toBase64Url(await publicKeyOf(secretKey)) !== doc.public_key) throw new Error("STALWART_INSTALLATION_KEY is not the key of the installation in STALWART_LICENCE");
@@ -185,7 +185,7 @@ export class LicenceRenewal {
   /** The worker licence JSON of a state (the secret's identity, the state's documents). */
   private docOf(secret: WorkerLicence, state: LicenceState): WorkerLicence {
     if (this.renewed) {
-      const r = JSON.parse(this.renewed) as WorkerLicence;
+      const r = this.parsed(this.renewed);
       if (r.lease.payload.seq === state.lease.seq) return r;
     }
     return secret;
@@ -226,7 +226,7 @@ export class LicenceRenewal {
 
   private async verified(secret: WorkerLicence): Promise<LicenceState | undefined> {
     if (!this.renewed) return undefined;
-    const r = JSON.parse(this.renewed) as WorkerLicence;
+    const r = this.parsed(this.renewed);
     if (r.installation_id !== secret.installation_id || r.public_key !== secret.public_key || r.licence_id !== secret.licence_id || r.activation_id !== secret.activation_id) return undefined;
     try {
       return await this.renewedCache.state(this.renewed);
@@ -234,6 +234,22 @@ export class LicenceRenewal {
       return undefined;
     }
   }
+
+  /**
+   * A worker licence's JSON, parsed once per text (the secret's, the renewed one's): with renewal
+   * configured every request reads both, ~1.3 KB each. The documents are only ever copied, never
+   * changed. A text that is not JSON throws, as JSON.parse does (the secret's was verified first).
+   */
+  private parsed(text: string): WorkerLicence {
+    let doc = this.parsedDocs.get(text);
+    if (!doc) {
+      doc = JSON.parse(text) as WorkerLicence;
+      if (this.parsedDocs.size >= 4) this.parsedDocs.clear();
+      this.parsedDocs.set(text, doc);
+    }
+    return doc;
+  }
+  private readonly parsedDocs = new Map<string, WorkerLicence>();
 
   private warn(kind: string, message: string): void {
     const key = `${kind}:${message}`;

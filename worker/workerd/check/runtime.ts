@@ -11,7 +11,7 @@ import type { LicenceState } from "../../portable/licensing/index.js";
 import { HttpError } from "../http/errors.js";
 import { Compiled } from "./compiled.js";
 import type { AppOptions, CheckEnv } from "./env.js";
-import { WorkerLicenceCache, withLicence } from "./licence.js";
+import { WorkerLicenceCache, requestEngine } from "./licence.js";
 import { LicenceRenewal, type RenewalEnv, type WaitUntil } from "./renewal.js";
 import type { SessionShape } from "./session-shape.js";
 import type { Stores } from "./stores.js";
@@ -27,7 +27,7 @@ export class CheckRuntime {
   readonly licences: WorkerLicenceCache;
   private readonly renewal: LicenceRenewal;
   private readonly engines = new Map<string, Engine>();
-  private secretSlot: { hex: string; slot: number } | undefined;
+  private secretSlot: { text: string | undefined; slot: number } | undefined;
   /** what this isolate verified of each session (verified-heads.ts) */
   private readonly verified = new VerifiedHeads();
   /** each resumed session's request form and what this isolate held of it then (carried.ts) */
@@ -98,7 +98,7 @@ export class CheckRuntime {
     const engine = this.tenantEngine(c);
     const tenant = c.get("tenant");
     const stores = this.stores(c);
-    return withLicence(engine.withCounters(stores.counters(tenant), stores.state(tenant)).withClock(now), c.get("licence"), now);
+    return requestEngine(engine, stores.counters(tenant), stores.state(tenant), now, c.get("licence"));
   }
 
   /** The tenant's engine for this isolate (its history key), without the request's parts. */
@@ -106,10 +106,12 @@ export class CheckRuntime {
     const tenant = c.get("tenant");
     const env: TenantConfig = c.env ?? {};
     const core = this.core();
-    const secret = historySecret(env);
-    const hex = toHex(secret);
-    if (!this.secretSlot || this.secretSlot.hex !== hex) {
-      this.secretSlot = { hex, slot: core.loadKey(secret) };
+    // the secret's text is parsed (and its key slot loaded) once per value, not on each of a
+    // request's three lookups: a changed secret (rotation) still makes new engines
+    const text = env.STALWART_HISTORY_SECRET;
+    if (!this.secretSlot || this.secretSlot.text !== text) {
+      const secret = historySecret(env);
+      this.secretSlot = { text, slot: core.loadKey(secret) };
       this.engines.clear();
     }
     let engine = this.engines.get(tenant);

@@ -30,9 +30,23 @@ export type Damaged = { damaged: string };
 
 class Bad extends Error {}
 
+/** What the tables hold, as this object last read or wrote them. */
+interface Kept {
+  head: Head | null;
+  spent: Set<string>;
+  tallies: Record<string, number>;
+}
+
 export class SessionStateObject extends DurableObject {
   private readonly sql: SqlStorage;
   private alarmAt: number | null | undefined;
+  /**
+   * The tables, read once per object life: only this object writes them, one call at a time, so
+   * a load answers from memory and a commit reads nothing before it writes (issue 14: a write
+   * check's load and commit were five SELECTs). Set only after a transaction succeeded; dropped
+   * with the data by the alarm.
+   */
+  private kept: Kept | undefined;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
@@ -62,10 +76,18 @@ export class SessionStateObject extends DurableObject {
     return out;
   }
 
+  private state(): Kept {
+    if (!this.kept) {
+      const spent = this.sql.exec<{ name: string }>(`SELECT name FROM spent`).toArray().map((r) => r.name);
+      this.kept = { head: this.head(), spent: new Set(spent), tallies: this.tallies() };
+    }
+    return this.kept;
+  }
+
   load(): WireState | Damaged {
     try {
-      const spent = this.sql.exec<{ name: string }>(`SELECT name FROM spent`).toArray().map((r) => r.name);
-      return { head: this.head(), spent, tallies: Object.entries(this.tallies()) };
+      const k = this.state();
+      return { head: k.head, spent: [...k.spent], tallies: Object.entries(k.tallies) };
     } catch (err) {
       if (err instanceof Bad) return { damaged: err.message };
       throw err;
@@ -74,24 +96,26 @@ export class SessionStateObject extends DurableObject {
 
   async commit(c: WireChange): Promise<CommitAnswer | Damaged> {
     let answer: CommitAnswer;
+    let moved: Kept | undefined;
     try {
+      const k = this.state();
       answer = this.ctx.storage.transactionSync((): CommitAnswer => {
-        const stored = this.head();
-        if (!headMatches(stored, c.expect)) return { ok: false, why: "head", head: stored };
-        const spent = firstSpent(c.spend, (n) => this.sql.exec(`SELECT 1 FROM spent WHERE name = ?`, n).toArray().length > 0);
+        if (!headMatches(k.head, c.expect)) return { ok: false, why: "head", head: k.head };
+        const spent = firstSpent(c.spend, (n) => k.spent.has(n));
         if (spent !== undefined) return { ok: false, why: "spent", name: spent };
         for (const n of c.spend) this.sql.exec(`INSERT INTO spent (name) VALUES (?)`, n);
-        if (c.tally.length > 0) {
-          const next = addTallies(this.tallies(), c.tally);
-          for (const [name] of c.tally) this.sql.exec(`INSERT INTO tallies (name, n) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET n = excluded.n`, name, next[name]!);
-        }
+        const tallies = c.tally.length > 0 ? addTallies(k.tallies, c.tally) : k.tallies;
+        for (const [name] of c.tally) this.sql.exec(`INSERT INTO tallies (name, n) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET n = excluded.n`, name, tallies[name]!);
         this.sql.exec(`INSERT INTO head (id, count, link, touched) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET count = excluded.count, link = excluded.link, touched = excluded.touched`, c.next.count, c.next.link, Date.now());
+        moved = { head: { count: c.next.count, link: c.next.link }, spent: c.spend.length > 0 ? new Set([...k.spent, ...c.spend]) : k.spent, tallies };
         return { ok: true };
       });
     } catch (err) {
       if (err instanceof Bad) return { damaged: err.message };
       throw err;
     }
+    // what is kept moves only once the transaction is in (one that threw wrote nothing)
+    if (answer.ok && moved) this.kept = moved;
     if (answer.ok) await this.keepAlarm();
     return answer;
   }
@@ -114,7 +138,9 @@ export class SessionStateObject extends DurableObject {
       return;
     }
     this.alarmAt = null;
+    this.kept = undefined;
     await this.ctx.storage.deleteAll();
+    this.kept = undefined;
     this.init(); // the object lives on in memory: a later commit starts a fresh session
   }
 

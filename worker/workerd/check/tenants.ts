@@ -26,6 +26,13 @@ export function parseKeys(spec: string | undefined): Map<string, string> {
   return keys;
 }
 
+/** `parseKeys` of the last value seen (an isolate has one): not split again on every request. */
+let lastKeys: { spec: string | undefined; keys: Map<string, string> } | undefined;
+export function keysOf(spec: string | undefined): Map<string, string> {
+  if (!lastKeys || lastKeys.spec !== spec) lastKeys = { spec, keys: parseKeys(spec) };
+  return lastKeys.keys;
+}
+
 /** The tenant a request's bearer key belongs to; compares every key in constant time. */
 export function tenantOf(authorization: string | undefined, keys: Map<string, string>): string {
   const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");

@@ -1,11 +1,13 @@
 /**
  * Routes for tests of the state objects through a real `wrangler dev`, before the session code
- * uses them: `/__test/state/{load,commit}`, `/__test/counters/{reserve,peek,release,rows}`.
+ * uses them: `/__test/state/{load,commit}`, `/__test/counters/{reserve,peek,release,rows}`,
+ * `/__test/approvals/{add,add-and-find-standing}`.
  * Only when STALWART_TEST_CLOCK is "1" (the test-only switch, never set in a deployment), and
  * only with a tenant's key, scoped to that tenant. They call the stores exactly as the engine
  * does; errors answer `{error: {code, message}}`.
  */
-import { StalwartError, statusOf, type CounterItem, type StateChange } from "../../portable/engine/index.js";
+import { StalwartError, statusOf, type CounterItem, type PendingRecord, type StateChange } from "../../portable/engine/index.js";
+import type { WorkerApprovalStore } from "./approvals-store.js";
 import { parseKeys, tenantOf, type TenantConfig } from "./tenants.js";
 import type { Stores } from "./stores.js";
 
@@ -13,9 +15,11 @@ export interface TestHooks {
   stores: Stores;
   /** rows held by the tenant's counter object */
   counterRows(tenant: string): Promise<unknown>;
+  /** the tenant's approvals object */
+  approvals(tenant: string): WorkerApprovalStore;
 }
 
-type Body = { session?: string; change?: StateChange; id?: string; items?: CounterItem[]; now?: number };
+type Body = { session?: string; change?: StateChange; id?: string; items?: CounterItem[]; now?: number; record?: PendingRecord };
 
 export function testRoute(req: Request, env: TenantConfig, hooks: (env: unknown) => TestHooks): Promise<Response> | undefined {
   const url = new URL(req.url);
@@ -46,6 +50,13 @@ async function answer(req: Request, path: string, env: TenantConfig, h: TestHook
         return Response.json({ ok: true });
       case "/__test/counters/rows":
         return Response.json(await h.counterRows(tenant));
+      case "/__test/approvals/add":
+        await h.approvals(tenant).add(b.record as PendingRecord);
+        return Response.json({ ok: true });
+      case "/__test/approvals/add-and-find-standing": {
+        const standing = await h.approvals(tenant).addAndFindStanding?.(b.record as PendingRecord);
+        return Response.json({ ok: true, standing: standing ?? null });
+      }
       default:
         return Response.json({ error: { code: "NotFound", message: `no test route \`${path}\`` } }, { status: 404 });
     }
