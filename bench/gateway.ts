@@ -96,7 +96,14 @@ async function cpuOf(pid: number | null, file: string): Promise<number | undefin
   return undefined;
 }
 
-async function latencies(command: string[], calls: number, env: Record<string, string> = {}): Promise<Row> {
+/** One hop started as an MCP host starts it, with the CPU probe preloaded. */
+interface Hop {
+  client: Client;
+  transport: StdioClientTransport;
+  cpuFile: string;
+}
+
+async function startHop(command: string[], env: Record<string, string> = {}): Promise<Hop> {
   const client = new Client({ name: "bench-host", version: "1.0.0" });
   const cpuFile = join(mkdtempSync(join(tmpdir(), "stalwart-bench-cpu-")), "cpu");
   writeFileSync(cpuFile, "");
@@ -104,21 +111,46 @@ async function latencies(command: string[], calls: number, env: Record<string, s
   const [node, ...rest] = command;
   const transport = new StdioClientTransport({ command: node!, args: ["--import", PROBE, ...rest], cwd: ROOT, env: { ...(process.env as Record<string, string>), ...env, STALWART_BENCH_CPU_FILE: cpuFile }, stderr: "ignore" });
   await client.connect(transport, { timeout: 60_000 });
+  return { client, transport, cpuFile };
+}
+
+async function timedCall(h: Hop): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  const r = await h.client.callTool({ name: "noop", arguments: {} });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.isError) throw new Error(`noop failed: ${JSON.stringify(r.content)}`);
+  return ms;
+}
+
+/**
+ * Every path's calls interleaved: call i goes to each hop in turn (the order rotating with i), so
+ * whatever the machine does meanwhile falls on all of them alike — timed one path after another,
+ * the ratio moved 1.11–1.38× between runs (round 7). One call at a time throughout.
+ */
+async function latencies(commands: string[][], calls: number): Promise<Row[]> {
+  const hops: Hop[] = [];
   try {
-    for (let i = 0; i < 200; i++) await client.callTool({ name: "noop", arguments: {} }); // warm
-    const cpu0 = await cpuOf(transport.pid, cpuFile);
-    const ms: number[] = [];
+    for (const c of commands) hops.push(await startHop(c));
+    for (const h of hops) for (let i = 0; i < 200; i++) await timedCall(h); // warm
+    const cpu0: (number | undefined)[] = [];
+    for (const h of hops) cpu0.push(await cpuOf(h.transport.pid, h.cpuFile));
+    const ms: number[][] = hops.map(() => []);
     for (let i = 0; i < calls; i++) {
-      const t0 = process.hrtime.bigint();
-      const r = await client.callTool({ name: "noop", arguments: {} });
-      ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      if (r.isError) throw new Error(`noop failed: ${JSON.stringify(r.content)}`);
+      for (let k = 0; k < hops.length; k++) {
+        const j = (i + k) % hops.length;
+        ms[j]!.push(await timedCall(hops[j]!));
+      }
     }
-    const cpu1 = await cpuOf(transport.pid, cpuFile);
-    ms.sort((a, b) => a - b);
-    return { p50: quantile(ms, 0.5), p99: quantile(ms, 0.99), ...(cpu0 !== undefined && cpu1 !== undefined ? { cpuUs: (cpu1 - cpu0) / calls } : {}) };
+    const rows: Row[] = [];
+    for (let j = 0; j < hops.length; j++) {
+      const cpu1 = await cpuOf(hops[j]!.transport.pid, hops[j]!.cpuFile);
+      const c0 = cpu0[j];
+      const sorted = ms[j]!.sort((a, b) => a - b);
+      rows.push({ p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), ...(c0 !== undefined && cpu1 !== undefined ? { cpuUs: (cpu1 - c0) / calls } : {}) });
+    }
+    return rows;
   } finally {
-    await client.close();
+    for (const h of hops) await h.client.close().catch(() => undefined);
   }
 }
 
@@ -131,17 +163,20 @@ export async function gatewayBench(calls = Number(process.env.STALWART_BENCH_GAT
   // STALWART_BENCH_GATEWAY_PROF=DIR: the proxy and the two gateway processes write a CPU profile there (node --cpu-prof)
   const prof = process.env.STALWART_BENCH_GATEWAY_PROF;
   const profiled = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [];
-  const rows: [string, Row][] = [];
-  rows.push(["direct: client → tool server", await latencies(upstream, calls)]);
-  rows.push(["pass-through proxy, same SDK, no checks", await latencies([process.execPath, ...profiled, "--import", "tsx", SELF, "--proxy", "--", ...upstream], calls)]);
-  rows.push(["stalwart gateway, check stubbed (the gateway's own cost)", await latencies([process.execPath, ...profiled, "--import", "tsx", SELF, "--stubbed", home, catalogue, "--", ...upstream], calls)]);
-  rows.push(["stalwart gateway (in-process check)", await latencies([process.execPath, ...profiled, join(DIST, "cli/main.js"), "gateway", "--quiet", "--home", home, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
   // The same with a home whose approval store keeps records (a person's past decisions): a call's
   // cost must not grow with them (the store was read whole on every call until round 5).
   const kept = withKeptApprovals(copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-gw-kept-"))), KEPT);
-  rows.push([`stalwart gateway, ${KEPT} approval records kept in the home`, await latencies([process.execPath, join(DIST, "cli/main.js"), "gateway", "--quiet", "--home", kept, "--session", "bench", "--catalogue", catalogue, "--", ...upstream], calls)]);
+  const paths: [string, string[]][] = [
+    ["direct: client → tool server", upstream],
+    ["pass-through proxy, same SDK, no checks", [process.execPath, ...profiled, "--import", "tsx", SELF, "--proxy", "--", ...upstream]],
+    ["stalwart gateway, check stubbed (the gateway's own cost)", [process.execPath, ...profiled, "--import", "tsx", SELF, "--stubbed", home, catalogue, "--", ...upstream]],
+    ["stalwart gateway (in-process check)", [process.execPath, ...profiled, join(DIST, "cli/main.js"), "gateway", "--quiet", "--home", home, "--session", "bench", "--catalogue", catalogue, "--", ...upstream]],
+    [`stalwart gateway, ${KEPT} approval records kept in the home`, [process.execPath, join(DIST, "cli/main.js"), "gateway", "--quiet", "--home", kept, "--session", "bench", "--catalogue", catalogue, "--", ...upstream]],
+  ];
+  const measured = await latencies(paths.map(([, c]) => c), calls);
+  const rows: [string, Row][] = paths.map(([name], i) => [name, measured[i]!]);
 
-  console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after 200 warm-up (Node ${process.version})\n`);
+  console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after 200 warm-up, the paths interleaved call by call (Node ${process.version})\n`);
   console.log("| path | p50 | p99 | CPU per call, first hop |");
   console.log("|---|---|---|---|");
   for (const [name, r] of rows) console.log(`| ${name} | ${r.p50.toFixed(3)} ms | ${r.p99.toFixed(3)} ms | ${r.cpuUs !== undefined ? `${r.cpuUs.toFixed(0)} µs` : "?"} |`);
