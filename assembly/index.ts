@@ -116,6 +116,15 @@ export function equal32(a: usize, b: usize): i32 {
  * -2 when the records overrun `recLen` (malformed layout), -3 when the slot was never loaded.
  */
 export function verifyRun(slot: i32, prev: usize, sid: usize, sidLen: u32, rec: usize, recLen: usize, count: i32): i32 {
+  return runRecords(slot, prev, sid, sidLen, rec, recLen, count, 32);
+}
+
+/**
+ * The loop of verifyRun and verifyRunHexRecords: records of [u32le entryLen][entry][claimed link],
+ * the link `linkBytes` long — 32 raw bytes, or 64 lowercase hex characters decoded here (a link
+ * that is not hex fails at its index).
+ */
+function runRecords(slot: i32, prev: usize, sid: usize, sidLen: u32, rec: usize, recLen: usize, count: i32, linkBytes: usize): i32 {
   if (!slotOk(slot)) return -3;
   const stop = rec + recLen;
   let p = rec;
@@ -124,12 +133,17 @@ export function verifyRun(slot: i32, prev: usize, sid: usize, sidLen: u32, rec: 
     if (stop - p < 4) return -2;
     const len = <usize>load<u32>(p);
     p += 4;
-    if (stop - p < 32 || len > stop - p - 32) return -2;
+    if (stop - p < linkBytes || len > stop - p - linkBytes) return -2;
     link(slot, chain, sid, sidLen, p, <u32>len, OUT);
-    if (!equal32(OUT, p + len)) return i;
+    let claimed = p + len;
+    if (linkBytes == 64) {
+      if (!unhex32(claimed, HEXLINK)) return i;
+      claimed = HEXLINK;
+    }
+    if (!equal32(OUT, claimed)) return i;
     memory.copy(CHAIN, OUT, 32);
     chain = CHAIN;
-    p += len + 32;
+    p += len + linkBytes;
   }
   return -1;
 }
@@ -184,23 +198,7 @@ export function verifyRunHex(slot: i32, prev: usize, sid: usize, sidLen: u32, te
  * verdicts (a link that is not hex fails at its index; -2 for records that overrun `recLen`).
  */
 export function verifyRunHexRecords(slot: i32, prev: usize, sid: usize, sidLen: u32, rec: usize, recLen: usize, count: i32): i32 {
-  if (!slotOk(slot)) return -3;
-  const stop = rec + recLen;
-  let p = rec;
-  let chain = prev;
-  for (let i = 0; i < count; i++) {
-    if (stop - p < 4) return -2;
-    const len = <usize>load<u32>(p);
-    p += 4;
-    if (stop - p < 64 || len > stop - p - 64) return -2;
-    link(slot, chain, sid, sidLen, p, <u32>len, OUT);
-    if (!unhex32(p + len, HEXLINK)) return i;
-    if (!equal32(OUT, HEXLINK)) return i;
-    memory.copy(CHAIN, OUT, 32);
-    chain = CHAIN;
-    p += len + 64;
-  }
-  return -1;
+  return runRecords(slot, prev, sid, sidLen, rec, recLen, count, 64);
 }
 
 // ---- counters (step 7) -----------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { nodeCore } from "../cli/sdk/wasm-node.js";
 import { createCore, WasmCoreError, type Core } from "../worker/portable/engine/wasm/core.js";
+import { chainOf, damagedRuns, refLink } from "./helpers/runs.js";
 
 const hex = (u: Uint8Array): string => Buffer.from(u).toString("hex");
 const unhex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, "hex"));
@@ -13,19 +14,6 @@ const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
 const fill = (byte: number, n: number): Uint8Array => new Uint8Array(n).fill(byte);
 const random = (n: number): Uint8Array => new Uint8Array(randomBytes(n));
 const ZERO: Uint8Array = new Uint8Array(32);
-
-/** The history link as specified, computed by node:crypto. */
-function refLink(key: Uint8Array, sid: Uint8Array, prev: Uint8Array, entry: Uint8Array): Uint8Array {
-  const u32be = (n: number): Buffer => {
-    const b = Buffer.alloc(4);
-    b.writeUInt32BE(n);
-    return b;
-  };
-  const mac = createHmac("sha256", key);
-  mac.update("stalwart-history-v1").update(u32be(sid.length)).update(sid).update(prev);
-  mac.update(u32be(entry.length)).update(entry);
-  return new Uint8Array(mac.digest());
-}
 
 let core: Core;
 beforeAll(() => {
@@ -415,35 +403,14 @@ describe("verifyRun", () => {
 describe("verifyRunText: the same verdicts as verifyRun, from strings and hex links", () => {
   const key = random(32);
   const sid = ascii("0123456789abcdef0123456789abcdef");
-  const enc = new TextEncoder();
-  const TEXTS = ["", "{\"a\":1}", "olá — ✓ 😀", "x".repeat(700), "é".repeat(300)];
-
-  function run(texts: string[]): string[] {
-    let prev = ZERO;
-    return texts.map((t) => hex((prev = refLink(key, sid, prev, enc.encode(t)))));
-  }
+  const run = (texts: string[]): string[] => chainOf(key, sid, texts);
 
   it("agrees with verifyRun on valid runs and on every kind of damage", () => {
     const slot = core.loadKey(key);
-    for (let round = 0; round < 200; round++) {
-      const n = 1 + (round % 40);
-      const texts = Array.from({ length: n }, (_, i) => TEXTS[(round + i) % TEXTS.length]! + String(i));
-      const links = run(texts);
-      const t = [...texts];
-      const l = [...links];
-      const at = round % n;
-      switch (round % 6) {
-        case 1: t[at] = t[at] + " "; break;
-        case 2: l[at] = "0".repeat(64); break;
-        case 3: l[at] = links[at]!.toUpperCase(); break; // not lowercase hex: not a link
-        case 4: l[at] = links[at]!.slice(2); break;
-        case 5: l[at] = "é" + links[at]!.slice(1); break; // 64 units, not ASCII
-      }
-      const bytes = t.map((x) => enc.encode(x));
-      const linkBytes = l.map((x) => (/^[0-9a-f]{64}$/.test(x) ? unhex(x) : new Uint8Array(31)));
-      const expected = core.verifyRun(slot, sid, ZERO, bytes, linkBytes);
-      expect(core.verifyRunText(slot, sid, ZERO, t, l), `round ${round}`).toBe(expected);
-      expect(expected).toBe(round % 6 === 0 ? -1 : at);
+    for (const r of damagedRuns(key, sid, 200)) {
+      const expected = core.verifyRun(slot, sid, ZERO, r.bytes, r.linkBytes);
+      expect(core.verifyRunText(slot, sid, ZERO, r.texts, r.links), `round ${r.round}`).toBe(expected);
+      expect(expected).toBe(r.at);
     }
   });
 
