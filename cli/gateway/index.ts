@@ -75,7 +75,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   let session: GatewaySession;
   if (o.session) session = o.session;
   else {
-    // In-process, the session's kept state stays in this process (ClientInternals): the gateway
+    // In-process, the session's kept state stays in this process (ClientInternals; with
+    // --check-url it is the worker's, as every remote session's): the gateway
     // holds the only copy of its history, and it is never saved or resumed; counters (ceilings,
     // rates) stay in the home's store, shared with every other process on it.
     client = new Client({
@@ -83,7 +84,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       ...(o.now ? { now: o.now } : {}),
       ...(o.checkUrl ? { url: o.checkUrl, timeoutMs: 5000 } : {}),
       ...(o.key ? { key: o.key } : {}),
-    }, { sessionsInProcess: true });
+    }, { sessionsInProcess: !o.checkUrl });
     session = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context });
   }
 
