@@ -46,9 +46,14 @@ function sealHead(mac: TextMac, seal: string, entries: readonly unknown[]): stri
 }
 
 /** The session to persist: the header, sealed, and the head seal over `entries`. */
-export function savedOf(mac: TextMac, header: SessionHeader, entries: Entry[]): SavedSession {
-  const seal = sealHeader(mac, header);
+/** `seal`: the header's seal when the caller keeps it (a session's header never changes), else made here. */
+export function savedOf(mac: TextMac, header: SessionHeader, entries: Entry[], seal: string = sealHeader(mac, header)): SavedSession {
   return { ...header, entries, seal, head: sealHead(mac, seal, entries) };
+}
+
+/** The seal `savedOf` puts on `header`. */
+export function headerSeal(mac: TextMac, header: SessionHeader): string {
+  return sealHeader(mac, header);
 }
 
 /** What a saved session claims, its fields read for their types (`entries` as it came). */

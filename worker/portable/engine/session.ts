@@ -32,7 +32,7 @@ import type { CompiledRulebook } from "./rulebook/types.js";
 import { InputError, StalwartError } from "./errors.js";
 import { LATER, laterReport, storeRefusal, UNKEPT } from "./session-rules.js";
 import { receiptEntry } from "./approvals/history.js";
-import { readSaved, restoreSaved, restoreUntrusted, savedOf, type SavedSession, type SessionHeader } from "./saved-session.js";
+import { headerSeal, readSaved, restoreSaved, restoreUntrusted, savedOf, type SavedSession, type SessionHeader } from "./saved-session.js";
 import { SessionRecord } from "./session-record.js";
 import { checkFacts, sessionReaders, valueDigests, type FactsOf } from "./session-facts.js";
 
@@ -271,8 +271,12 @@ export class Session {
   toJSON(copy: boolean | string = true): SavedSession {
     // Handing out our own entries (never edited) spares a serialising caller a copy of each.
     const entries = (copy === false ? this.signed.serialisable : structuredClone(this.signed.viewTarget)) as Entry[];
-    return savedOf(this.macFn, this.header(), entries);
+    const header = this.header();
+    // Every field of the header is fixed when the session is made: its seal is made once.
+    this.sealOfHeader ??= headerSeal(this.macFn, header);
+    return savedOf(this.macFn, header, entries, this.sealOfHeader);
   }
+  private sealOfHeader: string | undefined;
 
   /**
    * Continue a saved session. A changed header (name, language, agent, context, catalogue) is a
