@@ -1,11 +1,11 @@
 // docs/perf/worker.round7.md: delta write checks (refund_card confirm) through app.request() in a loop, a new 20-entry
 // session every PER requests; prints the median CPU µs of the second half. Runs on a tsc build of the repo:
-//   npx tsc -p tsconfig.json --outDir /tmp/w7dist --declaration false --noEmit false
-//   (cd /tmp/w7dist && ln -s REPO/node_modules REPO/examples REPO/build . && cp REPO/package.json .)
-//   W7DIST=/tmp/w7dist REPO=REPO node worker-drive.round7.mjs   (N, PER, ENTRIES: env; add --cpu-prof for a profile)
+//   npx tsc -p tsconfig.json --outDir prof/w7dist --declaration false --noEmit false   (prof/ is git-ignored)
+//   (cd prof/w7dist && ln -s ../../node_modules ../../examples ../../build . && cp ../../package.json .)
+//   W7DIST=$PWD/prof/w7dist REPO=$PWD node docs/perf/worker-drive.round7.mjs   (N, PER, ENTRIES: env; add --cpu-prof for a profile)
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-const D = process.env.W7DIST ?? "/tmp/w7dist";
+const D = process.env.W7DIST ?? new URL("../../prof/w7dist", import.meta.url).pathname;
 const { createApp } = await import(D + "/worker/workerd/check/app.js");
 const { nodeCore } = await import(D + "/cli/sdk/wasm-node.js");
 const { workerLicence } = await import(D + "/test/helpers/licensed-home.js");

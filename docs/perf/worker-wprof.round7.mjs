@@ -12,7 +12,7 @@ const [repo, out, secS, clientsS, what = "check"] = process.argv.slice(2);
 const seconds = Number(secS ?? 10), clients = Number(clientsS ?? 8);
 const WS = createRequire(join(repo, "package.json"))("ws");
 const { freePort } = await import(join(repo, "scripts/wrangler-server.mjs"));
-const { workerLicence } = await import(join(process.env.W7DIST ?? "/tmp/w7dist", "test/helpers/licensed-home.js"));
+const { workerLicence } = await import(join(process.env.W7DIST ?? join(repo, "prof/w7dist"), "test/helpers/licensed-home.js"));
 const port = await freePort(), insp = await freePort();
 const dir = mkdtempSync(join(tmpdir(), "w7-wprof-"));
 const key = `sk_bench_${randomBytes(12).toString("hex")}`;
