@@ -4,7 +4,7 @@
  * the runtime keeps for it, and the engine.
  */
 import type { CompiledCatalogue, Language } from "./catalogue/types.js";
-import type { Call, CheckFacts, TokenClaims } from "./check/types.js";
+import { argNamesOf, type Call, type CheckFacts, type TokenClaims } from "./check/types.js";
 import type { CompiledRulebook } from "./rulebook/types.js";
 import type { Engine } from "./engine.js";
 import { canonicalize } from "./canonical/jcs.js";
@@ -69,7 +69,7 @@ export function checkFacts(s: FactsOf, verified: Verified, kept: Kept, now: numb
 export function valueDigests(engine: Engine, call: Call): Record<string, string> {
   const out: Record<string, string> = {};
   const parts = call.argParts ?? {};
-  for (const k of Object.keys(call.args)) {
+  for (const k of argNamesOf(call)) {
     const part = Object.hasOwn(parts, k) ? parts[k] : undefined;
     out[k] = part !== undefined ? engine.sha256Hex(part).slice(0, 32) : valueDigest(engine, call.args[k]);
   }

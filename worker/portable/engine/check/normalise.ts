@@ -16,7 +16,7 @@ import { InputError, StalwartError } from "../errors.js";
 import { escapeSegment } from "../schema/pointer.js";
 import { CALL_OPTION_KEYS, type Call, type CallOptions, type Labels } from "./types.js";
 import { checkOptionKeys } from "../options.js";
-import { originWordProblem } from "../origins/origins.js";
+import { isOriginWord, originWordProblem } from "../origins/origins.js";
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -96,6 +96,7 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
     defineOwn(checked, k, typeof got === "object" || got === 0 ? JSON.parse(top.parts[k]!) : got);
   }
   call.args = checked;
+  call.argNames = Object.keys(checked);
   call.argParts = top.parts;
   call.digest = sha(top.text);
   return call;
@@ -116,7 +117,7 @@ function readOrigins(raw: unknown): { text: string; record: Readonly<Record<stri
   const bad = () => new InputError("`origins` must map argument names to origin strings", "/options/origins");
   if (!isMap(raw)) throw bad();
   const quick = plainOrigins(raw);
-  if (quick) return checkedWords(quick);
+  if (quick) return quick.words ? quick : checkedWords(quick);
   const { text, data } = jsonOf(raw, "/options/origins", "`origins`");
   if (!isMap(data) || Object.values(data).some((v) => typeof v !== "string")) throw bad();
   return checkedWords({ text, record: ownMap(data) as Record<string, string> });
@@ -136,7 +137,7 @@ function checkedWords<T extends { record: Readonly<Record<string, string>> }>(or
  * words need no escaping), each read once. Anything else (escapes, a getter that throws, a
  * prototype) returns null and takes the general path, which says what is wrong.
  */
-function plainOrigins(raw: Record<string, unknown>): { text: string; record: Readonly<Record<string, string>> } | null {
+function plainOrigins(raw: Record<string, unknown>): { text: string; record: Readonly<Record<string, string>>; words: boolean } | null {
   if (Object.getPrototypeOf(raw) !== Object.prototype) return null;
   let keys: string[];
   try {
@@ -147,6 +148,8 @@ function plainOrigins(raw: Record<string, unknown>): { text: string; record: Rea
   if (keys.length > 1) sortKeys(keys);
   const record = Object.create(null) as Record<string, string>;
   let text = "{";
+  // every value a plain origin word (the common case): checkedWords would find nothing to say
+  let words = true;
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
     let v: unknown;
@@ -156,10 +159,11 @@ function plainOrigins(raw: Record<string, unknown>): { text: string; record: Rea
       return null;
     }
     if (typeof v !== "string" || !PLAIN.test(k) || !PLAIN.test(v)) return null;
+    if (words && !isOriginWord(v)) words = false;
     defineOwn(record, k, v);
     text += `${i ? "," : ""}"${k}":"${v}"`;
   }
-  return { text: text + "}", record };
+  return { text: text + "}", record, words };
 }
 const PLAIN = /^[A-Za-z0-9_.:@+-]*$/;
 

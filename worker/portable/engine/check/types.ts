@@ -43,6 +43,11 @@ export interface CallOptions {
   explain?: boolean;
 }
 
+/** The call's argument names in `Object.keys` order: the list normaliseCall kept, or read now. */
+export function argNamesOf(call: Call): readonly string[] {
+  return call.argNames ?? Object.keys(call.args);
+}
+
 /** Every key `CallOptions` has: any other is an `InputError` (options.ts). */
 export const CALL_OPTION_KEYS = ["origins", "labels", "confirmation", "undoOf", "agent", "facts", "explain"] as const;
 
@@ -63,6 +68,8 @@ export interface Call {
   facts: Readonly<Record<string, unknown>>;
   /** the canonical JSON of each argument (from the same serialisation as `digest`) */
   argParts?: Readonly<Record<string, string>>;
+  /** `Object.keys(args)`, read once by normaliseCall (five steps walk the names; each walk was an array) */
+  argNames?: readonly string[];
   /** the arguments are not JSON data (or not an object): step 3 refuses with this detail */
   argsError?: { pointer: string; rule: string; message: string };
 }

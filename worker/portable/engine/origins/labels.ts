@@ -10,7 +10,7 @@
  * A label propagates whole, whatever its text: step 9 decides which labels hold a write, not this
  * file (a filter on the text here once dropped `trustedness:low`, which step 9 holds).
  */
-import type { CheckFacts, Call } from "../check/types.js";
+import { argNamesOf, type CheckFacts, type Call } from "../check/types.js";
 import { own } from "../canonical/own.js";
 import { parseResultRef } from "./origins.js";
 
@@ -28,7 +28,7 @@ export function propagatedLabels(call: Call, ctx: CheckFacts): Record<string, st
   if (untrustedAgent(call.agent)) add("call", `untrusted:${call.agent}`);
   const firstOutside = ctx.index.outsideReads[0]?.tool;
 
-  for (const arg of Object.keys(call.args)) {
+  for (const arg of argNamesOf(call)) {
     const origin = own(call.origins, arg);
     if (typeof origin === "string" && origin.startsWith("result:")) {
       const ref = parseResultRef(origin.slice(7));

@@ -6,7 +6,7 @@
  */
 import { MISSING, readValue } from "../conditions/read.js";
 import { jsonEqual } from "../conditions/values.js";
-import type { Call, CheckFacts } from "../check/types.js";
+import { argNamesOf, type Call, type CheckFacts } from "../check/types.js";
 import { own } from "../canonical/own.js";
 import { didYouMean } from "../schema/suggest.js";
 
@@ -22,6 +22,11 @@ const ORIGIN_WORDS = ["typed", "reply", "context", "computed", "model"] as const
  * Why `origin` is no origin at all (a typo such as `typd`, an unreadable `result:` reference), or
  * undefined when it is one of the words above or a readable `result:` reference.
  */
+/** One of the plain origin words (`result:` references are not: originWordProblem reads those). */
+export function isOriginWord(origin: string): boolean {
+  return (ORIGIN_WORDS as readonly string[]).includes(origin);
+}
+
 export function originWordProblem(origin: string): { message: string; hint: string } | undefined {
   if ((ORIGIN_WORDS as readonly string[]).includes(origin)) return undefined;
   const shown = `\`${origin.slice(0, 100)}\``;
@@ -40,7 +45,7 @@ export function originWordProblem(origin: string): { message: string; hint: stri
 /** Names of the arguments whose origin is not trusted, in argument order. */
 export function originProblems(call: Call, ctx: OriginFacts): string[] {
   const out: string[] = [];
-  for (const name of Object.keys(call.args)) {
+  for (const name of argNamesOf(call)) {
     if (!originTrusted(own(call.origins, name), own(call.args, name), ctx)) out.push(name);
   }
   return out;

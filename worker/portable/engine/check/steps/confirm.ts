@@ -11,7 +11,7 @@
 import { originProblems, originTrusted } from "../../origins/origins.js";
 import { scanDestinations } from "../../destinations/index.js";
 import { isUntrustedLabel } from "./labels.js";
-import { PASS, type Call, type StepInput, type Hold, type ReasonCode, type StepResult } from "../types.js";
+import { PASS, argNamesOf, type Call, type StepInput, type Hold, type ReasonCode, type StepResult } from "../types.js";
 import { isWrite } from "./classes.js";
 
 const PIVOT_ENDING = "Nothing undoes this step, and the steps after it cannot undo it.";
@@ -33,7 +33,7 @@ export function confirmReasons(call: Call, input: StepInput): StepResult {
   }
   const holds: Hold[] = [];
   const origins = originProblems(call, input);
-  const untrusted = Object.keys(call.args).filter((a) => origins.includes(a) || egress.includes(a));
+  const untrusted = argNamesOf(call).filter((a) => origins.includes(a) || egress.includes(a));
   if (untrusted.length > 0) holds.push(originHold(untrusted));
   holds.push(...input.holds);
   if (tool.irreversible) {
@@ -76,7 +76,7 @@ function egressProblems(call: Call, input: StepInput): string[] {
   if (!input.tool.sendsOut) return [];
   const callLabels = Object.hasOwn(call.labelsByArg, "call") ? (call.labelsByArg.call ?? []) : [];
   const out: string[] = [];
-  for (const name of Object.keys(call.args)) {
+  for (const name of argNamesOf(call)) {
     const value = call.args[name];
     if (scanDestinations([name, value], NO_SKIP).length === 0) continue;
     const origin = Object.hasOwn(call.origins, name) ? call.origins[name] : undefined;

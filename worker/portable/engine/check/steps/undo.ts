@@ -8,7 +8,7 @@ import { sameJson } from "../../origins/origins.js";
 import { MISSING, readValue } from "../../conditions/read.js";
 import { tally, undoName } from "../../state/changes.js";
 import { own } from "../../canonical/own.js";
-import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
+import { PASS, argNamesOf, type Call, type StepInput, type StepResult } from "../types.js";
 
 export function undoBound(call: Call, input: StepInput): StepResult {
   if (call.undoOf === undefined) return PASS;
@@ -27,7 +27,7 @@ export function undoBound(call: Call, input: StepInput): StepResult {
   if (tally(input.kept, undoName(undone.link)) > 0) return { kind: "refuse", reason: "compensation_spent", detail: { undo_of: step, undone_by: null } };
 
   const result = index.lastReport.get(step)?.result;
-  for (const name of Object.keys(call.args)) {
+  for (const name of argNamesOf(call)) {
     const value = own(call.args, name);
     // `values` comes from the history the caller carries: only its own entries are digests
     const recorded = own(undone.values, name);
