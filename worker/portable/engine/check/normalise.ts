@@ -184,7 +184,7 @@ function readFacts(raw: unknown): Readonly<Record<string, unknown>> {
 }
 
 /** Add propagated labels to a call (per argument and in its sorted list). */
-export function addLabels(call: Call, extra: Record<string, string[]>): void {
+export function addLabels(call: Call, extra: Readonly<Record<string, string[]>>): void {
   const keys = Object.keys(extra);
   if (keys.length === 0) return;
   const byArg = Object.create(null) as Record<string, string[]>;

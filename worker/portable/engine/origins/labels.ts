@@ -14,18 +14,13 @@ import { argNamesOf, type CheckFacts, type Call } from "../check/types.js";
 import { own } from "../canonical/own.js";
 import { parseResultRef } from "./origins.js";
 
-export function propagatedLabels(call: Call, ctx: CheckFacts): Record<string, string[]> {
-  // keys are argument names: a map, so `constructor` or `__proto__` is a name like any other
-  const byKey = new Map<string, string[]>();
-  const add = (key: string, label: string) => {
-    let list = byKey.get(key);
-    if (!list) byKey.set(key, (list = []));
-    if (!list.includes(label)) list.push(label);
-  };
+export function propagatedLabels(call: Call, ctx: CheckFacts): Readonly<Record<string, string[]>> {
+  // keys are argument names: a map, so `constructor` or `__proto__` is a name like any other;
+  // made on the first label (most calls propagate none: then no map, no closures, no record)
+  let byKey: Map<string, string[]> | undefined;
   const agents = ctx.catalogue.agents;
-  const untrustedAgent = (name: string | null) => name !== null && agents.get(name)?.trust === "untrusted";
 
-  if (untrustedAgent(call.agent)) add("call", `untrusted:${call.agent}`);
+  if (untrustedAgent(agents, call.agent)) byKey = addLabel(byKey, "call", `untrusted:${call.agent}`);
   const firstOutside = ctx.index.outsideReads[0]?.tool;
 
   for (const arg of argNamesOf(call)) {
@@ -35,15 +30,30 @@ export function propagatedLabels(call: Call, ctx: CheckFacts): Record<string, st
       const from = ref ? ctx.index.check(ref.step) : undefined;
       if (from) {
         const tool = ctx.catalogue.tools.get(from.tool);
-        if (tool?.readsOutside) add(arg, `untrusted:${from.tool}`);
-        for (const l of from.labels) add(arg, l);
-        if (untrustedAgent(from.agent)) add(arg, `untrusted:${from.agent}`);
+        if (tool?.readsOutside) byKey = addLabel(byKey, arg, `untrusted:${from.tool}`);
+        for (const l of from.labels) byKey = addLabel(byKey, arg, l);
+        if (untrustedAgent(agents, from.agent)) byKey = addLabel(byKey, arg, `untrusted:${from.agent}`);
       }
     } else if (ctx.taintModelAfterUntrusted && (origin === "model" || origin === undefined) && firstOutside) {
-      for (const r of ctx.index.outsideReads) add(arg, `untrusted:${r.tool}`);
+      for (const r of ctx.index.outsideReads) byKey = addLabel(byKey, arg, `untrusted:${r.tool}`);
     }
   }
+  if (byKey === undefined) return NO_LABELS;
   const out = Object.create(null) as Record<string, string[]>;
   for (const [k, v] of byKey) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   return out;
+}
+
+const NO_LABELS: Readonly<Record<string, string[]>> = Object.freeze(Object.create(null) as Record<string, string[]>);
+
+function addLabel(byKey: Map<string, string[]> | undefined, key: string, label: string): Map<string, string[]> {
+  const map = byKey ?? new Map<string, string[]>();
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  if (!list.includes(label)) list.push(label);
+  return map;
+}
+
+function untrustedAgent(agents: CheckFacts["catalogue"]["agents"], name: string | null): boolean {
+  return name !== null && agents.get(name)?.trust === "untrusted";
 }
