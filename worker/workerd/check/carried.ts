@@ -17,6 +17,7 @@
  * session sent in full is — it could not be sent in full on a miss.
  */
 import type { KnownPrefix, SavedSession, Session } from "../../portable/engine/index.js";
+import { knownThen } from "../../portable/engine/history/signed.js";
 import { HttpError } from "../http/errors.js";
 import type { SessionShape } from "./session-shape.js";
 import type { HeldPrefix } from "./verified-heads.js";
@@ -61,9 +62,8 @@ export function expand(saved: SessionShape, held: HeldPrefix | undefined, maxByt
     throw new HttpError("body_too_large", `the session is over ${maxBytes} bytes in full (about ${held.bytes}); start a new one`, "/session");
   }
   const { since: _since, ...rest } = saved;
-  const entries: unknown[] = held.entries.slice(0, since);
-  for (const e of saved.entries) entries.push(e);
-  return { ...rest, entries };
+  // the held entries are not copied: the engine verifies only what follows them (history/signed.ts)
+  return { ...rest, entries: knownThen(held.entries, since, saved.entries) };
 }
 
 /**

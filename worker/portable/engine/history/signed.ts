@@ -77,14 +77,29 @@ export class SignedHistory {
 
   /** The caller's entries: plain objects; editing one is detected at the next verification. */
   get view(): Entry[] {
+    this.spell();
     return this.watched.view;
   }
   set view(value: Entry[]) {
+    this.delta = undefined;
     this.watched.replace(value);
   }
   /** What the view wraps, read beneath the traps (for serialising). */
   get viewTarget(): unknown {
+    this.spell();
     return this.watched.viewTarget;
+  }
+  /**
+   * A carried `knownThen` list, while nobody but `verify` has looked at it: the known entries are
+   * not copied unless someone asks for the list itself, when it is spelt out as an ordinary array
+   * (what the caller then holds, and what the verification falls back to, is that array).
+   */
+  private delta: KnownThen | undefined;
+  private spell(): void {
+    const d = this.delta;
+    if (d === undefined) return;
+    this.delta = undefined;
+    this.watched.replace(spelt(d));
   }
   /** The entries as signed (valid after a successful `verify()`). */
   get entries(): readonly Entry[] {
@@ -102,6 +117,7 @@ export class SignedHistory {
 
   /** Take the caller's entries as they come back from a saved session (verified at the next use). */
   carry(entries: Entry[], known?: KnownPrefix): void {
+    this.delta = knownThenOf(entries);
     this.watched.replace(entries);
     if (known && known.sessionId === this.sessionId && known.count <= known.entries.length) this.known = known;
   }
@@ -148,6 +164,8 @@ export class SignedHistory {
     let v: ChainVerdict | undefined = this.verifyAfterKnown(expect);
     const after = v?.ok ? this.afterKnown : undefined;
     this.afterKnown = undefined;
+    // the long ways read the list as the caller would see it: a delta list spelt out in full
+    if (v === undefined || !v.ok) this.spell();
     if (v === undefined || !v.ok) {
       const read = readEntries(this.watched.viewTarget);
       v = read !== null ? verifyShaped(this.chain, this.sessionId, read, expect) : undefined;
@@ -189,25 +207,47 @@ export class SignedHistory {
 
   /**
    * When the caller's entries start with a known verified prefix, entry for entry, only the rest
-   * is read and verified, chained on the prefix's last link; undefined when they do not.
+   * is read and verified, chained on the prefix's last link; undefined when they do not. A
+   * `knownThen` list over exactly this prefix is not compared at all: its first entries are the
+   * prefix's own objects by construction, so the work is O(the entries after it).
    */
   private verifyAfterKnown(expect: { expectedCount: number; expectedHead?: string }): ChainVerdict | undefined {
     const known = this.known;
     this.known = undefined;
     if (!known || known.count === 0) return undefined;
-    const target = this.watched.viewTarget;
-    // the worker's delta form hands back the known objects themselves (worker/workerd/check/carried.ts)
-    if (!identicalPrefix(target, known.entries, known.count) && !samePrefix(target, known.entries, known.count)) return undefined;
-    const rest = readEntries((target as unknown[]).slice(known.count));
+    const d = this.delta;
+    let rest: Entry[] | null;
+    if (d !== undefined && d.known === known.entries && d.since === known.count) {
+      rest = readEntries(d.rest);
+    } else {
+      this.spell();
+      const target = this.watched.viewTarget;
+      // the worker's delta form hands back the known objects themselves (worker/workerd/check/carried.ts)
+      if (!identicalPrefix(target, known.entries, known.count) && !samePrefix(target, known.entries, known.count)) return undefined;
+      rest = readEntries((target as unknown[]).slice(known.count));
+    }
     if (rest === null) return undefined;
-    const all = known.entries.slice(0, known.count).concat(rest);
+    // The prefix's list is only ever appended to, and every reader of a prefix stops at its count:
+    // the first history to verify after it takes the list itself and appends what it verifies
+    // (nothing is left on it if the verification fails); any other copy copies the prefix.
+    const base = known.entries as Entry[];
+    const own = base.length === known.count && takenAt.get(base) !== known.count;
+    const all = own ? base : base.slice(0, known.count);
+    for (let i = 0; i < rest.length; i++) all.push(rest[i]!);
+    const v = verifyShaped(this.chain, this.sessionId, all, { ...expect, from: known.count, prev: known.head });
+    if (!v.ok) {
+      if (own) base.length = known.count;
+      return v;
+    }
+    if (own) takenAt.set(base, known.count);
     this.afterKnown = known;
-    return verifyShaped(this.chain, this.sessionId, all, { ...expect, from: known.count, prev: known.head });
+    return v;
   }
 
   /** `history_invalid`: a new history starts at step 0 (checks.md). */
   restart(): void {
     this.broken = undefined;
+    this.delta = undefined;
     this.signedCount = 0;
     this.watched.reset([]);
     this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);
@@ -260,6 +300,63 @@ export class SignedHistory {
   static headAfter(entry: Entry): Head {
     return { count: entry.step + 1, link: entry.link };
   }
+}
+
+/** Each known prefix list taken by a history after it, with the count it was taken at (verifyAfterKnown). */
+const takenAt = new WeakMap<readonly Entry[], number>();
+
+/**
+ * A session's entries as "the first `since` entries of a known verified prefix, then these":
+ * what the worker's delta form carries (worker/workerd/check/carried.ts), without copying the
+ * prefix. `knownThen` hands out an array-like list (a Proxy over an empty array, so
+ * `Array.isArray` holds) whose length and elements are those of the whole history; the saved
+ * session's head seal is checked on it as on any list. `SignedHistory` recognises it and verifies
+ * only `rest`, chained on the prefix; anything else that reads it sees an ordinary list.
+ */
+interface KnownThen {
+  readonly known: readonly Entry[];
+  readonly since: number;
+  readonly rest: readonly unknown[];
+}
+const knownThens = new WeakMap<object, KnownThen>();
+
+export function knownThen(known: readonly Entry[], since: number, rest: readonly unknown[]): unknown[] {
+  const d: KnownThen = { known, since, rest };
+  const at = (key: string | symbol): number => {
+    if (typeof key !== "string") return -1;
+    const i = Number(key);
+    return Number.isInteger(i) && i >= 0 && String(i) === key && i < since + rest.length ? i : -1;
+  };
+  const list = new Proxy([] as unknown[], {
+    get(_t, key) {
+      if (key === "length") return since + rest.length;
+      const i = at(key);
+      if (i >= 0) return i < since ? known[i] : rest[i - since];
+      // anything else (iteration, methods) on the spelt-out copy: it behaves as the whole list
+      const full = spelt(d) as unknown as Record<string | symbol, unknown>;
+      const v = full[key];
+      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(full) : v;
+    },
+    has(t, key) {
+      return key === "length" || at(key) >= 0 || key in t;
+    },
+    set: () => false,
+    deleteProperty: () => false,
+    defineProperty: () => false,
+  });
+  knownThens.set(list, d);
+  return list;
+}
+
+function knownThenOf(list: unknown): KnownThen | undefined {
+  return typeof list === "object" && list !== null ? knownThens.get(list) : undefined;
+}
+
+/** A `knownThen` list as an ordinary array (the prefix's objects, then the rest). */
+function spelt(d: KnownThen): Entry[] {
+  const out = d.known.slice(0, d.since) as unknown[];
+  for (const e of d.rest) out.push(e);
+  return out as Entry[];
 }
 
 /** `list` starts with exactly the objects of `known` (not copies): nothing to compare field by field. */
