@@ -9,6 +9,7 @@
 
 import { begin, end, update, updateU32be } from "./sha256";
 import { SLOTS, setKey as setSlotKey, slotOk, hmacBegin as macBegin, hmacEnd as macEnd } from "./hmac";
+import { unhex32 } from "./hex";
 
 export { update } from "./sha256";
 
@@ -146,25 +147,6 @@ function runRecords(slot: i32, prev: usize, sid: usize, sidLen: u32, rec: usize,
     p += len + linkBytes;
   }
   return -1;
-}
-
-/** A lowercase hex digit's value, or 255 for anything else. */
-@inline function nibble(c: u32): u32 {
-  if (c - 48 < 10) return c - 48; // 0-9
-  if (c - 97 < 6) return c - 87; // a-f
-  return 255;
-}
-
-/** Decode 64 lowercase hex bytes at `hex` into 32 bytes at `out`; false when they are not that. */
-function unhex32(hex: usize, out: usize): bool {
-  let bad: u32 = 0;
-  for (let i: usize = 0; i < 32; i++) {
-    const hi = nibble(<u32>load<u8>(hex + 2 * i));
-    const lo = nibble(<u32>load<u8>(hex + 2 * i + 1));
-    bad |= (hi | lo) & 0xf0;
-    store<u8>(out + i, <u8>((hi << 4) | (lo & 0xf)));
-  }
-  return bad == 0;
 }
 
 /** The link a record claims, decoded from its hex (HEXLINK) for the comparison. */

@@ -1,11 +1,12 @@
-// A measurement, not part of the shipped core (index.ts does not import it; the default build has
-// no SIMD): four history links at once in 128-bit SIMD lanes, for a full verification. A run's
-// links are independent once each record is chained on the previous record's *claimed* link: the
-// first record whose recomputed link differs is the one the sequential check stops at (every
-// earlier one matched, so its claimed link is the expected one). docs/perf/engine.round7.md has
-// what it measured; building it needs `asc --enable simd`.
+// Four history links at once in 128-bit SIMD lanes, for a full verification: the core of
+// build/core-simd.wasm (entry index-simd.ts, `asc --enable simd`); build/core.wasm (entry index.ts)
+// does not import it and stays scalar. A run's links are independent once each record is chained on the
+// previous record's *claimed* link: the first record whose recomputed link differs is the one the
+// sequential check stops at (every earlier one matched, so its claimed link is the expected one).
+// docs/perf/engine.round7.md and engine.round8.md have what it measured.
 
 import { link, equal32 } from "./index";
+import { unhex32 } from "./hex";
 import { slotState } from "./hmac";
 
 const K: usize = memory.data<u32>([0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2]);
@@ -67,45 +68,66 @@ function fillLane(k: usize, sid: usize, sidLen: u32, prev: usize, entry: usize, 
   return <u32>blocks;
 }
 
-const RECS: usize = memory.data(4 * 16, 16); // per lane: entry, len, claimed link, prev
+/** Per lane: entry, len, claimed link (32 raw bytes: in the record, or decoded into DEC), prev. */
+const RECS: usize = memory.data(4 * 16, 16);
+/** Per lane, its claimed link decoded from hex (the 64-character layout); 0 in the lane's flag when it was not hex. */
+const DEC: usize = memory.data(4 * 32, 16);
+const HEX_OK: usize = memory.data(4, 16);
+/** The link the group's first record chains on, copied: DEC is rewritten while the group is read. */
+const GROUP_PREV: usize = memory.data(32, 16);
 
 /**
- * verifyRun's layout and verdicts (prev[32], sid, count × [u32le len][entry][link 32]), four
- * records at a time. A group with a record too long for a lane takes the scalar link.
+ * index.ts's runRecords, four records at a time: the same layout ([u32le len][entry][claimed link,
+ * `linkBytes` = 32 raw or 64 hex]) and the same verdicts — the first failing index (a link that is
+ * not hex fails there), -1 all match, -2 malformed, -3 slot never loaded. A malformed record is
+ * reported only once every record before it matched, as the sequential loop does; a group with a
+ * record too long for a lane takes the scalar link.
  */
-export function verifyRun4(slot: i32, prev: usize, sid: usize, sidLen: u32, rec: usize, recLen: usize, count: i32): i32 {
+export function runRecords4(slot: i32, prev: usize, sid: usize, sidLen: u32, rec: usize, recLen: usize, count: i32, linkBytes: usize): i32 {
   const state = slotState(slot);
   if (state == 0) return -3;
   const stop = rec + recLen;
   let p = rec;
   let chain = prev;
   for (let i = 0; i < count; i += 4) {
-    const n = min(4, count - i);
+    let n = min(4, count - i);
+    let malformed = false;
     let most: u32 = 0;
     let nb0: u32 = 0, nb1: u32 = 0, nb2: u32 = 0, nb3: u32 = 0;
     let long = false;
+    memory.copy(GROUP_PREV, chain, 32);
+    chain = GROUP_PREV;
     for (let k = 0; k < n; k++) {
-      if (stop - p < 4) return -2;
+      if (stop - p < 4) { malformed = true; n = k; break; }
       const len = load<u32>(p);
-      if (stop - p - 4 < 32 || <usize>len > stop - p - 36) return -2;
+      if (stop - p - 4 < linkBytes || <usize>len > stop - p - 4 - linkBytes) { malformed = true; n = k; break; }
       const r = RECS + <usize>k * 16;
+      let claimed = p + 4 + <usize>len;
+      if (linkBytes == 64) {
+        const d = DEC + <usize>k * 32;
+        store<u8>(HEX_OK + <usize>k, unhex32(claimed, d) ? 1 : 0);
+        claimed = d;
+      }
       store<u32>(r, <u32>(p + 4));
       store<u32>(r, len, 4);
-      store<u32>(r, <u32>(p + 4 + len), 8);
+      store<u32>(r, <u32>claimed, 8);
       store<u32>(r, <u32>chain, 12);
       const nb = fillLane(k, sid, sidLen, chain, p + 4, len);
       if (nb == 0) long = true;
       if (nb > most) most = nb;
       if (k == 0) nb0 = nb; else if (k == 1) nb1 = nb; else if (k == 2) nb2 = nb; else nb3 = nb;
-      chain = p + 4 + len;
-      p += 4 + len + 32;
+      chain = claimed;
+      p += 4 + <usize>len + linkBytes;
     }
+    if (n == 0) return -2;
     if (long) {
       for (let k = 0; k < n; k++) {
         const r = RECS + <usize>k * 16;
         link(slot, <usize>load<u32>(r, 12), sid, sidLen, <usize>load<u32>(r), load<u32>(r, 4), SCALAR_OUT);
+        if (linkBytes == 64 && load<u8>(HEX_OK + <usize>k) == 0) return i + k;
         if (!equal32(SCALAR_OUT, <usize>load<u32>(r, 8))) return i + k;
       }
+      if (malformed) return -2;
       continue;
     }
     // inner: from the slot's ipad state, each lane its own number of blocks
@@ -132,6 +154,7 @@ export function verifyRun4(slot: i32, prev: usize, sid: usize, sidLen: u32, rec:
     v128.store(W + 15 * 16, i32x4.splat(768));
     compress4(i32x4.splat(-1));
     for (let k = 0; k < n; k++) {
+      if (linkBytes == 64 && load<u8>(HEX_OK + <usize>k) == 0) return i + k;
       const claimed = <usize>load<u32>(RECS + <usize>k * 16, 8);
       let d: u32 = 0;
       for (let j: usize = 0; j < 8; j++) {
@@ -141,6 +164,7 @@ export function verifyRun4(slot: i32, prev: usize, sid: usize, sidLen: u32, rec:
       }
       if (d != 0) return i + k;
     }
+    if (malformed) return -2;
   }
   return -1;
 }

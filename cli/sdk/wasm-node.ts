@@ -1,13 +1,18 @@
-// Node glue for the check core: read build/core.wasm beside the sources (or dist/build/core.wasm
-// beside the built JS — scripts/copy-wasm.mjs keeps the relative path the same) and instantiate once.
-import { readFileSync } from "node:fs";
+// Node glue for the check core: read build/core-simd.wasm and build/core.wasm beside the sources
+// (or dist/build/ beside the built JS — scripts/copy-wasm.mjs keeps the relative path the same),
+// compile the SIMD build where this engine validates it and the scalar one otherwise, once.
+import { existsSync, readFileSync } from "node:fs";
 import { createCore, type Core, type CounterCore } from "../../worker/portable/engine/index.js";
+import { pickBuild } from "../../worker/portable/engine/wasm/choose.js";
 
 let core: (Core & CounterCore) | undefined;
 let compiled: WebAssembly.Module | undefined;
 
 function module(): WebAssembly.Module {
-  compiled ??= new WebAssembly.Module(readFileSync(new URL("../../build/core.wasm", import.meta.url)));
+  if (compiled) return compiled;
+  const simd = new URL("../../build/core-simd.wasm", import.meta.url);
+  const builds = [existsSync(simd) ? readFileSync(simd) : undefined, readFileSync(new URL("../../build/core.wasm", import.meta.url))];
+  compiled = new WebAssembly.Module(builds[pickBuild(builds)] ?? builds[1]!);
   return compiled;
 }
 

@@ -5,7 +5,9 @@
  * when STALWART_TEST_CLOCK is "1".
  */
 import wasm from "../../../build/core.wasm";
-import { createCore, type Core } from "../../portable/engine/index.js";
+import wasmSimd from "../../../build/core-simd.wasm";
+import type { Core } from "../../portable/engine/index.js";
+import { createPreferredCore } from "../../portable/engine/wasm/choose.js";
 import { createApp } from "./app.js";
 import { durableLicenceStore, durableStores, type DurableEnv } from "./durable-stores.js";
 import { testRoute } from "./test-routes.js";
@@ -20,7 +22,8 @@ import { durableApprovals, type ApprovalObject } from "./approvals-object.js";
 
 let core: Core | undefined;
 const app = createApp({
-  core: () => (core ??= createCore(wasm)),
+  // The SIMD build (four links per pass in a run's verification), the scalar one if it fails.
+  core: () => (core ??= createPreferredCore([wasmSimd, wasm])),
   stores: (env) => durableStores(env as DurableEnv),
   licenceStore: (env, installationId) => durableLicenceStore(env as DurableEnv, installationId),
   approvals: (env, tenant) => durableApprovals((env as { APPROVALS: DurableObjectNamespace<ApprovalObject> }).APPROVALS, tenant),
