@@ -2,8 +2,7 @@
 // (or dist/build/ beside the built JS — scripts/copy-wasm.mjs keeps the relative path the same),
 // compile the SIMD build where this engine validates it and the scalar one otherwise, once.
 import { existsSync, readFileSync } from "node:fs";
-import { createCore, type Core, type CounterCore } from "../../worker/portable/engine/index.js";
-import { pickBuild } from "../../worker/portable/engine/wasm/choose.js";
+import { createCore, pickBuild, type Core, type CounterCore } from "../../worker/portable/engine/index.js";
 
 let core: (Core & CounterCore) | undefined;
 let compiled: WebAssembly.Module | undefined;

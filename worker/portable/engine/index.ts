@@ -13,6 +13,7 @@ export { REASON_CODES, type CallOptions, type CheckResult, type Labels, type Lic
 export type { FollowedView } from "./origins/follow.js";
 export { bindsOf, inferOrigins, originsOf, prepareView, ResultIndex, viewOfHistory, type InferenceView, type InferOptions, type InferredOrigin, type PreparedView, type RecordedResult } from "./origins/infer.js";
 export { WatchedEntries } from "./history/watched.js";
+export { knownThen } from "./history/signed.js";
 export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, type ReceiptEntry, type ReportEntry, type TurnEntry } from "./history/entry.js";
 
 // Approvals (issue 12): pending confirmations, signed receipts, the store interface both runtimes share.
@@ -41,6 +42,7 @@ export { RESET_HINT, StoreDamaged } from "./state/damaged.js";
 export * as stateRules from "./state/rules.js";
 
 export { createCore, type Core, type CounterCore } from "./wasm/core.js";
+export { createPreferredCore, pickBuild, type CoreBuild } from "./wasm/choose.js";
 export { canonicalize } from "./canonical/jcs.js";
 export { equalBytes, fromBase64Url, fromHex, fromUtf8, randomBytes, randomId, toBase64Url, toHex, utf8 } from "./canonical/bytes.js";
 export { sha256, sha256Hex } from "./canonical/sha256.js";

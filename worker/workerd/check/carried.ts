@@ -16,8 +16,7 @@
  * a delta request for a session that grew past it is refused 413 `body_too_large`, as the same
  * session sent in full is — it could not be sent in full on a miss.
  */
-import type { KnownPrefix, SavedSession, Session } from "../../portable/engine/index.js";
-import { knownThen } from "../../portable/engine/history/signed.js";
+import { knownThen, type KnownPrefix, type SavedSession, type Session } from "../../portable/engine/index.js";
 import { HttpError } from "../http/errors.js";
 import type { SessionShape } from "./session-shape.js";
 import type { HeldPrefix } from "./verified-heads.js";

@@ -6,8 +6,7 @@
  */
 import wasm from "../../../build/core.wasm";
 import wasmSimd from "../../../build/core-simd.wasm";
-import type { Core } from "../../portable/engine/index.js";
-import { createPreferredCore } from "../../portable/engine/wasm/choose.js";
+import { createPreferredCore, type Core } from "../../portable/engine/index.js";
 import { createApp } from "./app.js";
 import { durableLicenceStore, durableStores, type DurableEnv } from "./durable-stores.js";
 import { testRoute } from "./test-routes.js";

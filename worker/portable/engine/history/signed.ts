@@ -333,9 +333,9 @@ export function knownThen(known: readonly Entry[], since: number, rest: readonly
       const i = at(key);
       if (i >= 0) return i < since ? known[i] : rest[i - since];
       // anything else (iteration, methods) on the spelt-out copy: it behaves as the whole list
-      const full = spelt(d) as unknown as Record<string | symbol, unknown>;
-      const v = full[key];
-      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(full) : v;
+      const full = spelt(d);
+      const v: unknown = Reflect.get(full, key);
+      return typeof v === "function" ? v.bind(full) : v;
     },
     has(t, key) {
       return key === "length" || at(key) >= 0 || key in t;
