@@ -126,8 +126,13 @@ async function timedCall(h: Hop): Promise<number> {
  * Every path's calls interleaved: call i goes to each hop in turn (the order rotating with i), so
  * whatever the machine does meanwhile falls on all of them alike — timed one path after another,
  * the ratio moved 1.11–1.38× between runs (round 7). One call at a time throughout.
+ *
+ * `block` > 1 sends that many calls back to back to one hop before the next (the hops still take
+ * turns, block by block): each call then meets what the same path's previous call left behind
+ * (the gateway's report, made after the reply), as an agent's back-to-back calls do, while drift
+ * between paths still falls on all of them.
  */
-async function latencies(commands: string[][], calls: number): Promise<Row[]> {
+async function latencies(commands: string[][], calls: number, block = 1): Promise<Row[]> {
   const hops: Hop[] = [];
   try {
     for (const c of commands) hops.push(await startHop(c));
@@ -135,10 +140,11 @@ async function latencies(commands: string[][], calls: number): Promise<Row[]> {
     const cpu0: (number | undefined)[] = [];
     for (const h of hops) cpu0.push(await cpuOf(h.transport.pid, h.cpuFile));
     const ms: number[][] = hops.map(() => []);
-    for (let i = 0; i < calls; i++) {
+    for (let i = 0; i < calls; i += block) {
+      const round = Math.floor(i / block);
       for (let k = 0; k < hops.length; k++) {
-        const j = (i + k) % hops.length;
-        ms[j]!.push(await timedCall(hops[j]!));
+        const j = (round + k) % hops.length;
+        for (let n = i; n < Math.min(calls, i + block); n++) ms[j]!.push(await timedCall(hops[j]!));
       }
     }
     const rows: Row[] = [];
@@ -154,7 +160,13 @@ async function latencies(commands: string[][], calls: number): Promise<Row[]> {
   }
 }
 
+/** The calls of `npm run bench`: interleaved call by call, then back to back in blocks of 100 (STALWART_BENCH_GATEWAY_BLOCK=N for one of N only). */
 export async function gatewayBench(calls = Number(process.env.STALWART_BENCH_GATEWAY_CALLS ?? 2000)): Promise<void> {
+  const only = process.env.STALWART_BENCH_GATEWAY_BLOCK;
+  for (const block of only ? [Math.max(1, Math.floor(Number(only)) || 1)] : [1, 100]) await gatewayRun(calls, block);
+}
+
+async function gatewayRun(calls: number, block: number): Promise<void> {
   const { copyLicence } = await import("../test/helpers/licensed-home.js");
   const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-gw-")));
   const catalogue = join(home, "agent.yaml");
@@ -173,10 +185,11 @@ export async function gatewayBench(calls = Number(process.env.STALWART_BENCH_GAT
     ["stalwart gateway (in-process check)", [process.execPath, ...profiled, join(DIST, "cli/main.js"), "gateway", "--quiet", "--home", home, "--session", "bench", "--catalogue", catalogue, "--", ...upstream]],
     [`stalwart gateway, ${KEPT} approval records kept in the home`, [process.execPath, join(DIST, "cli/main.js"), "gateway", "--quiet", "--home", kept, "--session", "bench", "--catalogue", catalogue, "--", ...upstream]],
   ];
-  const measured = await latencies(paths.map(([, c]) => c), calls);
+  const measured = await latencies(paths.map(([, c]) => c), calls, block);
   const rows: [string, Row][] = paths.map(([name], i) => [name, measured[i]!]);
 
-  console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after 200 warm-up, the paths interleaved call by call (Node ${process.version})\n`);
+  const how = block === 1 ? "the paths interleaved call by call" : `the paths taking turns in blocks of ${block} calls back to back`;
+  console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after 200 warm-up, ${how} (Node ${process.version})\n`);
   console.log("| path | p50 | p99 | CPU per call, first hop |");
   console.log("|---|---|---|---|");
   for (const [name, r] of rows) console.log(`| ${name} | ${r.p50.toFixed(3)} ms | ${r.p99.toFixed(3)} ms | ${r.cpuUs !== undefined ? `${r.cpuUs.toFixed(0)} µs` : "?"} |`);
