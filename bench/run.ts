@@ -16,7 +16,8 @@ import type { Session as SessionT } from "../worker/portable/engine/session.js";
 
 // Measure what users run: the compiled JS in dist/ (`npm run bench` builds it first), not the
 // sources through a TypeScript loader, which adds its own wrappers to every function.
-const dist = new URL("../dist/", import.meta.url).href;
+// STALWART_BENCH_DIST: another build (e.g. main's) for the in-process rows, to compare in one sitting
+const dist = process.env.STALWART_BENCH_DIST ? new URL(process.env.STALWART_BENCH_DIST.replace(/\/?$/, "/"), "file://" + process.cwd() + "/").href : new URL("../dist/", import.meta.url).href;
 const { Engine } = (await import(dist + "worker/portable/engine/engine.js")) as typeof import("../worker/portable/engine/engine.js");
 const { Session } = (await import(dist + "worker/portable/engine/session.js")) as typeof import("../worker/portable/engine/session.js");
 const { nodeCore } = (await import(dist + "cli/sdk/wasm-node.js")) as typeof import("../cli/sdk/wasm-node.js");
