@@ -4,6 +4,8 @@
  *   b — the write check on a 20-entry session (refund_card, model amount → confirm)
  *   c — the same write check on a 2,000-entry session (the sessions are built once, before the loop)
  *   d — resume a saved 2,000-entry session and run one check: the full verification
+ *   dv — d over a session whose refunds vary in amount (1 to 97), so its digests vary as a real
+ *        history's do (d's repeat one call: its digests repeat, which branch predictors learn)
  * Prints the CPU per operation of the loop alone (session setup is outside it, as in the bench).
  * Measures the compiled dist/ build, as `npm run bench` does.
  */
@@ -28,10 +30,11 @@ const catalogue = catalogueFrom(join(import.meta.dirname, "../examples/store/age
 const refund = { order_id: "4411", amount: 40.0 };
 const refundOpts = { origins: { order_id: "typed", amount: "model" } };
 
-async function sessionWith(entries: number) {
+async function sessionWith(entries: number, vary = false) {
   const s = new Session(engine, "billing", catalogue);
   await s.read("estorne 40,00 do pedido 4411");
-  while (s.history.entries.length < entries) await s.checkToolCall("refund_card", refund, refundOpts);
+  let n = 0;
+  while (s.history.entries.length < entries) await s.checkToolCall("refund_card", vary ? { ...refund, amount: 1 + (n++ % 97) } : refund, refundOpts);
   return s;
 }
 
@@ -54,7 +57,7 @@ if (which === "b" || which === "c") {
     ops += 50;
   }
 } else {
-  const saved = JSON.stringify((await sessionWith(2000)).toJSON());
+  const saved = JSON.stringify((await sessionWith(2000, which === "dv")).toJSON());
   while (Date.now() < until) {
     const data = JSON.parse(saved);
     const t0 = cpuNow();
@@ -64,4 +67,4 @@ if (which === "b" || which === "c") {
     ops += 2000;
   }
 }
-console.log(`${which}: ${ops} ${which === "d" ? "entries verified" : "checks"}; CPU ${(cpu / ops).toFixed(2)} µs each (the loop alone)`);
+console.log(`${which}: ${ops} ${which.startsWith("d") ? "entries verified" : "checks"}; CPU ${(cpu / ops).toFixed(2)} µs each (the loop alone)`);

@@ -16,7 +16,8 @@ import type { Session as SessionT } from "../worker/portable/engine/session.js";
 
 // Measure what users run: the compiled JS in dist/ (`npm run bench` builds it first), not the
 // sources through a TypeScript loader, which adds its own wrappers to every function.
-const dist = new URL("../dist/", import.meta.url).href;
+// STALWART_BENCH_DIST: another build (e.g. main's) for the in-process rows, to compare in one sitting
+const dist = process.env.STALWART_BENCH_DIST ? new URL(process.env.STALWART_BENCH_DIST.replace(/\/?$/, "/"), "file://" + process.cwd() + "/").href : new URL("../dist/", import.meta.url).href;
 const { Engine } = (await import(dist + "worker/portable/engine/engine.js")) as typeof import("../worker/portable/engine/engine.js");
 const { Session } = (await import(dist + "worker/portable/engine/session.js")) as typeof import("../worker/portable/engine/session.js");
 const { nodeCore } = (await import(dist + "cli/sdk/wasm-node.js")) as typeof import("../cli/sdk/wasm-node.js");
@@ -95,17 +96,26 @@ async function checksAt(env: ReturnType<typeof engineWith>, entries: number, too
   return median(samples);
 }
 
+/** (d) before its warm-up, per core: the first resume, and the median of the first 15 (what the row showed until round 9) */
+const coldResumes = new Map<ReturnType<typeof engineWith>, { first: number; median: number }>();
+
+/**
+ * The median of 15 resumes, after 15 more that warm the JIT (as every other row is measured warm):
+ * a process's first resumes mostly time the optimiser compiling the resume path, whose thread
+ * cpuUsage counts (docs/perf/engine-d.round9.md); those are kept in `coldResumes` and printed apart.
+ */
 async function fullVerifyPerEntry(env: ReturnType<typeof engineWith>, entries: number): Promise<number> {
   const saved = JSON.stringify((await sessionWith(env, entries)).toJSON());
   const samples: number[] = [];
-  for (let r = 0; r < 15; r++) {
+  for (let r = 0; r < 30; r++) {
     const data = JSON.parse(saved);
     const t0 = cpuNow();
     const s = Session.resume(env.engine, env.catalogue, data);
     await s.checkToolCall("get_order", { order_id: "4411" });
     samples.push((cpuNow() - t0) / entries);
   }
-  return median(samples);
+  coldResumes.set(env, { first: samples[0]!, median: median(samples.slice(0, 15)) });
+  return median(samples.slice(15));
 }
 
 /**
@@ -202,6 +212,8 @@ async function main() {
   console.log(`ratio write(200 entries) / write(20 entries): ${(rows[2]![1]! / b).toFixed(2)}; write(2,000 entries) / write(20 entries): ${(rows[3]![1]! / b).toFixed(2)} (1.0 = flat)`);
   if (cedarUs) console.log(`ratio stalwart write check / Cedar decision: ${(b / cedarUs).toFixed(2)} (target ≤ 0.2); full verification per entry / Cedar decision: ${(rows[4]![1]! / cedarUs).toFixed(3)} (target ≤ 3/33.7 = 0.089)`);
   console.log(`ratio full verification per entry / MAC alone per entry: ${(rows[4]![1]! / rows[5]![1]!).toFixed(2)} (1.0 = nothing but the MACs)`);
+  const cold = coldResumes.get(wasm);
+  if (cold) console.log(`(d) before its warm-up (the JIT compiling the resume path): the first resume ${fmt(cold.first)} per entry, the median of the first 15 ${fmt(cold.median)}`);
   console.log(`ratio stalwart write check / prototype floor: ${(b / protoUs).toFixed(2)}`);
 
   console.log("\nworker, CPU per write check in Node through `app.request()` (sources via tsx; CPU time, medians; delta form: 200 warm-up requests, then 200 measured)\n");

@@ -107,6 +107,32 @@ describe("writeEntry writes entryCanonical's bytes", () => {
       expect(enough).toEqual(want);
     }
   });
+
+  it("in every room short of an entry's length gives up without writing past it", () => {
+    const r = prng(18);
+    for (let i = 0; i < 160; i++) {
+      const e = entry(r, i, false);
+      const want = enc.encode(entryCanonical(e));
+      for (let room = 0; room < want.length; room++) expect(written(e, room)).toBe("no room");
+    }
+  });
+
+  it("writes a digest only when it is lowercase hex, for every UTF-16 code unit in it", () => {
+    const r = prng(19);
+    const e = entry(r, 1, false) as Entry & { kind: "check" };
+    const digest = e.args;
+    for (let c = 0; c < 0x10000; c++) {
+      const at = c % 64;
+      const odd = digest.slice(0, at) + String.fromCharCode(c) + digest.slice(at + 1);
+      const hex = (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66);
+      const field = (["args", "origins", "values"] as const)[c % 3]!;
+      const edited = field === "values" ? { ...e, values: { k: odd.slice(0, 32) } } : { ...e, [field]: odd };
+      if (field === "values" && at >= 32) continue;
+      const got = written(edited, 1 << 12);
+      if (hex) expect(got).toEqual(enc.encode(entryCanonical(edited)));
+      else expect(got).toBe("throws");
+    }
+  });
 });
 
 describe("sortKeys orders keys as Array.prototype.sort(compareUtf16) does", () => {

@@ -8,7 +8,7 @@
  * reason (test/core/history.test.ts and the conformance corpus hold the reasons).
  */
 import { describe, expect, it } from "vitest";
-import { cloneEntry, readEntries, readEntry } from "../../worker/portable/engine/history/copy.js";
+import { CHECK_ORDER, cloneEntry, readEntries, readEntry } from "../../worker/portable/engine/history/copy.js";
 import { entryCanonical, entryShapeError, type Entry } from "../../worker/portable/engine/history/entry.js";
 import { writeEntry } from "../../worker/portable/engine/history/entry-bytes.js";
 import { prng } from "../helpers/prng.js";
@@ -57,12 +57,23 @@ function mutate(e: Record<string, unknown>, r: () => number): void {
   } else Object.defineProperty(e, k, { value: e[k], enumerable: false, configurable: true });
 }
 
+/** `e` with its keys in the order the engine writes a check entry in (copy.ts reads that order apart) */
+function inEngineOrder(e: Entry): Entry {
+  if (e.kind !== "check") return e;
+  const out: Record<string, unknown> = {};
+  for (const k of CHECK_ORDER) out[k] = e[k];
+  return out as unknown as Entry;
+}
+
 describe("reading carried entries without a JSON round trip", () => {
-  it("accepts only what the round trip and the shape check accept, and copies it to the same bytes", () => {
-    const r = prng(4242);
+  it.each([
+    ["in another order", (e: Entry) => e, 4242],
+    ["in the engine's order (read field by field without a loop over the keys)", inEngineOrder, 4343],
+  ])("accepts only what the round trip and the shape check accept, and copies it to the same bytes: check entries %s", (_, order, seed) => {
+    const r = prng(seed);
     let accepted = 0;
     for (let i = 0; i < 6000; i++) {
-      const e = entryOf(r, i) as unknown as Record<string, unknown>;
+      const e = order(entryOf(r, i)) as unknown as Record<string, unknown>;
       const mutations = i % 4 === 0 ? 0 : 1 + Math.floor(r() * 2);
       for (let m = 0; m < mutations; m++) mutate(e, r);
       let old: unknown;
@@ -86,6 +97,44 @@ describe("reading carried entries without a JSON round trip", () => {
       expect(entryCanonical(read)).toBe(entryCanonical(old as Entry));
     }
     expect(accepted).toBeGreaterThan(1500);
+  });
+
+  it("CHECK_ORDER is the order the engine writes a check entry in, and a saved session keeps", async () => {
+    const core = nodeCore();
+    const catalogue = catalogueFrom(join(import.meta.dirname, "../../examples/store/agent.yaml"), { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });
+    const s = new Session(new Engine({ core, key: new Uint8Array(32).fill(7), schemaCompiler: ajvCompiler }), "billing", catalogue);
+    await s.checkToolCall("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "typed", amount: "model" } });
+    expect(Object.keys(s.history.entries[0]!)).toEqual(CHECK_ORDER);
+    const carried = JSON.parse(JSON.stringify(s.toJSON())).entries[0];
+    expect(Object.keys(carried)).toEqual(CHECK_ORDER);
+    const read = readEntry(carried)!;
+    expect(Object.keys(read)).toEqual(CHECK_ORDER);
+    expect(read).toEqual(carried);
+    expect(read).not.toBe(carried);
+  });
+
+  it.each([
+    ["in the engine's order", true],
+    ["in another order", false],
+  ])("reads each field of a check entry %s once, getters included", (_, engine) => {
+    const r = prng(11);
+    const plainEntry = entryOf(r, 1);
+    const e = engine ? inEngineOrder(plainEntry) : plainEntry;
+    const reads = new Map<string, number>();
+    const hostile: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(e)) {
+      Object.defineProperty(hostile, k, {
+        enumerable: true,
+        get: () => {
+          reads.set(k, (reads.get(k) ?? 0) + 1);
+          return v;
+        },
+      });
+    }
+    const read = readEntry(hostile);
+    expect(read).toEqual(roundTrip(e));
+    expect([...reads.values()].every((n) => n === 1)).toBe(true);
+    expect(reads.size).toBe(Object.keys(e).length);
   });
 
   it("its copy is its own: editing the caller's object afterwards changes nothing read", () => {

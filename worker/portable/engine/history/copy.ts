@@ -65,12 +65,13 @@ const isIndex = (x: unknown): x is number => typeof x === "number" && Number.isS
 function stringList(x: unknown): string[] | null {
   if (!Array.isArray(x) || Object.getPrototypeOf(x) !== Array.prototype) return null;
   const n = x.length;
-  const out: string[] = new Array(n);
+  // pushed, not preallocated: a packed list, as the engine's own lists are (one shape for the writer)
+  const out: string[] = [];
   for (let i = 0; i < n; i++) {
     if (!(i in x)) return null;
     const s: unknown = x[i];
     if (typeof s !== "string") return null;
-    out[i] = s;
+    out.push(s);
   }
   return out;
 }
@@ -134,7 +135,60 @@ export function readEntry(e: unknown): Entry | null {
   const kind = e.kind;
   if (kind !== "turn" && kind !== "check" && kind !== "report") return null;
   if (keys.length !== KINDS[kind]) return null;
-  return kind === "check" ? readCheck(e, keys) : kind === "turn" ? readTurn(e, keys) : readReport(e, keys);
+  if (kind === "check") return inOrder(keys, CHECK_ORDER) ? readCheckInOrder(e) : readCheck(e, keys);
+  return kind === "turn" ? readTurn(e, keys) : readReport(e, keys);
+}
+
+/**
+ * The order check/answer.ts builds a check entry's fields in, which `toJSON()` and every saved
+ * session keep: such an entry is read field by field without a loop over its keys and copied as
+ * one object literal, which also gives it the shape of the engine's own entries (the entry writer
+ * then sees one shape, not two). Any other order takes `readCheck`. A test holds this to answer.ts.
+ */
+export const CHECK_ORDER = [
+  "v", "step", "at", "kind", "tool", "agent", "args", "origins", "labels", "decision", "reasons", "confirmed", "undo_of", "link", "values",
+] as const satisfies readonly (keyof CheckEntry)[];
+
+function inOrder(keys: readonly string[], order: readonly string[]): boolean {
+  for (let i = 0; i < order.length; i++) if (keys[i] !== order[i]) return false;
+  return true;
+}
+
+/** `readCheck` for an entry whose keys are CHECK_ORDER: each field read once, in that order. */
+function readCheckInOrder(e: Record<string, unknown>): CheckEntry | null {
+  // `kind` was read by readEntry
+  if (e.v !== 1) return null;
+  const step = e.step;
+  if (!isIndex(step)) return null;
+  const at = e.at;
+  if (typeof at !== "number" || !Number.isFinite(at)) return null;
+  const tool = e.tool;
+  if (typeof tool !== "string") return null;
+  const agent = e.agent;
+  if (agent !== null && typeof agent !== "string") return null;
+  // the hex of the digests and of the link: see the header
+  const args = e.args;
+  if (typeof args !== "string" || args.length !== 64) return null;
+  const origins = e.origins;
+  if (typeof origins !== "string" || origins.length !== 64) return null;
+  const labels = stringList(e.labels);
+  if (labels === null) return null;
+  const decision = e.decision;
+  if (decision !== "allow" && decision !== "confirm" && decision !== "refuse") return null;
+  const reasons = stringList(e.reasons);
+  if (reasons === null) return null;
+  const confirmed = e.confirmed;
+  if (confirmed !== null && !isIndex(confirmed)) return null;
+  const undo = e.undo_of;
+  if (undo !== null && !isIndex(undo)) return null;
+  const link = e.link;
+  if (typeof link !== "string" || link.length !== 64) return null;
+  const values = hexValues(e.values);
+  if (values === null) return null;
+  return {
+    v: 1, step: noNegativeZero(step), at: noNegativeZero(at), kind: "check", tool, agent, args, origins, labels, decision, reasons,
+    confirmed: confirmed === null ? null : noNegativeZero(confirmed), undo_of: undo === null ? null : noNegativeZero(undo), link, values,
+  };
 }
 
 function readTurn(e: Record<string, unknown>, keys: readonly string[]): TurnEntry | null {

@@ -24,6 +24,8 @@ export class HistoryIndex {
   private readonly joined = new Map<string, unknown>();
   /** the step of the person's last turn; a run is what follows it */
   lastTurn = -1;
+  /** the steps of the person's turns, in order (signed.ts folds them without a pass over the history) */
+  readonly turnSteps: number[] = [];
   /** allowed writes since the last turn */
   runWrites: number[] = [];
 
@@ -43,6 +45,7 @@ export class HistoryIndex {
     switch (e.kind) {
       case "turn":
         this.lastTurn = e.step;
+        this.turnSteps.push(e.step);
         this.runWrites = [];
         return;
       case "check": {

@@ -9,7 +9,7 @@ import { fromHex, toHex, utf8 } from "../canonical/bytes.js";
 import { jsonData } from "../canonical/json-data.js";
 import type { CompiledCatalogue, Language } from "../catalogue/types.js";
 import { TurnIndex, tokenizeTurn, type TokenizedTurn } from "../origins/typed.js";
-import { entryCanonical, type Entry } from "./entry.js";
+import { entryCanonical, type Entry, type TurnEntry } from "./entry.js";
 import { writeEntry } from "./entry-bytes.js";
 import type { RunSource } from "../wasm/types.js";
 import { HistoryIndex } from "./index.js";
@@ -199,7 +199,9 @@ export class SignedHistory {
     }
     this.indexed = new HistoryIndex(this.catalogue, this.watched.raw);
     this.turnIndex = new TurnIndex(this.language);
-    for (const e of v.entries) if (e.kind === "turn") this.turnIndex.add(tokenized(e, this.language));
+    // the turns the index found, not a loop over the whole history here: this runs once per check,
+    // and such a loop made the optimiser compile it, turn folding inlined, on a process's first resumes
+    for (const step of this.indexed.turnSteps) this.turnIndex.add(tokenized(v.entries[step] as TurnEntry, this.language));
     return { ok: true };
   }
   /** the known prefix the last verifyAfterKnown verified after */

@@ -62,13 +62,7 @@ export function verifyShaped(mac: ChainMac, sessionId: string, entries: readonly
   // The verdict is the first entry with a wrong step or no canonical form, else the first whose
   // link differs: steps are checked first, canonical forms as the run writes them (and, past a
   // link that differs, after it), so a refusal names what it always named.
-  let stepAt = entries.length;
-  for (let i = from; i < entries.length; i++) {
-    if (entries[i]!.step !== i) {
-      stepAt = i;
-      break;
-    }
-  }
+  const stepAt = firstWrongStep(entries, from);
   // an entry whose canonical form cannot be written (whatever was thrown), as against the core's errors
   let unwritable = -1;
   const run: RunSource = {
@@ -111,6 +105,16 @@ export function verifyShaped(mac: ChainMac, sessionId: string, entries: readonly
     return { ok: false, index: entries.length - 1, why: "the history does not end where it was signed" };
   }
   return { ok: true, entries: entries as Entry[], head };
+}
+
+/**
+ * The first entry from `from` whose step is not its index, else the length. Its own function: a
+ * loop over the whole run in `verifyShaped` (called once per verification) made the optimiser
+ * compile all of it, writer inlined, on the first resumes of a process (docs/perf/engine-d.round9.md).
+ */
+function firstWrongStep(entries: readonly Entry[], from: number): number {
+  for (let i = from; i < entries.length; i++) if (entries[i]!.step !== i) return i;
+  return entries.length;
 }
 
 const notCanonical = (i: number): ChainVerdict => ({ ok: false, index: i, why: `entry ${i} is not canonical JSON` });
