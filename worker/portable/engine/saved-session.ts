@@ -105,13 +105,14 @@ export interface ResumeWith {
 /**
  * Hand a saved session's entries to its signed history. A changed header (name, language, agent,
  * context, catalogue) is a typed error; changed entries, or entries cut off or added, fail step 2
- * at the next check.
+ * at the next check. Answers the header's seal as made here (it verified).
  */
-export function restoreSaved(signed: SignedHistory, mac: TextMac, saved: ReadSaved, expect: ResumeWith): void {
+export function restoreSaved(signed: SignedHistory, mac: TextMac, saved: ReadSaved, expect: ResumeWith): string {
   const { header, entries, seal, head } = saved;
   const list = Array.isArray(entries) ? (entries as Entry[]) : [];
   signed.carry(list);
-  if (!sameMac(sealHeader(mac, header), seal)) {
+  const sealed = sealHeader(mac, header);
+  if (!sameMac(sealed, seal)) {
     throw new StalwartError("SessionSealInvalid", "the saved session's header was changed (its name, language, agent, context or catalogue), or it was sealed by another installation or tenant");
   }
   if (header.rulebook !== expect.rulebook) {
@@ -124,12 +125,13 @@ export function restoreSaved(signed: SignedHistory, mac: TextMac, saved: ReadSav
   if (!Array.isArray(entries) || !last || !sameMac(sealHead(mac, seal, list), head)) {
     // Entries cut off, added or unreadable: the next check refuses `history_invalid`.
     signed.markBroken("the history is not the one this session signed (entries cut off, added or unreadable)");
-    return;
+    return sealed;
   }
   // The head seal covers the count and the last link, so these are what we signed.
   signed.trustHead(list.length, last);
   // A prefix this engine verified before: only what follows it is verified.
   if (expect.known) signed.carry(list, expect.known);
+  return sealed;
 }
 
 /** A saved session that cannot be trusted: its entries are carried, and its next check fails with `why`. */

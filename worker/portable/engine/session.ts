@@ -285,7 +285,10 @@ export class Session {
   static resume(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, opts: { steps?: readonly NamedStep[]; rulebook?: CompiledRulebook; known?: KnownPrefix } = {}): Session {
     const read = readSaved(saved);
     const session = Session.fromHeader(engine, catalogue, read.header, opts);
-    restoreSaved(session.signed, session.macFn, read, { catalogue: catalogue.digest, rulebook: opts.rulebook?.digest ?? null, ...(opts.known ? { known: opts.known } : {}) });
+    const sealed = restoreSaved(session.signed, session.macFn, read, { catalogue: catalogue.digest, rulebook: opts.rulebook?.digest ?? null, ...(opts.known ? { known: opts.known } : {}) });
+    // The seal just verified is the one `toJSON` would make when the session reads the header as it
+    // came (the rest of it is checked equal above or copied canonically): not made again per answer.
+    if (read.header.language === session.language && read.header.agent === session.agent) session.sealOfHeader = sealed;
     return session;
   }
 
