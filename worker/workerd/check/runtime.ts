@@ -33,8 +33,12 @@ export class CheckRuntime {
   /** each resumed session's request form and what this isolate held of it then (carried.ts) */
   private readonly carried = new WeakMap<Session, { saved: SessionShape; held: HeldPrefix | undefined }>();
 
+  /** SHA-256 of a text, hex, on the WASM core */
+  readonly sha256Hex: (text: string) => string;
+
   constructor(private readonly opts: AppOptions & { maxBodyBytes: number }) {
     const hash = (text: string) => toHex(opts.core().sha256Text(text));
+    this.sha256Hex = hash;
     this.catalogues = new Compiled(hash);
     this.rulebooks = new Compiled(hash);
     this.licences = new WorkerLicenceCache(opts.trustedKeys);
