@@ -74,10 +74,14 @@ export function answerOf(s: Session, saved: SessionShape | undefined, held: Held
   const full: SavedSession = s.toJSON(false);
   const since = saved?.since;
   if (since !== undefined && held && prefix && prefix.count >= since && prefix.entries[since - 1] === held.entries[since - 1]) {
-    const delta = full.entries.slice(since);
+    // the new entries serialised once, for the text and its weight: the text is
+    // JSON.stringify({ ...full, entries: delta, since }), savedOf's keys in their order (header, entries, seal, head)
+    const { entries: _entries, seal, head, ...header } = full;
+    const delta = JSON.stringify(full.entries.slice(since));
+    const h = JSON.stringify(header);
     // what the full form weighs: as the caller last sent or got it, plus the new entries (+1 comma −2 brackets)
-    const bytes = held.bytes + JSON.stringify(delta).length - 1;
-    return { text: JSON.stringify({ ...full, entries: delta, since }), bytes };
+    const bytes = held.bytes + delta.length - 1;
+    return { text: `${h.slice(0, -1)},"entries":${delta},"seal":${JSON.stringify(seal)},"head":${JSON.stringify(head)},"since":${since}}`, bytes };
   }
   const text = JSON.stringify(full);
   return { text, bytes: text.length };

@@ -45,7 +45,7 @@ export class VerifiedHeads {
     // the session's own list, shared: it is only ever appended to (a restart makes a new one), and
     // every reader stops at `count`, so no copy of it per request
     const kept: HeldPrefix = { ...prefix, bytes };
-    this.forget(engine, prefix.sessionId);
+    // replaces what was held of the session; `touch` moves it to the newest end with its new count
     sessions.set(prefix.sessionId, kept);
     this.touch(engine, prefix.sessionId, kept.count);
     while (this.held > this.maxEntries) {
