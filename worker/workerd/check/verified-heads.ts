@@ -13,14 +13,19 @@
  * session (session-state-object.ts) holding the newest head, a stale prefix here still verifies
  * only as what it is: the state check that the head is the newest runs as before.
  */
-import type { Engine, KnownPrefix } from "../../portable/engine/index.js";
+import type { Engine, KnownPrefix, SealedHeader } from "../../portable/engine/index.js";
 
 /** At most this many entries held per isolate, across sessions (~0.7 KB each: ~20 MB). */
 const MAX_ENTRIES = 30_000;
 
-/** A verified prefix with the size of the session's full JSON form when it was answered (carried.ts). */
+/**
+ * A verified prefix with the size of the session's full JSON form when it was answered
+ * (carried.ts), and the header that answer carried with the seal made for it: the same seal on an
+ * equal header is not made again on resume (saved-session.ts).
+ */
 export interface HeldPrefix extends KnownPrefix {
   readonly bytes: number;
+  readonly sealed?: SealedHeader;
 }
 
 export class VerifiedHeads {
@@ -38,13 +43,13 @@ export class VerifiedHeads {
   }
 
   /** Keep what an answer verified and signed (a longer prefix replaces a shorter one), with its session's size. */
-  remember(engine: Engine, prefix: KnownPrefix | null, bytes = 0): void {
+  remember(engine: Engine, prefix: KnownPrefix | null, bytes = 0, sealed?: SealedHeader): void {
     if (!prefix || prefix.count === 0 || prefix.count > this.maxEntries) return;
     let sessions = this.byEngine.get(engine);
     if (!sessions) this.byEngine.set(engine, (sessions = new Map()));
     // the session's own list, shared: it is only ever appended to (a restart makes a new one), and
     // every reader stops at `count`, so no copy of it per request
-    const kept: HeldPrefix = { ...prefix, bytes };
+    const kept: HeldPrefix = { ...prefix, bytes, ...(sealed ? { sealed } : {}) };
     // replaces what was held of the session; `touch` moves it to the newest end with its new count
     sessions.set(prefix.sessionId, kept);
     this.touch(engine, prefix.sessionId, kept.count);
