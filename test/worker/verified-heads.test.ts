@@ -2,8 +2,8 @@
  * The worker keeps what it verified of each session per isolate (verified-heads.ts), so the next
  * request verifies only what is new. A miss or a mismatch must never be wrong: a copy of the
  * session whose old entries were edited — by value, by key order, by a link — is still refused
- * `history_invalid`, whatever the isolate verified before; entries appended elsewhere after the known
- * ones are verified.
+ * `history_invalid`, whatever the isolate verified before, and so is a header changed under the seal
+ * the isolate made for it; entries appended elsewhere after the known ones are verified.
  */
 import { describe, expect, it } from "vitest";
 import { storeYaml, testApp } from "./app-env.js";
@@ -69,6 +69,41 @@ describe("the worker's verified heads", () => {
       if (tamper) expect([r.check.reasons, r.check.detail.why]).toEqual([["history_invalid"], "entry 8 does not verify"]);
       else expect(r.check).toMatchObject({ decision: "confirm", reasons: ["argument_origin"] });
     }
+  });
+
+  it("a header changed under the seal this isolate made for it is refused as before, in either form", async () => {
+    const { call } = testApp();
+    expect((await call("PUT", "/v1/catalogues/store", storeYaml, undefined, "application/yaml")).status).toBeLessThan(300);
+    // each edit on a new session the isolate has just answered: it holds that header and its seal
+    const held = async (): Promise<Saved> => {
+      const created = ((await (await call("POST", "/v1/sessions", { catalogue: "store", name: "billing", agent: "bot", context: { team: "a", n: 1 } })).json()) as { session: Saved }).session;
+      return ((await (await call("POST", "/v1/check", { session: created, ...refund })).json()) as { session: Saved }).session;
+    };
+    const edits: [string, (s: Saved) => void][] = [
+      ["the name", (s) => void (s.name = "billing2")],
+      ["the language", (s) => void (s.language = s.language === "en" ? "pt-BR" : "en")],
+      ["the agent", (s) => void (s.agent = "someone")],
+      ["the agent removed", (s) => void (s.agent = null)],
+      ["a context value", (s) => void (s.context = { team: "b", n: 1 })],
+      ["a context value's type", (s) => void (s.context = { team: "a", n: "1" })],
+      ["the taint option", (s) => void (s.taint_model_after_untrusted = true)],
+    ];
+    for (const [what, edit] of edits) {
+      for (const form of ["full", "delta"]) {
+        const session = await held();
+        const copy = JSON.parse(JSON.stringify(session)) as Saved;
+        edit(copy);
+        const body = form === "delta" ? { ...copy, entries: [], since: session.entries.length } : copy;
+        const r = (await (await call("POST", "/v1/check", { session: body, ...refund })).json()) as { check: { reasons: string[]; detail: { why: string } } };
+        expect(r.check.reasons, `${what}, ${form}`).toEqual(["history_invalid"]);
+        expect(r.check.detail.why, `${what}, ${form}`).toMatch(/not sealed with this key/);
+      }
+    }
+    // the same header with its context's keys in another order is the same header
+    const session = await held();
+    const reordered = { ...session, context: { n: 1, team: "a" }, entries: [], since: session.entries.length };
+    const ok = (await (await call("POST", "/v1/check", { session: reordered, ...refund })).json()) as { check: { decision: string; reasons: string[] } };
+    expect(ok.check).toMatchObject({ decision: "confirm", reasons: ["argument_origin"] });
   });
 
   it("holds at most its budget of entries, the least recently used sessions going first", () => {

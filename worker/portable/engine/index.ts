@@ -5,7 +5,7 @@
  */
 export { Engine } from "./engine.js";
 export { defineOwn, own, ownRecord, owns } from "./canonical/own.js";
-export { Session, type SavedSession, type KnownPrefix } from "./session.js";
+export { Session, type SavedSession, type SealedHeader, type KnownPrefix } from "./session.js";
 export { SerialSession, type SessionApi, type SessionCore } from "./serial-session.js";
 export { GuardedSteps, type DecideOptions, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
 export type { FollowPlan, Judged, UndoPlan } from "./plans.js";

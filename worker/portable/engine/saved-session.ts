@@ -100,18 +100,41 @@ export interface ResumeWith {
   rulebook: string | null;
   /** a prefix of its entries this engine verified before (the worker's cache) */
   known?: KnownPrefix;
+  /** a header this engine sealed before, with that seal (the worker's cache): the same seal on an equal header is not made again */
+  sealed?: SealedHeader;
+}
+
+/** A session header and the seal this engine made for it. */
+export interface SealedHeader {
+  header: SessionHeader;
+  seal: string;
+}
+
+/**
+ * Whether `h` is `known` field for field, so that its canonical form, and the seal over it, are
+ * the same. A context that cannot be canonicalised is not (the seal is then made, and fails, as always).
+ */
+function sameHeader(known: SessionHeader, h: SessionHeader): boolean {
+  if (known.v !== h.v || known.id !== h.id || known.name !== h.name || known.language !== h.language || known.agent !== h.agent) return false;
+  if (known.catalogue !== h.catalogue || known.taint_model_after_untrusted !== h.taint_model_after_untrusted || known.rulebook !== h.rulebook) return false;
+  try {
+    return canonicalize(known.context) === canonicalize(h.context);
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Hand a saved session's entries to its signed history. A changed header (name, language, agent,
  * context, catalogue) is a typed error; changed entries, or entries cut off or added, fail step 2
- * at the next check.
+ * at the next check. Answers the header's seal as made here (it verified).
  */
-export function restoreSaved(signed: SignedHistory, mac: TextMac, saved: ReadSaved, expect: ResumeWith): void {
+export function restoreSaved(signed: SignedHistory, mac: TextMac, saved: ReadSaved, expect: ResumeWith): string {
   const { header, entries, seal, head } = saved;
   const list = Array.isArray(entries) ? (entries as Entry[]) : [];
   signed.carry(list);
-  if (!sameMac(sealHeader(mac, header), seal)) {
+  const sealed = expect.sealed !== undefined && expect.sealed.seal === seal && sameHeader(expect.sealed.header, header) ? seal : sealHeader(mac, header);
+  if (!sameMac(sealed, seal)) {
     throw new StalwartError("SessionSealInvalid", "the saved session's header was changed (its name, language, agent, context or catalogue), or it was sealed by another installation or tenant");
   }
   if (header.rulebook !== expect.rulebook) {
@@ -124,12 +147,13 @@ export function restoreSaved(signed: SignedHistory, mac: TextMac, saved: ReadSav
   if (!Array.isArray(entries) || !last || !sameMac(sealHead(mac, seal, list), head)) {
     // Entries cut off, added or unreadable: the next check refuses `history_invalid`.
     signed.markBroken("the history is not the one this session signed (entries cut off, added or unreadable)");
-    return;
+    return sealed;
   }
   // The head seal covers the count and the last link, so these are what we signed.
   signed.trustHead(list.length, last);
   // A prefix this engine verified before: only what follows it is verified.
   if (expect.known) signed.carry(list, expect.known);
+  return sealed;
 }
 
 /** A saved session that cannot be trusted: its entries are carried, and its next check fails with `why`. */

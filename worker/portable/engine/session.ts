@@ -32,11 +32,11 @@ import type { CompiledRulebook } from "./rulebook/types.js";
 import { InputError, StalwartError } from "./errors.js";
 import { LATER, laterReport, storeRefusal, UNKEPT } from "./session-rules.js";
 import { receiptEntry } from "./approvals/history.js";
-import { headerSeal, readSaved, restoreSaved, restoreUntrusted, savedOf, type SavedSession, type SessionHeader } from "./saved-session.js";
+import { headerSeal, readSaved, restoreSaved, restoreUntrusted, savedOf, type SavedSession, type SealedHeader, type SessionHeader } from "./saved-session.js";
 import { SessionRecord } from "./session-record.js";
 import { checkFacts, sessionReaders, valueDigests, type FactsOf } from "./session-facts.js";
 
-export type { SavedSession } from "./saved-session.js";
+export type { SavedSession, SealedHeader } from "./saved-session.js";
 export type { KnownPrefix } from "./history/signed.js";
 
 /** What the engine's session is built with (the SDK's public `SessionOptions`, cli/sdk/client.ts, resolve to these). */
@@ -282,10 +282,13 @@ export class Session {
    * Continue a saved session. A changed header (name, language, agent, context, catalogue) is a
    * typed error; changed entries, or entries cut off or added, fail step 2 at the next check.
    */
-  static resume(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, opts: { steps?: readonly NamedStep[]; rulebook?: CompiledRulebook; known?: KnownPrefix } = {}): Session {
+  static resume(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, opts: { steps?: readonly NamedStep[]; rulebook?: CompiledRulebook; known?: KnownPrefix; sealed?: SealedHeader } = {}): Session {
     const read = readSaved(saved);
     const session = Session.fromHeader(engine, catalogue, read.header, opts);
-    restoreSaved(session.signed, session.macFn, read, { catalogue: catalogue.digest, rulebook: opts.rulebook?.digest ?? null, ...(opts.known ? { known: opts.known } : {}) });
+    const sealed = restoreSaved(session.signed, session.macFn, read, { catalogue: catalogue.digest, rulebook: opts.rulebook?.digest ?? null, ...(opts.known ? { known: opts.known } : {}), ...(opts.sealed ? { sealed: opts.sealed } : {}) });
+    // The seal just verified is the one `toJSON` would make when the session reads the header as it
+    // came (the rest of it is checked equal above or copied canonically): not made again per answer.
+    if (read.header.language === session.language && read.header.agent === session.agent) session.sealOfHeader = sealed;
     return session;
   }
 

@@ -3,7 +3,7 @@
  * The contract is ../../../shared/spec/licensing.md; README.md beside this file states the
  * integration API the check core uses.
  */
-export { licenceView, lapseAllows,  type LicenceView, type LicenceState } from "./state.js";
+export { licenceView, licenceViewSpan, lapseAllows,  type LicenceView, type LicenceState } from "./state.js";
 export type { LicencePayload, LeasePayload,  OnLapse } from "./documents.js";
 ;
 export { signDocument, verifyDocument, signingInput, type SignedDocument,  } from "./signed.js";

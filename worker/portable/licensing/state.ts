@@ -35,6 +35,16 @@ export interface LicenceState {
 }
 
 export function licenceView(state: LicenceState, now: Date): LicenceView {
+  return licenceViewSpan(state, now).view;
+}
+
+/**
+ * The view at `now` and the span of time [from, until) it stays the same for: every field but the
+ * stage is fixed by the documents, and the stage changes only at the lease's end and the lapse. A
+ * runtime that answers many checks under one licence (the worker) computes it once per stage.
+ * Dates that do not parse make an empty span: nothing is reused.
+ */
+export function licenceViewSpan(state: LicenceState, now: Date): { view: LicenceView; from: number; until: number } {
   const { licence, lease } = state;
   const t = now.getTime();
   const licenceEnds = Date.parse(licence.expires_at);
@@ -52,7 +62,10 @@ export function licenceView(state: LicenceState, now: Date): LicenceView {
     bundleDigests: { ...(state.bundles ?? lease.bundles) },
   };
   if (view.stage === "lapsed") view.lapsedAt = new Date(lapseStarts).toISOString();
-  return view;
+  const from = view.stage === "lapsed" ? lapseStarts : view.stage === "grace" ? leaseEnds : -Infinity;
+  const until = view.stage === "lapsed" ? Infinity : view.stage === "grace" ? lapseStarts : Math.min(leaseEnds, lapseStarts);
+  const parsed = !Number.isNaN(t + licenceEnds + leaseEnds + graceEnds + lapseStarts);
+  return { view, from: parsed ? from : NaN, until: parsed ? until : NaN };
 }
 
 /** What a lapsed licence allows, for the check core's step 1 (writes vs reads vs turns). */

@@ -29,7 +29,7 @@ export function mountApprovals(app: Hono<CheckEnv>, rt: CheckRuntime, opts: AppO
 function onChecked(rt: CheckRuntime, a: TenantApprovals): MiddlewareHandler<CheckEnv> {
   return async (c, next) => {
     // read only when a token is presented (routes/checks.ts): one record by id
-    c.set("decisionOf", async (token) => (await a.store(c.env, c.get("tenant")).get(approvalIdOf(token)))?.receipt ?? undefined);
+    c.set("decisionOf", async (token) => (await a.store(c.env, c.get("tenant")).get(approvalIdOf(token, rt.sha256Hex)))?.receipt ?? undefined);
     await next();
     const done = c.get("checked");
     if (!done) return;
@@ -38,9 +38,9 @@ function onChecked(rt: CheckRuntime, a: TenantApprovals): MiddlewareHandler<Chec
       const tenant = c.get("tenant");
       if (check.decision === "confirm" && check.confirmation) {
         const store = a.store(c.env, tenant);
-        const catalogue = await rt.catalogueByDigest(c, done.catalogue);
+        const catalogue = done.catalogue;
         const args = typeof done.args === "object" && done.args !== null && !Array.isArray(done.args) ? (done.args as Record<string, unknown>) : {};
-        const built = pendingFrom({ session: done.session, tool: done.tool, args, check, origins: options.origins, labels: options.labels, catalogue, now: c.get("now")().getTime() });
+        const built = pendingFrom({ session: done.session, tool: done.tool, args, check, origins: options.origins, labels: options.labels, catalogue, now: c.get("now")().getTime(), sha256Hex: rt.sha256Hex });
         if (!built) return;
         const record = await withCounts(built, rt.stores(c).counters(tenant), catalogue, done.run());
         // "always for this session": the same call (same argument digest) approved before stands
@@ -51,7 +51,7 @@ function onChecked(rt: CheckRuntime, a: TenantApprovals): MiddlewareHandler<Chec
           await decide(store, a.keys.tenant(c.env, tenant), record.id, { decision: "approve", by: standing.receipt.by, at: record.created, message: `always for this session (${standing.record.id})` }).catch(() => undefined);
         }
       } else if (check.decision === "allow" && typeof options.confirmation === "string") {
-        await a.store(c.env, tenant).markUsed(approvalIdOf(options.confirmation));
+        await a.store(c.env, tenant).markUsed(approvalIdOf(options.confirmation, rt.sha256Hex));
       }
     } catch (err) {
       console.error("stalwart-check approvals:", (err as Error)?.message ?? String(err));

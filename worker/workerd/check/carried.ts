@@ -16,7 +16,7 @@
  * a delta request for a session that grew past it is refused 413 `body_too_large`, as the same
  * session sent in full is — it could not be sent in full on a miss.
  */
-import { knownThen, type KnownPrefix, type SavedSession, type Session } from "../../portable/engine/index.js";
+import { knownThen, type KnownPrefix, type SavedSession, type SealedHeader, type Session } from "../../portable/engine/index.js";
 import { HttpError } from "../http/errors.js";
 import type { SessionShape } from "./session-shape.js";
 import type { HeldPrefix } from "./verified-heads.js";
@@ -32,10 +32,11 @@ export const SESSION_FORMS = "full, delta";
 /** 1 MiB: a tool call's arguments and a session's history fit easily; anything larger is refused. */
 export const MAX_BODY_BYTES = 1 << 20;
 
-/** The session of an answer, serialised, and the size of its full form. */
+/** The session of an answer, serialised, the size of its full form, and its header with the seal made for it. */
 export interface SessionAnswer {
   text: string;
   bytes: number;
+  sealed: SealedHeader;
 }
 
 /** A carried session with every entry (the delta form's put back). */
@@ -72,13 +73,18 @@ export function expand(saved: SessionShape, held: HeldPrefix | undefined, maxByt
  */
 export function answerOf(s: Session, saved: SessionShape | undefined, held: HeldPrefix | undefined, prefix: KnownPrefix | null): SessionAnswer {
   const full: SavedSession = s.toJSON(false);
+  const { entries: _entries, seal, head, ...header } = full;
+  const sealed = { header, seal };
   const since = saved?.since;
   if (since !== undefined && held && prefix && prefix.count >= since && prefix.entries[since - 1] === held.entries[since - 1]) {
-    const delta = full.entries.slice(since);
+    // the new entries serialised once, for the text and its weight: the text is
+    // JSON.stringify({ ...full, entries: delta, since }), savedOf's keys in their order (header, entries, seal, head)
+    const delta = JSON.stringify(full.entries.slice(since));
+    const h = JSON.stringify(header);
     // what the full form weighs: as the caller last sent or got it, plus the new entries (+1 comma −2 brackets)
-    const bytes = held.bytes + JSON.stringify(delta).length - 1;
-    return { text: JSON.stringify({ ...full, entries: delta, since }), bytes };
+    const bytes = held.bytes + delta.length - 1;
+    return { text: `${h.slice(0, -1)},"entries":${delta},"seal":${JSON.stringify(seal)},"head":${JSON.stringify(head)},"since":${since}}`, bytes, sealed };
   }
   const text = JSON.stringify(full);
-  return { text, bytes: text.length };
+  return { text, bytes: text.length, sealed };
 }

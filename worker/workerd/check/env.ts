@@ -1,5 +1,5 @@
 /** The check worker's options, bindings and per-request context variables (typed for every route). */
-import type { CallOptions, CheckResult, Core, SignedReceipt } from "../../portable/engine/index.js";
+import type { CallOptions, CheckResult, CompiledCatalogue, Core, SignedReceipt } from "../../portable/engine/index.js";
 import type { KeySet, LicenceState } from "../../portable/licensing/index.js";
 import type { LicenceStore, RenewalEnv } from "./renewal.js";
 import type { Stores } from "./stores.js";
@@ -40,7 +40,9 @@ export type CheckEnv = {
     checked?: {
       /** the session's id: what its confirmation token names (read here, not from the token again) */
       session: string;
-      tool: string; args: unknown; options: CallOptions; catalogue: string; check: CheckResult;
+      tool: string; args: unknown; options: CallOptions; check: CheckResult;
+      /** the catalogue the session was resumed with */
+      catalogue: CompiledCatalogue;
       /** the step of the person's last turn, -1 before any (a `per: run` counter's run follows it) */
       run: () => number;
     };

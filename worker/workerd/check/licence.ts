@@ -11,6 +11,7 @@
 import {
   expectationOf,
   licenceView,
+  licenceViewSpan,
   verifyLicenceAndLease,
   TRUSTED_KEYS,
   type KeySet,
@@ -120,8 +121,21 @@ export function requestEngine(engine: Engine, counters: CounterStore, state: Ses
   w.counters = counters;
   w.state = state;
   w.now = now;
-  w.licence = () => licenceView(licence, now());
+  w.licence = () => viewAt(licence, now());
   return e;
+}
+
+/** Each licence state's view for the stage it was last computed in (licenceViewSpan), frozen: every check reads the same object. */
+const views = new WeakMap<LicenceState, { view: LicenceView; from: number; until: number }>();
+
+function viewAt(state: LicenceState, now: Date): LicenceView {
+  const t = now.getTime();
+  const hit = views.get(state);
+  if (hit && t >= hit.from && t < hit.until) return hit.view;
+  const span = licenceViewSpan(state, now);
+  Object.freeze(span.view.bundleDigests);
+  views.set(state, { ...span, view: Object.freeze(span.view) });
+  return span.view;
 }
 
 /**

@@ -33,8 +33,12 @@ export class CheckRuntime {
   /** each resumed session's request form and what this isolate held of it then (carried.ts) */
   private readonly carried = new WeakMap<Session, { saved: SessionShape; held: HeldPrefix | undefined }>();
 
+  /** SHA-256 of a text, hex, on the WASM core */
+  readonly sha256Hex: (text: string) => string;
+
   constructor(private readonly opts: AppOptions & { maxBodyBytes: number }) {
     const hash = (text: string) => toHex(opts.core().sha256Text(text));
+    this.sha256Hex = hash;
     this.catalogues = new Compiled(hash);
     this.rulebooks = new Compiled(hash);
     this.licences = new WorkerLicenceCache(opts.trustedKeys);
@@ -164,7 +168,7 @@ export class CheckRuntime {
     const catalogue = await this.catalogueByDigest(c, saved.catalogue);
     const rulebook = typeof saved.rulebook === "string" ? await this.rulebookByDigest(c, saved.rulebook) : undefined;
     const engine = this.engineFor(c);
-    const opts = { ...(rulebook ? { rulebook } : {}), ...(held ? { known: held } : {}) };
+    const opts = { ...(rulebook ? { rulebook } : {}), ...(held ? { known: held } : {}), ...(held?.sealed ? { sealed: held.sealed } : {}) };
     let s: Session;
     try {
       s = Session.resume(engine, catalogue, saved, opts);
@@ -184,7 +188,7 @@ export class CheckRuntime {
     const from = this.carried.get(s);
     const prefix = s.verifiedPrefix();
     const answer = answerOf(s, from?.saved, from?.held, prefix);
-    this.verified.remember(this.tenantEngine(c), prefix, answer.bytes);
+    this.verified.remember(this.tenantEngine(c), prefix, answer.bytes, answer.sealed);
     const head = JSON.stringify(fields);
     const text = head.length > 2 ? `${head.slice(0, -1)},"session":${answer.text}}` : `{"session":${answer.text}}`;
     return c.body(text, status, { "content-type": "application/json", [SESSION_FORMS_HEADER]: SESSION_FORMS });

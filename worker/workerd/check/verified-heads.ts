@@ -13,74 +13,70 @@
  * session (session-state-object.ts) holding the newest head, a stale prefix here still verifies
  * only as what it is: the state check that the head is the newest runs as before.
  */
-import type { Engine, KnownPrefix } from "../../portable/engine/index.js";
+import type { Engine, KnownPrefix, SealedHeader } from "../../portable/engine/index.js";
 
 /** At most this many entries held per isolate, across sessions (~0.7 KB each: ~20 MB). */
 const MAX_ENTRIES = 30_000;
 
-/** A verified prefix with the size of the session's full JSON form when it was answered (carried.ts). */
+/**
+ * A verified prefix with the size of the session's full JSON form when it was answered
+ * (carried.ts), and the header that answer carried with the seal made for it: the same seal on an
+ * equal header is not made again on resume (saved-session.ts).
+ */
 export interface HeldPrefix extends KnownPrefix {
   readonly bytes: number;
+  readonly sealed?: SealedHeader;
+}
+
+/** One session held: the slot is its own key in the use order (no key string per lookup). */
+interface Slot {
+  readonly engine: Engine;
+  readonly sessionId: string;
+  held: HeldPrefix;
 }
 
 export class VerifiedHeads {
-  private readonly byEngine = new WeakMap<Engine, Map<string, HeldPrefix>>();
-  /** every session held, oldest use first, with its engine (for eviction) */
-  private readonly order = new Map<string, { engine: Engine; sessionId: string; count: number }>();
+  private readonly byEngine = new WeakMap<Engine, Map<string, Slot>>();
+  /** every session held, oldest use first (a Set keeps insertion order; a use re-inserts) */
+  private readonly order = new Set<Slot>();
   private held = 0;
 
   constructor(private readonly maxEntries = MAX_ENTRIES) {}
 
   get(engine: Engine, sessionId: string): HeldPrefix | undefined {
-    const hit = this.byEngine.get(engine)?.get(sessionId);
-    if (hit) this.touch(engine, sessionId, hit.count);
-    return hit;
+    const slot = this.byEngine.get(engine)?.get(sessionId);
+    if (!slot) return undefined;
+    this.order.delete(slot);
+    this.order.add(slot);
+    return slot.held;
   }
 
   /** Keep what an answer verified and signed (a longer prefix replaces a shorter one), with its session's size. */
-  remember(engine: Engine, prefix: KnownPrefix | null, bytes = 0): void {
+  remember(engine: Engine, prefix: KnownPrefix | null, bytes = 0, sealed?: SealedHeader): void {
     if (!prefix || prefix.count === 0 || prefix.count > this.maxEntries) return;
     let sessions = this.byEngine.get(engine);
     if (!sessions) this.byEngine.set(engine, (sessions = new Map()));
     // the session's own list, shared: it is only ever appended to (a restart makes a new one), and
     // every reader stops at `count`, so no copy of it per request
-    const kept: HeldPrefix = { ...prefix, bytes };
-    this.forget(engine, prefix.sessionId);
-    sessions.set(prefix.sessionId, kept);
-    this.touch(engine, prefix.sessionId, kept.count);
+    const kept: HeldPrefix = { ...prefix, bytes, ...(sealed ? { sealed } : {}) };
+    let slot = sessions.get(prefix.sessionId);
+    if (slot) {
+      // replaces what was held of the session, which becomes the newest used
+      this.held -= slot.held.count;
+      slot.held = kept;
+      this.order.delete(slot);
+    } else {
+      slot = { engine, sessionId: prefix.sessionId, held: kept };
+      sessions.set(prefix.sessionId, slot);
+    }
+    this.order.add(slot);
+    this.held += kept.count;
     while (this.held > this.maxEntries) {
       const oldest = this.order.values().next().value;
       if (!oldest) break;
-      this.forget(oldest.engine, oldest.sessionId);
+      this.order.delete(oldest);
+      this.held -= oldest.held.count;
+      this.byEngine.get(oldest.engine)?.delete(oldest.sessionId);
     }
   }
-
-  private touch(engine: Engine, sessionId: string, count: number): void {
-    const key = orderKey(engine, sessionId);
-    const had = this.order.get(key);
-    if (had) {
-      this.order.delete(key);
-      this.held -= had.count;
-    }
-    this.order.set(key, { engine, sessionId, count });
-    this.held += count;
-  }
-
-  private forget(engine: Engine, sessionId: string): void {
-    const key = orderKey(engine, sessionId);
-    const had = this.order.get(key);
-    if (had) {
-      this.order.delete(key);
-      this.held -= had.count;
-    }
-    this.byEngine.get(engine)?.delete(sessionId);
-  }
-}
-
-const engineIds = new WeakMap<Engine, number>();
-let nextEngineId = 0;
-function orderKey(engine: Engine, sessionId: string): string {
-  let id = engineIds.get(engine);
-  if (id === undefined) engineIds.set(engine, (id = nextEngineId++));
-  return `${id}\u0000${sessionId}`;
 }

@@ -27,9 +27,12 @@ export async function readText(c: Context, types: readonly string[], what = "the
   return strictUtf8(await c.req.arrayBuffer());
 }
 
+/** One per module: a fatal decoder without `stream` keeps no state between calls. */
+const utf8Strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 export function strictUtf8(buf: ArrayBuffer): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(buf);
+    return utf8Strict.decode(buf);
   } catch {
     throw new HttpError("malformed_json", "the body is not UTF-8");
   }

@@ -153,12 +153,47 @@ export function textToBase64Url(t: string): string {
  * Strict base64url (no padding, no other alphabet, no set trailing bits: one byte string has one
  * spelling); null for anything else, a non-string included.
  */
+/** each base64url character's value by its code, -1 for any other code below 128 */
+const B64_VALUES = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i++) B64_VALUES[B64_CODES[i]!] = i;
+const b64At = (s: string, i: number): number => {
+  const c = s.charCodeAt(i);
+  return c < 128 ? B64_VALUES[c]! : -1;
+};
+
+/**
+ * base64url without padding to bytes, by table; null unless `s` is exactly what `toBase64Url`
+ * makes of them (no other character, no padding, no set bit after the last byte). Not `atob`,
+ * whose replace-pad-decode-and-encode-again round was ~5 µs for a confirmation token's claims.
+ */
 export function fromBase64Url(s: unknown): Uint8Array | null {
-  if (typeof s !== "string" || !/^[A-Za-z0-9_-]*$/.test(s) || s.length % 4 === 1) return null;
-  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4));
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return toBase64Url(out) === s ? out : null;
+  if (typeof s !== "string") return null;
+  const n = s.length;
+  const tail = n % 4;
+  if (tail === 1) return null;
+  const out = new Uint8Array(((n - tail) / 4) * 3 + (tail === 0 ? 0 : tail - 1));
+  let o = 0;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const a = b64At(s, i), b = b64At(s, i + 1), c = b64At(s, i + 2), d = b64At(s, i + 3);
+    if ((a | b | c | d) < 0) return null;
+    const x = (a << 18) | (b << 12) | (c << 6) | d;
+    out[o++] = x >>> 16;
+    out[o++] = (x >>> 8) & 255;
+    out[o++] = x & 255;
+  }
+  if (tail === 2) {
+    const a = b64At(s, i), b = b64At(s, i + 1);
+    if ((a | b) < 0 || (b & 15) !== 0) return null;
+    out[o] = (a << 2) | (b >>> 4);
+  } else if (tail === 3) {
+    const a = b64At(s, i), b = b64At(s, i + 1), c = b64At(s, i + 2);
+    if ((a | b | c) < 0 || (c & 3) !== 0) return null;
+    const x = (a << 12) | (b << 6) | c;
+    out[o++] = x >>> 10;
+    out[o] = (x >>> 2) & 255;
+  }
+  return out;
 }
 
 export function randomBytes(n: number): Uint8Array {

@@ -110,7 +110,7 @@ export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       const s = await rt.resume(c, b.session, true);
       if (typeof b.options.confirmation === "string") await recordRefusal(c.get("decisionOf"), s, b.options.confirmation);
       const check = await s.checkToolCall(b.tool, b.args, b.options);
-      c.set("checked", { session: s.id, tool: b.tool, args: b.args, options: b.options, catalogue: b.session.catalogue, run: () => lastRunOf(s), check });
+      c.set("checked", { session: s.id, tool: b.tool, args: b.args, options: b.options, catalogue: s.catalogue, run: () => lastRunOf(s), check });
       // what the decision was made with, only when asked: the answer stays what the check says
       const bundles = b.options?.explain === true ? bundlesOf(c.get("licence")) : undefined;
       if (bundles) check.detail.bundles = bundles;
