@@ -111,12 +111,18 @@ export interface SealedHeader {
 }
 
 /**
+ * Every header field but `context`, compared with ===. Typed as the header's keys so that a field
+ * added to the header (and so to its seal) cannot be left out of `sameHeader` unnoticed.
+ */
+const HEADER_FIELDS: Record<keyof SessionHeader, "scalar" | "context"> = { v: "scalar", id: "scalar", name: "scalar", language: "scalar", agent: "scalar", context: "context", catalogue: "scalar", taint_model_after_untrusted: "scalar", rulebook: "scalar" };
+const SCALAR_HEADER_FIELDS = (Object.keys(HEADER_FIELDS) as (keyof SessionHeader)[]).filter((k) => HEADER_FIELDS[k] === "scalar");
+
+/**
  * Whether `h` is `known` field for field, so that its canonical form, and the seal over it, are
  * the same. A context that cannot be canonicalised is not (the seal is then made, and fails, as always).
  */
 function sameHeader(known: SessionHeader, h: SessionHeader): boolean {
-  if (known.v !== h.v || known.id !== h.id || known.name !== h.name || known.language !== h.language || known.agent !== h.agent) return false;
-  if (known.catalogue !== h.catalogue || known.taint_model_after_untrusted !== h.taint_model_after_untrusted || known.rulebook !== h.rulebook) return false;
+  for (const k of SCALAR_HEADER_FIELDS) if (known[k] !== h[k]) return false;
   try {
     return canonicalize(known.context) === canonicalize(h.context);
   } catch {
