@@ -186,7 +186,7 @@ export class Session {
     }
     this.signed.push(entry);
     const token = a.decision === "confirm"
-      ? sealToken(this.macFn, { tool: call.tool, agent: call.agent, digest: call.digest, session: this.id, ask: entry.step, exp: now + this.catalogue.settings.confirmationTtlMs })
+      ? sealToken(this.macFn, { tool: call.tool, agent: call.agent, digest: call.digest, session: this.id, ask: entry.step, exp: now + this.catalogue.settings.confirmationTtlMs }, this.macBytesFn)
       : undefined;
     return resultOf(a, entry.step, token);
   }
@@ -334,6 +334,7 @@ export class Session {
   }
 
   private readonly macFn = (text: string) => this.engine.macText(text);
+  private readonly macBytesFn = (data: Uint8Array) => this.engine.mac(data);
   private readonly shaHex = (text: string) => this.engine.sha256Hex(text);
   /** detail every answer of this session carries */
   private get extra(): Readonly<Record<string, unknown>> {

@@ -104,8 +104,12 @@ export function toBase64Url(b: Uint8Array, prefix?: Uint8Array): string {
   const n = b.length;
   const p = prefix === undefined ? 0 : prefix.length;
   const out = room(p + Math.ceil(n / 3) * 4);
-  let o = 0;
-  for (; o < p; o++) out[o] = prefix![o]!;
+  for (let o = 0; o < p; o++) out[o] = prefix![o]!;
+  return ascii.decode(out.subarray(0, base64UrlInto(b, n, out, p)));
+}
+
+/** base64url (no padding) of `b[0..n)` as ASCII codes into `out` from `o`; the offset after it. */
+export function base64UrlInto(b: Uint8Array, n: number, out: Uint8Array, o: number): number {
   let i = 0;
   for (; i + 2 < n; i += 3) {
     const x = (b[i]! << 16) | (b[i + 1]! << 8) | b[i + 2]!;
@@ -115,12 +119,12 @@ export function toBase64Url(b: Uint8Array, prefix?: Uint8Array): string {
     out[o++] = B64_CODES[x & 63]!;
   }
   if (i < n) {
-    const x = (b[i]! << 16) | ((b[i + 1] ?? 0) << 8);
+    const x = (b[i]! << 16) | (i + 1 < n ? b[i + 1]! << 8 : 0);
     out[o++] = B64_CODES[x >>> 18]!;
     out[o++] = B64_CODES[(x >>> 12) & 63]!;
     if (i + 1 < n) out[o++] = B64_CODES[(x >>> 6) & 63]!;
   }
-  return ascii.decode(out.subarray(0, o));
+  return o;
 }
 
 /** base64url of a string's UTF-8 bytes; ASCII (token claims, as a rule) straight from its units. */
