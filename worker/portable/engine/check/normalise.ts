@@ -46,35 +46,28 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
   if (typeof tool !== "string") throw new InputError("the tool name must be a string", "/tool");
   if (typeof o !== "object" || o === null) throw new InputError("options must be an object", "/options");
   checkOptionKeys(o, CALL_OPTION_KEYS, "the call options", OPTION_BASE);
-  const option = (key: string): unknown => {
-    try {
-      return own(o, key);
-    } catch (err) {
-      // an options object that throws when read (a proxy, a getter): a typed error, never a raw one
-      throw new InputError(`\`${key}\` could not be read: ${String((err as Error)?.message ?? err).slice(0, 200)}`, `/options/${key}`);
-    }
-  };
-  const origins = readOrigins(option("origins"));
-  const labelsByArg = readLabels(option("labels"));
-  const confirmation = option("confirmation");
-  const undoOf = option("undoOf");
-  const agent = option("agent");
-  const explain = option("explain");
+  const origins = readOrigins(option(o, "origins"));
+  const labelsByArg = readLabels(option(o, "labels"));
+  const confirmation = option(o, "confirmation");
+  const undoOf = option(o, "undoOf");
+  const agent = option(o, "agent");
+  const explain = option(o, "explain");
   if (explain !== undefined && typeof explain !== "boolean") throw new InputError("`explain` must be true or false", "/options/explain");
   if (confirmation !== undefined && typeof confirmation !== "string") throw new InputError("`confirmation` must be the token string a confirm returned", "/options/confirmation");
   if (undoOf !== undefined && !Number.isSafeInteger(undoOf)) throw new InputError("`undoOf` must be a step number", "/options/undoOf");
   if (agent !== undefined && typeof agent !== "string") throw new InputError("`agent` must be a string", "/options/agent");
-  const facts = readFacts(option("facts"));
+  const facts = readFacts(option(o, "facts"));
 
   const labels = sortedLabels(labelsByArg);
   const call: Call = {
-    tool, args: Object.create(null) as Record<string, unknown>, digest: NO_DIGEST, originsDigest: sha(origins.text), origins: origins.record, labels, labelsByArg,
+    tool, args: NONE, digest: NO_DIGEST, originsDigest: sha(origins.text), origins: origins.record, labels, labelsByArg,
     agent: agent ?? defaultAgent, facts,
   };
   // set when given rather than spread into the literal (a spread builds the object the slow way)
   if (confirmation !== undefined) call.confirmation = confirmation;
   if (undoOf !== undefined) call.undoOf = undoOf as number;
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    call.args = Object.create(null) as Record<string, unknown>;
     call.argsError = { pointer: "", rule: "type", message: "arguments must be an object" };
     return call;
   }
@@ -85,6 +78,7 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
     // not JSON data, or an object that throws when read (a getter, a proxy): refused at step 3
     const pointer = err instanceof InputError ? err.pointer ?? "" : "";
     const message = err instanceof StalwartError ? err.message : `the arguments could not be read: ${String((err as Error)?.message ?? err).slice(0, 200)}`;
+    call.args = Object.create(null) as Record<string, unknown>;
     call.argsError = { pointer, rule: "json", message };
     return call;
   }
@@ -103,6 +97,25 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
 }
 
 const OPTION_BASE = { base: "/options" } as const;
+
+/**
+ * An option's own value; an options object that throws when read (a proxy, a getter) is a typed
+ * error, never a raw one. (A function, not a closure over `o` made per check.)
+ */
+function option(o: CallOptions, key: string): unknown {
+  try {
+    return own(o, key);
+  } catch (err) {
+    throw new InputError(`\`${key}\` could not be read: ${String((err as Error)?.message ?? err).slice(0, 200)}`, `/options/${key}`);
+  }
+}
+
+/**
+ * The empty record a call without labels, facts or origins reads (null prototype, frozen; shared,
+ * since a call's records are only ever read or replaced, never written): one fewer dictionary
+ * object per record per check.
+ */
+const NONE: Readonly<Record<string, never>> = Object.freeze(Object.create(null) as Record<string, never>);
 const NO_DIGEST = "0".repeat(64);
 
 /** Every label of the call, sorted and unique (none, as a rule: no Set, no copies then). */
@@ -112,8 +125,10 @@ function sortedLabels(byArg: Labels): string[] {
   return [...new Set(keys.flatMap((k) => byArg[k] ?? []))].sort();
 }
 
+const NO_ORIGINS = Object.freeze({ text: "{}", record: NONE });
+
 function readOrigins(raw: unknown): { text: string; record: Readonly<Record<string, string>> } {
-  if (raw === undefined || raw === null) return { text: "{}", record: Object.create(null) as Record<string, string> };
+  if (raw === undefined || raw === null) return NO_ORIGINS;
   const bad = () => new InputError("`origins` must map argument names to origin strings", "/options/origins");
   if (!isMap(raw)) throw bad();
   const quick = plainOrigins(raw);
@@ -168,7 +183,7 @@ function plainOrigins(raw: Record<string, unknown>): { text: string; record: Rea
 const PLAIN = /^[A-Za-z0-9_.:@+-]*$/;
 
 function readLabels(raw: unknown): Labels {
-  if (raw === undefined || raw === null) return Object.create(null) as Labels;
+  if (raw === undefined || raw === null) return NONE;
   const bad = () => new InputError("`labels` must map `call` or argument names to lists of labels", "/options/labels");
   if (!isMap(raw)) throw bad();
   const { data } = jsonOf(raw, "/options/labels", "`labels`");
@@ -177,7 +192,7 @@ function readLabels(raw: unknown): Labels {
 }
 
 function readFacts(raw: unknown): Readonly<Record<string, unknown>> {
-  if (raw === undefined || raw === null) return Object.create(null) as Record<string, unknown>;
+  if (raw === undefined || raw === null) return NONE;
   if (!isMap(raw)) throw new InputError("`facts` must be an object", "/options/facts");
   const { data } = jsonOf(raw, "/options/facts", "`facts`");
   return ownMap(data as Record<string, unknown>);
