@@ -54,16 +54,31 @@ export function checkFacts(s: FactsOf, verified: Verified, kept: Kept, now: numb
     openToken: s.openToken,
     historyInvalid: verified.ok ? undefined : verified.why,
     index,
-    from: joinedResults(
-      (t) => index.lastResult.get(t),
-      (t, arg, value) => index.resultWhere(t, arg, valueDigest(engine, value)),
-    ),
+    from: verified.ok ? fromOf(index, engine) : joinedFrom(index, engine),
     valueDigest: s.valueDigest,
     taintModelAfterUntrusted: s.taintModelAfterUntrusted,
     rulebook: s.rulebook,
     kept: "error" in kept ? NOTHING_KEPT : kept,
   };
 }
+
+/** The check's `from` over an index (which it reads live, when a condition asks). */
+function joinedFrom(index: HistoryIndex, engine: Engine): CheckFacts["from"] {
+  return joinedResults(
+    (t) => index.lastResult.get(t),
+    (t, arg, value) => index.resultWhere(t, arg, valueDigest(engine, value)),
+  );
+}
+
+/** `joinedFrom` made once per session index, not three closures per check. */
+function fromOf(index: HistoryIndex, engine: Engine): CheckFacts["from"] {
+  const kept = fromByIndex.get(index);
+  if (kept !== undefined && kept.engine === engine) return kept.from;
+  const from = joinedFrom(index, engine);
+  fromByIndex.set(index, { engine, from });
+  return from;
+}
+const fromByIndex = new WeakMap<HistoryIndex, { engine: Engine; from: CheckFacts["from"] }>();
 
 /** Per-argument digests, kept for calls an undo may later be bound to (step 6). */
 export function valueDigests(engine: Engine, call: Call): Record<string, string> {
