@@ -72,7 +72,8 @@ function claimsBytes(c: TokenClaims): number {
   at = agent === null ? put(b, at, C_NULL) : plain(b, at, agent);
   if (at < 0 || !Number.isSafeInteger(ask) || ask < 0 || !Number.isSafeInteger(exp)) return -1;
   at = digits(b, put(b, at, C_ASK), ask);
-  if (digest === lastDigest.text) at = put(b, at, lastDigest.bytes);
+  // (a native copy: a byte loop costs more from about a dozen bytes on)
+  if (digest === lastDigest.text) at = copy(b, at, lastDigest.bytes);
   else {
     const from = at;
     at = plain(b, put(b, at, C_DIGEST), digest);
@@ -82,7 +83,7 @@ function claimsBytes(c: TokenClaims): number {
   at = put(b, at, C_EXP);
   if (exp < 0) b[at++] = 0x2d; // -
   at = digits(b, at, Math.abs(exp));
-  if (session === lastTail.text && tool === lastTail.and) return put(b, at, lastTail.bytes);
+  if (session === lastTail.text && tool === lastTail.and) return copy(b, at, lastTail.bytes);
   const from = at;
   at = plain(b, put(b, at, C_SESSION), session);
   if (at < 0) return -1;
@@ -110,6 +111,11 @@ function remember(part: Part, text: string, and: string, bytes: Uint8Array): voi
   part.text = text;
   part.and = and;
   part.bytes = bytes;
+}
+
+function copy(b: Uint8Array, at: number, c: Uint8Array): number {
+  b.set(c, at);
+  return at + c.length;
 }
 
 function put(b: Uint8Array, at: number, c: Uint8Array): number {
