@@ -153,6 +153,18 @@ function checkedWords<T extends { record: Readonly<Record<string, string>> }>(or
  * prototype) returns null and takes the general path, which says what is wrong.
  */
 function plainOrigins(raw: Record<string, unknown>): { text: string; record: Readonly<Record<string, string>>; words: boolean } | null {
+  // a getter that checks another call while this one is read would write over the shared bytes
+  if (originsBusy) return null;
+  originsBusy = true;
+  try {
+    return plainOriginsOnce(raw);
+  } finally {
+    originsBusy = false;
+  }
+}
+let originsBusy = false;
+
+function plainOriginsOnce(raw: Record<string, unknown>): { text: string; record: Readonly<Record<string, string>>; words: boolean } | null {
   if (Object.getPrototypeOf(raw) !== Object.prototype) return null;
   let keys: string[];
   try {
@@ -162,7 +174,11 @@ function plainOrigins(raw: Record<string, unknown>): { text: string; record: Rea
   }
   if (keys.length > 1) sortKeys(keys);
   const record = Object.create(null) as Record<string, string>;
-  let text = "{";
+  // The text as ASCII bytes, decoded once: a string built piece by piece is a rope, which the
+  // digest memo's lookup has to flatten first (that flattening cost more than building it).
+  let b = originBytes;
+  let at = 0;
+  b[at++] = 0x7b; // {
   // every value a plain origin word (the common case): checkedWords would find nothing to say
   let words = true;
   for (let i = 0; i < keys.length; i++) {
@@ -173,14 +189,40 @@ function plainOrigins(raw: Record<string, unknown>): { text: string; record: Rea
     } catch {
       return null;
     }
-    if (typeof v !== "string" || !PLAIN.test(k) || !PLAIN.test(v)) return null;
+    if (typeof v !== "string") return null;
+    if (at + k.length + v.length + 8 > b.length) {
+      const grown = new Uint8Array(2 * (at + k.length + v.length + 8));
+      grown.set(b.subarray(0, at));
+      b = originBytes = grown;
+    }
+    if (i) b[at++] = 0x2c; // ,
+    at = plainInto(b, at, k);
+    if (at < 0) return null;
+    b[at++] = 0x3a; // :
+    at = plainInto(b, at, v);
+    if (at < 0) return null;
     if (words && !isOriginWord(v)) words = false;
     defineOwn(record, k, v);
-    text += `${i ? "," : ""}"${k}":"${v}"`;
   }
-  return { text: text + "}", record, words };
+  b[at++] = 0x7d; // }
+  return { text: ascii.decode(b.subarray(0, at)), record, words };
 }
-const PLAIN = /^[A-Za-z0-9_.:@+-]*$/;
+let originBytes = new Uint8Array(256);
+const ascii = new TextDecoder();
+
+/** `s` quoted at `at` when every character is plain (A-Z a-z 0-9 _ . : @ + -): the offset after it, else -1. */
+function plainInto(b: Uint8Array, at: number, s: string): number {
+  b[at++] = 0x22;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f || PLAIN[c] !== 1) return -1;
+    b[at++] = c;
+  }
+  b[at++] = 0x22;
+  return at;
+}
+const PLAIN = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:@+-") PLAIN[c.charCodeAt(0)] = 1;
 
 function readLabels(raw: unknown): Labels {
   if (raw === undefined || raw === null) return NONE;
