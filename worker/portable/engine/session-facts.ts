@@ -31,11 +31,13 @@ export interface FactsOf {
   /** step 10's token reader and the value digest, made once per session rather than per check */
   readonly openToken: (token: string) => TokenClaims | null;
   readonly valueDigest: (value: unknown) => string;
+  /** the check's `from` over the session's verified index, kept while that index is the session's */
+  readonly joined: { index?: HistoryIndex; from?: CheckFacts["from"] };
 }
 
 /** The per-session closures of `FactsOf`. */
-export function sessionReaders(engine: Engine, mac: TextMac): Pick<FactsOf, "openToken" | "valueDigest"> {
-  return { openToken: (t) => openToken(mac, t), valueDigest: (v) => valueDigest(engine, v) };
+export function sessionReaders(engine: Engine, mac: TextMac): Pick<FactsOf, "openToken" | "valueDigest" | "joined"> {
+  return { openToken: (t) => openToken(mac, t), valueDigest: (v) => valueDigest(engine, v), joined: {} };
 }
 
 /** A history that did not verify is read as empty; step 2 refuses with `historyInvalid`. */
@@ -54,7 +56,7 @@ export function checkFacts(s: FactsOf, verified: Verified, kept: Kept, now: numb
     openToken: s.openToken,
     historyInvalid: verified.ok ? undefined : verified.why,
     index,
-    from: verified.ok ? fromOf(index, engine) : joinedFrom(index, engine),
+    from: verified.ok ? fromOf(s.joined, index, engine) : joinedFrom(index, engine),
     valueDigest: s.valueDigest,
     taintModelAfterUntrusted: s.taintModelAfterUntrusted,
     rulebook: s.rulebook,
@@ -70,15 +72,17 @@ function joinedFrom(index: HistoryIndex, engine: Engine): CheckFacts["from"] {
   );
 }
 
-/** `joinedFrom` made once per session index, not three closures per check. */
-function fromOf(index: HistoryIndex, engine: Engine): CheckFacts["from"] {
-  const kept = fromByIndex.get(index);
-  if (kept !== undefined && kept.engine === engine) return kept.from;
+/**
+ * `joinedFrom` made once per session index, not three closures per check. Kept on the session (a
+ * WeakMap keyed by the index kept every session's index alive through the young-generation GC).
+ */
+function fromOf(joined: FactsOf["joined"], index: HistoryIndex, engine: Engine): CheckFacts["from"] {
+  if (joined.index === index && joined.from !== undefined) return joined.from;
   const from = joinedFrom(index, engine);
-  fromByIndex.set(index, { engine, from });
+  joined.index = index;
+  joined.from = from;
   return from;
 }
-const fromByIndex = new WeakMap<HistoryIndex, { engine: Engine; from: CheckFacts["from"] }>();
 
 /** Per-argument digests, kept for calls an undo may later be bound to (step 6). */
 export function valueDigests(engine: Engine, call: Call): Record<string, string> {
