@@ -39,19 +39,23 @@ export function sealToken(mac: Mac, claims: TokenClaims, macBytes?: BytesMac): s
   // are MAC'd where they lie, then "st1." takes the domain's last four bytes and ".<mac>" follows
   // the body, so the token is one flat string (no text to encode again for the MAC, no rope).
   const most = DOMAIN.length + Math.ceil(n / 3) * 4 + 1 + 43;
-  if (tokenBuf.length < most) tokenBuf = new Uint8Array(2 * most);
+  if (tokenBuf.length < most) {
+    tokenBuf = new Uint8Array(2 * most);
+    tokenView = new DataView(tokenBuf.buffer);
+  }
   const t = tokenBuf;
   for (let i = 0; i < DOMAIN_CODES.length; i++) t[i] = DOMAIN_CODES[i]!;
-  const end = base64UrlInto(claimsBuf, n, t, DOMAIN.length);
+  const end = base64UrlInto(claimsBuf, n, t, DOMAIN.length, tokenView);
   const sig = macBytes(t.subarray(0, end));
   const from = DOMAIN.length - ST1_CODES.length;
   for (let i = 0; i < ST1_CODES.length; i++) t[from + i] = ST1_CODES[i]!;
   t[end] = 0x2e; // .
-  return ascii.decode(t.subarray(from, base64UrlInto(sig, sig.length, t, end + 1)));
+  return ascii.decode(t.subarray(from, base64UrlInto(sig, sig.length, t, end + 1, tokenView)));
 }
 
 const ST1_CODES = Uint8Array.from("st1.", (c) => c.charCodeAt(0));
 let tokenBuf = new Uint8Array(512);
+let tokenView = new DataView(tokenBuf.buffer);
 const ascii = new TextDecoder();
 const DOMAIN_CODES = Uint8Array.from(DOMAIN, (c) => c.charCodeAt(0));
 let claimsBuf = new Uint8Array(512);
