@@ -87,7 +87,8 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
   for (const k of top.order) {
     // a string, number, boolean or null is its own copy (-0 canonicalises as 0, so it is parsed)
     const got = top.read[k];
-    defineOwn(checked, k, typeof got === "object" || got === 0 ? JSON.parse(top.parts[k]!) : got);
+    // `checked` has no prototype: an assignment makes an own property, `__proto__` too (defineOwn's case)
+    checked[k] = typeof got === "object" || got === 0 ? JSON.parse(top.parts[k]!) : got;
   }
   call.args = checked;
   call.argNames = Object.keys(checked);
@@ -202,7 +203,7 @@ function plainOriginsOnce(raw: Record<string, unknown>): { text: string; record:
     at = plainInto(b, at, v);
     if (at < 0) return null;
     if (words && !isOriginWord(v)) words = false;
-    defineOwn(record, k, v);
+    record[k] = v; // no prototype (as above)
   }
   b[at++] = 0x7d; // }
   return { text: ascii.decode(b.subarray(0, at)), record, words };
