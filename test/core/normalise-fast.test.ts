@@ -48,4 +48,23 @@ describe("normaliseCall fast paths", () => {
     expect(call.origins.a).toBe("result:4.order_id");
     expect(() => normaliseCall("t", { a: 1 }, { origins: { a: "result:x" } }, null, sha)).toThrow(InputError);
   });
+
+  it("writes the origins' text whole when a getter checks another call meanwhile", () => {
+    const texts: string[] = [];
+    const shaSeen = (t: string) => (texts.push(t), sha(t));
+    const origins = {
+      a: "typed",
+      get b() {
+        normaliseCall("u", { x: 1 }, { origins: { y: "model", x: "typed" } }, null, shaSeen);
+        return "model";
+      },
+      c: "model",
+    };
+    normaliseCall("t", { a: 1, b: 2, c: 3 }, { origins }, null, shaSeen);
+    expect(texts).toContain('{"x":"typed","y":"model"}');
+    expect(texts).toContain('{"a":"typed","b":"model","c":"model"}');
+    const plain = normaliseCall("t", { a: 1 }, { origins: { b: "model", a: "typed" } }, null, shaSeen);
+    expect(texts.at(-2)).toBe('{"a":"typed","b":"model"}');
+    expect(plain.originsDigest).toBe(sha('{"a":"typed","b":"model"}'));
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * sealToken writes plain claims as bytes behind the MAC's domain (tokens/confirmation.ts): the token
  * must be exactly `st1.<base64url(claimsJson)>.<base64url(mac(domain ‖ body))>` — the form it had
- * before, which openToken reads — for any claims (escapes, unicode, lone surrogates, odd numbers).
+ * before, which openToken reads — for any claims, with a MAC over text or over bytes (escapes, unicode, lone surrogates, odd numbers).
  */
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { prng } from "../helpers/prng.js";
 
 const key = Buffer.alloc(32, 3);
 const mac = (text: string) => new Uint8Array(createHmac("sha256", key).update(text, "utf8").digest());
+const macBytes = (data: Uint8Array) => new Uint8Array(createHmac("sha256", key).update(data).digest());
 const b64 = (b: Uint8Array | Buffer) => Buffer.from(b).toString("base64url");
 const NAMES = ["refund_card", "get-order", "a.b", "São", "x\"y", "back\\slash", "tab\t", "😀", "", "\ud800", "\u007f", "~"];
 const NUMBERS = [0, -0, 7, 1764683825123, -1, 2 ** 53 - 1, 2 ** 53, 1e21, 0.5, NaN, Infinity];
@@ -28,10 +29,24 @@ describe("sealToken", () => {
       const want = `st1.${body}.${b64(mac("stalwart-token-v1." + body))}`;
       const got = sealToken(mac, claims);
       expect(got, JSON.stringify(claims)).toBe(want);
+      // the path a session takes (a MAC over bytes: the token built as bytes, repeated parts kept)
+      expect(sealToken(mac, claims, macBytes), JSON.stringify(claims)).toBe(want);
       const plain = /^[\x20-\x7e]*$/;
       if ([claims.tool, claims.agent ?? "", claims.digest, claims.session].every((s) => plain.test(s)) && Number.isSafeInteger(claims.ask) && Number.isSafeInteger(claims.exp)) {
         expect(openToken(mac, got)).toEqual({ ...claims, exp: claims.exp === 0 ? 0 : claims.exp, ask: claims.ask === 0 ? 0 : claims.ask });
       }
+    }
+  });
+
+  it("keeps the form when claims repeat a part of the last token's (session, tool, digest) and change another", () => {
+    const base = { tool: "refund_card", agent: null, digest: "a".repeat(64), session: "b".repeat(32), ask: 3, exp: 1764683825123 };
+    const seq = [
+      base, { ...base, ask: 4 }, { ...base, tool: "get_order" }, { ...base, session: "c".repeat(32) }, { ...base, digest: "d".repeat(64) },
+      { ...base, digest: "x\"y" }, base, { ...base, tool: "São" }, { ...base, session: "😀" }, base, { ...base, agent: "bot", tool: "" }, base,
+    ];
+    for (const claims of seq) {
+      const body = b64(Buffer.from(claimsJson(claims), "utf8"));
+      expect(sealToken(mac, claims, macBytes), JSON.stringify(claims)).toBe(`st1.${body}.${b64(mac("stalwart-token-v1." + body))}`);
     }
   });
 });

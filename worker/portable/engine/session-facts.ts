@@ -31,11 +31,13 @@ export interface FactsOf {
   /** step 10's token reader and the value digest, made once per session rather than per check */
   readonly openToken: (token: string) => TokenClaims | null;
   readonly valueDigest: (value: unknown) => string;
+  /** the check's `from` over the session's verified index, kept while that index is the session's */
+  readonly joined: { index?: HistoryIndex; from?: CheckFacts["from"] };
 }
 
 /** The per-session closures of `FactsOf`. */
-export function sessionReaders(engine: Engine, mac: TextMac): Pick<FactsOf, "openToken" | "valueDigest"> {
-  return { openToken: (t) => openToken(mac, t), valueDigest: (v) => valueDigest(engine, v) };
+export function sessionReaders(engine: Engine, mac: TextMac): Pick<FactsOf, "openToken" | "valueDigest" | "joined"> {
+  return { openToken: (t) => openToken(mac, t), valueDigest: (v) => valueDigest(engine, v), joined: {} };
 }
 
 /** A history that did not verify is read as empty; step 2 refuses with `historyInvalid`. */
@@ -54,15 +56,32 @@ export function checkFacts(s: FactsOf, verified: Verified, kept: Kept, now: numb
     openToken: s.openToken,
     historyInvalid: verified.ok ? undefined : verified.why,
     index,
-    from: joinedResults(
-      (t) => index.lastResult.get(t),
-      (t, arg, value) => index.resultWhere(t, arg, valueDigest(engine, value)),
-    ),
+    from: verified.ok ? fromOf(s.joined, index, engine) : joinedFrom(index, engine),
     valueDigest: s.valueDigest,
     taintModelAfterUntrusted: s.taintModelAfterUntrusted,
     rulebook: s.rulebook,
     kept: "error" in kept ? NOTHING_KEPT : kept,
   };
+}
+
+/** The check's `from` over an index (which it reads live, when a condition asks). */
+function joinedFrom(index: HistoryIndex, engine: Engine): CheckFacts["from"] {
+  return joinedResults(
+    (t) => index.lastResult.get(t),
+    (t, arg, value) => index.resultWhere(t, arg, valueDigest(engine, value)),
+  );
+}
+
+/**
+ * `joinedFrom` made once per session index, not three closures per check. Kept on the session (a
+ * WeakMap keyed by the index kept every session's index alive through the young-generation GC).
+ */
+function fromOf(joined: FactsOf["joined"], index: HistoryIndex, engine: Engine): CheckFacts["from"] {
+  if (joined.index === index && joined.from !== undefined) return joined.from;
+  const from = joinedFrom(index, engine);
+  joined.index = index;
+  joined.from = from;
+  return from;
 }
 
 /** Per-argument digests, kept for calls an undo may later be bound to (step 6). */
@@ -71,12 +90,12 @@ export function valueDigests(engine: Engine, call: Call): Record<string, string>
   const parts = call.argParts ?? {};
   for (const k of argNamesOf(call)) {
     const part = Object.hasOwn(parts, k) ? parts[k] : undefined;
-    out[k] = part !== undefined ? engine.sha256Hex(part).slice(0, 32) : valueDigest(engine, call.args[k]);
+    out[k] = part !== undefined ? engine.sha256Hex128(part) : valueDigest(engine, call.args[k]);
   }
   return out;
 }
 
 /** 128 bits of SHA-256 over the canonical value: enough to bind, short enough to carry. */
 function valueDigest(engine: Engine, value: unknown): string {
-  return engine.sha256Hex(canonicalize(value)).slice(0, 32);
+  return engine.sha256Hex128(canonicalize(value));
 }

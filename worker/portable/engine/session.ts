@@ -10,7 +10,7 @@
  * What is left here is the order of one operation.
  */
 import type { CompiledCatalogue, Language } from "./catalogue/types.js";
-import type { CallOptions, CheckResult } from "./check/types.js";
+import type { Call, CallOptions, CheckResult } from "./check/types.js";
 import type { Engine } from "./engine.js";
 import { after, runSteps, STEPS, type NamedStep } from "./check/orchestrator.js";
 import { assemble, resultOf } from "./check/answer.js";
@@ -156,7 +156,7 @@ export class Session {
     const expect: Head | "restart" = verified.ok ? this.signed.head : "restart";
     if (!verified.ok) this.signed.restart();
     const extra = this.extra;
-    const values = () => valueDigests(this.engine, call);
+    const values = this.valuesOf;
     let verdict = "error" in kept ? storeRefusal(kept.error, answer.counters) : answer.verdict;
     let a = assemble(call, answer, verdict, now, values, extra);
     let entry = this.signed.seal(a.entry);
@@ -186,7 +186,7 @@ export class Session {
     }
     this.signed.push(entry);
     const token = a.decision === "confirm"
-      ? sealToken(this.macFn, { tool: call.tool, agent: call.agent, digest: call.digest, session: this.id, ask: entry.step, exp: now + this.catalogue.settings.confirmationTtlMs })
+      ? sealToken(this.macFn, { tool: call.tool, agent: call.agent, digest: call.digest, session: this.id, ask: entry.step, exp: now + this.catalogue.settings.confirmationTtlMs }, this.macBytesFn)
       : undefined;
     return resultOf(a, entry.step, token);
   }
@@ -337,7 +337,10 @@ export class Session {
   }
 
   private readonly macFn = (text: string) => this.engine.macText(text);
+  private readonly macBytesFn = (data: Uint8Array) => this.engine.mac(data);
   private readonly shaHex = (text: string) => this.engine.sha256Hex(text);
+  /** a check entry's value digests (made once per session, not a closure per check) */
+  private readonly valuesOf = (call: Call) => valueDigests(this.engine, call);
   /** detail every answer of this session carries */
   private get extra(): Readonly<Record<string, unknown>> {
     return (this.extraDetail ??= Object.freeze(this.rulebook ? { rulebook: this.rulebook.digest } : {}));

@@ -95,6 +95,9 @@ function utf8Many(texts: readonly string[]): Uint8Array[] {
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const B64_CODES = Uint8Array.from(B64, (c) => c.charCodeAt(0));
+/** the two characters of each 12 bits, the first in the low byte (a little-endian store writes it first) */
+const B64_PAIRS = new Uint16Array(4096);
+for (let x = 0; x < 4096; x++) B64_PAIRS[x] = B64_CODES[x >>> 6]! | (B64_CODES[x & 63]! << 8);
 
 /**
  * base64url without padding, by table (btoa over a binary string was a visible share of a check);
@@ -104,9 +107,24 @@ export function toBase64Url(b: Uint8Array, prefix?: Uint8Array): string {
   const n = b.length;
   const p = prefix === undefined ? 0 : prefix.length;
   const out = room(p + Math.ceil(n / 3) * 4);
-  let o = 0;
-  for (; o < p; o++) out[o] = prefix![o]!;
+  for (let o = 0; o < p; o++) out[o] = prefix![o]!;
+  return ascii.decode(out.subarray(0, base64UrlInto(b, n, out, p)));
+}
+
+/**
+ * base64url (no padding) of `b[0..n)` as ASCII codes into `out` from `o`; the offset after it.
+ * `view`, a DataView over exactly `out`'s bytes, lets each group's four characters go in one
+ * store, from a table of character pairs (about a third less time than a byte at a time).
+ */
+export function base64UrlInto(b: Uint8Array, n: number, out: Uint8Array, o: number, view?: DataView): number {
   let i = 0;
+  if (view !== undefined) {
+    for (; i + 2 < n; i += 3) {
+      const x = (b[i]! << 16) | (b[i + 1]! << 8) | b[i + 2]!;
+      view.setUint32(o, B64_PAIRS[x >>> 12]! | (B64_PAIRS[x & 4095]! << 16), true);
+      o += 4;
+    }
+  }
   for (; i + 2 < n; i += 3) {
     const x = (b[i]! << 16) | (b[i + 1]! << 8) | b[i + 2]!;
     out[o++] = B64_CODES[x >>> 18]!;
@@ -115,12 +133,12 @@ export function toBase64Url(b: Uint8Array, prefix?: Uint8Array): string {
     out[o++] = B64_CODES[x & 63]!;
   }
   if (i < n) {
-    const x = (b[i]! << 16) | ((b[i + 1] ?? 0) << 8);
+    const x = (b[i]! << 16) | (i + 1 < n ? b[i + 1]! << 8 : 0);
     out[o++] = B64_CODES[x >>> 18]!;
     out[o++] = B64_CODES[(x >>> 12) & 63]!;
     if (i + 1 < n) out[o++] = B64_CODES[(x >>> 6) & 63]!;
   }
-  return ascii.decode(out.subarray(0, o));
+  return o;
 }
 
 /** base64url of a string's UTF-8 bytes; ASCII (token claims, as a rule) straight from its units. */

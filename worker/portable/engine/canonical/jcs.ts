@@ -73,12 +73,16 @@ function write(value: unknown, path: (string | number)[], depth: number, parts?:
   // Strings and numbers are checked here rather than through canonicalString / canonicalNumber:
   // their pointer argument would be a closure per value, allocated on every call.
   switch (typeof value) {
-    case "string":
+    case "string": {
+      const q = quotedPlain(value);
+      if (q !== undefined) return q;
       if (SURROGATE.test(value) && LONE_SURROGATE.test(value)) return fail(path, (p) => `string at \`${p}\` holds a lone surrogate, not valid unicode`);
       return JSON.stringify(value);
+    }
     case "number":
       if (!Number.isFinite(value)) return fail(path, (p) => `number at \`${p}\` is ${value}, which JSON cannot carry`);
-      return JSON.stringify(value);
+      // a finite number's JSON is Number::toString (-0 → "0" both ways), which String() is without the serialiser around it
+      return String(value);
     case "boolean":
       return value ? "true" : "false";
     case "object":
@@ -116,11 +120,24 @@ function write(value: unknown, path: (string | number)[], depth: number, parts?:
     // `parts` and `read` have no prototype: an assignment makes an own property, `__proto__` too
     if (parts) parts[key] = v;
     if (read) read[key] = got;
-    if (SURROGATE.test(key) && LONE_SURROGATE.test(key)) return fail(path, (p) => `string at \`${p}\` holds a lone surrogate, not valid unicode`);
-    out += JSON.stringify(key) + ":" + v;
+    const qk = quotedPlain(key);
+    if (qk === undefined && SURROGATE.test(key) && LONE_SURROGATE.test(key)) return fail(path, (p) => `string at \`${p}\` holds a lone surrogate, not valid unicode`);
+    out += (qk ?? JSON.stringify(key)) + ":" + v;
     path.pop();
   }
   return out + "}";
+}
+
+/**
+ * `JSON.stringify(s)` for a string it leaves as it is (printable ASCII but `"` and `\`, hence no
+ * surrogate either), written without the serialiser; undefined for any other (which takes it).
+ */
+function quotedPlain(s: string): string | undefined {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return undefined;
+  }
+  return `"${s}"`;
 }
 
 /**

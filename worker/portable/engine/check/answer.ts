@@ -21,7 +21,7 @@ export interface Assembled {
  * `{from, same}` join may later read.
  * `extra`: detail every answer of this session carries (e.g. its rulebook's digest).
  */
-export function assemble(call: Call, answer: Answer, verdict: Verdict, now: number, values: () => Record<string, string>, extra: Readonly<Record<string, unknown>>): Assembled {
+export function assemble(call: Call, answer: Answer, verdict: Verdict, now: number, values: (call: Call) => Record<string, string>, extra: Readonly<Record<string, unknown>>): Assembled {
   const decision = verdict.kind;
   const reasons: string[] = verdict.kind === "confirm" ? verdict.reasons.slice() : verdict.kind === "refuse" ? [verdict.reason] : verdict.reason ? [verdict.reason] : [];
   // spread (own data properties, `__proto__` too, unlike Object.assign); undefined spreads as nothing
@@ -31,7 +31,7 @@ export function assemble(call: Call, answer: Answer, verdict: Verdict, now: numb
     v: 1, step: 0, at: now, kind: "check", tool: call.tool, agent: call.agent, args: call.digest,
     origins: call.originsDigest, labels: call.labels.slice(), decision, reasons: reasons.slice(),
     confirmed, undo_of: call.undoOf ?? null, link: "",
-    values: answer.tool?.keepValues === true && !call.argsError ? values() : {},
+    values: answer.tool?.keepValues === true && !call.argsError ? values(call) : {},
   };
   return { entry, decision, reasons, detail };
 }

@@ -46,35 +46,28 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
   if (typeof tool !== "string") throw new InputError("the tool name must be a string", "/tool");
   if (typeof o !== "object" || o === null) throw new InputError("options must be an object", "/options");
   checkOptionKeys(o, CALL_OPTION_KEYS, "the call options", OPTION_BASE);
-  const option = (key: string): unknown => {
-    try {
-      return own(o, key);
-    } catch (err) {
-      // an options object that throws when read (a proxy, a getter): a typed error, never a raw one
-      throw new InputError(`\`${key}\` could not be read: ${String((err as Error)?.message ?? err).slice(0, 200)}`, `/options/${key}`);
-    }
-  };
-  const origins = readOrigins(option("origins"));
-  const labelsByArg = readLabels(option("labels"));
-  const confirmation = option("confirmation");
-  const undoOf = option("undoOf");
-  const agent = option("agent");
-  const explain = option("explain");
+  const origins = readOrigins(option(o, "origins"));
+  const labelsByArg = readLabels(option(o, "labels"));
+  const confirmation = option(o, "confirmation");
+  const undoOf = option(o, "undoOf");
+  const agent = option(o, "agent");
+  const explain = option(o, "explain");
   if (explain !== undefined && typeof explain !== "boolean") throw new InputError("`explain` must be true or false", "/options/explain");
   if (confirmation !== undefined && typeof confirmation !== "string") throw new InputError("`confirmation` must be the token string a confirm returned", "/options/confirmation");
   if (undoOf !== undefined && !Number.isSafeInteger(undoOf)) throw new InputError("`undoOf` must be a step number", "/options/undoOf");
   if (agent !== undefined && typeof agent !== "string") throw new InputError("`agent` must be a string", "/options/agent");
-  const facts = readFacts(option("facts"));
+  const facts = readFacts(option(o, "facts"));
 
   const labels = sortedLabels(labelsByArg);
   const call: Call = {
-    tool, args: Object.create(null) as Record<string, unknown>, digest: NO_DIGEST, originsDigest: sha(origins.text), origins: origins.record, labels, labelsByArg,
+    tool, args: NONE, digest: NO_DIGEST, originsDigest: sha(origins.text), origins: origins.record, labels, labelsByArg,
     agent: agent ?? defaultAgent, facts,
   };
   // set when given rather than spread into the literal (a spread builds the object the slow way)
   if (confirmation !== undefined) call.confirmation = confirmation;
   if (undoOf !== undefined) call.undoOf = undoOf as number;
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    call.args = Object.create(null) as Record<string, unknown>;
     call.argsError = { pointer: "", rule: "type", message: "arguments must be an object" };
     return call;
   }
@@ -85,6 +78,7 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
     // not JSON data, or an object that throws when read (a getter, a proxy): refused at step 3
     const pointer = err instanceof InputError ? err.pointer ?? "" : "";
     const message = err instanceof StalwartError ? err.message : `the arguments could not be read: ${String((err as Error)?.message ?? err).slice(0, 200)}`;
+    call.args = Object.create(null) as Record<string, unknown>;
     call.argsError = { pointer, rule: "json", message };
     return call;
   }
@@ -93,7 +87,8 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
   for (const k of top.order) {
     // a string, number, boolean or null is its own copy (-0 canonicalises as 0, so it is parsed)
     const got = top.read[k];
-    defineOwn(checked, k, typeof got === "object" || got === 0 ? JSON.parse(top.parts[k]!) : got);
+    // `checked` has no prototype: an assignment makes an own property, `__proto__` too (defineOwn's case)
+    checked[k] = typeof got === "object" || got === 0 ? JSON.parse(top.parts[k]!) : got;
   }
   call.args = checked;
   call.argNames = Object.keys(checked);
@@ -103,6 +98,25 @@ function normaliseCall(tool: unknown, args: unknown, o: CallOptions, defaultAgen
 }
 
 const OPTION_BASE = { base: "/options" } as const;
+
+/**
+ * An option's own value; an options object that throws when read (a proxy, a getter) is a typed
+ * error, never a raw one. (A function, not a closure over `o` made per check.)
+ */
+function option(o: CallOptions, key: string): unknown {
+  try {
+    return own(o, key);
+  } catch (err) {
+    throw new InputError(`\`${key}\` could not be read: ${String((err as Error)?.message ?? err).slice(0, 200)}`, `/options/${key}`);
+  }
+}
+
+/**
+ * The empty record a call without labels, facts or origins reads (null prototype, frozen; shared,
+ * since a call's records are only ever read or replaced, never written): one fewer dictionary
+ * object per record per check.
+ */
+const NONE: Readonly<Record<string, never>> = Object.freeze(Object.create(null) as Record<string, never>);
 const NO_DIGEST = "0".repeat(64);
 
 /** Every label of the call, sorted and unique (none, as a rule: no Set, no copies then). */
@@ -112,8 +126,10 @@ function sortedLabels(byArg: Labels): string[] {
   return [...new Set(keys.flatMap((k) => byArg[k] ?? []))].sort();
 }
 
+const NO_ORIGINS = Object.freeze({ text: "{}", record: NONE });
+
 function readOrigins(raw: unknown): { text: string; record: Readonly<Record<string, string>> } {
-  if (raw === undefined || raw === null) return { text: "{}", record: Object.create(null) as Record<string, string> };
+  if (raw === undefined || raw === null) return NO_ORIGINS;
   const bad = () => new InputError("`origins` must map argument names to origin strings", "/options/origins");
   if (!isMap(raw)) throw bad();
   const quick = plainOrigins(raw);
@@ -138,6 +154,18 @@ function checkedWords<T extends { record: Readonly<Record<string, string>> }>(or
  * prototype) returns null and takes the general path, which says what is wrong.
  */
 function plainOrigins(raw: Record<string, unknown>): { text: string; record: Readonly<Record<string, string>>; words: boolean } | null {
+  // a getter that checks another call while this one is read would write over the shared bytes
+  if (originsBusy) return null;
+  originsBusy = true;
+  try {
+    return plainOriginsOnce(raw);
+  } finally {
+    originsBusy = false;
+  }
+}
+let originsBusy = false;
+
+function plainOriginsOnce(raw: Record<string, unknown>): { text: string; record: Readonly<Record<string, string>>; words: boolean } | null {
   if (Object.getPrototypeOf(raw) !== Object.prototype) return null;
   let keys: string[];
   try {
@@ -147,7 +175,11 @@ function plainOrigins(raw: Record<string, unknown>): { text: string; record: Rea
   }
   if (keys.length > 1) sortKeys(keys);
   const record = Object.create(null) as Record<string, string>;
-  let text = "{";
+  // The text as ASCII bytes, decoded once: a string built piece by piece is a rope, which the
+  // digest memo's lookup has to flatten first (that flattening cost more than building it).
+  let b = originBytes;
+  let at = 0;
+  b[at++] = 0x7b; // {
   // every value a plain origin word (the common case): checkedWords would find nothing to say
   let words = true;
   for (let i = 0; i < keys.length; i++) {
@@ -158,17 +190,43 @@ function plainOrigins(raw: Record<string, unknown>): { text: string; record: Rea
     } catch {
       return null;
     }
-    if (typeof v !== "string" || !PLAIN.test(k) || !PLAIN.test(v)) return null;
+    if (typeof v !== "string") return null;
+    if (at + k.length + v.length + 8 > b.length) {
+      const grown = new Uint8Array(2 * (at + k.length + v.length + 8));
+      grown.set(b.subarray(0, at));
+      b = originBytes = grown;
+    }
+    if (i) b[at++] = 0x2c; // ,
+    at = plainInto(b, at, k);
+    if (at < 0) return null;
+    b[at++] = 0x3a; // :
+    at = plainInto(b, at, v);
+    if (at < 0) return null;
     if (words && !isOriginWord(v)) words = false;
-    defineOwn(record, k, v);
-    text += `${i ? "," : ""}"${k}":"${v}"`;
+    record[k] = v; // no prototype (as above)
   }
-  return { text: text + "}", record, words };
+  b[at++] = 0x7d; // }
+  return { text: ascii.decode(b.subarray(0, at)), record, words };
 }
-const PLAIN = /^[A-Za-z0-9_.:@+-]*$/;
+let originBytes = new Uint8Array(256);
+const ascii = new TextDecoder();
+
+/** `s` quoted at `at` when every character is plain (A-Z a-z 0-9 _ . : @ + -): the offset after it, else -1. */
+function plainInto(b: Uint8Array, at: number, s: string): number {
+  b[at++] = 0x22;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f || PLAIN[c] !== 1) return -1;
+    b[at++] = c;
+  }
+  b[at++] = 0x22;
+  return at;
+}
+const PLAIN = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:@+-") PLAIN[c.charCodeAt(0)] = 1;
 
 function readLabels(raw: unknown): Labels {
-  if (raw === undefined || raw === null) return Object.create(null) as Labels;
+  if (raw === undefined || raw === null) return NONE;
   const bad = () => new InputError("`labels` must map `call` or argument names to lists of labels", "/options/labels");
   if (!isMap(raw)) throw bad();
   const { data } = jsonOf(raw, "/options/labels", "`labels`");
@@ -177,7 +235,7 @@ function readLabels(raw: unknown): Labels {
 }
 
 function readFacts(raw: unknown): Readonly<Record<string, unknown>> {
-  if (raw === undefined || raw === null) return Object.create(null) as Record<string, unknown>;
+  if (raw === undefined || raw === null) return NONE;
   if (!isMap(raw)) throw new InputError("`facts` must be an object", "/options/facts");
   const { data } = jsonOf(raw, "/options/facts", "`facts`");
   return ownMap(data as Record<string, unknown>);

@@ -143,7 +143,11 @@ export function jsonLeaf(value: unknown): Leaf | undefined {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const SURROGATE = /[\uD800-\uDFFF]/;
+/** Any UTF-16 surrogate in `s` (a loop: a regex call per key cost more for the short names keys are). */
+function hasSurrogate(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if ((s.charCodeAt(i) & 0xf800) === 0xd800) return true;
+  return false;
+}
 
 /**
  * The common case, decided without a frame or a pointer per value: a plain object (or one without
@@ -157,7 +161,7 @@ function flatData(v: unknown): boolean {
   const keys = Object.keys(v);
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
-    if (SURROGATE.test(k)) return false;
+    if (hasSurrogate(k)) return false;
     const x = (v as Record<string, unknown>)[k];
     if (x === null || typeof x === "string" || typeof x === "boolean") continue;
     if (typeof x === "number" && Number.isFinite(x)) continue;

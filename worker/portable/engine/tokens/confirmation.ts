@@ -4,7 +4,7 @@
  * be mistaken for a history link. Single use and the ask entry are enforced against the verified
  * history at step 10, which keeps the runtime stateless.
  */
-import { equalBytes, fromBase64Url, fromUtf8, textToBase64Url, toBase64Url } from "../canonical/bytes.js";
+import { base64UrlInto, equalBytes, fromBase64Url, fromUtf8, textToBase64Url, toBase64Url } from "../canonical/bytes.js";
 import type { TokenClaims } from "../check/types.js";
 
 const DOMAIN = "stalwart-token-v1.";
@@ -19,7 +19,10 @@ export function claimsJson(claims: TokenClaims): string {
   );
 }
 
-export function sealToken(mac: Mac, claims: TokenClaims): string {
+/** HMAC-SHA256 of bytes under the same key (what `Mac` computes over a string's UTF-8). */
+export type BytesMac = (data: Uint8Array) => Uint8Array;
+
+export function sealToken(mac: Mac, claims: TokenClaims, macBytes?: BytesMac): string {
   // The claims' canonical JSON, keys in sorted order, written directly (this runs on every
   // confirm): as bytes when every string is plain ASCII, and base64'd behind the MAC's domain in
   // one string, so the MAC reads a flat string and the body is a slice of it (no rope to flatten).
@@ -28,10 +31,32 @@ export function sealToken(mac: Mac, claims: TokenClaims): string {
     const body = textToBase64Url(claimsJson(claims));
     return `st1.${body}.${toBase64Url(mac(DOMAIN + body))}`;
   }
-  const signed = toBase64Url(claimsBuf.subarray(0, n), DOMAIN_CODES);
-  return `st1.${signed.slice(DOMAIN.length)}.${toBase64Url(mac(signed))}`;
+  if (macBytes === undefined) {
+    const signed = toBase64Url(claimsBuf.subarray(0, n), DOMAIN_CODES);
+    return `st1.${signed.slice(DOMAIN.length)}.${toBase64Url(mac(signed))}`;
+  }
+  // With a MAC over bytes, the token is built as bytes and decoded once: the domain and the body
+  // are MAC'd where they lie, then "st1." takes the domain's last four bytes and ".<mac>" follows
+  // the body, so the token is one flat string (no text to encode again for the MAC, no rope).
+  const most = DOMAIN.length + Math.ceil(n / 3) * 4 + 1 + 43;
+  if (tokenBuf.length < most) {
+    tokenBuf = new Uint8Array(2 * most);
+    tokenView = new DataView(tokenBuf.buffer);
+  }
+  const t = tokenBuf;
+  for (let i = 0; i < DOMAIN_CODES.length; i++) t[i] = DOMAIN_CODES[i]!;
+  const end = base64UrlInto(claimsBuf, n, t, DOMAIN.length, tokenView);
+  const sig = macBytes(t.subarray(0, end));
+  const from = DOMAIN.length - ST1_CODES.length;
+  for (let i = 0; i < ST1_CODES.length; i++) t[from + i] = ST1_CODES[i]!;
+  t[end] = 0x2e; // .
+  return ascii.decode(t.subarray(from, base64UrlInto(sig, sig.length, t, end + 1, tokenView)));
 }
 
+const ST1_CODES = Uint8Array.from("st1.", (c) => c.charCodeAt(0));
+let tokenBuf = new Uint8Array(512);
+let tokenView = new DataView(tokenBuf.buffer);
+const ascii = new TextDecoder();
 const DOMAIN_CODES = Uint8Array.from(DOMAIN, (c) => c.charCodeAt(0));
 let claimsBuf = new Uint8Array(512);
 const codes = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
@@ -51,17 +76,50 @@ function claimsBytes(c: TokenClaims): number {
   at = agent === null ? put(b, at, C_NULL) : plain(b, at, agent);
   if (at < 0 || !Number.isSafeInteger(ask) || ask < 0 || !Number.isSafeInteger(exp)) return -1;
   at = digits(b, put(b, at, C_ASK), ask);
-  at = plain(b, put(b, at, C_DIGEST), digest);
-  if (at < 0) return -1;
+  // (a native copy: a byte loop costs more from about a dozen bytes on)
+  if (digest === lastDigest.text) at = copy(b, at, lastDigest.bytes);
+  else {
+    const from = at;
+    at = plain(b, put(b, at, C_DIGEST), digest);
+    if (at < 0) return -1;
+    remember(lastDigest, digest, "", b.slice(from, at));
+  }
   at = put(b, at, C_EXP);
   if (exp < 0) b[at++] = 0x2d; // -
   at = digits(b, at, Math.abs(exp));
+  if (session === lastTail.text && tool === lastTail.and) return copy(b, at, lastTail.bytes);
+  const from = at;
   at = plain(b, put(b, at, C_SESSION), session);
   if (at < 0) return -1;
   at = plain(b, put(b, at, C_TOOL), tool);
   if (at < 0) return -1;
-  b[at] = 0x7d; // }
-  return at + 1;
+  b[at++] = 0x7d; // }
+  remember(lastTail, session, tool, b.slice(from, at));
+  return at;
+}
+
+/**
+ * The parts of the claims that repeat from token to token (a session's id and tool, a call's
+ * digest), kept as the bytes last written for them: copied, not checked and written again.
+ */
+interface Part {
+  /** null until a part is kept */
+  text: string | null;
+  and: string;
+  bytes: Uint8Array;
+}
+const lastDigest: Part = { text: null, and: "", bytes: new Uint8Array(0) };
+const lastTail: Part = { text: null, and: "", bytes: new Uint8Array(0) };
+
+function remember(part: Part, text: string, and: string, bytes: Uint8Array): void {
+  part.text = text;
+  part.and = and;
+  part.bytes = bytes;
+}
+
+function copy(b: Uint8Array, at: number, c: Uint8Array): number {
+  b.set(c, at);
+  return at + c.length;
 }
 
 function put(b: Uint8Array, at: number, c: Uint8Array): number {
@@ -84,9 +142,15 @@ function plain(b: Uint8Array, at: number, s: string): number {
 
 /** A non-negative safe integer's digits (0 for -0). */
 function digits(b: Uint8Array, at: number, n: number): number {
-  const s = n === 0 ? "0" : String(n);
-  for (let i = 0; i < s.length; i++) b[at + i] = s.charCodeAt(i);
-  return at + s.length;
+  // by arithmetic, not String(n): no string per token (below 2^53, n / 10 floors exactly)
+  let len = 1;
+  for (let p = 10; p <= n; p *= 10) len++;
+  for (let o = at + len - 1; o >= at; o--) {
+    const q = Math.floor(n / 10);
+    b[o] = 48 + (n - q * 10);
+    n = q;
+  }
+  return at + len;
 }
 
 export function openToken(mac: Mac, token: unknown): TokenClaims | null {

@@ -33,9 +33,10 @@ export function confirmReasons(call: Call, input: StepInput): StepResult {
   }
   const holds: Hold[] = [];
   const origins = originProblems(call, input);
-  const untrusted = argNamesOf(call).filter((a) => origins.includes(a) || egress.includes(a));
+  // both lists are in argument order, so with no egress problem the origins' list is the union
+  const untrusted = egress.length === 0 ? origins : argNamesOf(call).filter((a) => origins.includes(a) || egress.includes(a));
   if (untrusted.length > 0) holds.push(originHold(untrusted));
-  holds.push(...input.holds);
+  for (let i = 0; i < input.holds.length; i++) holds.push(input.holds[i]!);
   if (tool.irreversible) {
     // Earlier writes of this run that would be undone if this one failed.
     const undoable = index.runWrites.filter((s) => {
@@ -64,9 +65,20 @@ function originHold(names: readonly string[]): Hold {
   return {
     reason: "argument_origin",
     detail: { arguments: [...names] },
-    wording: `${names.map((a) => `\`${a}\``).join(", ")} ${names.length === 1 ? "was" : "were"} not typed by you or taken from a trusted source.`,
+    wording: names.length === 1 ? oneOriginWording(names[0]!) : `${names.map((a) => `\`${a}\``).join(", ")} were not typed by you or taken from a trusted source.`,
   };
 }
+
+/** The one-argument wording, kept per name (a few names recur; the map is dropped when it fills). */
+function oneOriginWording(name: string): string {
+  let w = oneOrigin.get(name);
+  if (w === undefined) {
+    if (oneOrigin.size >= 256) oneOrigin.clear();
+    oneOrigin.set(name, (w = `\`${name}\` was not typed by you or taken from a trusted source.`));
+  }
+  return w;
+}
+const oneOrigin = new Map<string, string>();
 
 /**
  * Arguments holding a destination whose origin is not trusted, or that carry an untrusted label.
