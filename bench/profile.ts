@@ -2,6 +2,7 @@
  * `node --cpu-prof --import tsx bench/profile.ts b|c|d [seconds]`: one bench case in a loop, long
  * enough for the sampling profiler to say where its time goes (docs/perf/ holds what it showed).
  *   b — the write check on a 20-entry session (refund_card, model amount → confirm)
+ *   bv — the same with a new amount on every check (nothing the per-session memos keep recurs)
  *   c — the same write check on a 2,000-entry session (the sessions are built once, before the loop)
  *   d — resume a saved 2,000-entry session and run one check: the full verification
  *   dv — d over a session whose refunds vary in amount (1 to 97), so its digests vary as a real
@@ -45,7 +46,18 @@ const cpuNow = () => {
 let ops = 0;
 let cpu = 0;
 const until = Date.now() + seconds * 1000;
-if (which === "b" || which === "c") {
+if (which === "bv") {
+  // (b) with a new amount on every check: no digest, token part or wording repeats from the last
+  // check, so the per-session memos (round 9) cannot help — the cost of a call never seen before
+  let n = 0;
+  while (Date.now() < until) {
+    const s = await sessionWith(20);
+    const t0 = cpuNow();
+    for (let k = 0; k < 50; k++) await s.checkToolCall("refund_card", { ...refund, amount: 1 + n++ / 100 }, refundOpts);
+    cpu += cpuNow() - t0;
+    ops += 50;
+  }
+} else if (which === "b" || which === "c") {
   // (c): a few long sessions built up front; each loop pass adds 50 entries (2,000 → ~2,000 + 50·passes / 4)
   const long = which === "c" ? await Promise.all([0, 1, 2, 3].map(() => sessionWith(2000))) : [];
   let pass = 0;
