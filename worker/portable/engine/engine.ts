@@ -113,20 +113,6 @@ export class Engine {
 
   private readonly digests = new Map<string, string>();
 
-  /**
-   * The first 128 bits of `sha256Hex(text)` (a value digest), memoised beside it: the same string
-   * each time, rather than a new slice, so the entry writer's digest bytes find it by a hash
-   * already computed.
-   */
-  sha256Hex128(text: string): string {
-    if (text.length > 256) return this.sha256Hex(text).slice(0, 32);
-    const hit = this.shortDigests.get(text);
-    if (hit !== undefined) return hit;
-    if (this.shortDigests.size >= 8192) this.shortDigests.clear();
-    const hex = this.sha256Hex(text).slice(0, 32);
-    this.shortDigests.set(text, hex);
-    return hex;
-  }
 
-  private readonly shortDigests = new Map<string, string>();
+
 }

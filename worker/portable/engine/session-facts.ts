@@ -90,12 +90,12 @@ export function valueDigests(engine: Engine, call: Call): Record<string, string>
   const parts = call.argParts ?? {};
   for (const k of argNamesOf(call)) {
     const part = Object.hasOwn(parts, k) ? parts[k] : undefined;
-    out[k] = part !== undefined ? engine.sha256Hex128(part) : valueDigest(engine, call.args[k]);
+    out[k] = part !== undefined ? engine.sha256Hex(part).slice(0, 32) : valueDigest(engine, call.args[k]);
   }
   return out;
 }
 
 /** 128 bits of SHA-256 over the canonical value: enough to bind, short enough to carry. */
 function valueDigest(engine: Engine, value: unknown): string {
-  return engine.sha256Hex128(canonicalize(value));
+  return engine.sha256Hex(canonicalize(value)).slice(0, 32);
 }

@@ -48,13 +48,13 @@ const TURN_END = bytesOf(`,"v":1}`);
  * Throws as `entryCanonical` does, and for a digest that is not lowercase hex. Assumes the rest of
  * `entryShapeError(e) === null`, as `entryCanonical` does.
  */
-export function writeEntry(e: Entry, u8: Uint8Array, at: number, end: number, kept?: DigestBytes): number {
-  if (e.kind === "check") return writeCheck(e, u8, at, end, kept);
+export function writeEntry(e: Entry, u8: Uint8Array, at: number, end: number): number {
+  if (e.kind === "check") return writeCheck(e, u8, at, end);
   if (e.kind === "turn") return writeTurn(e, u8, at, end);
   return putText(u8, at, end, entryCanonical(e));
 }
 
-function writeCheck(e: CheckEntry, u8: Uint8Array, at: number, end: number, kept: DigestBytes | undefined): number {
+function writeCheck(e: CheckEntry, u8: Uint8Array, at: number, end: number): number {
   // After each string (which bounds itself), room for the fixed parts and numbers up to the next
   // one: a number is at most 25 bytes, the longest run of fixed parts and numbers 116 (`at` to
   // `labels`). The common values (a null agent, reference or undo, each decision) are written with
@@ -67,7 +67,7 @@ function writeCheck(e: CheckEntry, u8: Uint8Array, at: number, end: number, kept
     if (at < 0 || at + 16 > end) return -1;
     at = put(u8, at, ARGS);
   }
-  at = putHex(u8, at, end, e.args, 64, kept);
+  at = putHex(u8, at, end, e.args, 64);
   if (at < 0 || at + 120 > end) return -1;
   at = put(u8, at, AT);
   at = putNumber(u8, at, e.at, "/at");
@@ -87,7 +87,7 @@ function writeCheck(e: CheckEntry, u8: Uint8Array, at: number, end: number, kept
   at = putList(u8, at, end, e.labels, "/labels");
   if (at < 0 || at + 16 > end) return -1;
   at = put(u8, at, ORIGINS);
-  at = putHex(u8, at, end, e.origins, 64, kept);
+  at = putHex(u8, at, end, e.origins, 64);
   if (at < 0 || at + 16 > end) return -1;
   at = put(u8, at, REASONS);
   at = putList(u8, at, end, e.reasons, "/reasons");
@@ -103,7 +103,7 @@ function writeCheck(e: CheckEntry, u8: Uint8Array, at: number, end: number, kept
     at = putNumber(u8, at, e.undo_of, "/undo_of");
     at = put(u8, at, VALUES);
   }
-  at = putValues(u8, at, end, e.values, kept);
+  at = putValues(u8, at, end, e.values);
   if (at < 0 || at + 1 > end) return -1;
   u8[at] = 0x7d; // }
   return at + 1;
@@ -154,16 +154,9 @@ function putString(u8: Uint8Array, at: number, end: number, s: string, pointer: 
  * else is not one and throws: readEntry (copy.ts) leaves the digests' hex to this check, and a
  * run that fails here is verified again the long way, whose shape check names what is wrong.
  */
-function putHex(u8: Uint8Array, at: number, end: number, s: string, len: number, kept: DigestBytes | undefined): number {
+function putHex(u8: Uint8Array, at: number, end: number, s: string, len: number): number {
   if (at + len + 2 > end) return -1;
   if (s.length !== len) throw new InputError(`a digest is not ${len} hex characters`, "");
-  if (kept !== undefined) {
-    const q = kept.get(s);
-    if (q !== undefined) {
-      u8.set(q, at);
-      return at + len + 2;
-    }
-  }
   let bad = 0;
   for (let i = 0; i < len; i++) {
     const c = s.charCodeAt(i);
@@ -175,20 +168,8 @@ function putHex(u8: Uint8Array, at: number, end: number, s: string, len: number,
   if (bad !== 0) throw new InputError(`a digest is not ${len} hex characters`, "");
   u8[at] = 0x22;
   u8[at + len + 1] = 0x22;
-  if (kept !== undefined) {
-    if (kept.size >= 4096) kept.clear();
-    kept.set(s, u8.slice(at, at + len + 2));
-  }
   return at + len + 2;
 }
-
-/**
- * Digests already written, as their quoted bytes: a new entry's digests recur from entry to entry
- * (the same arguments, origins and values, the very strings the digest memo handed out), and a
- * native copy of 66 bytes is a fifth of the checked byte loop. Only the sealing path passes one; a
- * carried history's digests are new strings each time, which a map would only have to hash.
- */
-export type DigestBytes = Map<string, Uint8Array>;
 
 /** 0 for the lowercase hex digits, 1 for every other byte */
 const NOT_HEX = new Uint8Array(256).fill(1);
@@ -215,7 +196,7 @@ function putList(u8: Uint8Array, at: number, end: number, xs: readonly string[],
   return at + 1;
 }
 
-function putValues(u8: Uint8Array, at: number, end: number, m: Record<string, string>, kept: DigestBytes | undefined): number {
+function putValues(u8: Uint8Array, at: number, end: number, m: Record<string, string>): number {
   const keys = Object.keys(m);
   if (keys.length > 1) sortKeys(keys);
   if (at + 2 > end) return -1;
@@ -225,7 +206,7 @@ function putValues(u8: Uint8Array, at: number, end: number, m: Record<string, st
     at = putString(u8, at, end, keys[i]!, "/values");
     if (at < 0 || at + 2 > end) return -1;
     u8[at++] = 0x3a; // :
-    at = putHex(u8, at, end, m[keys[i]!]!, 32, kept);
+    at = putHex(u8, at, end, m[keys[i]!]!, 32);
     if (at < 0 || at + 2 > end) return -1;
   }
   u8[at] = 0x7d; // }

@@ -10,7 +10,7 @@ import { jsonData } from "../canonical/json-data.js";
 import type { CompiledCatalogue, Language } from "../catalogue/types.js";
 import { TurnIndex, tokenizeTurn, type TokenizedTurn } from "../origins/typed.js";
 import { entryCanonical, type Entry, type TurnEntry } from "./entry.js";
-import { writeEntry, type DigestBytes } from "./entry-bytes.js";
+import { writeEntry } from "./entry-bytes.js";
 import type { RunSource } from "../wasm/types.js";
 import { HistoryIndex } from "./index.js";
 import { GENESIS, verifyChain, verifyShaped, type ChainMac, type ChainVerdict } from "./verify.js";
@@ -272,7 +272,7 @@ export class SignedHistory {
   private sealing: Entry | undefined;
   private readonly sealingRun: RunSource = {
     count: 1,
-    write: (_, u8, at, end) => writeEntry(this.sealing!, u8, at, end, SEALED_DIGESTS),
+    write: (_, u8, at, end) => writeEntry(this.sealing!, u8, at, end),
     text: () => entryCanonical(this.sealing!),
     link: () => "",
   };
@@ -303,9 +303,6 @@ export class SignedHistory {
     return { count: entry.step + 1, link: entry.link };
   }
 }
-
-/** the quoted bytes of the digests new entries carried (entry-bytes.ts, `DigestBytes`) */
-const SEALED_DIGESTS: DigestBytes = new Map();
 
 /** Each known prefix list taken by a history after it, with the count it was taken at (verifyAfterKnown). */
 const takenAt = new WeakMap<readonly Entry[], number>();

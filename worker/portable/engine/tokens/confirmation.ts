@@ -76,17 +76,14 @@ function claimsBytes(c: TokenClaims): number {
   at = agent === null ? put(b, at, C_NULL) : plain(b, at, agent);
   if (at < 0 || !Number.isSafeInteger(ask) || ask < 0 || !Number.isSafeInteger(exp)) return -1;
   at = digits(b, put(b, at, C_ASK), ask);
-  // (a native copy: a byte loop costs more from about a dozen bytes on)
-  if (digest === lastDigest.text) at = copy(b, at, lastDigest.bytes);
-  else {
-    const from = at;
-    at = plain(b, put(b, at, C_DIGEST), digest);
-    if (at < 0) return -1;
-    remember(lastDigest, digest, "", b.slice(from, at));
-  }
+  // The digest is written each time: it recurs only for identical arguments, and keeping the
+  // last one cost a copy per call on every other call (bench/profile.ts bv, round 9).
+  at = plain(b, put(b, at, C_DIGEST), digest);
+  if (at < 0) return -1;
   at = put(b, at, C_EXP);
   if (exp < 0) b[at++] = 0x2d; // -
   at = digits(b, at, Math.abs(exp));
+  // (a native copy: a byte loop costs more from about a dozen bytes on)
   if (session === lastTail.text && tool === lastTail.and) return copy(b, at, lastTail.bytes);
   const from = at;
   at = plain(b, put(b, at, C_SESSION), session);
@@ -99,8 +96,8 @@ function claimsBytes(c: TokenClaims): number {
 }
 
 /**
- * The parts of the claims that repeat from token to token (a session's id and tool, a call's
- * digest), kept as the bytes last written for them: copied, not checked and written again.
+ * The part of the claims that repeats from token to token in a session (its id and the tool),
+ * kept as the bytes last written for it: copied, not checked and written again.
  */
 interface Part {
   /** null until a part is kept */
@@ -108,7 +105,6 @@ interface Part {
   and: string;
   bytes: Uint8Array;
 }
-const lastDigest: Part = { text: null, and: "", bytes: new Uint8Array(0) };
 const lastTail: Part = { text: null, and: "", bytes: new Uint8Array(0) };
 
 function remember(part: Part, text: string, and: string, bytes: Uint8Array): void {
