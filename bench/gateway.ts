@@ -174,7 +174,7 @@ async function gatewayRun(calls: number, block: number): Promise<void> {
   const upstream = tsx(SELF, "--upstream");
   // STALWART_BENCH_GATEWAY_PROF=DIR: the proxy and the two gateway processes write a CPU profile there (node --cpu-prof)
   const prof = process.env.STALWART_BENCH_GATEWAY_PROF;
-  const profiled = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [];
+  const profiled = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`, `--cpu-prof-interval=${process.env.STALWART_BENCH_GATEWAY_PROF_INTERVAL ?? 1000}`] : [];
   // The same with a home whose approval store keeps records (a person's past decisions): a call's
   // cost must not grow with them (the store was read whole on every call until round 5).
   const kept = withKeptApprovals(copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-gw-kept-"))), KEPT);
