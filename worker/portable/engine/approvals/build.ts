@@ -8,6 +8,7 @@ import type { CompiledCatalogue } from "../catalogue/types.js";
 import { fromBase64Url, fromUtf8 } from "../canonical/bytes.js";
 import { sha256Hex } from "../canonical/sha256.js";
 import { own } from "../canonical/own.js";
+import { cloneData } from "../canonical/clone.js";
 import { sealedClaims } from "../tokens/confirmation.js";
 import type { CounterEffect, PendingRecord } from "./record.js";
 
@@ -66,7 +67,7 @@ export function pendingFrom(i: PendingInput): PendingRecord | null {
   }
   return {
     v: 1, id: approvalIdOf(token, i.sha256Hex), session: i.session, step: claims.ask, tool: i.tool, agent: claims.agent,
-    args: structuredClone(i.args), digest: claims.digest, origins, reasons: [...i.check.reasons],
+    args: cloneData(i.args), digest: claims.digest, origins, reasons: [...i.check.reasons],
     wording: typeof i.check.detail.wording === "string" ? i.check.detail.wording : "",
     counters: i.catalogue ? counterEffects(i.catalogue, i.tool, i.args) : [],
     token, created: i.now, expires: claims.exp,
