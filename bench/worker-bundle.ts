@@ -40,8 +40,11 @@ export async function sourceWorker(): Promise<WorkerModules> {
   return { what: "sources via tsx", createApp, core: nodeCore, eng, stores: testStores };
 }
 
-/** The bundle, built once per process into a temporary directory (`root`: another tree's sources, e.g. main's). */
-export async function bundledWorker(root = repo): Promise<WorkerModules> {
+/**
+ * The bundle, built once per process into a temporary directory (`root`: another tree's sources,
+ * e.g. main's; `extra`: export lines added to the entry, for a probe that wraps the worker's own classes).
+ */
+export async function bundledWorker(root = repo, extra: readonly string[] = []): Promise<WorkerModules & { extra: Record<string, unknown> }> {
   const wranglerRequire = createRequire(createRequire(join(repo, "package.json")).resolve("wrangler/package.json"));
   const esbuild = wranglerRequire("esbuild") as typeof import("esbuild");
   const out = join(mkdtempSync(join(tmpdir(), "stalwart-worker-bundle-")), "check.mjs");
@@ -59,6 +62,7 @@ export async function bundledWorker(root = repo): Promise<WorkerModules> {
         `export { createApp } from "./worker/workerd/check/app.js";`,
         `export { memoryStores } from "./worker/workerd/check/stores.js";`,
         `export * as eng from "./worker/portable/engine/index.js";`,
+        ...extra,
       ].join("\n"),
       resolveDir: root,
       sourcefile: "bench-worker-entry.ts",
@@ -76,7 +80,7 @@ export async function bundledWorker(root = repo): Promise<WorkerModules> {
     external: ["node:*", "cloudflare:*"],
     logLevel: "warning",
   });
-  const m = (await import(pathToFileURL(out).href)) as { createApp: WorkerModules["createApp"]; memoryStores: typeof import("../worker/workerd/check/stores.js").memoryStores; eng: Eng };
+  const m = (await import(pathToFileURL(out).href)) as { [k: string]: unknown; createApp: WorkerModules["createApp"]; memoryStores: typeof import("../worker/workerd/check/stores.js").memoryStores; eng: Eng };
   const builds = ["core-simd.wasm", "core.wasm"].map((f) => new WebAssembly.Module(readFileSync(join(root, "build", f))));
   let core: Core | undefined;
   return {
@@ -85,5 +89,6 @@ export async function bundledWorker(root = repo): Promise<WorkerModules> {
     core: () => (core ??= m.eng.createPreferredCore(builds)),
     eng: m.eng,
     stores: () => m.memoryStores(() => new m.eng.MemoryStateStore()),
+    extra: m,
   };
 }
