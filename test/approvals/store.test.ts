@@ -52,6 +52,25 @@ describe.each(stores)("approval store (%s)", (_name, make) => {
     expect(approvalStatus((await s.get(a.id))!, T0 + 300)).toBe("used");
   });
 
+  it("keeps what it was handed: a caller changing its record, or a record it got back, changes nothing stored", async () => {
+    const s = make();
+    const a = record({ args: { order_id: "4411", amount: 40, lines: [{ sku: "x", qty: 1 }], note: { text: "n" } } });
+    await s.add(a);
+    const want = structuredClone(a);
+    (a.args.lines as { qty: number }[])[0]!.qty = 9;
+    (a.args.note as { text: string }).text = "changed";
+    a.args.amount = 1;
+    a.origins.amount!.labels.push("pii");
+    a.reasons.push("x");
+    const got = (await s.get(a.id))!;
+    expect(got.record).toEqual(want);
+    (got.record.args.lines as { qty: number }[])[0]!.qty = 7;
+    got.record.counters.push({ counter: "c", adds: 1, ceiling: 1, per: "day", before: null, after: null });
+    const listed = (await s.list())[0]!;
+    listed.record.reasons.length = 0;
+    expect((await s.get(a.id))!.record).toEqual(want);
+  });
+
   it("decides once: a second decision is refused naming the first; an expired one cannot be decided", async () => {
     const s = make();
     const a = record(), c = record({ expires: T0 + 10 });

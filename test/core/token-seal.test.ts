@@ -5,7 +5,8 @@
  */
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { claimsJson, openToken, sealToken } from "../../worker/portable/engine/tokens/confirmation.js";
+import { claimsJson, openToken, sealToken, sealedClaims } from "../../worker/portable/engine/tokens/confirmation.js";
+import { tokenClaims } from "../../worker/portable/engine/approvals/build.js";
 import { prng } from "../helpers/prng.js";
 
 const key = Buffer.alloc(32, 3);
@@ -35,6 +36,24 @@ describe("sealToken", () => {
       if ([claims.tool, claims.agent ?? "", claims.digest, claims.session].every((s) => plain.test(s)) && Number.isSafeInteger(claims.ask) && Number.isSafeInteger(claims.exp)) {
         expect(openToken(mac, got)).toEqual({ ...claims, exp: claims.exp === 0 ? 0 : claims.exp, ask: claims.ask === 0 ? 0 : claims.ask });
       }
+    }
+  });
+
+  it("the claims kept for the token sealed last are what decoding that token gives, and name no other token", () => {
+    const r = prng(22);
+    const pick = <T,>(xs: T[]) => xs[Math.floor(r() * xs.length)]!;
+    const other = sealToken(mac, { tool: "t", agent: null, digest: "d", session: "s", ask: 1, exp: 2 });
+    for (let i = 0; i < 2000; i++) {
+      const claims = { tool: pick(NAMES), agent: r() < 0.3 ? null : pick(NAMES), digest: pick(NAMES), session: pick(NAMES), ask: pick(NUMBERS), exp: pick(NUMBERS) };
+      const token = sealToken(mac, claims, r() < 0.5 ? macBytes : undefined);
+      const kept = tokenClaims(token);
+      expect(sealedClaims(other)).toBeNull();
+      // decoded: after another token was sealed, nothing is kept for this one
+      sealToken(mac, { ...claims, tool: claims.tool + "2" });
+      expect(sealedClaims(token)).toBeNull();
+      const decoded = tokenClaims(token);
+      expect(kept, JSON.stringify(claims)).toEqual(decoded);
+      if (kept) expect(Object.is(kept.ask, decoded!.ask) && Object.is(kept.exp, decoded!.exp)).toBe(true);
     }
   });
 

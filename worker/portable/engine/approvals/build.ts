@@ -8,6 +8,8 @@ import type { CompiledCatalogue } from "../catalogue/types.js";
 import { fromBase64Url, fromUtf8 } from "../canonical/bytes.js";
 import { sha256Hex } from "../canonical/sha256.js";
 import { own } from "../canonical/own.js";
+import { cloneData } from "../canonical/clone.js";
+import { sealedClaims } from "../tokens/confirmation.js";
 import type { CounterEffect, PendingRecord } from "./record.js";
 
 export interface PendingInput {
@@ -25,6 +27,9 @@ export interface PendingInput {
 
 /** The token's claims, read for display and binding (step 10 checks its MAC when it is spent). */
 export function tokenClaims(token: string): { digest: string; exp: number; ask: number; agent: string | null; session: string; tool: string } | null {
+  // the token the check has just sealed (a confirm's record is built right after it): its claims as sealed
+  const sealed = sealedClaims(token);
+  if (sealed) return { digest: sealed.digest, exp: sealed.exp, ask: sealed.ask, agent: sealed.agent, session: sealed.session, tool: sealed.tool };
   const body = fromBase64Url(token.split(".")[1] ?? "");
   if (!body) return null;
   try {
@@ -57,11 +62,12 @@ export function pendingFrom(i: PendingInput): PendingRecord | null {
   for (const k of Object.keys(i.args)) {
     const mine = i.labels ? (own(i.labels, k) as readonly string[] | undefined) ?? [] : [];
     const origin = i.origins ? own(i.origins, k) : undefined;
-    origins[k] = { origin: typeof origin === "string" ? origin : "missing", labels: [...new Set([...whole, ...mine])].sort() };
+    // (no labels, the usual case: no Set and arrays made to say so)
+    origins[k] = { origin: typeof origin === "string" ? origin : "missing", labels: whole.length === 0 && mine.length === 0 ? [] : [...new Set([...whole, ...mine])].sort() };
   }
   return {
     v: 1, id: approvalIdOf(token, i.sha256Hex), session: i.session, step: claims.ask, tool: i.tool, agent: claims.agent,
-    args: structuredClone(i.args), digest: claims.digest, origins, reasons: [...i.check.reasons],
+    args: cloneData(i.args), digest: claims.digest, origins, reasons: [...i.check.reasons],
     wording: typeof i.check.detail.wording === "string" ? i.check.detail.wording : "",
     counters: i.catalogue ? counterEffects(i.catalogue, i.tool, i.args) : [],
     token, created: i.now, expires: claims.exp,

@@ -23,6 +23,27 @@ export function claimsJson(claims: TokenClaims): string {
 export type BytesMac = (data: Uint8Array) => Uint8Array;
 
 export function sealToken(mac: Mac, claims: TokenClaims, macBytes?: BytesMac): string {
+  const token = sealed(mac, claims, macBytes);
+  const { tool, agent, digest, session, ask, exp } = claims;
+  // only claims the token's own text gives back exactly (`tokenClaims` refuses the others; -0 reads back 0)
+  const exact = typeof tool === "string" && typeof digest === "string" && typeof session === "string" && (agent === null || typeof agent === "string") && Number.isSafeInteger(ask) && Number.isFinite(exp);
+  lastSealed = exact ? { token, claims: { tool, agent, digest, session, ask: ask + 0, exp: exp + 0 } } : null;
+  return token;
+}
+
+/**
+ * The token sealed last and its claims: a confirm's pending record is built from the token the
+ * check has just sealed (approvals/build.ts `tokenClaims`), which would otherwise decode and parse
+ * what this module wrote a moment before (~2 µs a confirm in the worker, docs/perf/worker.round10.md).
+ */
+let lastSealed: { token: string; claims: Readonly<TokenClaims> } | null = null;
+
+/** The claims of `token` when it is the token sealed last in this module (the same text), else null. */
+export function sealedClaims(token: string): Readonly<TokenClaims> | null {
+  return lastSealed !== null && lastSealed.token === token ? lastSealed.claims : null;
+}
+
+function sealed(mac: Mac, claims: TokenClaims, macBytes?: BytesMac): string {
   // The claims' canonical JSON, keys in sorted order, written directly (this runs on every
   // confirm): as bytes when every string is plain ASCII, and base64'd behind the MAC's domain in
   // one string, so the MAC reads a flat string and the body is a slice of it (no rope to flatten).
