@@ -105,6 +105,23 @@ describe("the Node store's own state", () => {
     client.close();
   });
 
+  it("a counted call is decided on a load, and counted once", async () => {
+    const client = new Client({ home: licensedHome("own-counted") });
+    const catalogue = new URL("../fixtures/ceiling.yaml", import.meta.url).pathname;
+    const store = (client as unknown as { engine(): { state: { load(id: string): unknown } } }).engine().state;
+    const s = client.session("own", { catalogue });
+    await s.read("ping");
+    await s.report((await s.checkToolCall("ping", { n: 1 })).step, "ran", {});
+    let loads = 0;
+    const load = store.load.bind(store);
+    store.load = (id: string) => (loads++, load(id));
+    const c = await s.checkToolCall("ping", { n: 2 });
+    expect(c.decision).toBe("allow");
+    expect(loads).toBe(1);
+    await s.report(c.step, "ran", {});
+    client.close();
+  });
+
   it("a store damaged since this session's own commit: the check refuses as one on a load does", async () => {
     const home = licensedHome("own-damage");
     const client = new Client({ home });

@@ -158,7 +158,7 @@ export class Session {
     return (await this.decide(tool, args, options, now, kept, false))!;
   }
 
-  /** A check decided on `kept`; undefined when that was `own` state the commit did not find still held. */
+  /** A check decided on `kept`; undefined when that was `own` state and the call is counted, or the commit did not find it still held. */
   private async decide(tool: string, args: unknown, options: CallOptions, now: number, kept: Kept, own: boolean): Promise<CheckResult | undefined> {
     const verified = "error" in kept ? this.signed.verify() : this.record.verifiedAgainst(kept.head);
     const facts = checkFacts(this.fixed, verified, kept, now);
@@ -175,6 +175,9 @@ export class Session {
     let entry = this.signed.seal(a.entry);
     let reserved = false;
     if (answer.tool && answer.counters.length > 0 && after(answer.at, "limits") && !("error" in kept)) {
+      // Counted calls are decided on a load: a reservation is named by its entry's link, so a
+      // pass done again could make the same entry and find its own released reservation's name taken.
+      if (own) return undefined;
       // The reservation is named by the entry that takes it: its link, never reused.
       const settled = await settleLimits(this.engine.counters, answer.counters, verdict, answer.tool, entry.link, now);
       reserved = settled === verdict && verdict.kind === "allow";
@@ -194,8 +197,8 @@ export class Session {
         committed = { ok: false, why: "", moved: true };
       }
       if (!committed.ok) {
+        if (own) return undefined; // it reserved nothing (above)
         if (reserved) await this.record.releaseQuietly(entry.link, now);
-        if (own) return undefined;
         // Another answer of this session came first (a second copy sent in parallel, a fork):
         // this one is answered `history_invalid` and starts a new history, holding nothing.
         this.signed.restart();
