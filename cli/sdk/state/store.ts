@@ -32,27 +32,31 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
       const at = this.stamp(meta.id, meta.generation);
       const hit = this.kept.get(session);
       if (hit && hit.at === at) return stateOf(hit);
-      const row = sessionRow(t, session);
-      const spent = new Set<string>();
-      const prefix = spentPrefix(session);
-      for (const { key } of t.spent.getRange({ start: prefix })) {
-        if (typeof key !== "string" || !key.startsWith(prefix)) break;
-        spent.add(key.slice(prefix.length));
-      }
-      const kept: Kept = { at, row, spent };
+      const kept: Kept = { at, row: sessionRow(t, session), spent: spentNames(t, session) };
       this.keep(session, kept);
       return stateOf(kept);
     });
   }
 
+  /** What this process's own last commit of the session left, kept only while nothing it knows of changed it since (no store operation). */
+  ownState(session: string): SessionState | undefined {
+    checkSession(session);
+    const hit = this.kept.get(session);
+    return hit?.own ? stateOf(hit) : undefined;
+  }
+
   commit(session: string, change: StateChange): CommitAnswer {
     checkSession(session);
     const c = checkChange(change);
+    const own = change.basis === "own";
     const now = this.now();
     let known: Kept | undefined;
     const answer = this.file.run((tx): CommitAnswer => {
       const hit = this.kept.get(session);
       const fresh = hit && hit.at === this.stamp(tx.row.id, tx.row.generation) ? hit : undefined;
+      // Decided on ownState: at the generation it was kept at nothing was written since; else the
+      // rows themselves must still say what it said (read here, under the lock).
+      if (own && !(hit?.own && (fresh || sameSession(tx, session, hit)))) return { ok: false, why: "moved" };
       const row = fresh ? fresh.row : sessionRow(tx, session);
       const stored = headOf(row);
       if (!headMatches(stored, c.expect)) return { ok: false, why: "head", head: stored };
@@ -66,7 +70,7 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
       tx.sessions.putSync(session, next);
       tx.dirty = true;
       // What the store holds for the session once this commits (when this process knew its spent names).
-      if (fresh) known = { at: this.stamp(tx.row.id, tx.row.generation + 1), row: next, spent: c.spend.length > 0 ? new Set([...fresh.spent, ...c.spend]) : fresh.spent, ...(next.t === fresh.row?.t && fresh.tallies ? { tallies: fresh.tallies } : {}) };
+      if (fresh) known = { own: true, at: this.stamp(tx.row.id, tx.row.generation + 1), row: next, spent: c.spend.length > 0 ? new Set([...fresh.spent, ...c.spend]) : fresh.spent, ...(next.t === fresh.row?.t && fresh.tallies ? { tallies: fresh.tallies } : {}) };
       return { ok: true };
     }, (tx) => {
       // Reclaiming may move this session's expiry entry: its row is then not `next`.
@@ -193,6 +197,33 @@ interface Kept {
   spent: Set<string>;
   /** the row's tallies as a load hands them out (frozen), made at the first load that needs them */
   tallies?: Readonly<Record<string, number>>;
+  /** what this process's own commit wrote (ownState hands it out) */
+  own?: true;
+}
+
+/** The session's spent names, read from its rows (one range read). */
+function spentNames(t: Tables, session: string): Set<string> {
+  const spent = new Set<string>();
+  const prefix = spentPrefix(session);
+  for (const { key } of t.spent.getRange({ start: prefix })) {
+    if (typeof key !== "string" || !key.startsWith(prefix)) break;
+    spent.add(key.slice(prefix.length));
+  }
+  return spent;
+}
+
+/** The session's rows still hold what `k` says a decision read: its head, tallies and spent names. */
+function sameSession(tx: Tables, session: string, k: Kept): boolean {
+  const row = sessionRow(tx, session);
+  const was = k.row;
+  if (!row || !was) {
+    if (row !== was) return false;
+  } else {
+    if ((row.h === null) !== (was.h === null) || (row.h && was.h && (row.h[0] !== was.h[0] || row.h[1] !== was.h[1]))) return false;
+    if (row.t.length !== was.t.length || row.t.some((p, i) => p[0] !== was.t[i]![0] || p[1] !== was.t[i]![1])) return false;
+  }
+  const spent = spentNames(tx, session);
+  return spent.size === k.spent.size && [...spent].every((n) => k.spent.has(n));
 }
 
 /** A load from what this process keeps: the spent names copied, the tallies frozen, so the caller cannot change the cache. */

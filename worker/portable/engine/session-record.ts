@@ -14,7 +14,8 @@ import { supersededWhy } from "./session-rules.js";
 /** What the runtime keeps for a session, or the typed error of a store that cannot say. */
 export type Kept = (KeptState & { head: Head | null }) | { error: StalwartError };
 
-export type Committed = { ok: true } | { ok: false; why: string };
+/** `moved`: decided on `own()`, and the store no longer holds that state (load, decide again). */
+export type Committed = { ok: true } | { ok: false; why: string; moved?: true };
 
 export class SessionRecord {
   constructor(
@@ -34,6 +35,16 @@ export class SessionRecord {
     }
   }
 
+  /**
+   * What this runtime's own last commit of the session left, when the store keeps it in memory
+   * (`SessionStateStore.ownState`): no store operation. Unproven until a commit with `own` set
+   * finds the session still so; undefined when the store holds none or has no such memory.
+   */
+  own(): Kept | undefined {
+    const s = this.engine.state?.ownState?.(this.id);
+    return s ? { spent: s.spent, tallies: s.tallies, head: s.head } : undefined;
+  }
+
   /** The history verifies, and is the newest this runtime answered for the session. */
   verifiedAgainst(stored: Head | null): Verified {
     const v = this.signed.verify();
@@ -44,17 +55,19 @@ export class SessionRecord {
   }
 
   /** Record the head `entry` makes, with what the answer spends and tallies. */
-  async commit(expect: Head | "restart", entry: Entry, change: KeptChange): Promise<Committed> {
+  async commit(expect: Head | "restart", entry: Entry, change: KeptChange, own = false): Promise<Committed> {
     const store = this.engine.state;
     if (!store) return { ok: true };
     let c: Awaited<ReturnType<typeof store.commit>>;
     try {
-      c = await store.commit(this.id, { expect, next: SignedHistory.headAfter(entry), spend: change.spend, tally: change.tally });
+      const next = SignedHistory.headAfter(entry);
+      c = await store.commit(this.id, own ? { expect, next, spend: change.spend, tally: change.tally, basis: "own" } : { expect, next, spend: change.spend, tally: change.tally });
     } catch (err) {
       // A store that cannot say is a typed error, as for a load (a damaged store's own error stands).
       throw err instanceof StalwartError ? err : new StalwartError("SessionStateUnreadable", `the session store could not be written (${(err as Error)?.message ?? String(err)})`);
     }
     if (c.ok) return c;
+    if (c.why === "moved") return { ok: false, why: "the session moved since this runtime's own last commit", moved: true };
     return { ok: false, why: c.why === "head" ? supersededWhy(c.head, expect === "restart" ? { count: 0, link: "" } : expect) : `\`${c.name}\` was spent already, by another copy of this session` };
   }
 

@@ -33,7 +33,7 @@ import { InputError, StalwartError } from "./errors.js";
 import { LATER, laterReport, storeRefusal, UNKEPT } from "./session-rules.js";
 import { receiptEntry } from "./approvals/history.js";
 import { headerSeal, readSaved, restoreSaved, restoreUntrusted, savedOf, type SavedSession, type SealedHeader, type SessionHeader } from "./saved-session.js";
-import { SessionRecord } from "./session-record.js";
+import { SessionRecord, type Committed, type Kept } from "./session-record.js";
 import { checkFacts, sessionReaders, valueDigests, type FactsOf } from "./session-facts.js";
 
 export type { SavedSession, SealedHeader } from "./saved-session.js";
@@ -146,7 +146,20 @@ export class Session {
   /** Check a tool call before it runs. Never throws for a bad call: it refuses with a reason. */
   async checkToolCall(tool: string, args: unknown, options: CallOptions = {}): Promise<CheckResult> {
     const now = this.nowMs();
+    // First on what this runtime's own last commit of the session left, when this history is that
+    // one (no store read): its commit proves the state still held; when it did not, nothing of
+    // that pass is kept and the check is made again on a load.
+    const own = this.engine.state ? this.record.own() : undefined;
+    if (own && !("error" in own) && this.record.verifiedAgainst(own.head).ok) {
+      const answered = await this.decide(tool, args, options, now, own, true);
+      if (answered) return answered;
+    }
     const kept = this.engine.state ? await this.record.load() : UNKEPT;
+    return (await this.decide(tool, args, options, now, kept, false))!;
+  }
+
+  /** A check decided on `kept`; undefined when that was `own` state and the call is counted, or the commit did not find it still held. */
+  private async decide(tool: string, args: unknown, options: CallOptions, now: number, kept: Kept, own: boolean): Promise<CheckResult | undefined> {
     const verified = "error" in kept ? this.signed.verify() : this.record.verifiedAgainst(kept.head);
     const facts = checkFacts(this.fixed, verified, kept, now);
 
@@ -162,6 +175,9 @@ export class Session {
     let entry = this.signed.seal(a.entry);
     let reserved = false;
     if (answer.tool && answer.counters.length > 0 && after(answer.at, "limits") && !("error" in kept)) {
+      // Counted calls are decided on a load: a reservation is named by its entry's link, so a
+      // pass done again could make the same entry and find its own released reservation's name taken.
+      if (own) return undefined;
       // The reservation is named by the entry that takes it: its link, never reused.
       const settled = await settleLimits(this.engine.counters, answer.counters, verdict, answer.tool, entry.link, now);
       reserved = settled === verdict && verdict.kind === "allow";
@@ -172,11 +188,19 @@ export class Session {
       }
     }
     if (this.engine.state && !("error" in kept)) {
-      const committed = await this.record.commit(expect, entry, changeOfCheck(entry, this.signed.entries, this.catalogue));
+      let committed: Committed;
+      try {
+        committed = await this.record.commit(expect, entry, changeOfCheck(entry, this.signed.entries, this.catalogue), own);
+      } catch (err) {
+        // A store that cannot say: the pass on a load answers as it does (a damaged store's refusal).
+        if (!own) throw err;
+        committed = { ok: false, why: "", moved: true };
+      }
       if (!committed.ok) {
+        if (own) return undefined; // it reserved nothing (above)
+        if (reserved) await this.record.releaseQuietly(entry.link, now);
         // Another answer of this session came first (a second copy sent in parallel, a fork):
         // this one is answered `history_invalid` and starts a new history, holding nothing.
-        if (reserved) await this.record.releaseQuietly(entry.link, now);
         this.signed.restart();
         verdict = { kind: "refuse", reason: "history_invalid", detail: { why: committed.why } };
         a = assemble(call, { verdict, at: answer.at, counters: [], notes: {} }, verdict, now, values, extra);

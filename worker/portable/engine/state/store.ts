@@ -32,12 +32,21 @@ export interface StateChange {
   spend?: readonly string[];
   /** deltas added to tallies (a tally never goes below 0) */
   tally?: Readonly<Record<string, number>>;
+  /**
+   * "own": the answer was decided on `ownState` (not on a load), so the commit also requires the
+   * session's head, spent names and tallies to be exactly what that state said — else it writes
+   * nothing and answers `moved`, and the caller loads and decides again. A head compared alone
+   * could have come back to the same value (a restarted history replayed entry for entry under
+   * the host's clock) over tallies that moved on.
+   */
+  basis?: "own";
 }
 
 export type CommitAnswer =
   | { ok: true }
   | { ok: false; why: "head"; head: Head | null } // stored head != expect (null stored matches only {count: 0})
-  | { ok: false; why: "spent"; name: string };
+  | { ok: false; why: "spent"; name: string }
+  | { ok: false; why: "moved" }; // only for `basis: "own"`: the session is not as ownState said
 
 export interface SessionStateStore {
   /** never throws for an unknown session (head null, nothing spent); throws a typed StalwartError when the store is damaged */
@@ -45,4 +54,10 @@ export interface SessionStateStore {
   /** atomic compare-and-set of the head plus the spends and tallies, all or nothing, across
    *  every process (Node) / every isolate (workerd) sharing the store */
   commit(session: string, change: StateChange): Promise<CommitAnswer> | CommitAnswer;
+  /**
+   * Optional: the session as this handle's own last commit of it left it, read from memory (no
+   * store operation); undefined when it holds none. Nothing proves it current until a commit
+   * with `basis: "own"` does, under the store's lock.
+   */
+  ownState?(session: string): SessionState | undefined;
 }
