@@ -106,7 +106,7 @@ export class Upstream {
 
   /** One JSON-RPC request, answered as the server answered it. */
   async request(method: string, params: Record<string, unknown> | undefined, o: CallOptions): Promise<Record<string, unknown>> {
-    const client = await this.connected();
+    const client = this.client ?? (await this.connected());
     const options = { timeout: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) };
     let sent = params;
     let token: string | undefined;
