@@ -173,8 +173,11 @@ async function gatewayRun(calls: number, block: number): Promise<void> {
   writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - {name: noop, args: {type: object, properties: {}, additionalProperties: false}}\n");
   const upstream = tsx(SELF, "--upstream");
   // STALWART_BENCH_GATEWAY_PROF=DIR: the proxy and the two gateway processes write a CPU profile there (node --cpu-prof)
+  // STALWART_BENCH_GATEWAY_PROF_WINDOW=1 with it: every hop profiles the timed calls alone instead (the probe, between its two readings)
   const prof = process.env.STALWART_BENCH_GATEWAY_PROF;
-  const profiled = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`, `--cpu-prof-interval=${process.env.STALWART_BENCH_GATEWAY_PROF_INTERVAL ?? 1000}`] : [];
+  const windowed = prof !== undefined && process.env.STALWART_BENCH_GATEWAY_PROF_WINDOW === "1";
+  if (windowed) Object.assign(process.env, { STALWART_BENCH_CPU_PROF_DIR: prof, STALWART_BENCH_CPU_PROF_INTERVAL: process.env.STALWART_BENCH_GATEWAY_PROF_INTERVAL ?? "1000" });
+  const profiled = prof && !windowed ? ["--cpu-prof", `--cpu-prof-dir=${prof}`, `--cpu-prof-interval=${process.env.STALWART_BENCH_GATEWAY_PROF_INTERVAL ?? 1000}`] : [];
   // The same with a home whose approval store keeps records (a person's past decisions): a call's
   // cost must not grow with them (the store was read whole on every call until round 5).
   const kept = withKeptApprovals(copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-gw-kept-"))), KEPT);

@@ -33,11 +33,12 @@ import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import type { Upstream } from "./upstream.js";
 import type { Relay } from "./relay.js";
-import { approvedFor, canonicalize, editedOrigins, pendingFrom, sha256Hex, waitForDecision, type Approval, type ApprovalStore, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { approvedFor, canonicalize, editedOrigins, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { errorResult, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, packState, unpackState } from "./form.js";
 import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
 import { resultValue } from "./result-value.js";
+import { progressTokenOf, safeCanonical, safeDigest, summary } from "./call-parts.js";
 
 /** The part of the SDK's session the gateway uses (in-process and remote alike). */
 export interface GatewaySession {
@@ -71,6 +72,10 @@ export interface CallsOptions {
   hidden?: ReadonlySet<string>;
 }
 
+/** Whether the client can be asked (server.ts works it out for a call only when a person is to be asked). */
+const ELICITS = () => true;
+const NO_ELICITATION = () => false;
+
 /** How many answered `requestState`s the gateway remembers (a replay of one is refused; the token is spent once anyway). */
 const REMEMBERED = 10_000;
 
@@ -85,6 +90,8 @@ export class Calls {
    * first, so the next check (and its inferred origins) sees every earlier result.
    */
   private reporting: Promise<void> = Promise.resolve();
+  /** reports queued and not yet made: none, and a call need not wait (a turn of the microtask queue less) */
+  private queued = 0;
   constructor(private readonly o: CallsOptions) {
     this.history = new HistoryView(o.catalogue, o.language, o.context);
     this.followed = sessionInfo(o.session)?.inference;
@@ -104,9 +111,9 @@ export class Calls {
    * history) is a refusal with `internal_error`, and the next call is served as usual. Once
    * forwarded, `forward` answers for what happened.
    */
-  async call(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean): Promise<ToolResult | ReturnType<typeof inputRequired>> {
+  async call(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: () => boolean): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     try {
-      await this.reporting;
+      if (this.queued > 0) await this.reporting;
       return await this.checked(params, ctx, canElicit);
     } catch (err) {
       if (ctx.mcpReq.signal.aborted) throw err;
@@ -116,7 +123,7 @@ export class Calls {
     }
   }
 
-  private async checked(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean): Promise<ToolResult | ReturnType<typeof inputRequired>> {
+  private async checked(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: () => boolean): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     const tool = params.name;
     const args = params.arguments ?? {};
     if (this.o.hidden?.has(tool) || this.o.pins?.has(tool)) {
@@ -146,7 +153,7 @@ export class Calls {
   }
 
   /** `carry`: the arguments are the person's edit, not what the client sent, so they travel in `requestState` (form.ts). */
-  private async decided(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: boolean, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, carry = false): Promise<ToolResult | ReturnType<typeof inputRequired>> {
+  private async decided(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: () => boolean, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, carry = false): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     switch (check.decision) {
       case "refuse":
         this.log(`refuse ${tool} ${check.reasons.join(",")}`);
@@ -155,7 +162,7 @@ export class Calls {
         return this.forward(params, check, ctx);
       case "confirm": {
         const text = question(tool, args, origins, check);
-        if (canElicit && check.confirmation) {
+        if (check.confirmation && canElicit()) {
           this.log(`confirm ${tool} ${check.reasons.join(",")}: asking the person`);
           return inputRequired({
             inputRequests: { [FORM_KEY]: inputRequired.elicit({ message: text, requestedSchema: approvalForm(tool, args) }) },
@@ -194,7 +201,7 @@ export class Calls {
       for (const k of Object.keys(edits)) origins[k] = { origin: "reply", labels: [] };
       const check = await this.check(tool, next, origins);
       this.log(`confirm ${tool}: the person changed ${Object.keys(edits).join(", ")}; checked again: ${check.decision}`);
-      return this.decided({ ...params, arguments: next }, ctx, true, tool, next, origins, check, true);
+      return this.decided({ ...params, arguments: next }, ctx, ELICITS, tool, next, origins, check, true);
     }
     // Re-checked from step 1 with the token: a changed argument or a spent or forged token covers
     // nothing, and the call is confirmed again (asked again) instead of allowed.
@@ -244,7 +251,7 @@ export class Calls {
       for (const k of Object.keys(again)) inferred[k] = { origin: again[k]!, labels: [] };
       const check2 = await this.check(tool, edited, inferred);
       this.log(`confirm ${tool}: edited by ${receipt.by} (${id}), checked again: ${check2.decision}`);
-      const out = await this.decided({ ...params, arguments: edited }, ctx, false, tool, edited, {}, check2);
+      const out = await this.decided({ ...params, arguments: edited }, ctx, NO_ELICITATION, tool, edited, {}, check2);
       return out as ToolResult;
     }
     const check2 = await this.check(tool, args, origins, record.token);
@@ -285,10 +292,12 @@ export class Calls {
     try {
       const send = () => this.o.upstream.request("tools/call", params, { timeoutMs: this.o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) });
       result = await (this.o.relay ? this.o.relay.during(ctx, send) : send());
-      await progressSent;
       // A client SDK that runs progress handlers a microtask late drops one read together with the
       // response; a few milliseconds between the last progress and the result, only after progress.
-      if (relayed > 0) await new Promise((r) => setTimeout(r, 5));
+      if (relayed > 0) {
+        await progressSent;
+        await new Promise((r) => setTimeout(r, 5));
+      }
     } catch (err) {
       // Sent but not answered: it may have run, so its counters stay reserved.
       await this.reportAfter(check.step, "outcome_unknown");
@@ -349,7 +358,8 @@ export class Calls {
    * lose too; a failed call's counters stay reserved until then (the safe direction).
    */
   private reportAfter(step: number, outcome: Outcome, result?: unknown): Promise<void> {
-    this.reporting = this.reporting.then(() => new Promise<void>((r) => setImmediate(r))).then(() => this.report(step, outcome, result));
+    this.queued++;
+    this.reporting = this.reporting.then(() => new Promise<void>((r) => setImmediate(r))).then(() => this.report(step, outcome, result)).finally(() => void this.queued--);
     return this.reporting;
   }
 
@@ -361,34 +371,15 @@ export class Calls {
     } catch (err) {
       this.log(`report of step ${step} failed: ${(err as Error).message}`);
     }
+    // the inference view reads this call's entries now, after the reply, not in front of the next check
+    try {
+      this.followed?.();
+    } catch {
+      // the next call's `infer` reads it again, and fails closed
+    }
   }
 
   private log(line: string): void {
     this.o.log?.(line);
   }
-}
-
-function summary(check: CheckResult): Record<string, unknown> {
-  return { decision: check.decision, reasons: check.reasons, detail: check.detail, step: check.step };
-}
-
-function safeCanonical(v: unknown): string | undefined {
-  try {
-    return canonicalize(v);
-  } catch {
-    return undefined;
-  }
-}
-
-function safeDigest(args: unknown): string | undefined {
-  try {
-    return sha256Hex(canonicalize(args));
-  } catch {
-    return undefined;
-  }
-}
-
-function progressTokenOf(meta: Record<string, unknown> | undefined): string | number | undefined {
-  const t = meta?.progressToken;
-  return typeof t === "string" || typeof t === "number" ? t : undefined;
 }

@@ -117,7 +117,7 @@ function buildServer(o: ServeOptions): Server {
     const params = request.params as { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
     o.relay.bind(ctx, server);
     try {
-      return (await o.calls.call(params, ctx, canElicit(server, ctx))) as never;
+      return (await o.calls.call(params, ctx, () => canElicit(server, ctx))) as never;
     } catch (err) {
       if (ctx.mcpReq.signal.aborted) throw err;
       return errorResult(`stalwart could not complete ${params.name}: ${(err as Error).message}`) as never;

@@ -20,6 +20,7 @@ settings: {language: en}
 tools:
   - {name: note, args: {type: object, properties: {text: {type: string}}, additionalProperties: false}}
   - {name: die_later, args: {type: object, additionalProperties: false}}
+  - {name: malformed, args: {type: object, additionalProperties: false}}
   - {name: save, writes: true, args: {type: object, properties: {text: {type: string}}, required: [text], additionalProperties: false}}
 `;
 
@@ -112,6 +113,21 @@ describe("a tool server that dies in the middle of a call", { timeout: 60_000 },
     const next = await client.callTool({ name: "note", arguments: { text: "after" } });
     expect(next.isError, text(next)).toBeFalsy();
     expect(text(next)).toBe('noted {"text":"after"}');
+    await client.close();
+  });
+});
+
+describe("a tool server whose result is not a tool result", { timeout: 60_000 }, () => {
+  it("is refused as the SDK refuses it (the gateway makes the SDK's result validator once per era): isError, outcome_unknown, never forwarded as a result", async () => {
+    const { client } = await overHttp(downstreamClient({}), gw.url!);
+    const r = await client.callTool({ name: "malformed", arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toContain("malformed was allowed, but the tool server did not answer: Invalid tools/call result");
+    expect(meta(r)).toMatchObject({ decision: "allow", outcome: "outcome_unknown" });
+    await gw.settled();
+    expect(gw.entries().at(-1)).toMatchObject({ kind: "report", outcome: "outcome_unknown" });
+    const next = await client.callTool({ name: "note", arguments: { text: "valid" } });
+    expect(text(next)).toBe('noted {"text":"valid"}');
     await client.close();
   });
 });

@@ -173,6 +173,8 @@ function plainOriginsOnce(raw: Record<string, unknown>): { text: string; record:
   } catch {
     return null;
   }
+  // no origins (a call without arguments): the shared empty answer, not "{}" decoded from bytes again
+  if (keys.length === 0) return NO_PLAIN_ORIGINS;
   if (keys.length > 1) sortKeys(keys);
   const record = Object.create(null) as Record<string, string>;
   // The text as ASCII bytes, decoded once: a string built piece by piece is a rope, which the
@@ -208,6 +210,7 @@ function plainOriginsOnce(raw: Record<string, unknown>): { text: string; record:
   b[at++] = 0x7d; // }
   return { text: ascii.decode(b.subarray(0, at)), record, words };
 }
+const NO_PLAIN_ORIGINS = Object.freeze({ text: "{}", record: NONE, words: true });
 let originBytes = new Uint8Array(256);
 const ascii = new TextDecoder();
 
