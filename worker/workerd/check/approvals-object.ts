@@ -80,6 +80,11 @@ export class ApprovalObject extends DurableObject {
     return { standing: this.standing(record.session, record.tool, record.agent, record.digest) };
   }
 
+  /** Nothing: one call's own cost (the bench's floor rows, through the test routes). */
+  ping(): null {
+    return null;
+  }
+
   get(id: string): Approval | null {
     const row = this.sql.exec<Row>(`SELECT record, receipt, used FROM approvals WHERE id = ?`, id).toArray()[0];
     return row ? approvalOf(row) : null;
