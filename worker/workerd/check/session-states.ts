@@ -58,12 +58,13 @@ export function sessionStates(tenant: string, objectOf: (name: string) => Sessio
     async commit(session, change) {
       const name = sessionObjectName(tenant, checkSession(session));
       const c = checkChange(change);
-      const from = loaded.get(session);
+      // what this request loaded, or (a report: no load first) what is held at the head it expects
+      const from = loaded.get(session) ?? (c.expect === "restart" ? undefined : held.get(name, c.expect));
       loaded.delete(session);
       held.drop(name); // until the object has answered
       const r = await of(name).commit(c);
       if ("damaged" in r) throw new StoreDamaged(`SessionStateObject ${name}`, r.damaged, recover);
-      // held again only after an exact compare-and-set from the state this request loaded
+      // held again only after an exact compare-and-set from the state this request started from
       if (r.ok && from && c.expect !== "restart" && c.expect.count === from.head.count && c.expect.link === from.head.link) {
         held.set(name, {
           head: { count: c.next.count, link: c.next.link },
