@@ -15,8 +15,14 @@ import { join } from "node:path";
 import { startWrangler } from "../scripts/wrangler-server.mjs";
 
 export interface HttpRow {
-  /** what was sent: the write check, or the floor (a route that does nothing: 404) */
-  what: "check" | "floor";
+  /**
+   * what was sent: the write check; the floor (a route that does nothing: 404, through the app's
+   * routing); or a 404 from the test routes, which answer before the app (test-routes.ts), after no
+   * call (`floor+0`), after one call that does nothing to the client's session object (`floor+1`),
+   * and after that and one to the tenant's approvals object (`floor+2`: the calls a confirm cannot
+   * do without)
+   */
+  what: "check" | "floor" | "floor+0" | "floor+1" | "floor+2";
   clients: number;
   checksPerSecond: number;
   p50: number;
@@ -76,12 +82,14 @@ function quantile(sorted: number[], q: number): number {
 
 export async function httpBench(seconds = 5): Promise<HttpRow[]> {
   // The worker answers nothing without a licence: give it the dev-signed fixture the tests use.
+  // STALWART_TEST_CLOCK mounts the test routes (test-routes.ts): the floor rows' calls; the
+  // check sends no clock header, so it runs as deployed.
   const { workerLicence } = await import("../test/helpers/licensed-home.js");
   const licenceVars = `STALWART_LICENCE='${workerLicence}'\n`;
   const dir = mkdtempSync(join(tmpdir(), "stalwart-bench-http-"));
   const key = `sk_bench_${randomBytes(12).toString("hex")}`;
   const envFile = join(dir, "vars.env");
-  writeFileSync(envFile, `STALWART_API_KEYS="bench:${key}"\nSTALWART_HISTORY_SECRET="${randomBytes(32).toString("hex")}"\n${licenceVars}`);
+  writeFileSync(envFile, `STALWART_API_KEYS="bench:${key}"\nSTALWART_HISTORY_SECRET="${randomBytes(32).toString("hex")}"\n${licenceVars}STALWART_TEST_CLOCK="1"\n`);
   const w = await startWrangler({ envFile, persistTo: join(dir, "state") });
   try {
     const H = { authorization: `Bearer ${key}`, "content-type": "application/json" };
@@ -115,7 +123,16 @@ export async function httpBench(seconds = 5): Promise<HttpRow[]> {
       await r.text();
       return r.status === 404;
     };
-    for (const [what, send] of [["check", check], ["floor", floor]] as const) {
+    // The floor after the calls a write check cannot do without (test-routes.ts `rpc-floor`): to
+    // client k's own session object, then (floor+2) to the tenant's approvals object, each a call
+    // that does nothing.
+    const calls = (n: 0 | 1 | 2) => async (k: number) => {
+      const r = await fetch(`${w.url}/__test/rpc-floor/${n}?session=bench-${k}`, { headers: { authorization: H.authorization } });
+      await r.text();
+      return r.status === 404 && r.headers.get("x-stalwart-calls") === String(n);
+    };
+    const kinds = [["check", check], ["floor", floor], ["floor+0", calls(0)], ["floor+1", calls(1)], ["floor+2", calls(2)]] as const;
+    for (const [what, send] of kinds) {
       for (const clients of [1, 8, 64]) {
         const latencies: number[] = [];
         let errors = 0;

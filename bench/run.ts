@@ -265,18 +265,28 @@ async function main() {
   }
 
   if (process.env.STALWART_BENCH_HTTP !== "0") {
+    const WHAT = {
+      check: "write check",
+      floor: "floor: a 404 that does nothing",
+      "floor+0": "a 404 from the test routes (before the app's routing), no call",
+      "floor+1": "the same after a call that does nothing to the client's session object",
+      "floor+2": "and after one to the tenant's approvals object (a confirm's minimum calls)",
+    };
     console.log("\nHTTP path — the check worker under wrangler dev (workerd, one process), the write check, each client its own session from 20 entries on, in the delta form\n");
     const rows = await httpBench(Number(process.env.STALWART_BENCH_SECONDS ?? 5));
     console.log("| request | concurrent clients | per second | p50 | p99 | errors | workerd CPU per request | in-process, same check |");
     console.log("|---|---|---|---|---|---|---|---|");
     for (const r of rows) {
-      const what = r.what === "check" ? "write check" : "floor: a 404 that does nothing";
+      const what = WHAT[r.what];
       const cpu = r.cpuMs === null ? "—" : `${r.cpuMs.toFixed(2)} ms`;
       console.log(`| ${what} | ${r.clients} | ${Math.round(r.checksPerSecond).toLocaleString("en")} | ${r.p50.toFixed(2)} ms | ${r.p99.toFixed(2)} ms | ${r.errors} | ${cpu} | ${r.what === "check" ? rate(b) : ""} |`);
     }
     const c64 = rows.find((r) => r.what === "check" && r.clients === 64)!;
     const f64 = rows.find((r) => r.what === "floor" && r.clients === 64)!;
     console.log(`\nratio checks/s / floor requests/s at 64 clients: ${(c64.checksPerSecond / f64.checksPerSecond).toFixed(2)}`);
+    const r64 = (what: string) => rows.find((r) => r.what === what && r.clients === 64);
+    const [f0, f2] = [r64("floor+0"), r64("floor+2")];
+    if (f0?.cpuMs != null && f2?.cpuMs != null) console.log(`workerd CPU of a confirm's two calls that do nothing (floor+2 − floor+0), 64 clients: ${(f2.cpuMs - f0.cpuMs).toFixed(2)} ms`);
     if (c64.cpuMs !== null && f64.cpuMs !== null) console.log(`workerd CPU per write check beyond the floor's, 64 clients: ${(c64.cpuMs - f64.cpuMs).toFixed(2)} ms (/proc utime+stime over the row, 10 ms ticks)`);
     console.log("\ntarget (benchmark): ≥ 5,000 checks/s at 64 clients on this 2-core machine");
   }

@@ -104,5 +104,12 @@ describe("the approvals object adds a record once per id", () => {
     expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a3", now - 9 * 86_400_000) })).toEqual({ ok: true });
     expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a4", now) })).toEqual({ ok: true });
     expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a3", now) }), "pruned: its id is free again").toEqual({ ok: true });
+    // a record added now is pruned by an add a week past its expiry: the object knows when its
+    // first undecided record expires, and prunes only once one can be due
+    expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a5", now) })).toEqual({ ok: true });
+    expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a6", now + 86_400_000) })).toEqual({ ok: true });
+    await expect(post(key, "/__test/approvals/add", { record: record("p_00000000000000a5", now + 86_400_000) }), "a day on: kept").rejects.toMatchObject({ message: expect.stringContaining("exists") });
+    expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a7", now + 9 * 86_400_000) })).toEqual({ ok: true });
+    expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a5", now + 9 * 86_400_000) }), "nine days on: pruned").toEqual({ ok: true });
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 /**
  * The Stores interface over Durable Object stubs: per tenant one catalogue object and one counter
- * object, per session one session-state object (STORAGE.md). Inputs are checked here, before
+ * object, per session one session-state object (STORAGE.md; the session state store is
+ * session-states.ts). Inputs are checked here, before
  * they cross to an object; an object's `{damaged}` or `{duplicate}` answer becomes the typed
  * error the engine expects (StoreDamaged, InputError), since an RPC error keeps only a message.
  */
@@ -11,8 +12,18 @@ import type { LicenceStateObject } from "./licence-state-object.js";
 import type { SessionStateObject } from "./session-state-object.js";
 import type { LicenceStore } from "./renewal.js";
 import type { ReserveAnswer, Stores } from "./stores.js";
+import { KeptStates } from "./kept-states.js";
+import { sessionStates } from "./session-states.js";
 
-const { checkChange, checkItems, checkReservation, checkSession } = stateRules;
+const { checkItems, checkReservation } = stateRules;
+
+/** Per session object namespace (one per isolate in practice): the states held (kept-states.ts). */
+const keptByNamespace = new WeakMap<object, KeptStates>();
+function keptOf(ns: object): KeptStates {
+  let k = keptByNamespace.get(ns);
+  if (!k) keptByNamespace.set(ns, (k = new KeptStates()));
+  return k;
+}
 
 export interface DurableEnv {
   CATALOGUES: DurableObjectNamespace<CatalogueObject>;
@@ -31,11 +42,6 @@ export function durableLicenceStore(env: DurableEnv, installationId: string): Li
     get: async () => (await stub.get()) ?? undefined,
     put: async (doc, seq, revoked) => void (await stub.put(doc, seq, revoked)),
   };
-}
-
-/** The name of a session's object: tenant and session, unambiguously. */
-function sessionObjectName(tenant: string, session: string): string {
-  return JSON.stringify([tenant, session]);
 }
 
 const RECOVER = "the object's storage holds what the worker never writes; delete the object's data (a new session starts) or restore it, and report it";
@@ -77,28 +83,8 @@ export function durableStores(env: DurableEnv): Stores {
         },
       };
     },
-    state(tenant): SessionStateStore {
-      // a check's load and commit name the same session: its stub is made once
-      let last: { session: string; stub: DurableObjectStub<SessionStateObject> } | undefined;
-      const stubOf = (session: string) => {
-        if (last?.session !== session) last = { session, stub: env.SESSIONS.get(env.SESSIONS.idFromName(sessionObjectName(tenant, checkSession(session)))) };
-        return last.stub;
-      };
-      return {
-        async load(session) {
-          const r = await stubOf(session).load();
-          if ("damaged" in r) throw new StoreDamaged(`SessionStateObject ${sessionObjectName(tenant, session)}`, r.damaged, RECOVER);
-          const tallies: Record<string, number> = Object.create(null);
-          for (const [k, n] of r.tallies) if (typeof k === "string" && typeof n === "number") tallies[k] = n;
-          return { head: r.head, spent: new Set(r.spent), tallies: Object.freeze(tallies) };
-        },
-        async commit(session, change) {
-          const stub = stubOf(session);
-          const r = await stub.commit(checkChange(change));
-          if ("damaged" in r) throw new StoreDamaged(`SessionStateObject ${sessionObjectName(tenant, session)}`, r.damaged, RECOVER);
-          return r;
-        },
-      };
+    state(tenant, carried): SessionStateStore {
+      return sessionStates(tenant, (name) => env.SESSIONS.get(env.SESSIONS.idFromName(name)), keptOf(env.SESSIONS), RECOVER, carried);
     },
   };
 }

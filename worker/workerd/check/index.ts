@@ -9,6 +9,7 @@ import wasmSimd from "../../../build/core-simd.wasm";
 import { createPreferredCore, type Core } from "../../portable/engine/index.js";
 import { createApp } from "./app.js";
 import { durableLicenceStore, durableStores, type DurableEnv } from "./durable-stores.js";
+import { sessionObjectName } from "./session-states.js";
 import { testRoute } from "./test-routes.js";
 import type { TenantConfig } from "./tenants.js";
 
@@ -31,7 +32,14 @@ const app = createApp({
 function testHooks(env: unknown) {
   const e = env as DurableEnv;
   const approvals = (env as { APPROVALS: DurableObjectNamespace<ApprovalObject> }).APPROVALS;
-  return { stores: durableStores(e), counterRows: async (tenant: string) => await e.COUNTERS.get(e.COUNTERS.idFromName(tenant)).rows(), approvals: (tenant: string) => durableApprovals(approvals, tenant) };
+  return {
+    stores: durableStores(e),
+    counterRows: async (tenant: string) => await e.COUNTERS.get(e.COUNTERS.idFromName(tenant)).rows(),
+    approvals: (tenant: string) => durableApprovals(approvals, tenant),
+    // the objects a confirm calls: the session's, then the tenant's approvals
+    pingSession: async (tenant: string, session: string) => void (await e.SESSIONS.get(e.SESSIONS.idFromName(sessionObjectName(tenant, session))).ping()),
+    pingApprovals: async (tenant: string) => void (await approvals.get(approvals.idFromName(tenant)).ping()),
+  };
 }
 
 export default {

@@ -6,7 +6,7 @@
  */
 import type { Context } from "hono";
 import { Engine, Session, StalwartError, cfworkerCompiler, loadCatalogue, rulebookFromText, toHex, utf8 } from "../../portable/engine/index.js";
-import type { CompiledCatalogue, CompiledRulebook, Core } from "../../portable/engine/index.js";
+import type { CompiledCatalogue, CompiledRulebook, Core, Head } from "../../portable/engine/index.js";
 import type { LicenceState } from "../../portable/licensing/index.js";
 import { HttpError } from "../http/errors.js";
 import { Compiled } from "./compiled.js";
@@ -95,14 +95,15 @@ export class CheckRuntime {
   /**
    * The request's engine: the tenant's (its history key is HMAC(secret, tenant), loaded once per
    * isolate) with this request's counters, session state, clock and licence. A Durable Object stub belongs to the
-   * request that made it.
+   * request that made it. `carried`: the session a request resumes and its history's head.
    */
-  engineFor(c: C): Engine {
+  engineFor(c: C, carried?: { id: unknown; head: Head }): Engine {
     const now = c.get("now");
     const engine = this.tenantEngine(c);
     const tenant = c.get("tenant");
     const stores = this.stores(c);
-    return requestEngine(engine, stores.counters(tenant), stores.state(tenant), now, c.get("licence"));
+    const head = carried && ((session: string) => (session === carried.id ? carried.head : undefined));
+    return requestEngine(engine, stores.counters(tenant), stores.state(tenant, head), now, c.get("licence"));
   }
 
   /** The tenant's engine for this isolate (its history key), without the request's parts. */
@@ -167,7 +168,7 @@ export class CheckRuntime {
     const saved = expand(carried, held, this.opts.maxBodyBytes);
     const catalogue = await this.catalogueByDigest(c, saved.catalogue);
     const rulebook = typeof saved.rulebook === "string" ? await this.rulebookByDigest(c, saved.rulebook) : undefined;
-    const engine = this.engineFor(c);
+    const engine = this.engineFor(c, { id: saved.id, head: headOf(saved.entries) });
     const opts = { ...(rulebook ? { rulebook } : {}), ...(held ? { known: held } : {}), ...(held?.sealed ? { sealed: held.sealed } : {}) };
     let s: Session;
     try {
@@ -193,6 +194,13 @@ export class CheckRuntime {
     const text = head.length > 2 ? `${head.slice(0, -1)},"session":${answer.text}}` : `{"session":${answer.text}}`;
     return c.body(text, status, { "content-type": "application/json", [SESSION_FORMS_HEADER]: SESSION_FORMS });
   }
+}
+
+/** The head a carried history claims (its length and last link); the engine verifies it. */
+function headOf(entries: readonly unknown[]): Head {
+  const n = entries.length;
+  const last = n > 0 ? (entries[n - 1] as { link?: unknown } | undefined) : undefined;
+  return { count: n, link: typeof last?.link === "string" ? last.link : "" };
 }
 
 /** Rulebooks share the catalogue store under this name prefix (STORAGE.md). */

@@ -144,6 +144,11 @@ export class SessionStateObject extends DurableObject {
     this.init(); // the object lives on in memory: a later commit starts a fresh session
   }
 
+  /** Nothing: one call's own cost (the bench's floor rows, through the test routes). */
+  ping(): null {
+    return null;
+  }
+
   /** Rows held (the test routes). */
   rows(): { spent: number; tallies: number; head: number } {
     const n = (t: string) => this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t}`).one().n;

@@ -16,14 +16,18 @@ interface CatalogueStore {
   byDigest(digest: string): Promise<StoredCatalogue | null>;
 }
 
-import type { CounterStore, SessionStateStore } from "../../portable/engine/index.js";
+import type { CounterStore, Head, SessionStateStore } from "../../portable/engine/index.js";
 export type {  CounterStore, ReserveAnswer, SessionStateStore } from "../../portable/engine/index.js";
 
 export interface Stores {
   catalogues(tenant: string): CatalogueStore;
   counters(tenant: string): CounterStore;
-  /** the tenant's session state: one Durable Object per session behind it (durable-stores.ts) */
-  state(tenant: string): SessionStateStore;
+  /**
+   * the tenant's session state: one Durable Object per session behind it (durable-stores.ts).
+   * `carried`: the head of the history a request carries for a session, if it carries one — a
+   * store may answer a load from what it holds at that head (kept-states.ts)
+   */
+  state(tenant: string, carried?: (session: string) => Head | undefined): SessionStateStore;
 }
 
 /**

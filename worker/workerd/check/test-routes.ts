@@ -1,7 +1,9 @@
 /**
  * Routes for tests of the state objects through a real `wrangler dev`, before the session code
  * uses them: `/__test/state/{load,commit}`, `/__test/counters/{reserve,peek,release,rows}`,
- * `/__test/approvals/{add,add-and-find-standing}`.
+ * `/__test/approvals/{add,add-and-find-standing}`, and the bench's floor rows `/__test/rpc-floor/{0,1,2}`
+ * (a 404 from here after no call, after one call that does nothing to a session's object, or after
+ * that and one to the tenant's approvals object: the calls a confirm cannot do without).
  * Only when STALWART_TEST_CLOCK is "1" (the test-only switch, never set in a deployment), and
  * only with a tenant's key, scoped to that tenant. They call the stores exactly as the engine
  * does; errors answer `{error: {code, message}}`.
@@ -17,6 +19,10 @@ export interface TestHooks {
   counterRows(tenant: string): Promise<unknown>;
   /** the tenant's approvals object */
   approvals(tenant: string): WorkerApprovalStore;
+  /** a call that does nothing to the object of the tenant's session `session` */
+  pingSession(tenant: string, session: string): Promise<void>;
+  /** a call that does nothing to the tenant's approvals object */
+  pingApprovals(tenant: string): Promise<void>;
 }
 
 type Body = { session?: string; change?: StateChange; id?: string; items?: CounterItem[]; now?: number; record?: PendingRecord };
@@ -56,6 +62,13 @@ async function answer(req: Request, path: string, env: TenantConfig, h: TestHook
       case "/__test/approvals/add-and-find-standing": {
         const standing = await h.approvals(tenant).addAndFindStanding?.(b.record as PendingRecord);
         return Response.json({ ok: true, standing: standing ?? null });
+      }
+      case "/__test/rpc-floor/0":
+      case "/__test/rpc-floor/1":
+      case "/__test/rpc-floor/2": {
+        if (!path.endsWith("/0")) await h.pingSession(tenant, new URL(req.url).searchParams.get("session") ?? "floor");
+        if (path.endsWith("/2")) await h.pingApprovals(tenant);
+        return new Response(null, { status: 404, headers: { "x-stalwart-calls": path.slice(-1) } });
       }
       default:
         return Response.json({ error: { code: "NotFound", message: `no test route \`${path}\`` } }, { status: 404 });
