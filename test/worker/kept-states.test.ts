@@ -18,26 +18,37 @@ type Saved = { entries: Record<string, unknown>[]; [k: string]: unknown };
 type Answer = { session: Saved; check: { decision: string; reasons: string[]; detail: { why?: string } } };
 const refund = { tool: "refund_card", args: { order_id: "4411", amount: 40 }, options: { origins: { order_id: "typed", amount: "model" } } };
 
-/** Session objects as the worker calls them (load, commit), counted; one MemoryStateStore each. */
+/**
+ * Session objects as the worker calls them (load, commit), counted; one MemoryStateStore each, with
+ * the epoch the Durable Object keeps (session-state-object.ts): new at a restart, and a change
+ * decided in another epoch refused as a moved head.
+ */
 function objects() {
-  const stores = new Map<string, MemoryStateStore>();
+  const stores = new Map<string, { store: MemoryStateStore; epoch: string }>();
   const calls = { load: 0, commit: 0 };
+  let epochs = 0;
   const of = (name: string) => {
     let s = stores.get(name);
-    if (!s) stores.set(name, (s = new MemoryStateStore()));
+    if (!s) stores.set(name, (s = { store: new MemoryStateStore(), epoch: `e${epochs++}` }));
     return s;
   };
   /** the objects as an isolate calls them */
   const objectOf = (name: string): SessionObject => ({
     load: async () => {
       calls.load++;
-      const s = of(name).load("s");
-      return { head: s.head, spent: [...s.spent], tallies: Object.entries(s.tallies) };
+      const o = of(name);
+      const s = o.store.load("s");
+      return { head: s.head, spent: [...s.spent], tallies: Object.entries(s.tallies), epoch: o.epoch };
     },
     // what crosses to the object is the checked change: its tallies as pairs
     commit: async (c) => {
       calls.commit++;
-      return of(name).commit("s", { ...c, tally: Object.fromEntries(c.tally) });
+      const o = of(name);
+      if (c.epoch !== undefined && c.epoch !== o.epoch) return { ok: false, why: "head", head: o.store.load("s").head };
+      const { epoch: _, ...change } = c;
+      const r = o.store.commit("s", { ...change, tally: Object.fromEntries(c.tally) });
+      if (r.ok && c.expect === "restart") o.epoch = `e${epochs++}`;
+      return r.ok ? { ...r, epoch: o.epoch } : r;
     },
   });
   /** an isolate's stores: its own held states over the one set of objects */
@@ -45,7 +56,7 @@ function objects() {
     const held = new KeptStates();
     return { ...base, state: (tenant, carried) => sessionStates(tenant, objectOf, held, "recover", carried) };
   };
-  return { calls, isolateStores };
+  return { calls, objectOf, isolateStores };
 }
 
 describe("the session state an isolate holds", () => {
@@ -121,7 +132,7 @@ describe("the session state an isolate holds", () => {
 
   it("holds at most its budget of names, the least recently used sessions going first", () => {
     const kept = new KeptStates(6);
-    const state = (link: string, names: number) => ({ head: { count: 1, link }, spent: new Set(Array.from({ length: names }, (_, i) => `n${i}`)), tallies: {} });
+    const state = (link: string, names: number) => ({ head: { count: 1, link }, spent: new Set(Array.from({ length: names }, (_, i) => `n${i}`)), tallies: {}, epoch: "e" });
     kept.set("a", state("la", 1)); // 2 items
     kept.set("b", state("lb", 1)); // 4
     expect(kept.get("a", { count: 1, link: "la" })).toBeDefined(); // a is the most recent
@@ -132,5 +143,34 @@ describe("the session state an isolate holds", () => {
     expect(kept.get("a", { count: 1, link: "la" })).toBeDefined();
     kept.set("d", state("ld", 6)); // over the budget alone: not kept
     expect(kept.get("d", { count: 1, link: "ld" })).toBeUndefined();
+  });
+
+  it("refuses a change decided on a held head that came back after a restart, over tallies that moved on", async () => {
+    const objs = objects();
+    const H = (n: number, link: string) => ({ count: n, link });
+    const [h1, h2, h3] = [H(1, "a".repeat(64)), H(2, "b".repeat(64)), H(3, "c".repeat(64))];
+    const heldA = new KeptStates();
+    const heldB = new KeptStates();
+    // isolate A: starts the session, loads it at h1, commits h2 with a tally: it holds h2
+    await sessionStates("t", objs.objectOf, heldA, "recover").commit("s", { expect: "restart", next: h1 });
+    const a1 = sessionStates("t", objs.objectOf, heldA, "recover", () => h1);
+    await a1.load("s");
+    expect(await a1.commit("s", { expect: h1, next: h2, tally: { "at_most:pay": 1 } })).toEqual({ ok: true });
+    // isolate B: a restarted history replayed entry for entry reaches h2 again; the tally outlives it
+    const b = sessionStates("t", objs.objectOf, heldB, "recover");
+    expect(await b.commit("s", { expect: "restart", next: h1 })).toEqual({ ok: true });
+    expect(await b.commit("s", { expect: h1, next: h2, tally: { "at_most:pay": 1 } })).toEqual({ ok: true });
+    // A is sent a history ending at h2: it answers the load from what it holds (no call)...
+    const loads = objs.calls.load;
+    const a2 = sessionStates("t", objs.objectOf, heldA, "recover", () => h2);
+    expect((await a2.load("s")).tallies).toEqual({ "at_most:pay": 1 });
+    expect(objs.calls.load).toBe(loads);
+    // ...but what it decided on is not the object's state (the tally is 2 there): the commit is refused
+    expect(await a2.commit("s", { expect: h2, next: h3 })).toEqual({ ok: false, why: "head", head: h2 });
+    // and holds nothing since: the next request loads, and sees the tally the object holds
+    const a3 = sessionStates("t", objs.objectOf, heldA, "recover", () => h2);
+    expect((await a3.load("s")).tallies).toEqual({ "at_most:pay": 2 });
+    expect(objs.calls.load).toBe(loads + 1);
+    expect(await a3.commit("s", { expect: h2, next: h3 })).toEqual({ ok: true });
   });
 });

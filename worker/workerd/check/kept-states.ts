@@ -8,9 +8,11 @@
  * when its head is that head; if the object has moved on since (another isolate answered the
  * session, the idle alarm reclaimed it), the commit fails and the check answers `history_invalid`,
  * as it does when a load and a commit are overtaken between them; a spent name the object holds
- * and this state lacks is refused by the object's commit itself. Only a head reached by an exact
- * commit is held (never one a restart made): one head, one state. A miss is never wrong, only a
- * load. Bounded by the names held (LRU by session).
+ * and this state lacks is refused by the object's commit itself. A head can recur only across a
+ * restart (a history replayed entry for entry, over tallies that outlive it): a restart gives the
+ * object a new epoch, and a commit decided on a held state carries that state's epoch, so the
+ * object refuses it as a moved head. A miss is never wrong, only a load. Bounded by the names held
+ * (LRU by session).
  */
 import type { Head } from "../../portable/engine/index.js";
 
@@ -22,6 +24,8 @@ export interface KeptState {
   /** never edited: a commit that spends makes a new set */
   readonly spent: ReadonlySet<string>;
   readonly tallies: Readonly<Record<string, number>>;
+  /** the object's epoch this state was read or committed in (session-state-object.ts) */
+  readonly epoch: string;
 }
 
 interface Slot {

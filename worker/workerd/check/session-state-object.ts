@@ -17,6 +17,8 @@ export interface WireState {
   head: Head | null;
   spent: string[];
   tallies: [string, number][];
+  /** this object's epoch: new whenever its head is reset (a restart, the idle reclamation) */
+  epoch: string;
 }
 
 export interface WireChange {
@@ -24,6 +26,13 @@ export interface WireChange {
   next: Head;
   spend: string[];
   tally: [string, number][];
+  /**
+   * The epoch of the state the change was decided on, when the caller decided on a state it held
+   * (session-states.ts): refused as a moved head when it is no longer this object's. Within an
+   * epoch every commit makes the head longer, so a head never recurs; across a restart it can (a
+   * history replayed entry for entry) over tallies and spent names that moved on.
+   */
+  epoch?: string;
 }
 
 export type Damaged = { damaged: string };
@@ -35,6 +44,7 @@ interface Kept {
   head: Head | null;
   spent: Set<string>;
   tallies: Record<string, number>;
+  epoch: string;
 }
 
 export class SessionStateObject extends DurableObject {
@@ -58,6 +68,21 @@ export class SessionStateObject extends DurableObject {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY CHECK (id = 1), count INTEGER NOT NULL, link TEXT NOT NULL, touched INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS spent (name TEXT PRIMARY KEY)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS tallies (name TEXT PRIMARY KEY, n REAL NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS epoch (id INTEGER PRIMARY KEY CHECK (id = 1), value TEXT NOT NULL)`);
+  }
+
+  /** The epoch row, made on first use (an object written before epochs existed gets one too). */
+  private epoch(): string {
+    const row = this.sql.exec<{ value: SqlStorageValue }>(`SELECT value FROM epoch WHERE id = 1`).toArray()[0];
+    if (!row) return this.newEpoch();
+    if (typeof row.value !== "string" || row.value.length === 0) throw new Bad(`its epoch is \`${JSON.stringify(row)}\`, not a string`);
+    return row.value;
+  }
+
+  private newEpoch(): string {
+    const value = crypto.randomUUID();
+    this.sql.exec(`INSERT INTO epoch (id, value) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET value = excluded.value`, value);
+    return value;
   }
 
   private head(): Head | null {
@@ -79,7 +104,7 @@ export class SessionStateObject extends DurableObject {
   private state(): Kept {
     if (!this.kept) {
       const spent = this.sql.exec<{ name: string }>(`SELECT name FROM spent`).toArray().map((r) => r.name);
-      this.kept = { head: this.head(), spent: new Set(spent), tallies: this.tallies() };
+      this.kept = { head: this.head(), spent: new Set(spent), tallies: this.tallies(), epoch: this.epoch() };
     }
     return this.kept;
   }
@@ -87,28 +112,30 @@ export class SessionStateObject extends DurableObject {
   load(): WireState | Damaged {
     try {
       const k = this.state();
-      return { head: k.head, spent: [...k.spent], tallies: Object.entries(k.tallies) };
+      return { head: k.head, spent: [...k.spent], tallies: Object.entries(k.tallies), epoch: k.epoch };
     } catch (err) {
       if (err instanceof Bad) return { damaged: err.message };
       throw err;
     }
   }
 
-  async commit(c: WireChange): Promise<CommitAnswer | Damaged> {
-    let answer: CommitAnswer;
+  async commit(c: WireChange): Promise<(CommitAnswer & { epoch?: string }) | Damaged> {
+    let answer: CommitAnswer & { epoch?: string };
     let moved: Kept | undefined;
     try {
       const k = this.state();
-      answer = this.ctx.storage.transactionSync((): CommitAnswer => {
-        if (!headMatches(k.head, c.expect)) return { ok: false, why: "head", head: k.head };
+      answer = this.ctx.storage.transactionSync((): CommitAnswer & { epoch?: string } => {
+        if (!headMatches(k.head, c.expect) || (c.epoch !== undefined && c.epoch !== k.epoch)) return { ok: false, why: "head", head: k.head };
         const spent = firstSpent(c.spend, (n) => k.spent.has(n));
         if (spent !== undefined) return { ok: false, why: "spent", name: spent };
         for (const n of c.spend) this.sql.exec(`INSERT INTO spent (name) VALUES (?)`, n);
         const tallies = c.tally.length > 0 ? addTallies(k.tallies, c.tally) : k.tallies;
         for (const [name] of c.tally) this.sql.exec(`INSERT INTO tallies (name, n) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET n = excluded.n`, name, tallies[name]!);
         this.sql.exec(`INSERT INTO head (id, count, link, touched) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET count = excluded.count, link = excluded.link, touched = excluded.touched`, c.next.count, c.next.link, Date.now());
-        moved = { head: { count: c.next.count, link: c.next.link }, spent: c.spend.length > 0 ? new Set([...k.spent, ...c.spend]) : k.spent, tallies };
-        return { ok: true };
+        // a restart resets the head: heads it makes may repeat ones of the epoch before
+        const epoch = c.expect === "restart" ? this.newEpoch() : k.epoch;
+        moved = { head: { count: c.next.count, link: c.next.link }, spent: c.spend.length > 0 ? new Set([...k.spent, ...c.spend]) : k.spent, tallies, epoch };
+        return { ok: true, epoch };
       });
     } catch (err) {
       if (err instanceof Bad) return { damaged: err.message };

@@ -13,8 +13,9 @@ const { addTallies, checkChange, checkSession } = stateRules;
 /** What a session object answers (session-state-object.ts), as the store calls it. */
 export interface SessionObject {
   /** tallies as pairs (what crosses an RPC: arrays), checked here */
-  load(): Promise<{ head: Head | null; spent: string[]; tallies: unknown[][] } | { damaged: string }>;
-  commit(c: ReturnType<typeof checkChange>): Promise<CommitAnswer | { damaged: string }>;
+  load(): Promise<{ head: Head | null; spent: string[]; tallies: unknown[][]; epoch?: unknown } | { damaged: string }>;
+  /** `epoch`: the object refuses the change as a moved head unless its epoch is still that one */
+  commit(c: ReturnType<typeof checkChange> & { epoch?: string }): Promise<(CommitAnswer & { epoch?: unknown }) | { damaged: string }>;
 }
 
 /** The name of a session's object: tenant and session, unambiguously. */
@@ -48,8 +49,8 @@ export function sessionStates(tenant: string, objectOf: (name: string) => Sessio
       const tallies: Record<string, number> = Object.create(null);
       for (const [k, n] of r.tallies) if (typeof k === "string" && typeof n === "number") tallies[k] = n;
       Object.freeze(tallies);
-      if (r.head) {
-        const state = { head: r.head, spent: new Set(r.spent), tallies };
+      if (r.head && typeof r.epoch === "string") {
+        const state = { head: r.head, spent: new Set(r.spent), tallies, epoch: r.epoch };
         held.set(name, state);
         loaded.set(session, state);
       } else held.drop(name);
@@ -62,17 +63,20 @@ export function sessionStates(tenant: string, objectOf: (name: string) => Sessio
       const from = loaded.get(session) ?? (c.expect === "restart" ? undefined : held.get(name, c.expect));
       loaded.delete(session);
       held.drop(name); // until the object has answered
-      const r = await of(name).commit(c);
+      // decided on `from`: the object takes the change only while it is still in from's epoch
+      const r = await of(name).commit(from ? { ...c, epoch: from.epoch } : c);
       if ("damaged" in r) throw new StoreDamaged(`SessionStateObject ${name}`, r.damaged, recover);
+      const { epoch, ...answer } = r;
       // held again only after an exact compare-and-set from the state this request started from
-      if (r.ok && from && c.expect !== "restart" && c.expect.count === from.head.count && c.expect.link === from.head.link) {
+      if (answer.ok && from && epoch === from.epoch && c.expect !== "restart" && c.expect.count === from.head.count && c.expect.link === from.head.link) {
         held.set(name, {
           head: { count: c.next.count, link: c.next.link },
           spent: c.spend.length > 0 ? new Set([...from.spent, ...c.spend]) : from.spent,
           tallies: c.tally.length > 0 ? Object.freeze(addTallies(from.tallies, c.tally)) : from.tallies,
+          epoch: from.epoch,
         });
       }
-      return r;
+      return answer as CommitAnswer;
     },
   };
 }
