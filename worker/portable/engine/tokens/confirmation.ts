@@ -24,10 +24,10 @@ export type BytesMac = (data: Uint8Array) => Uint8Array;
 
 export function sealToken(mac: Mac, claims: TokenClaims, macBytes?: BytesMac): string {
   const token = sealed(mac, claims, macBytes);
-  const { tool, agent, digest, session, ask, exp } = claims;
-  // only claims the token's own text gives back exactly (`tokenClaims` refuses the others; -0 reads back 0)
-  const exact = typeof tool === "string" && typeof digest === "string" && typeof session === "string" && (agent === null || typeof agent === "string") && Number.isSafeInteger(ask) && Number.isFinite(exp);
-  lastSealed = exact ? { token, claims: { tool, agent, digest, session, ask: ask + 0, exp: exp + 0 } } : null;
+  // kept as handed in, no copy on this path (every confirm): the check hands a fresh object it
+  // does not keep, and sealedClaims reads it only for this exact token
+  lastToken = token;
+  lastClaims = claims;
   return token;
 }
 
@@ -36,11 +36,16 @@ export function sealToken(mac: Mac, claims: TokenClaims, macBytes?: BytesMac): s
  * check has just sealed (approvals/build.ts `tokenClaims`), which would otherwise decode and parse
  * what this module wrote a moment before (~2 µs a confirm in the worker, docs/perf/worker.round10.md).
  */
-let lastSealed: { token: string; claims: Readonly<TokenClaims> } | null = null;
+let lastToken: string | null = null;
+let lastClaims: TokenClaims | null = null;
 
 /** The claims of `token` when it is the token sealed last in this module (the same text), else null. */
 export function sealedClaims(token: string): Readonly<TokenClaims> | null {
-  return lastSealed !== null && lastSealed.token === token ? lastSealed.claims : null;
+  if (lastClaims === null || lastToken !== token) return null;
+  const { tool, agent, digest, session, ask, exp } = lastClaims;
+  // only claims the token's own text gives back exactly (`tokenClaims` refuses the others; -0 reads back 0)
+  const exact = typeof tool === "string" && typeof digest === "string" && typeof session === "string" && (agent === null || typeof agent === "string") && Number.isSafeInteger(ask) && Number.isFinite(exp);
+  return exact ? { tool, agent, digest, session, ask: ask + 0, exp: exp + 0 } : null;
 }
 
 function sealed(mac: Mac, claims: TokenClaims, macBytes?: BytesMac): string {
