@@ -1,13 +1,14 @@
 /**
  * The documentation ships with the package: every docs/*.md is in what `npm pack` packs, and every
  * `docs/….md` the command line's own text cites (a `--help`, a hint) is one of them — so a user who
- * installed from npm can open what `stalwart` points at.
+ * installed from npm can open what `stalwart` points at — and every relative link in a packed
+ * Markdown file lands on a packed file, so the links work in the installed package too.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, posix } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO, userDocs } from "./markdown.js";
+import { REPO, linksOf, parse, userDocs } from "./markdown.js";
 
 function sources(dir: string): string[] {
   return readdirSync(join(REPO, dir), { withFileTypes: true }).flatMap((e) =>
@@ -31,5 +32,19 @@ describe("the documentation in the package", () => {
     for (const file of sources("cli")) for (const m of readFileSync(join(REPO, file), "utf8").matchAll(/\bdocs\/[\w.-]+\.md\b/g)) cited.add(m[0]);
     expect([...cited]).toContain("docs/trace-format.md");
     expect([...cited].filter((d) => !packed.has(d))).toEqual([]);
+  });
+
+  it("every relative link in a packed Markdown file points at something packed", () => {
+    const dirs = new Set([...packed].flatMap((f) => f.split("/").slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join("/"))));
+    const unpacked: string[] = [];
+    for (const file of [...packed].filter((f) => f.endsWith(".md"))) {
+      for (const { href } of linksOf(parse(file))) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith("#")) continue;
+        const path = decodeURIComponent(href.split("#")[0]!);
+        const target = posix.normalize(posix.join(dirname(file), path));
+        if (!packed.has(target) && !dirs.has(target)) unpacked.push(`${file}: ${href}`);
+      }
+    }
+    expect(unpacked).toEqual([]);
   });
 });
