@@ -1,5 +1,5 @@
 /** The client's home (licence + state): `home` option, else $STALWART_HOME, else ~/.stalwart. */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -17,10 +17,16 @@ export function installationKey(home: string): Uint8Array {
   const file = join(home, "history.key");
   if (!existsSync(file)) {
     mkdirSync(home, { recursive: true, mode: 0o700 });
+    // Written whole under a private name, then linked into place: a process starting beside this
+    // one sees no key or the whole key, never an empty file, and only one key ever wins.
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    writeFileSync(tmp, randomBytes(32).toString("hex") + "\n", { flag: "wx", mode: 0o600 });
     try {
-      writeFileSync(file, randomBytes(32).toString("hex") + "\n", { flag: "wx", mode: 0o600 });
+      linkSync(tmp, file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    } finally {
+      unlinkSync(tmp);
     }
     chmodSync(file, 0o600);
   }

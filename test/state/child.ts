@@ -4,11 +4,15 @@
  * one JSON line of what it got. Modes:
  *   spend HOME GO TAG SESSIONS PER   spend checks through the SDK (ceiling.yaml's wallet)
  *   cas HOME GO TAG TRIES            commits expecting one head, and spends of one shared name
+ *   chain HOME GO TAG COUNT          COUNT commits in a row on one session, each expecting the last
+ *   opens HOME GO TAG COUNT          opens the store, reads a session and closes it, COUNT times
+ *   keys HOME GO TAG COUNT           the history key of COUNT fresh homes under HOME, in order
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "../../cli/sdk/index.js";
-import { nodeState } from "../../cli/sdk/state/index.js";
+import { closeState, nodeState } from "../../cli/sdk/state/index.js";
+import { installationKey } from "../../cli/sdk/home.js";
 
 const [mode, home, go, tag, a, b] = process.argv.slice(2) as [string, string, string, string, string, string | undefined];
 const now = () => new Date("2026-11-15T12:00:00Z");
@@ -51,4 +55,38 @@ if (mode === "spend") {
     await new Promise((r) => setImmediate(r));
   }
   process.stdout.write(JSON.stringify({ heads, spends }) + "\n");
+} else if (mode === "chain") {
+  const store = nodeState(home, { now: () => now().getTime() });
+  store.load("chain");
+  await ready();
+  let count = 0;
+  let link = "";
+  const failed: unknown[] = [];
+  for (let i = 0; i < Number(a); i++) {
+    const next = { count: count + 1, link: (count + 1).toString(16).padStart(64, "0") };
+    const r = store.commit(`chain-${tag}`, { expect: count === 0 ? "restart" : { count, link }, next });
+    if (r.ok) ({ count, link } = next);
+    else failed.push(r);
+  }
+  process.stdout.write(JSON.stringify({ count, failed }) + "\n");
+} else if (mode === "opens") {
+  nodeState(home).load("opens");
+  closeState(home);
+  await ready();
+  for (let i = 0; i < Number(a); i++) {
+    nodeState(home).load(`opens-${tag}`);
+    closeState(home);
+  }
+  process.stdout.write(JSON.stringify({ opened: Number(a) }) + "\n");
+} else if (mode === "keys") {
+  await ready();
+  const keys: string[] = [];
+  for (let i = 0; i < Number(a); i++) {
+    try {
+      keys.push(Buffer.from(installationKey(join(home, `k${i}`))).toString("hex").slice(0, 16));
+    } catch (err) {
+      keys.push(`error: ${(err as Error).message}`);
+    }
+  }
+  process.stdout.write(JSON.stringify({ keys }) + "\n");
 }

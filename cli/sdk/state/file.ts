@@ -10,8 +10,9 @@ import { randomBytes } from "node:crypto";
 import { asBinary, open, type Database, type RootDatabase } from "lmdb";
 import { StoreDamaged } from "../../../worker/portable/engine/index.js";
 import { lmdbFileProblem } from "./lmdb-header.js";
+import { acquireGate, releaseGate, throughGate } from "./open-gate.js";
 import { Witness, createWitness } from "./witness.js";
-import { Garbage, checkCounterRow, checkMeta, checkReservationRow, checkSessionRow, parseExpiry, type MetaRow } from "./rows.js";
+import { Garbage, encoderOf, checkCounterRow, checkMeta, checkReservationRow, checkSessionRow, parseExpiry, type MetaRow } from "./rows.js";
 
 export const FILES = { db: "state.mdb", lock: "state.mdb-lock", witness: "state.witness", legacy: ["counters.table", "counters.json"] } as const;
 
@@ -63,12 +64,23 @@ export class StateFile {
     this.witnessPath = join(home, FILES.witness);
   }
 
+  /** This process's hold on the home's open gate (open-gate.ts), taken on first use. */
+  private gate: string | undefined;
+  private gated<R>(fn: () => R): R {
+    return throughGate((this.gate ??= acquireGate(this.home)), fn);
+  }
+
   /**
    * `fn` inside one LMDB write transaction (it holds the writer lock of every process on this
    * home), after every integrity check; `after` runs inside it when `fn` wrote (reclaiming), then
-   * the generation moves on in the store and in the witness, the witness last.
+   * the generation moves on in the store and in the witness, the witness last. All of it through
+   * the open gate: no process opens the store while this may commit.
    */
   run<R>(fn: (tx: Tx) => R, after?: (tx: Tx) => void): R {
+    return this.gated(() => this.runGated(fn, after));
+  }
+
+  private runGated<R>(fn: (tx: Tx) => R, after?: (tx: Tx) => void): R {
     this.ready();
     this.checkFiles();
     const env = this.env!;
@@ -172,10 +184,10 @@ export class StateFile {
       this.damage = undefined;
     }
     try {
-      this.open();
+      this.gated(() => this.open());
     } catch (err) {
       if (err instanceof Garbage) throw this.fail(err.what, err.opts.latch !== false, err.opts.where);
-      this.close();
+      this.shut();
       if (err instanceof StoreDamaged) this.damage = { error: err, ident: this.ident() };
       throw err;
     }
@@ -274,7 +286,7 @@ export class StateFile {
     if (!w) throw this.fail(`its witness \`${this.witnessPath}\` was deleted while in use`, true, this.witnessPath);
     if (db.ino !== this.dbIno || w.ino !== this.witness!.ino) {
       // Replaced (a reset, or a copy put back): open what is there now, with every check.
-      this.close();
+      this.shut();
       this.ready();
       return;
     }
@@ -307,17 +319,20 @@ export class StateFile {
   private fail(what: string, latch: boolean, where = this.dbPath): StoreDamaged {
     const error = new StoreDamaged(where, what);
     if (latch && this.env && this.tables) {
+      const env = this.env;
       const t = this.tables;
       try {
-        this.env.transactionSync(() => {
-          const raw = t.meta.get("meta");
-          if (typeof raw === "object" && raw !== null && !(raw as MetaRow).damaged) t.meta.putSync("meta", { ...(raw as MetaRow), damaged: { what, at: new Date().toISOString() } });
-        });
+        this.gated(() =>
+          env.transactionSync(() => {
+            const raw = t.meta.get("meta");
+            if (typeof raw === "object" && raw !== null && !(raw as MetaRow).damaged) t.meta.putSync("meta", { ...(raw as MetaRow), damaged: { what, at: new Date().toISOString() } });
+          }),
+        );
       } catch {
         // the store cannot even take the mark: the files themselves still say what is wrong
       }
     }
-    this.close();
+    this.shut();
     this.damage = { error, ident: this.ident() };
     return error;
   }
@@ -341,7 +356,15 @@ export class StateFile {
     return this.run((tx) => checkMeta(tx.meta.get("meta")));
   }
 
+  /** Let go of the store and of the open gate (the next operation takes both again). */
   close(): void {
+    this.shut();
+    if (this.gate !== undefined) releaseGate(this.gate);
+    this.gate = undefined;
+  }
+
+  /** Let go of the store (to open it again, or after damage); the gate stays held. */
+  private shut(): void {
     const env = this.env;
     this.env = undefined;
     this.dirSeen = undefined;
@@ -365,13 +388,6 @@ export class StateFile {
       }
     }
   }
-}
-
-/** The msgpack encoder lmdb-js encodes a table's values with (kept on the table, not in its types). */
-function encoderOf(db: Database): { encode(value: unknown): Uint8Array } {
-  const e: unknown = Reflect.get(db, "encoder");
-  if (typeof e !== "object" || e === null || typeof Reflect.get(e, "encode") !== "function") throw new Error("the store's table has no msgpack encoder where version 3.5.6 keeps it");
-  return e as { encode(value: unknown): Uint8Array };
 }
 
 function statOf(path: string): Stats | undefined {

@@ -11,6 +11,7 @@ import { open } from "lmdb";
 import { StalwartError, StoreDamaged } from "../../../worker/portable/engine/index.js";
 import { FILES, StateFile } from "./file.js";
 import { lmdbFileProblem } from "./lmdb-header.js";
+import { onceThroughGate } from "./open-gate.js";
 import { checkMeta, type MetaRow, type ResetRecord } from "./rows.js";
 import { closeState } from "./cache.js";
 
@@ -61,12 +62,15 @@ function oldMeta(home: string): MetaRow | undefined {
     closeSync(fd);
   }
   try {
-    const env = open({ path, readOnly: true, maxDbs: 8 });
-    try {
-      return checkMeta(env.openDB({ name: "meta" }).get("meta"));
-    } finally {
-      void env.close();
-    }
+    // Opening, even read-only, goes through the gate (open-gate.ts).
+    return onceThroughGate(home, () => {
+      const env = open({ path, readOnly: true, maxDbs: 8 });
+      try {
+        return checkMeta(env.openDB({ name: "meta" }).get("meta"));
+      } finally {
+        void env.close();
+      }
+    });
   } catch {
     return undefined;
   }

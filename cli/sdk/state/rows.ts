@@ -139,3 +139,10 @@ export function parseExpiry(key: unknown): { kind: string; id: string } {
   if (typeof key !== "string" || !/^[0-9a-f]{13}[scr]/.test(key)) throw new Garbage(`expiry entry \`${String(key)}\` is not <time><kind><id>`);
   return { kind: key[HEX13]!, id: key.slice(HEX13 + 1) };
 }
+
+/** The msgpack encoder lmdb-js encodes a table's values with (kept on the table, not in its types). */
+export function encoderOf(db: object): { encode(value: unknown): Uint8Array } {
+  const e: unknown = Reflect.get(db, "encoder");
+  if (typeof e !== "object" || e === null || typeof Reflect.get(e, "encode") !== "function") throw new Error("the store's table has no msgpack encoder where version 3.5.6 keeps it");
+  return e as { encode(value: unknown): Uint8Array };
+}
