@@ -54,9 +54,14 @@ export function readJson<T>(file: string): T | undefined {
 }
 
 export function writeJsonAtomic(file: string, value: unknown): void {
+  writeFileAtomic(file, JSON.stringify(value, null, 2) + "\n");
+}
+
+/** Write `file` whole under a private name, then rename it into place: a reader never sees part of it. */
+export function writeFileAtomic(file: string, content: string | Uint8Array): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value, null, 2) + "\n", { mode: 0o600 });
+  writeFileSync(tmp, content, { mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameSync(tmp, file);
 }

@@ -4,7 +4,6 @@
  * holds through its term, then the grace), except an answer that the licence was revoked or
  * expired, which stops the runtime at once.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   expectationOf,
@@ -17,7 +16,7 @@ import {
   type SignedDocument,
   type UsageReport,
 } from "../../worker/portable/licensing/index.js";
-import { licencePaths } from "./files.js";
+import { licencePaths, writeFileAtomic } from "./files.js";
 import { writeInstallation, type LoadedInstallation } from "./installation.js";
 import type { ServiceClient } from "./service.js";
 
@@ -93,9 +92,8 @@ export async function fetchBundles(home: string | undefined, inst: LoadedInstall
       const doc = await client.signed<unknown>("GET", `/v1/bundles/${kind}`, { licenceId: inst.stored.licence_id, installationId: inst.stored.installation_id, secretKey: inst.secretKey }, now);
       const opened = await openBundle(doc, { keys: inst.keys, bundleKey: key, licenceId: inst.stored.licence_id, kind, expectedDigest: digest });
       if (!opened.ok) continue;
-      const dir = licencePaths(home).bundles;
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      writeFileSync(join(dir, `${digest.replace(":", "-")}`), opened.content, { mode: 0o600 });
+      // Processes sharing the home may renew at once: each writes the file whole, then renames it.
+      writeFileAtomic(join(licencePaths(home).bundles, `${digest.replace(":", "-")}`), opened.content);
       bundles[kind] = digest;
       adopted.push(kind);
     } catch {
