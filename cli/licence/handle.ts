@@ -26,10 +26,13 @@ import {
   type LicenceView,
 } from "../../worker/portable/licensing/index.js";
 import { flushCounters, loadCounters } from "./counters.js";
+import { acquireGate, releaseGate, throughGate } from "../sdk/state/open-gate.js";
 import { licencePaths, resolveHome, writeJsonAtomic } from "./files.js";
 import { loadInstallation, stateOf, type LoadedInstallation } from "./installation.js";
 import { renewInstallation, type RenewOutcome } from "./renew.js";
 import { DEFAULT_SERVICE_URL, DEV_SERVICE_URL, ServiceClient } from "./service.js";
+
+const COUNTS_GATE = "counters.gate";
 
 export interface OpenLicenceOptions {
   /** Default $STALWART_HOME, else ~/.stalwart. */
@@ -249,7 +252,9 @@ export class LicenceHandle {
     if (now.getTime() > Date.parse(this.counters.last_seen)) this.counters.last_seen = now.toISOString();
     let merged: Counters;
     try {
-      merged = flushCounters(this.home, this.counters, this.pending, now);
+      // Processes sharing the home flush one at a time: a read-merge-write racing another loses its counts.
+      const gate = (this.gate ??= acquireGate(licencePaths(this.home).dir, COUNTS_GATE));
+      merged = throughGate(gate, () => flushCounters(this.home, this.counters, this.pending, now));
     } catch (err) {
       this.recordFlushFailure(err, now);
       throw err;
@@ -289,9 +294,17 @@ export class LicenceHandle {
   /** Wait for the background renewal (if any) and write the counts. */
   async close(): Promise<void> {
     if (this.renewal) await this.renewal;
-    this.flush();
-    open.delete(this);
+    try {
+      this.flush();
+    } finally {
+      open.delete(this);
+      if (this.gate !== undefined) releaseGate(this.gate);
+      this.gate = undefined;
+    }
   }
+
+  /** The counts' gate (open-gate.ts), held from the first flush until `close`. */
+  private gate: string | undefined;
 
   private scheduleFlush(): void {
     if (this.flushTimer) return;

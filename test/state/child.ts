@@ -7,12 +7,14 @@
  *   chain HOME GO TAG COUNT          COUNT commits in a row on one session, each expecting the last
  *   opens HOME GO TAG COUNT          opens the store, reads a session and closes it, COUNT times
  *   keys HOME GO TAG COUNT           the history key of COUNT fresh homes under HOME, in order
+ *   meter HOME GO TAG COUNT          counts one tool check and writes the counts, COUNT times
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "../../cli/sdk/index.js";
 import { closeState, nodeState } from "../../cli/sdk/state/index.js";
 import { installationKey } from "../../cli/sdk/home.js";
+import { openLicence } from "../../cli/licence/handle.js";
 
 const [mode, home, go, tag, a, b] = process.argv.slice(2) as [string, string, string, string, string, string | undefined];
 const now = () => new Date("2026-11-15T12:00:00Z");
@@ -89,4 +91,13 @@ if (mode === "spend") {
     }
   }
   process.stdout.write(JSON.stringify({ keys }) + "\n");
+} else if (mode === "meter") {
+  const licence = await openLicence({ home, now });
+  await ready();
+  for (let i = 0; i < Number(a); i++) {
+    licence.count("tool_checks");
+    licence.flush(true);
+  }
+  await licence.close();
+  process.stdout.write(JSON.stringify({ counted: Number(a) }) + "\n");
 }

@@ -4,7 +4,7 @@
  * allowed; of 50 commits expecting one head exactly one succeeds, and a name is spent once.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -82,6 +82,15 @@ describe("four processes on one home", () => {
     expect(first.filter((k) => k.startsWith("error"))).toEqual([]);
     expect(new Set(first).size).toBe(400);
     for (const r of results) expect(r.keys).toEqual(first);
+  }, 180_000);
+
+  it("4 processes count and write the licence's counts 150 times each at once: the file holds all 600", async () => {
+    const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-4meter-")));
+    const go = join(home, "go");
+    const results = await all(["a", "b", "c", "d"].map((tag) => child(["meter", home, go, tag, "150"])), go);
+    expect(results.map((r) => r.counted)).toEqual([150, 150, 150, 150]);
+    const counters = JSON.parse(readFileSync(join(home, "licence", "counters.json"), "utf8"));
+    expect(counters.months["2026-11"].tool_checks).toBe(600);
   }, 180_000);
 
   it("of 50 commits expecting one head from 4 processes exactly one succeeds; a name is spent once", async () => {

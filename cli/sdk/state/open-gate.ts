@@ -27,9 +27,12 @@ interface Gate {
 
 const gates = new Map<string, Gate>();
 
-/** This process's gate of `home` (one per home, shared); give it back with `releaseGate`. */
-export function acquireGate(home: string): string {
-  const path = join(home, GATE_FILE);
+/**
+ * This process's gate `file` under `dir` (one per path, shared); give it back with `releaseGate`.
+ * The licence's counts use one too (`counters.gate`): their flush reads, merges and writes a file.
+ */
+export function acquireGate(dir: string, file = GATE_FILE): string {
+  const path = join(dir, file);
   const g = gates.get(path);
   if (g) g.users++;
   else gates.set(path, { env: open({ path, noSync: true, maxDbs: 1 }), users: 1, depth: 0 });
