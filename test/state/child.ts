@@ -5,7 +5,8 @@
  *   spend HOME GO TAG SESSIONS PER   spend checks through the SDK (ceiling.yaml's wallet)
  *   cas HOME GO TAG TRIES            commits expecting one head, and spends of one shared name
  *   chain HOME GO TAG COUNT          COUNT commits in a row on one session, each expecting the last
- *   opens HOME GO TAG COUNT          opens the store, reads a session and closes it, COUNT times
+ *   opens HOME GO TAG COUNT          a read-only look at the store's meta row, COUNT times
+ *   reopens HOME GO TAG COUNT        takes the store's handle, reads a session and drops it, COUNT times
  *   keys HOME GO TAG COUNT           the history key of COUNT fresh homes under HOME, in order
  *   meter HOME GO TAG COUNT          counts one tool check and writes the counts, COUNT times
  */
@@ -13,6 +14,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "../../cli/sdk/index.js";
 import { closeState, nodeState } from "../../cli/sdk/state/index.js";
+import { storeMeta } from "../../cli/sdk/state/reset.js";
 import { installationKey } from "../../cli/sdk/home.js";
 import { openLicence } from "../../cli/licence/handle.js";
 
@@ -72,13 +74,10 @@ if (mode === "spend") {
   }
   process.stdout.write(JSON.stringify({ count, failed }) + "\n");
 } else if (mode === "opens") {
-  nodeState(home).load("opens");
-  closeState(home);
+  // Each opening is a real one (this process never keeps the store open): a read-only look at
+  // the meta row, as `stalwart counters status` takes it of a store it cannot open.
   await ready();
-  for (let i = 0; i < Number(a); i++) {
-    nodeState(home).load(`opens-${tag}`);
-    closeState(home);
-  }
+  for (let i = 0; i < Number(a); i++) if (!storeMeta(home)) throw new Error("no meta row");
   process.stdout.write(JSON.stringify({ opened: Number(a) }) + "\n");
 } else if (mode === "keys") {
   await ready();
@@ -100,4 +99,11 @@ if (mode === "spend") {
   }
   await licence.close();
   process.stdout.write(JSON.stringify({ counted: Number(a) }) + "\n");
+} else if (mode === "reopens") {
+  await ready();
+  for (let i = 0; i < Number(a); i++) {
+    nodeState(home).load(`reopens-${tag}`);
+    closeState(home);
+  }
+  process.stdout.write(JSON.stringify({ reopened: Number(a) }) + "\n");
 }

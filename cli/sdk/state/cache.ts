@@ -18,7 +18,10 @@ export function nodeState(home: string, opts: NodeStateOptions = {}): NodeStateS
   return new NodeStateStore(file, opts.now ?? (() => Date.now()));
 }
 
-/** Close this process's handle on `home`'s store (tests, `stalwart counters reset`); the next use opens it again. */
+/**
+ * Forget this process's handle on `home`'s store (tests, `stalwart counters reset`); the next use
+ * opens it again, with every check. The LMDB environment itself stays open (environments.ts).
+ */
 export function closeState(home: string): void {
   const key = resolve(home);
   files.get(key)?.close();

@@ -7,23 +7,17 @@
 import { existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { asBinary, open, type Database, type RootDatabase } from "lmdb";
+import { asBinary, type RootDatabase } from "lmdb";
+import { environmentAt, type Tables } from "./environments.js";
 import { StoreDamaged } from "../../../worker/portable/engine/index.js";
 import { lmdbFileProblem } from "./lmdb-header.js";
 import { acquireGate, releaseGate, throughGate } from "./open-gate.js";
 import { Witness, createWitness } from "./witness.js";
-import { Garbage, encoderOf, checkCounterRow, checkMeta, checkReservationRow, checkSessionRow, parseExpiry, type MetaRow } from "./rows.js";
+import { Garbage, checkCounterRow, checkMeta, checkReservationRow, checkSessionRow, parseExpiry, type MetaRow } from "./rows.js";
 
 export const FILES = { db: "state.mdb", lock: "state.mdb-lock", witness: "state.witness", legacy: ["counters.table", "counters.json"] } as const;
 
-export interface Tables {
-  meta: Database;
-  sessions: Database;
-  spent: Database;
-  counters: Database;
-  reservations: Database;
-  expiry: Database;
-}
+export type { Tables } from "./environments.js";
 
 /** One transaction: the tables, the meta row (written back when dirty), and whether it wrote anything (then the generation moves on). */
 export interface Tx extends Tables {
@@ -208,18 +202,10 @@ export class StateFile {
     } else {
       this.headerOk(db);
     }
-    this.env = open({ path: this.dbPath, noSync: this.opts.sync !== true, maxDbs: 8, encoding: "msgpack" });
-    const env = this.env;
-    this.tables = {
-      meta: env.openDB({ name: "meta" }),
-      sessions: env.openDB({ name: "sessions" }),
-      spent: env.openDB({ name: "spent" }),
-      counters: env.openDB({ name: "counters" }),
-      reservations: env.openDB({ name: "reservations" }),
-      expiry: env.openDB({ name: "expiry" }),
-    };
-    const t = this.tables;
-    this.metaEncoder = encoderOf(t.meta);
+    const opened = environmentAt(this.dbPath, this.opts.sync === true);
+    const env = (this.env = opened.env);
+    const t = (this.tables = opened.tables);
+    this.metaEncoder = opened.metaEncoder;
     env.transactionSync(() => {
       const raw = t.meta.get("meta");
       const witnessThere = existsSync(this.witnessPath);
@@ -363,9 +349,11 @@ export class StateFile {
     this.gate = undefined;
   }
 
-  /** Let go of the store (to open it again, or after damage); the gate stays held. */
+  /**
+   * Let go of the store (to open it again, or after damage); the gate stays held. The LMDB
+   * environment stays open for the process's life (environments.ts says why).
+   */
   private shut(): void {
-    const env = this.env;
     this.env = undefined;
     this.dirSeen = undefined;
     this.tables = undefined;
@@ -379,13 +367,6 @@ export class StateFile {
         // already closed
       }
       this.dbFd = undefined;
-    }
-    if (env) {
-      try {
-        void env.close();
-      } catch {
-        // an environment LMDB could not close is dropped all the same
-      }
     }
   }
 }

@@ -39,15 +39,15 @@ export function acquireGate(dir: string, file = GATE_FILE): string {
   return path;
 }
 
+/**
+ * Give back a gate from `acquireGate`. The environment itself stays open for the process's life
+ * (two descriptors and a small map per home), as the store's do, for the same reason
+ * (environments.ts): closing an LMDB environment while another process opens it can leave that
+ * process with a lock file whose mutexes were destroyed.
+ */
 export function releaseGate(path: string): void {
   const g = gates.get(path);
-  if (!g || --g.users > 0) return;
-  gates.delete(path);
-  try {
-    void g.env.close();
-  } catch {
-    // a gate LMDB could not close is dropped all the same
-  }
+  if (g && g.users > 0) g.users--;
 }
 
 /** `fn` while holding the gate of `path` (from `acquireGate`). */

@@ -12,6 +12,7 @@ import { StalwartError, StoreDamaged } from "../../../worker/portable/engine/ind
 import { FILES, StateFile } from "./file.js";
 import { lmdbFileProblem } from "./lmdb-header.js";
 import { onceThroughGate } from "./open-gate.js";
+import { openedAt } from "./environments.js";
 import { checkMeta, type MetaRow, type ResetRecord } from "./rows.js";
 import { closeState } from "./cache.js";
 
@@ -45,14 +46,18 @@ export function stateStatus(home: string): StateStatus {
     return { ...base, exists: true, healthy: true, id: meta.id, generation: meta.generation, created: meta.created, rows, resets: meta.resets };
   } catch (err) {
     if (!(err instanceof StoreDamaged)) throw err;
-    return { ...base, exists: true, healthy: false, problem: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), where: err.where }, resets: oldMeta(dir)?.resets ?? [] };
+    return { ...base, exists: true, healthy: false, problem: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), where: err.where }, resets: storeMeta(dir)?.resets ?? [] };
   } finally {
     file.close();
   }
 }
 
-/** The meta row of a store that may be damaged, if LMDB can read it safely; else undefined. */
-function oldMeta(home: string): MetaRow | undefined {
+/**
+ * The meta row of a store that may be damaged, if LMDB can read it safely; else undefined. Through
+ * the environment this process has on it, or a read-only one opened and closed under the open gate
+ * (a read-only environment closes at once, so its closing is inside the gate too).
+ */
+export function storeMeta(home: string): MetaRow | undefined {
   const path = join(home, FILES.db);
   if (!existsSync(path)) return undefined;
   const fd = openSync(path, "r");
@@ -62,7 +67,8 @@ function oldMeta(home: string): MetaRow | undefined {
     closeSync(fd);
   }
   try {
-    // Opening, even read-only, goes through the gate (open-gate.ts).
+    const had = openedAt(path);
+    if (had) return checkMeta(had.tables.meta.get("meta"));
     return onceThroughGate(home, () => {
       const env = open({ path, readOnly: true, maxDbs: 8 });
       try {
@@ -96,7 +102,7 @@ export function resetState(home: string, opts: ResetOptions = {}): ResetResult {
   if (status.healthy && !opts.force) {
     throw new StalwartError("StoreHealthy", `the counter and session store \`${status.file}\` is healthy (generation ${status.generation}); a reset forgets every count, spent token and session head`, { hint: "pass --force to reset it all the same" });
   }
-  const old = status.healthy ? { id: status.id!, generation: status.generation!, resets: status.resets } : oldMeta(dir);
+  const old = status.healthy ? { id: status.id!, generation: status.generation!, resets: status.resets } : storeMeta(dir);
   const at = new Date().toISOString();
   const stamp = at.replace(/[:.]/g, "-");
   closeState(dir);
