@@ -1,0 +1,39 @@
+/**
+ * `npm run bench:gateway-memory`: how much heap the gateway's session keeps per call. The gateway
+ * holds its whole history in memory (docs/gateway.md, "Not done yet"), so this is how fast a
+ * long-running gateway grows. The session is made as `stalwart gateway` makes it (an in-process
+ * `Client` with the session's state in the process), on the compiled JS in dist/; each call is
+ * checked and reported `ran` with a small result. Printed, never asserted.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const dist = new URL("../dist/", import.meta.url).href;
+const { Client } = (await import(dist + "cli/sdk/index.js")) as typeof import("../cli/sdk/index.js");
+const { copyLicence } = await import("../test/helpers/licensed-home.js");
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error("run with node --expose-gc (npm run bench:gateway-memory does)");
+const heapMB = () => (gc(), gc(), process.memoryUsage().heapUsed / 1e6);
+
+const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-gwmem-")));
+const catalogue = join(home, "agent.yaml");
+writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - {name: echo, args: {type: object, properties: {q: {type: string}}}}\n");
+const client = new Client({ home, now: () => new Date("2026-11-15T12:00:00Z") }, { sessionsInProcess: true });
+const session = client.session("gateway", { catalogue });
+
+const PER = 5000;
+const base = heapMB();
+console.log(`gateway session memory — ${PER} calls per row, each checked and reported (Node ${process.version})\n`);
+console.log("| calls | history entries | heap after GC | kept per call |");
+console.log("|---|---|---|---|");
+for (let k = 1; k <= 4; k++) {
+  for (let i = 0; i < PER; i++) {
+    const r = await session.checkToolCall("echo", { q: `x${i}` }, { origins: { q: "context" } });
+    if (r.decision !== "allow") throw new Error(`call ${i} was not allowed: ${JSON.stringify(r)}`);
+    await session.report(r.step, "ran", { content: [{ type: "text", text: `ok ${i}` }] });
+  }
+  const mb = heapMB();
+  console.log(`| ${k * PER} | ${session.history.entries.length} | ${mb.toFixed(1)} MB | ${(((mb - base) * 1e6) / (k * PER)).toFixed(0)} B |`);
+}
