@@ -24,6 +24,15 @@ function two() {
   return [nodeState(home, { now: () => NOV }), nodeState(home, { now: () => NOV })] as const;
 }
 
+/** Two handles; `a` committed the session to head 2 after a load, so it keeps its own state of it. */
+function keptAtTwo(): ReturnType<typeof two> {
+  const [a, b] = two();
+  a.commit("s", { expect: head(0), next: head(1) });
+  a.load("s");
+  a.commit("s", { expect: head(1), next: head(2) });
+  return [a, b];
+}
+
 describe("the Node store's own state", () => {
   it("is what this handle's commit left, and only that", () => {
     const [a, b] = two();
@@ -42,10 +51,7 @@ describe("the Node store's own state", () => {
   });
 
   it("a commit on it refuses when another handle moved the session", () => {
-    const [a, b] = two();
-    a.commit("s", { expect: head(0), next: head(1) });
-    a.load("s");
-    a.commit("s", { expect: head(1), next: head(2) });
+    const [a, b] = keptAtTwo();
     expect(b.commit("s", { expect: head(2), next: head(3), tally: { "count:pay": 1 } })).toEqual({ ok: true });
     expect(a.ownState("s")!.head).toEqual(head(2)); // from memory: not current, and not proven
     expect(a.commit("s", { expect: head(2), next: head(3), basis: "own" })).toEqual({ ok: false, why: "moved" });
@@ -54,10 +60,7 @@ describe("the Node store's own state", () => {
   });
 
   it("a head that came back to the same value over moved tallies is not the same session", () => {
-    const [a, b] = two();
-    a.commit("s", { expect: head(0), next: head(1) });
-    a.load("s");
-    a.commit("s", { expect: head(1), next: head(2) });
+    const [a, b] = keptAtTwo();
     expect(b.commit("s", { expect: head(2), next: head(3), tally: { "count:pay": 1 } })).toEqual({ ok: true });
     expect(b.commit("s", { expect: "restart", next: head(2) })).toEqual({ ok: true }); // the same head again
     // The head alone would pass; the tallies the decision read are not the store's.
@@ -67,10 +70,7 @@ describe("the Node store's own state", () => {
   });
 
   it("a spent name added meanwhile is a moved session too", () => {
-    const [a, b] = two();
-    a.commit("s", { expect: head(0), next: head(1) });
-    a.load("s");
-    a.commit("s", { expect: head(1), next: head(2) });
+    const [a, b] = keptAtTwo();
     b.commit("s", { expect: head(2), next: head(3), spend: ["ask:y"] });
     b.commit("s", { expect: "restart", next: head(2) });
     expect(a.commit("s", { expect: head(2), next: head(3), basis: "own" })).toEqual({ ok: false, why: "moved" });
