@@ -13,7 +13,7 @@
  * Fail closed: an error inside a check is a refusal (`internal_error`), never an allow. The
  * bookkeeping (reports) never throws into the framework's loop.
  */
-import { bindsOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
+import { bindsOf, canonicalize, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { catalogueFrom } from "../sdk/catalogue-input.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
@@ -86,8 +86,11 @@ export class CallGuard {
   private readonly language: () => Language;
   private readonly context: Readonly<Record<string, unknown>>;
   readonly approvals: ApprovalStore;
-  /** first checks of calls not settled yet, by call id (between "needs approval?" and "run") */
-  private readonly decided = new Map<string, Verdict>();
+  /**
+   * first checks of calls not settled yet, by call id (between "needs approval?" and "run"), each
+   * with the tool and input it judged: a call id that comes back with another input is checked anew
+   */
+  private readonly decided = new Map<string, { key: string | undefined; verdict: Verdict }>();
   private reading: Promise<void> = Promise.resolve();
   private lastTexts: readonly string[] = [];
   /** the session's own inference view (an in-process `Client` session), read instead of its history */
@@ -136,9 +139,14 @@ export class CallGuard {
     return this.reading;
   }
 
-  /** The first check of a call, once per call id until it settles. */
-  async check(callId: string, tool: string, args: unknown): Promise<Verdict> {
-    const known = this.decided.get(callId);
+  /**
+   * The first check of a call, once per call id and input until it settles. `answered`: the
+   * framework already holds a person's answer for this call id. A confirm minted now was never put
+   * to them (the input changed after they were asked, its pending approval was not kept, or the
+   * answer is a standing one for the tool), so it is refused, not kept for that answer to spend.
+   */
+  async check(callId: string, tool: string, args: unknown, answered = false): Promise<Verdict> {
+    const known = this.known(callId, tool, args);
     if (known) return known;
     // Asked already (the framework asks "needs approval?" again when it resumes): the same question.
     const p = await this.approvals.get(callId);
@@ -151,11 +159,13 @@ export class CallGuard {
     const origins = this.infer(tool, args);
     const check = await this.safeCheck(tool, args, { origins: originsOf(origins) });
     this.options.onCheck?.({ callId, tool, args, origins, check, approval: false });
-    const verdict = this.verdict(tool, args, origins, check);
-    if (verdict.decision === "confirm" && check.confirmation) {
+    let verdict = this.verdict(tool, args, origins, check);
+    if (verdict.decision === "confirm" && answered) {
+      verdict = { decision: "refuse", check, message: `${tool} did not run: a person must approve this call as it is now, and the answer on hand was not given to it (the call changed after it was asked about, its pending approval was not kept, or the approval stands for the whole tool).` };
+    } else if (verdict.decision === "confirm" && check.confirmation) {
       await this.approvals.set(callId, { v: 1, tool, step: check.step, token: check.confirmation, reasons: [...check.reasons], question: verdict.question, used: false });
     }
-    if (verdict.decision !== "confirm") this.decided.set(callId, verdict);
+    if (verdict.decision !== "confirm") this.decided.set(callId, { key: keyOf(tool, args), verdict });
     return verdict;
   }
 
@@ -169,7 +179,7 @@ export class CallGuard {
    * input (or tool), a spent or expired token is not allowed, and nothing runs.
    */
   async approved(callId: string, tool: string, args: unknown): Promise<Verdict> {
-    const known = this.decided.get(callId);
+    const known = this.known(callId, tool, args);
     if (known) return known;
     const p = await this.approvals.get(callId);
     const none = (why: string): Verdict => {
@@ -193,8 +203,17 @@ export class CallGuard {
       const why = String(check.detail.confirmation ?? "the token covers another call");
       verdict = { decision: "refuse", check, message: `the approval does not cover this call of ${tool} (${why}), and it did not run.` };
     }
-    this.decided.set(callId, verdict);
+    this.decided.set(callId, { key: keyOf(tool, args), verdict });
     return verdict;
+  }
+
+  /** The verdict kept for this call id, if it judged this tool and input (else it is dropped). */
+  private known(callId: string, tool: string, args: unknown): Verdict | undefined {
+    const known = this.decided.get(callId);
+    if (!known) return undefined;
+    if (known.key !== undefined && known.key === keyOf(tool, args)) return known.verdict;
+    this.decided.delete(callId);
+    return undefined;
   }
 
   /** The call settled (ran, failed, or was not run): forget its first check. */
@@ -326,6 +345,15 @@ function plainCopy(x: unknown, depth: number): unknown {
 function plainEntries(session: GuardSession): Entry[] | undefined {
   try {
     return session.toJSON?.().entries;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A call's tool and input as one string, or undefined when the input is not JSON data. */
+function keyOf(tool: string, args: unknown): string | undefined {
+  try {
+    return `${tool}\u0000${canonicalize(args)}`;
   } catch {
     return undefined;
   }

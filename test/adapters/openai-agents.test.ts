@@ -149,6 +149,22 @@ describe("stalwart-agents/openai-agents", () => {
     expect(seen(m, 1)).toMatch(/internal_error: the check store is unreachable/);
   });
 
+  it("a standing approval of a tool (alwaysApprove) covers no later call the check asks about", async () => {
+    const { session, b, model, agent } = setup();
+    model.enqueue(call("get_order", { order_id: "4411" }, "c1"), call("refund_card", { order_id: "4411", amount: 40 }, "c2"));
+    const first = await run(agent, "refund 40.00 on order 4411, then read my inbox");
+    first.state.approve(first.interruptions[0]!, { alwaysApprove: true });
+    // After the approved refund, the model reads the inbox and refunds an amount nobody typed.
+    model.enqueue(call("read_inbox", {}, "c3"), call("refund_card", { order_id: "4411", amount: 50 }, "c4"), said("done"));
+    const second = await run(agent, first.state);
+    expect(b.ran.filter((r) => r.tool === "refund_card")).toEqual([{ tool: "refund_card", args: { order_id: "4411", amount: 40 } }]);
+    expect(second.interruptions).toEqual([]);
+    expect(seen(model, model.calls.length - 1)).toMatch(/refund_card did not run: a person must approve this call/);
+    const refunds = checks(session.history.entries).filter((e) => e.tool === "refund_card");
+    expect(refunds.map((e) => e.decision)).toEqual(["confirm", "allow", "confirm"]);
+    expect(refunds[2]!.reasons).toContain("tainted_call"); // 50 is the inbox's amount: the injected refund
+  });
+
   it("a saved RunState resumes in a new client with its session and its approvals", async () => {
     const start = freshSession();
     const before = setup(start.session);

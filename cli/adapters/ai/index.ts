@@ -66,7 +66,7 @@ export function toolApproval(guardedTools: ToolSet): (options: { toolCall: { too
     const t = (guardedTools as Record<string, { execute?: unknown }>)[toolCall.toolName];
     if (typeof t?.execute !== "function") return undefined;
     void core.syncTurns(userTexts(messages));
-    const v = await core.check(toolCall.toolCallId, toolCall.toolName, toolCall.input);
+    const v = await core.check(toolCall.toolCallId, toolCall.toolName, toolCall.input, askedIn(messages, toolCall.toolCallId));
     return v.decision === "confirm" ? { type: "user-approval", reason: v.question } : undefined;
   };
 }
@@ -82,7 +82,7 @@ function guarded(name: string, t: Record<string, unknown>, execute: AnyExecute, 
     void core.syncTurns(userTexts(o.messages));
     // A call that was asked about stays one: its approval (or its reuse) is `execute`'s to judge.
     if (await core.pending(o.toolCallId)) return true;
-    const v = await core.check(o.toolCallId, name, input);
+    const v = await core.check(o.toolCallId, name, input, askedIn(o.messages, o.toolCallId));
     if (v.decision === "confirm") return true;
     // An allowed call the tool itself wants a person for is asked about too; a refused one is not
     // asked (the model reads why instead).
@@ -93,7 +93,7 @@ function guarded(name: string, t: Record<string, unknown>, execute: AnyExecute, 
   const admit = async (input: unknown, o: { toolCallId: string; messages?: ModelMessage[] } & Record<string, unknown>): Promise<Verdict["check"]> => {
     const id = o.toolCallId;
     await core.syncTurns(userTexts(o.messages));
-    let v: Verdict = await core.check(id, name, input);
+    let v: Verdict = await core.check(id, name, input, askedIn(o.messages, id));
     if (v.decision === "confirm") {
       if (!approvedIn(o.messages, id)) {
         core.settle(id);
@@ -162,6 +162,17 @@ export function userTexts(messages: readonly ModelMessage[] | undefined): string
     if (text.trim() !== "") out.push(text);
   }
   return out;
+}
+
+/** Was a person asked about this tool call already (an approval request for its id)? */
+function askedIn(messages: readonly ModelMessage[] | undefined, toolCallId: string): boolean {
+  for (const m of messages ?? []) {
+    if (m?.role !== "assistant" || !Array.isArray(m.content)) continue;
+    for (const p of m.content as readonly { type?: unknown; toolCallId?: unknown }[]) {
+      if (p?.type === "tool-approval-request" && p.toolCallId === toolCallId) return true;
+    }
+  }
+  return false;
 }
 
 /** Did a person approve this tool call? An approved `tool-approval-response` to a request for it. */

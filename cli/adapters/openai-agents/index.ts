@@ -103,7 +103,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
   const needsApproval = async (ctx: RunContext<any>, input: unknown, callId?: string): Promise<boolean> => {
     // Without a call id nothing can be bound to the approval: a person decides, and the guardrail checks.
     if (typeof callId !== "string") return true;
-    const v = await core.check(callId, name, input);
+    const v = await core.check(callId, name, input, ctx.isToolApproved({ toolName: name, callId }) !== undefined);
     if (v.decision === "confirm") return true;
     if (v.decision === "allow") return Boolean(await t.needsApproval(ctx, input as never, callId));
     return false; // refused: the guardrail rejects it with the reasons, nobody is asked
@@ -111,9 +111,11 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
 
   /** The call's verdict now: its first check, or — once the person approved it — the re-check with its token. */
   const verdictOf = async (ctx: RunContext<any>, callId: string, toolName: string, args: unknown): Promise<Verdict> => {
-    const v = await core.check(callId, name, args);
+    // A person's answer held before the check asked (a standing `alwaysApprove`, an edited call) answers nothing.
+    const answer = ctx.isToolApproved({ toolName, callId });
+    const v = await core.check(callId, name, args, answer !== undefined);
     if (v.decision !== "confirm") return v;
-    if (ctx.isToolApproved({ toolName, callId }) !== true) return v;
+    if (answer !== true) return v;
     return core.approved(callId, name, args);
   };
 
