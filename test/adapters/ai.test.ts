@@ -276,4 +276,15 @@ describe("stalwart-agents/ai with ai 7's toolApproval", () => {
     expect(asked && "reason" in asked ? asked.reason : "").toMatch(/^refund_card needs your approval before it runs\.\n\nArguments:\n {2}order_id = "4411" {3}\(typed by you\)\n {2}amount = 40 {3}\(typed by you\)/);
     expect(b.count("refund_card")).toBe(0);
   });
+
+  it("a call the check allows is still asked about when the tool's own needsApproval says so", async () => {
+    const { session } = freshSession();
+    const b = bodies();
+    const tools = guard({ tag_order: ai7.tool({ description: "tag", inputSchema: z.object({ order_id: z.string(), tag: z.string() }), needsApproval: true, execute: async (a) => b.impl.tag_order(a) }) }, session);
+    const model = new ai7test.MockLanguageModelV4(script([[{ id: "c1", tool: "tag_order", input: { order_id: "4411", tag: "vip" } }], "tagged"]) as never);
+    const r = await ai7.generateText({ model, tools, toolApproval: toolApproval(tools), messages: [{ role: "user", content: "please tag order 4411 as VIP" }], stopWhen: ai7.stepCountIs(5) });
+    expect(checks(session.history.entries).map((e) => e.decision)).toEqual(["allow"]);
+    expect(r.content.find((p) => p.type === "tool-approval-request")).toMatchObject({ toolCall: { toolCallId: "c1", toolName: "tag_order" } });
+    expect(b.count("tag_order")).toBe(0);
+  });
 });

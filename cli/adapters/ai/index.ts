@@ -31,6 +31,8 @@ export type { CheckEvent, GuardOptions, GuardSession, Verdict } from "../guard.j
 export const SUPPORTED_AI_MAJORS = [6, 7] as const;
 
 const guards = new WeakMap<object, CallGuard>();
+/** each guarded tool's own `needsApproval`, which `toolApproval` (ai 7) would otherwise bypass */
+const owns = new WeakMap<object, AnyNeedsApproval>();
 
 type AnyExecute = (input: unknown, options: { toolCallId: string; messages?: ModelMessage[] } & Record<string, unknown>) => unknown;
 type AnyNeedsApproval = boolean | ((input: unknown, options: { toolCallId: string; messages?: ModelMessage[] } & Record<string, unknown>) => unknown);
@@ -58,16 +60,22 @@ export function guard<TOOLS extends ToolSet>(tools: TOOLS, session: GuardSession
  * person with the check's own question as the approval request's `reason`. Tools not guarded by
  * `guard` are left to their own settings.
  */
-export function toolApproval(guardedTools: ToolSet): (options: { toolCall: { toolCallId: string; toolName: string; input: unknown }; messages: ModelMessage[] }) => Promise<undefined | { type: "user-approval"; reason: string }> {
+export function toolApproval(guardedTools: ToolSet): (options: { toolCall: { toolCallId: string; toolName: string; input: unknown }; messages: ModelMessage[]; toolsContext?: unknown }) => Promise<undefined | { type: "user-approval"; reason?: string }> {
   const core = guards.get(guardedTools);
   if (!core) throw new StalwartError("InputError", "`toolApproval` takes the tool set `guard` returned");
-  return async ({ toolCall, messages }) => {
+  return async ({ toolCall, messages, toolsContext }) => {
     if (!Object.prototype.hasOwnProperty.call(guardedTools, toolCall.toolName)) return undefined;
     const t = (guardedTools as Record<string, { execute?: unknown }>)[toolCall.toolName];
     if (typeof t?.execute !== "function") return undefined;
     void core.syncTurns(userTexts(messages));
     const v = await core.check(toolCall.toolCallId, toolCall.toolName, toolCall.input, askedIn(messages, toolCall.toolCallId));
-    return v.decision === "confirm" ? { type: "user-approval", reason: v.question } : undefined;
+    if (v.decision === "confirm") return { type: "user-approval", reason: v.question };
+    // An allowed call the tool itself wants a person for is asked about too (the hook replaces it).
+    const own = owns.get(t);
+    if (v.decision !== "allow" || own === undefined) return undefined;
+    const context = typeof toolsContext === "object" && toolsContext !== null && Object.prototype.hasOwnProperty.call(toolsContext, toolCall.toolName) ? (toolsContext as Record<string, unknown>)[toolCall.toolName] : undefined;
+    const asks = typeof own === "function" ? await own(toolCall.input, { toolCallId: toolCall.toolCallId, messages, context }) : own;
+    return asks ? { type: "user-approval" } : undefined;
   };
 }
 
@@ -133,7 +141,9 @@ function guarded(name: string, t: Record<string, unknown>, execute: AnyExecute, 
     yield* relay(execute(input, o) as AsyncIterable<unknown>, check, o.toolCallId, core);
   };
   const streams = Object.prototype.toString.call(execute) === "[object AsyncGeneratorFunction]";
-  return { ...t, needsApproval, execute: streams ? stream : run };
+  const out = { ...t, needsApproval, execute: streams ? stream : run };
+  if (own !== undefined) owns.set(out, own);
+  return out;
 }
 
 /** A streaming tool: what the model gets is passed on as it comes; the last value is the result. */
