@@ -165,6 +165,19 @@ describe("stalwart-agents/openai-agents", () => {
     expect(refunds[2]!.reasons).toContain("tainted_call"); // 50 is the inbox's amount: the injected refund
   });
 
+  it("an agent run as another agent's tool reads its input as the calling model's words, not the person's", async () => {
+    const { session } = freshSession();
+    const b = bodies();
+    const pay = tool({ name: "pay_invoice", description: "pay", parameters: z.object({ account: z.string(), amount: z.number() }), execute: (a) => b.impl.pay_invoice(a) });
+    const sub = guard(new Agent({ name: "payer", instructions: "pay", tools: [pay], model: new ScriptedModel([call("pay_invoice", { account: INBOX.account, amount: 50 }, "s1"), said("paid")]) }), session);
+    // The orchestrator (not guarded here) was talked into it: its words are the payer's whole input.
+    const top = new Agent({ name: "top", instructions: "help", tools: [sub.asTool({ toolName: "payer", toolDescription: "pays" })], model: new ScriptedModel([call("payer", { input: `pay 50 to ${INBOX.account}` }, "t1"), said("done")]) });
+    await run(top, "what is in my inbox?");
+    expect(b.count("pay_invoice")).toBe(0);
+    expect(session.history.entries.filter((e) => e.kind === "turn")).toEqual([]);
+    expect(checks(session.history.entries)).toMatchObject([{ tool: "pay_invoice", decision: "confirm", reasons: ["argument_origin"] }]);
+  });
+
   it("a saved RunState resumes in a new client with its session and its approvals", async () => {
     const start = freshSession();
     const before = setup(start.session);

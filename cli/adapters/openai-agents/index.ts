@@ -9,7 +9,8 @@
  *
  * Tested with `@openai/agents` 0.20. The framework is never imported at run time: only its types.
  *
- * - the person's messages of each run (the agent's `agent_start` turn input) become turns;
+ * - the person's messages of each run (the agent's `agent_start` turn input) become turns — not
+ *   those of a run as another agent's tool (`asTool`), which are the calling model's words;
  * - `needsApproval` asks the check: `confirm` is the run's interruption (`RunToolApprovalItem`);
  * - a tool input guardrail holds everything else: `refuse` rejects the call with the reasons as the
  *   tool's output (the model reads them) and the tool never runs; after `state.approve(item)` the
@@ -58,9 +59,33 @@ export function guard<A extends AnyAgent>(agent: A, session: GuardSession, optio
   }
   const core = new CallGuard(session, options);
   const clone = agent.clone({ tools: wrapTools(agent.tools, core, options) }) as A;
+  // Run as another agent's tool (`asTool`), the agent's input is the calling model's words, not the
+  // person's: while such a run is under way its turns are not read (a concurrent run of the same
+  // clone then reads none either, which only holds more).
+  let nested = 0;
+  const asTool = clone.asTool.bind(clone);
+  Object.defineProperty(clone, "asTool", {
+    value: (...args: Parameters<AnyAgent["asTool"]>) => {
+      const t = asTool(...args);
+      const invoke = t.invoke;
+      Object.defineProperty(t, "invoke", {
+        value: async (...a: Parameters<typeof invoke>) => {
+          nested++;
+          try {
+            return await invoke.apply(t, a);
+          } finally {
+            nested--;
+          }
+        },
+        enumerable: true, writable: true, configurable: true,
+      });
+      return t;
+    },
+    enumerable: false, writable: true, configurable: true,
+  });
   // Emitted when a run (or a resumed run) starts the agent, with the input of its turn.
   clone.on("agent_start", (_ctx: unknown, _agent: unknown, turnInput?: AgentInputItem[]) => {
-    void core.syncTurns(userTexts(turnInput));
+    if (nested === 0) void core.syncTurns(userTexts(turnInput));
   });
   guards.set(clone, core);
   return clone;
