@@ -350,12 +350,20 @@ function plainEntries(session: GuardSession): Entry[] | undefined {
   }
 }
 
-/** A call's tool and input as one string, or undefined when the input is not JSON data. */
+/**
+ * A call's tool and input as one string. An input that is not JSON data (an `undefined` a schema's
+ * transform left, which the check refuses) is keyed by its JSON text, so its refusal is kept too.
+ */
 function keyOf(tool: string, args: unknown): string | undefined {
   try {
     return `${tool}\u0000${canonicalize(args)}`;
   } catch {
-    return undefined;
+    try {
+      const text = JSON.stringify(args);
+      return text === undefined ? undefined : `${tool}\u0001${text}`;
+    } catch {
+      return undefined;
+    }
   }
 }
 

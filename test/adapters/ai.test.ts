@@ -251,6 +251,18 @@ describe.each(KITS)("stalwart-agents/ai with ai $major", ({ sdk, Mock }) => {
     expect(checks(session.history.entries).filter((e) => e.decision === "allow").map((e) => e.reasons)).toEqual([[]]); // only the first, of the typed input
   });
 
+  it("an input that is not JSON data (a transform left an undefined) is refused once, and the model reads why", async () => {
+    const { session } = freshSession();
+    const b = bodies();
+    const schema = z.object({ order_id: z.string() }).transform((o) => ({ ...o, note: undefined }));
+    const tools = guard({ get_order: sdk.tool({ description: "an order", inputSchema: schema, execute: async (a: { order_id: string }) => b.impl.get_order(a) }) }, session);
+    const { model, result } = run(tools, [[{ id: "c1", tool: "get_order", input: { order_id: "4411" } }], "no"], [user("look up order 4411")]);
+    await result;
+    expect(b.count("get_order")).toBe(0);
+    expect(JSON.stringify(model.doGenerateCalls[1].prompt)).toMatch(/value at `\/note` is undefined/);
+    expect(checks(session.history.entries).map((e) => [e.decision, e.reasons])).toEqual([["refuse", ["argument_schema"]]]);
+  });
+
   it("streamText: the same holds in a streaming loop", async () => {
     const { b, tools } = setup();
     const model = new Mock(script([[{ id: "c1", tool: "get_order", input: { order_id: "4411" } }], [{ id: "c2", tool: "refund_card", input: { order_id: "4411", amount: 40 } }]]));
