@@ -55,8 +55,8 @@ export const command = defineCommand({
       ...(v.key ? { key: v.key } : {}),
       ...(v.session ? { sessionName: v.session } : {}),
       ...(v.language ? { language: v.language as Language } : {}),
-      ...(v["ask-timeout"] ? { askTimeoutMs: seconds(v["ask-timeout"], "--ask-timeout") } : {}),
-      ...(v["call-timeout"] ? { callTimeoutMs: seconds(v["call-timeout"], "--call-timeout") } : {}),
+      ...(v["ask-timeout"] ? { askTimeoutMs: seconds(v["ask-timeout"], "--ask-timeout", MAX_TIMER_SECONDS) } : {}),
+      ...(v["call-timeout"] ? { callTimeoutMs: seconds(v["call-timeout"], "--call-timeout", MAX_TIMER_SECONDS) } : {}),
       ...(v["approval-wait"] ? { approvalWaitMs: seconds(v["approval-wait"], "--approval-wait") } : {}),
       log: quiet ? () => undefined : v.json ? (line) => process.stderr.write(JSON.stringify({ gateway: line }) + "\n") : (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
     });
@@ -96,8 +96,16 @@ function upstreamOf(url: string | undefined, positionals: string[]): UpstreamSpe
   return { command, args };
 }
 
-function seconds(value: string, flag: string): number {
+/**
+ * The longest wait a Node timer holds (2^31 - 1 ms, about 24.8 days): the SDK times a forwarded
+ * call and a person's answer with one, and a longer one fires at once (every call would time out).
+ */
+const MAX_TIMER_SECONDS = Math.floor(2_147_483_647 / 1000);
+
+function seconds(value: string, flag: string, max = Number.MAX_SAFE_INTEGER / 1000): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InputError(`\`${flag} ${value}\` is not a number of seconds`);
-  return Math.round(n * 1000);
+  if (n > max) throw new InputError(`\`${flag} ${value}\` is longer than the gateway can wait: at most ${max} seconds (about ${Math.floor(max / 86400)} days)`);
+  // a fraction of a millisecond is not no wait at all
+  return Math.max(1, Math.round(n * 1000));
 }
