@@ -62,13 +62,16 @@ export const command = defineCommand({
     });
     process.stderr.write(`stalwart gateway: checking ${gateway.catalogue.tools.size} tools; ${gateway.url ? `listening on ${gateway.url}` : "serving on stdio"}\n`);
     // Run until the client goes away (stdio end) or a signal; then stop the tool server too.
-    await new Promise<void>((resolve) => {
-      process.once("SIGINT", resolve);
-      process.once("SIGTERM", resolve);
-      if (!gateway.url) process.stdin.once("end", resolve);
+    const failure = await new Promise<Error | undefined>((resolve) => {
+      process.once("SIGINT", () => resolve(undefined));
+      process.once("SIGTERM", () => resolve(undefined));
+      if (!gateway.url) process.stdin.once("end", () => resolve(undefined));
+      void gateway.ended?.then(resolve);
     });
     await gateway.close();
-    return 0;
+    if (!failure) return 0;
+    process.stderr.write(`stalwart gateway: stopped: a message from the client was larger than the stdio transport reads, so the connection was closed (${failure.message})\n`);
+    return 1;
   },
 });
 

@@ -3,7 +3,7 @@
  * worker with `checkUrl`), the upstream tool server, and the downstream server on stdio or HTTP.
  * docs/gateway.md says what it checks, what it can and cannot see, and how a person is asked.
  */
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { Client } from "../sdk/index.js";
 import { resolveHome } from "../sdk/home.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
@@ -47,6 +47,8 @@ export interface GatewayOptions {
 export interface RunningGateway {
   /** the downstream URL with `listen`; undefined on stdio */
   url?: string;
+  /** stdio: resolves when the client's connection ends — with why, when it was not the client closing it */
+  ended?: Promise<Error | undefined>;
   sessionId: string;
   pending: FileApprovalStore;
   catalogue: CompiledCatalogue;
@@ -112,15 +114,28 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, hidden, log }, live);
 
   let closeDownstream: () => Promise<void>;
+  let ended: Promise<Error | undefined> | undefined;
   if (o.listen) {
     http = await listen(factory, o.listen);
     closeDownstream = () => http!.close();
   } else {
-    const handle = serveStdio(factory);
+    // The SDK's stdio transport ends the connection on a message over its buffer (10 MB) and says
+    // so only to `onerror`: the gateway must not vanish without saying why (exit 0, nothing logged).
+    const transport = new StdioServerTransport();
+    let failure: Error | undefined;
+    const handle = serveStdio(factory, { transport, onerror: (err) => void (/exceeded maximum size/.test(err.message) && (failure = err)) });
+    ended = new Promise((resolve) => {
+      const prev = transport.onclose;
+      transport.onclose = () => {
+        prev?.();
+        resolve(failure);
+      };
+    });
     closeDownstream = () => handle.close();
   }
   return {
     ...(http ? { url: http.url } : {}),
+    ...(ended ? { ended } : {}),
     get sessionId() {
       return session.id;
     },
