@@ -57,7 +57,8 @@ export const command = defineCommand({
       ...(v.language ? { language: v.language as Language } : {}),
       ...(v["ask-timeout"] ? { askTimeoutMs: seconds(v["ask-timeout"], "--ask-timeout", MAX_TIMER_SECONDS) } : {}),
       ...(v["call-timeout"] ? { callTimeoutMs: seconds(v["call-timeout"], "--call-timeout", MAX_TIMER_SECONDS) } : {}),
-      ...(v["approval-wait"] ? { approvalWaitMs: seconds(v["approval-wait"], "--approval-wait") } : {}),
+      // 0 is the default written out: answer at once with the pending id
+      ...(v["approval-wait"] && Number(v["approval-wait"]) !== 0 ? { approvalWaitMs: seconds(v["approval-wait"], "--approval-wait") } : {}),
       log: quiet ? () => undefined : v.json ? (line) => process.stderr.write(JSON.stringify({ gateway: line }) + "\n") : (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
     });
     process.stderr.write(`stalwart gateway: checking ${gateway.catalogue.tools.size} tools; ${gateway.url ? `listening on ${gateway.url}` : "serving on stdio"}\n`);

@@ -43,4 +43,16 @@ describe("gateway timeouts", { timeout: 60_000 }, () => {
     expect(text(r)).toBe('noted {"text":"on time"}');
     await d.client.close();
   });
+
+  it("--approval-wait 0, the documented default written out, is taken (it was `not a number of seconds`)", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const d = await overStdio(downstreamClient({}), ["--home", home(), "--approval-wait", "0", "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", FAULTS]);
+    const r = await d.client.callTool({ name: "note", arguments: { text: "now" } });
+    expect(text(r)).toBe('noted {"text":"now"}');
+    await d.client.close();
+    const bad = await stalwart(["gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml"), "--approval-wait", "soon", "--", "no-such-tool-server"]);
+    expect(bad.stderr).toContain("`--approval-wait soon` is not a number of seconds");
+  });
 });
+
