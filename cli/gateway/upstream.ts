@@ -7,7 +7,7 @@
  * An upstream that dies is not the end of the gateway: the next request starts (or reaches) it
  * again once, and a call that cannot reach it answers `isError` (server.ts).
  */
-import { Client, StreamableHTTPClientTransport, type StandardSchemaV1 } from "@modelcontextprotocol/client";
+import { Client, SdkHttpError, StreamableHTTPClientTransport, type StandardSchemaV1 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StalwartError } from "../../worker/portable/engine/index.js";
 
@@ -127,6 +127,9 @@ export class Upstream {
       // notification handlers run a microtask late: let any progress read with the response through first
       if (token) await new Promise((r) => setImmediate(r));
       return result as Record<string, unknown>;
+    } catch (err) {
+      this.dropLostSession(client, err);
+      throw err;
     } finally {
       if (token) this.progress.delete(token);
     }
@@ -143,6 +146,20 @@ export class Upstream {
       if (cursor === undefined) break;
     }
     return tools;
+  }
+
+  /**
+   * Over HTTP nothing closes the SDK's client when the server goes away: a server that restarted
+   * has forgotten the session and answers every later request with an HTTP error (404, or 400 "no
+   * valid session ID"), and one that is down fails the fetch. Without this the gateway sent the
+   * dead session id forever; now the next request connects again, as a stdio server is restarted.
+   * A JSON-RPC error, a timeout or a cancellation leaves the session as it is.
+   */
+  private dropLostSession(client: UpstreamClient, err: unknown): void {
+    if (!("url" in this.spec) || this.client !== client) return;
+    if (!(err instanceof SdkHttpError) && !(err instanceof TypeError)) return;
+    this.client = undefined;
+    void client.close().catch(() => undefined);
   }
 
   private progressCounter = 0;
