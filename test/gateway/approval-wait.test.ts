@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
@@ -84,4 +84,35 @@ describe("--approval-wait", () => {
       await gw.close();
     }
   }, 60_000);
+
+  it("`approve --always`: later asks of the same call in the session run at once, each with its own receipt; other arguments still wait", async () => {
+    const dir = allowedDir();
+    const h = home();
+    const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-always-${Date.now()}.yaml`));
+    const d = await overStdio(downstreamClient({}), ["--home", h, "--catalogue", catalogue, "--", process.execPath, FILESYSTEM, dir]);
+    const store = new FileApprovalStore(h);
+    try {
+      const file = join(dir, "always.txt");
+      const call = () => d.client.callTool({ name: "write_file", arguments: { path: file, content: "again" } });
+      const first = await call();
+      const id = (first._meta?.["stalwart-agents/check"] as { pending: string }).pending;
+      await run(process.execPath, ["--import", "tsx", MAIN, "approvals", "approve", id, "--home", h, "--as", "the person", "--always"], { cwd: ROOT, timeout: 60_000 });
+      for (let i = 0; i < 3; i++) {
+        rmSync(file, { force: true });
+        // before: only the first ran; each later one made a new pending record and waited for a person
+        const r = await call();
+        expect(r.isError, text(r)).toBeFalsy();
+        expect(readFileSync(file, "utf8")).toBe("again");
+      }
+      const decided = store.list().filter((a) => a.record.args.path === file);
+      expect(decided.map((a) => approvalStatus(a, Date.now()))).toEqual(["used", "used", "used"]);
+      expect(decided.every((a) => a.receipt?.by === "the person")).toBe(true);
+      const other = await d.client.callTool({ name: "write_file", arguments: { path: file, content: "other" } });
+      expect(text(other)).toContain("waits for a person (pending p_");
+      expect(readFileSync(file, "utf8")).toBe("again");
+    } finally {
+      await d.client.close();
+    }
+  }, 120_000);
 });
+
