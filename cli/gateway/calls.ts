@@ -251,10 +251,11 @@ export class Calls {
       const edited = receipt.edited ?? {};
       const again = editedOrigins(args, edited, originsOf(origins), canonicalize);
       const inferred: Record<string, InferredOrigin> = {};
-      for (const k of Object.keys(again)) inferred[k] = { origin: again[k]!, labels: [] };
+      // an argument the person left keeps its labels (where it came from is shown on the next ask)
+      for (const k of Object.keys(again)) inferred[k] = { origin: again[k]!, labels: again[k] === origins[k]?.origin ? origins[k]!.labels : [] };
       const check2 = await this.check(tool, edited, inferred);
       this.log(`confirm ${tool}: edited by ${receipt.by} (${id}), checked again: ${check2.decision}`);
-      const out = await this.decided({ ...params, arguments: edited }, ctx, NO_ELICITATION, tool, edited, {}, check2);
+      const out = await this.decided({ ...params, arguments: edited }, ctx, NO_ELICITATION, tool, edited, inferred, check2);
       return out as ToolResult;
     }
     const check2 = await this.check(tool, args, origins, record.token);

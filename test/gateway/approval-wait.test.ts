@@ -11,7 +11,8 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
-import { approvalStatus } from "../../worker/portable/engine/index.js";
+import { approvalStatus, decide } from "../../worker/portable/engine/index.js";
+import { homeMac } from "../../cli/approvals/mac.js";
 import { startGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, MAIN, overHttp, overStdio, ROOT, text } from "./helpers.js";
 
@@ -112,6 +113,29 @@ describe("--approval-wait", () => {
       expect(readFileSync(file, "utf8")).toBe("again");
     } finally {
       await d.client.close();
+    }
+  }, 120_000);
+
+  it("edited in the store and still needing a person: the new record says where each argument came from (the edit is `reply`), not `missing`", async () => {
+    const dir = allowedDir();
+    const h = home();
+    const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-edit-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, approvalWaitMs: 30_000, log: () => undefined });
+    try {
+      const { client } = await overHttp(downstreamClient({}), gw.url!);
+      const file = join(dir, "edited.txt");
+      const call = client.callTool({ name: "write_file", arguments: { path: file, content: "the model's" } }, { timeout: 120_000 });
+      const id = await pendingFor(gw.pending, file);
+      // the person changes the content and leaves the path, which is still the model's: asked again
+      await decide(gw.pending, homeMac(h), id, { decision: "edit", by: "the person", at: Date.now(), edited: { path: file, content: "the person's" } });
+      const again = await pendingFor(gw.pending, file);
+      expect(again).not.toBe(id);
+      expect(gw.pending.get(again)!.record.origins).toEqual({ path: { origin: "model", labels: [] }, content: { origin: "reply", labels: [] } });
+      await decide(gw.pending, homeMac(h), again, { decision: "deny", by: "the person", at: Date.now() });
+      expect((await call).isError).toBe(true);
+      expect(existsSync(file)).toBe(false);
+      await client.close();
+    } finally {
+      await gw.close();
     }
   }, 120_000);
 });
