@@ -105,6 +105,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     request: (method, params, signal) => relay.request(method, params, signal),
     message: (params) => relay.message(params),
     resourceUpdated: (params) => relay.updated(params),
+    // the server that answers next (`npx` may fetch a newer build) is compared with the pins afresh
+    lost: () => pins?.invalidate(),
   }).start();
   name = upstream.serverInfo()?.name ?? name;
 

@@ -27,6 +27,8 @@ export interface UpstreamEvents {
   message?: (params: Record<string, unknown>) => void;
   /** `notifications/resources/updated` */
   resourceUpdated?: (params: Record<string, unknown>) => void;
+  /** the server died or forgot the session: the next request starts another, maybe another build with other tools */
+  lost?: () => void;
 }
 
 /** Per request: long by default, because a tool may itself wait on a person. */
@@ -158,8 +160,14 @@ export class Upstream {
   private dropLostSession(client: UpstreamClient, err: unknown): void {
     if (!("url" in this.spec) || this.client !== client) return;
     if (!(err instanceof SdkHttpError) && !(err instanceof TypeError)) return;
-    this.client = undefined;
+    this.lose(client);
     void client.close().catch(() => undefined);
+  }
+
+  private lose(client: UpstreamClient): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.events.lost?.();
   }
 
   private progressCounter = 0;
@@ -210,10 +218,8 @@ export class Upstream {
             env: this.spec.env ?? inheritedEnv(),
             ...(this.spec.cwd ? { cwd: this.spec.cwd } : {}),
           });
-    client.onclose = () => {
-      // Died or closed: the next request connects again.
-      if (this.client === client) this.client = undefined;
-    };
+    // Died or closed: the next request connects again.
+    client.onclose = () => this.lose(client);
     try {
       await client.connect(transport, { timeout: this.connectTimeoutMs });
     } catch (err) {
