@@ -54,5 +54,12 @@ describe("gateway timeouts", { timeout: 60_000 }, () => {
     const bad = await stalwart(["gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml"), "--approval-wait", "soon", "--", "no-such-tool-server"]);
     expect(bad.stderr).toContain("`--approval-wait soon` is not a number of seconds");
   });
+
+  it("a catalogue that cannot be read: its hint is said once, not twice", async () => {
+    const r = await stalwart(["gateway", "--home", home(), "--catalogue", join(allowedDir(), "missing.yaml"), "--", "no-such-tool-server"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot read");
+    expect(r.stderr.split("\n").filter((l) => l.trim().startsWith("hint:"))).toHaveLength(1);
+  });
 });
 
