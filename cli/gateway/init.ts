@@ -115,7 +115,12 @@ export async function writeStarter(spec: UpstreamSpec, out: string, o: { force: 
     if (err instanceof CatalogueError) throw new InputError(`the starter catalogue does not pass the lint:\n${err.problems.map(formatProblem).join("\n")}`, undefined, "this is a bug in `stalwart gateway init`; please report it with the tool server's name");
     throw err;
   }
-  writeFileSync(out, text);
+  try {
+    writeFileSync(out, text);
+  } catch (err) {
+    // a folder that does not exist, or one this user may not write: the person's input, not a crash
+    throw new InputError(`cannot write \`${out}\`: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, undefined, "check that its folder exists and can be written, or pass `-o` another file");
+  }
   return { tools: tools.length - skipped.length, guesses, skipped };
 }
 

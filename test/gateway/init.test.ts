@@ -32,6 +32,18 @@ describe("stalwart gateway init", () => {
     for (const t of tools.values()) expect(t.pin).toMatch(/^sha256:[0-9a-f]{64}$/);
     // an existing file is kept unless --force
     expect(() => cli("gateway", "init", "-o", out, "--", process.execPath, FILESYSTEM, dir)).toThrow();
+    // a folder that does not exist is the person's input, said so (it was an internal error with a stack)
+    const missing = join(dir, "no-such-folder", "agent.yaml");
+    const err = (() => {
+      try {
+        cli("gateway", "init", "-o", missing, "--", process.execPath, FILESYSTEM, dir);
+      } catch (e) {
+        return String((e as { stderr?: string }).stderr);
+      }
+      return "";
+    })();
+    expect(err).toContain(`stalwart: InputError: cannot write \`${missing}\`: ENOENT`);
+    expect(err).not.toContain("internal error");
   }, 60_000);
 
   it("maps hints: openWorld reads are reads_outside, no hint at all is a write, and every guess is marked", () => {
