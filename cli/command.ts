@@ -215,12 +215,14 @@ function report(err: unknown, io: Io, opts: { json: boolean; path: string; help:
     return 1;
   }
   const usage = err.code === "UsageError";
+  // A CatalogueError's message is its problems, each already with its own hint: not said twice.
+  const hint = err.hint && !err.message.includes(`hint: ${err.hint}`) ? err.hint : undefined;
   if (opts.json) {
     io.stdout.write(JSON.stringify({ error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } }, null, 2) + "\n");
   } else if (usage) {
     io.stderr.write(`stalwart${opts.path ? ` ${opts.path}` : ""}: ${err.message}${err.hint ? `\n  hint: ${err.hint}` : ""}\n\n${opts.help}\n`);
   } else {
-    io.stderr.write(`stalwart: ${err.code}: ${err.message}${err.hint ? `\n  hint: ${err.hint}` : ""}\n`);
+    io.stderr.write(`stalwart: ${err.code}: ${err.message}${hint ? `\n  hint: ${hint}` : ""}\n`);
   }
   return usage ? 2 : 1;
 }

@@ -55,20 +55,24 @@ export const command = defineCommand({
       ...(v.key ? { key: v.key } : {}),
       ...(v.session ? { sessionName: v.session } : {}),
       ...(v.language ? { language: v.language as Language } : {}),
-      ...(v["ask-timeout"] ? { askTimeoutMs: seconds(v["ask-timeout"], "--ask-timeout") } : {}),
-      ...(v["call-timeout"] ? { callTimeoutMs: seconds(v["call-timeout"], "--call-timeout") } : {}),
-      ...(v["approval-wait"] ? { approvalWaitMs: seconds(v["approval-wait"], "--approval-wait") } : {}),
+      ...(v["ask-timeout"] ? { askTimeoutMs: seconds(v["ask-timeout"], "--ask-timeout", MAX_TIMER_SECONDS) } : {}),
+      ...(v["call-timeout"] ? { callTimeoutMs: seconds(v["call-timeout"], "--call-timeout", MAX_TIMER_SECONDS) } : {}),
+      // 0 is the default written out: answer at once with the pending id
+      ...(v["approval-wait"] && Number(v["approval-wait"]) !== 0 ? { approvalWaitMs: seconds(v["approval-wait"], "--approval-wait") } : {}),
       log: quiet ? () => undefined : v.json ? (line) => process.stderr.write(JSON.stringify({ gateway: line }) + "\n") : (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
     });
     process.stderr.write(`stalwart gateway: checking ${gateway.catalogue.tools.size} tools; ${gateway.url ? `listening on ${gateway.url}` : "serving on stdio"}\n`);
     // Run until the client goes away (stdio end) or a signal; then stop the tool server too.
-    await new Promise<void>((resolve) => {
-      process.once("SIGINT", resolve);
-      process.once("SIGTERM", resolve);
-      if (!gateway.url) process.stdin.once("end", resolve);
+    const failure = await new Promise<Error | undefined>((resolve) => {
+      process.once("SIGINT", () => resolve(undefined));
+      process.once("SIGTERM", () => resolve(undefined));
+      if (!gateway.url) process.stdin.once("end", () => resolve(undefined));
+      void gateway.ended?.then(resolve);
     });
     await gateway.close();
-    return 0;
+    if (!failure) return 0;
+    process.stderr.write(`stalwart gateway: stopped: a message from the client was larger than the stdio transport reads, so the connection was closed (${failure.message})\n`);
+    return 1;
   },
 });
 
@@ -81,7 +85,8 @@ async function init(v: { url?: string | undefined; out?: string | undefined; for
   const out = v.out ?? "agent.yaml";
   const { writeStarter } = await import("../gateway/init.js");
   const written = await writeStarter(upstream, out, { force: v.force === true });
-  process.stdout.write(`${out}: wrote ${written.tools} tool${written.tools === 1 ? "" : "s"} (${written.guesses} guesses marked \`# review\`); check it with \`stalwart check ${out}\`\n`);
+  const left = written.skipped.length ? `; left out ${written.skipped.map((n) => JSON.stringify(n)).join(", ")} (a name a catalogue cannot hold, or listed twice: see the file)` : "";
+  process.stdout.write(`${out}: wrote ${written.tools} tool${written.tools === 1 ? "" : "s"} (${written.guesses} guesses marked \`# review\`${left}); check it with \`stalwart check ${out}\`\n`);
   return 0;
 }
 
@@ -96,8 +101,16 @@ function upstreamOf(url: string | undefined, positionals: string[]): UpstreamSpe
   return { command, args };
 }
 
-function seconds(value: string, flag: string): number {
+/**
+ * The longest wait a Node timer holds (2^31 - 1 ms, about 24.8 days): the SDK times a forwarded
+ * call and a person's answer with one, and a longer one fires at once (every call would time out).
+ */
+const MAX_TIMER_SECONDS = Math.floor(2_147_483_647 / 1000);
+
+function seconds(value: string, flag: string, max = Number.MAX_SAFE_INTEGER / 1000): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InputError(`\`${flag} ${value}\` is not a number of seconds`);
-  return Math.round(n * 1000);
+  if (n > max) throw new InputError(`\`${flag} ${value}\` is longer than the gateway can wait: at most ${max} seconds (about ${Math.floor(max / 86400)} days)`);
+  // a fraction of a millisecond is not no wait at all
+  return Math.max(1, Math.round(n * 1000));
 }

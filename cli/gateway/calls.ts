@@ -33,7 +33,7 @@ import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import type { Upstream } from "./upstream.js";
 import type { Relay } from "./relay.js";
-import { approvedFor, canonicalize, editedOrigins, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { approvedFor, canonicalize, editedOrigins, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { errorResult, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, packState, unpackState } from "./form.js";
 import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
@@ -70,6 +70,8 @@ export interface CallsOptions {
   pins?: Pins;
   /** catalogue entries the gateway added itself (outside.ts): never callable as tools */
   hidden?: ReadonlySet<string>;
+  /** a new pending record covered by a standing approval ("always for this session"), decided so with its own receipt (index.ts) */
+  standing?: (record: PendingRecord) => Promise<Approval | undefined>;
 }
 
 /** Whether the client can be asked (server.ts works it out for a call only when a person is to be asked). */
@@ -233,7 +235,8 @@ export class Calls {
     const id = record.id;
     this.log(`confirm ${tool} ${check.reasons.join(",")}: waiting as ${id}`);
     const waitMs = this.o.approvalWaitMs ?? 0;
-    const a = waitMs > 0 ? await waitForDecision(this.o.pending, id, { ms: waitMs, signal: ctx.mcpReq.signal }) : undefined;
+    const standing = await this.o.standing?.(record).catch(() => undefined);
+    const a = standing ?? (waitMs > 0 ? await waitForDecision(this.o.pending, id, { ms: waitMs, signal: ctx.mcpReq.signal }) : undefined);
     const receipt = a?.receipt;
     if (!a || !receipt) {
       return errorResult(`${text}\n\nThis call waits for a person (pending ${id}); it did not run. Once it is approved, the same call with the same arguments runs once.`, { ...summary(check), pending: id });
@@ -248,10 +251,11 @@ export class Calls {
       const edited = receipt.edited ?? {};
       const again = editedOrigins(args, edited, originsOf(origins), canonicalize);
       const inferred: Record<string, InferredOrigin> = {};
-      for (const k of Object.keys(again)) inferred[k] = { origin: again[k]!, labels: [] };
+      // an argument the person left keeps its labels (where it came from is shown on the next ask)
+      for (const k of Object.keys(again)) inferred[k] = { origin: again[k]!, labels: again[k] === origins[k]?.origin ? origins[k]!.labels : [] };
       const check2 = await this.check(tool, edited, inferred);
       this.log(`confirm ${tool}: edited by ${receipt.by} (${id}), checked again: ${check2.decision}`);
-      const out = await this.decided({ ...params, arguments: edited }, ctx, NO_ELICITATION, tool, edited, {}, check2);
+      const out = await this.decided({ ...params, arguments: edited }, ctx, NO_ELICITATION, tool, edited, inferred, check2);
       return out as ToolResult;
     }
     const check2 = await this.check(tool, args, origins, record.token);

@@ -9,6 +9,8 @@
  * `requestState` beside the new token; the token is bound to their digest, so a client that
  * alters them gets a token that covers nothing.
  */
+import { nameText } from "./words.js";
+
 /** The checkbox's key in the form (and `inputRequests`). */
 export const FORM_KEY = "approve";
 /** An argument's field: `arg:<name>`, so no argument name can collide with the checkbox. */
@@ -27,10 +29,11 @@ export function approvalForm(tool: string, args: Record<string, unknown>): { typ
   };
   for (const k of Object.keys(args)) {
     const v = args[k];
-    const description = `the value ${tool} gets for \`${k}\`; change it to send yours instead`;
-    if (typeof v === "boolean") properties[FIELD + k] = { type: "boolean", title: k, description, default: v };
-    else if (typeof v === "number" && Number.isFinite(v)) properties[FIELD + k] = { type: "number", title: k, description, default: v };
-    else if (typeof v === "string" && v.length <= LONGEST) properties[FIELD + k] = { type: "string", title: k, description, default: v };
+    const title = nameText(k);
+    const description = `the value ${tool} gets for \`${title}\`; change it to send yours instead`;
+    if (typeof v === "boolean") properties[FIELD + k] = { type: "boolean", title, description, default: v };
+    else if (typeof v === "number" && Number.isFinite(v)) properties[FIELD + k] = { type: "number", title, description, default: v };
+    else if (typeof v === "string" && v.length <= LONGEST) properties[FIELD + k] = { type: "string", title, description, default: v };
   }
   return { type: "object", properties, required: [FORM_KEY] };
 }

@@ -3,13 +3,14 @@
  * worker with `checkUrl`), the upstream tool server, and the downstream server on stdio or HTTP.
  * docs/gateway.md says what it checks, what it can and cannot see, and how a person is asked.
  */
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { Client } from "../sdk/index.js";
 import { resolveHome } from "../sdk/home.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
 import { parse } from "yaml";
-import { loadCatalogue, type CompiledCatalogue, type Entry, type Language } from "../../worker/portable/engine/index.js";
+import { decide, loadCatalogue, standingIn, type CompiledCatalogue, type Entry, type Language, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { homeMac } from "../approvals/mac.js";
 import { Calls, type GatewaySession } from "./calls.js";
 import { FileApprovalStore } from "../approvals/store.js";
 import { LiveServers, serverFactory } from "./server.js";
@@ -47,6 +48,8 @@ export interface GatewayOptions {
 export interface RunningGateway {
   /** the downstream URL with `listen`; undefined on stdio */
   url?: string;
+  /** stdio: resolves when the client's connection ends — with why, when it was not the client closing it */
+  ended?: Promise<Error | undefined>;
   sessionId: string;
   pending: FileApprovalStore;
   catalogue: CompiledCatalogue;
@@ -102,25 +105,47 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     request: (method, params, signal) => relay.request(method, params, signal),
     message: (params) => relay.message(params),
     resourceUpdated: (params) => relay.updated(params),
+    // the server that answers next (`npx` may fetch a newer build) is compared with the pins afresh
+    lost: () => pins?.invalidate(),
   }).start();
   name = upstream.serverInfo()?.name ?? name;
 
   pins = new Pins(pinsOf(source), () => upstream.listTools());
   const pending = new FileApprovalStore(home);
   const callTimeoutMs = o.callTimeoutMs ?? DAY;
-  const calls = new Calls({ catalogue, session, upstream, relay, pending, language, context, callTimeoutMs, log, pins, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
+  // "Always for this session" (`stalwart approvals approve --always`): a later ask of the same call is
+  // approved at once, by the same person, with a receipt of its own — as `run()` does (guarded.ts).
+  const standing = async (record: PendingRecord) => {
+    const s = await standingIn(pending, record.session, record.tool, record.agent, record.digest);
+    if (!s?.receipt) return undefined;
+    return decide(pending, homeMac(home), record.id, { decision: "approve", by: s.receipt.by, at: record.created, message: `always for this session (${s.record.id})` });
+  };
+  const calls = new Calls({ catalogue, session, upstream, relay, pending, language, context, callTimeoutMs, log, pins, hidden, standing, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
   const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, hidden, log }, live);
 
   let closeDownstream: () => Promise<void>;
+  let ended: Promise<Error | undefined> | undefined;
   if (o.listen) {
     http = await listen(factory, o.listen);
     closeDownstream = () => http!.close();
   } else {
-    const handle = serveStdio(factory);
+    // The SDK's stdio transport ends the connection on a message over its buffer (10 MB) and says
+    // so only to `onerror`: the gateway must not vanish without saying why (exit 0, nothing logged).
+    const transport = new StdioServerTransport();
+    let failure: Error | undefined;
+    const handle = serveStdio(factory, { transport, onerror: (err) => void (/exceeded maximum size/.test(err.message) && (failure = err)) });
+    ended = new Promise((resolve) => {
+      const prev = transport.onclose;
+      transport.onclose = () => {
+        prev?.();
+        resolve(failure);
+      };
+    });
     closeDownstream = () => handle.close();
   }
   return {
     ...(http ? { url: http.url } : {}),
+    ...(ended ? { ended } : {}),
     get sessionId() {
       return session.id;
     },

@@ -37,10 +37,24 @@ async function listAllTools(spec: UpstreamSpec): Promise<{ tools: McpTool[]; ser
   }
 }
 
-export function starterCatalogue(tools: readonly McpTool[], source: string): { text: string; guesses: number } {
+/** A catalogue's tool name (catalogue schema); MCP also allows `.` and `/`, which a catalogue cannot name. */
+const CATALOGUE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
+
+export function starterCatalogue(tools: readonly McpTool[], source: string): { text: string; guesses: number; skipped: string[] } {
   let guesses = 0;
   const blocks: string[] = [];
+  const skipped: string[] = [];
+  const seen = new Set<string>();
   for (const t of tools) {
+    // One tool the catalogue cannot hold is left out and said so, not the whole file: it is not
+    // offered and its calls are refused (`unknown_tool`), as for any tool the catalogue does not name.
+    if (!CATALOGUE_NAME.test(t.name) || seen.has(t.name)) {
+      skipped.push(t.name);
+      const why = seen.has(t.name) ? "the server lists this name twice; the first is written above" : "a catalogue's tool name is letters, digits, `_` and `-`";
+      blocks.push(`  # not written: ${JSON.stringify(oneLine(t.name))} (${why}): the gateway does not offer it, and refuses its calls`);
+      continue;
+    }
+    seen.add(t.name);
     const a = t.annotations ?? {};
     const entry: Record<string, unknown> = { name: t.name };
     const notes: string[] = [];
@@ -71,12 +85,12 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     if (returns) entry.returns = returns;
     else notes.push("no outputSchema: declare `returns` for the fields later calls may take from its result");
     guesses += notes.length;
-    const head = [`# ${t.name}${t.description ? `: ${firstLine(t.description)}` : ""}`, ...notes.map((n) => `# review: ${n}`)];
+    const head = [`# ${t.name}${typeof t.description === "string" && t.description ? `: ${firstLine(t.description)}` : ""}`, ...notes.map((n) => `# review: ${n}`)];
     const body = stringify([entry], { lineWidth: 0 }).trimEnd().split("\n").map((l) => `  ${l}`);
     blocks.push([...head.map((l) => `  ${l}`), ...body].join("\n"));
   }
   const text = [
-    `# A starter catalogue written by \`stalwart gateway init\` from ${source}.`,
+    `# A starter catalogue written by \`stalwart gateway init\` from ${oneLine(source)}.`,
     "# Each tool's class below is a guess from the server's MCP annotations: review every `# review:` line,",
     "# then run `stalwart check` on this file. A tool the catalogue does not name is not offered at all.",
     "# Each `pin` is the digest of the tool's description and input schema as the server gave them now:",
@@ -84,25 +98,30 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     "settings:",
     "  language: en",
     "tools:",
-    ...(blocks.length ? blocks : ["  []"]),
+    ...(blocks.length > skipped.length ? blocks : [...blocks, "  []"]),
     "",
   ].join("\n");
-  return { text, guesses };
+  return { text, guesses, skipped };
 }
 
-export async function writeStarter(spec: UpstreamSpec, out: string, o: { force: boolean }): Promise<{ tools: number; guesses: number }> {
+export async function writeStarter(spec: UpstreamSpec, out: string, o: { force: boolean }): Promise<{ tools: number; guesses: number; skipped: string[] }> {
   if (existsSync(out) && !o.force) throw new InputError(`\`${out}\` exists`, undefined, "pass `--force` to overwrite it, or `-o` another file");
   const { tools, server } = await listAllTools(spec);
   const source = server ? `${server.name} ${server.version}` : "url" in spec ? spec.url : [spec.command, ...spec.args].join(" ");
-  const { text, guesses } = starterCatalogue(tools, source);
+  const { text, guesses, skipped } = starterCatalogue(tools, source);
   try {
     loadCatalogue(text, { file: out, schemaCompiler: ajvCompiler });
   } catch (err) {
     if (err instanceof CatalogueError) throw new InputError(`the starter catalogue does not pass the lint:\n${err.problems.map(formatProblem).join("\n")}`, undefined, "this is a bug in `stalwart gateway init`; please report it with the tool server's name");
     throw err;
   }
-  writeFileSync(out, text);
-  return { tools: tools.length, guesses };
+  try {
+    writeFileSync(out, text);
+  } catch (err) {
+    // a folder that does not exist, or one this user may not write: the person's input, not a crash
+    throw new InputError(`cannot write \`${out}\`: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, undefined, "check that its folder exists and can be written, or pass `-o` another file");
+  }
+  return { tools: tools.length - skipped.length, guesses, skipped };
 }
 
 /** A JSON Schema as a catalogue takes it: `$schema` dropped (the catalogue fixes the dialect). */
@@ -113,6 +132,11 @@ function cleanSchema(s: Record<string, unknown> | undefined): Record<string, unk
 }
 
 function firstLine(s: string): string {
-  const line = s.split("\n")[0]!.trim();
+  const line = oneLine(s.split("\n")[0]!).trim();
   return line.length > 120 ? `${line.slice(0, 117)}…` : line;
+}
+
+/** The server's words inside a `#` comment: a line break (or another control character) would end the comment and become YAML. */
+function oneLine(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ");
 }

@@ -7,7 +7,7 @@
  * An upstream that dies is not the end of the gateway: the next request starts (or reaches) it
  * again once, and a call that cannot reach it answers `isError` (server.ts).
  */
-import { Client, StreamableHTTPClientTransport, type StandardSchemaV1 } from "@modelcontextprotocol/client";
+import { Client, SdkHttpError, StreamableHTTPClientTransport, type StandardSchemaV1 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StalwartError } from "../../worker/portable/engine/index.js";
 
@@ -27,6 +27,8 @@ export interface UpstreamEvents {
   message?: (params: Record<string, unknown>) => void;
   /** `notifications/resources/updated` */
   resourceUpdated?: (params: Record<string, unknown>) => void;
+  /** the server died or forgot the session: the next request starts another, maybe another build with other tools */
+  lost?: () => void;
 }
 
 /** Per request: long by default, because a tool may itself wait on a person. */
@@ -127,6 +129,9 @@ export class Upstream {
       // notification handlers run a microtask late: let any progress read with the response through first
       if (token) await new Promise((r) => setImmediate(r));
       return result as Record<string, unknown>;
+    } catch (err) {
+      this.dropLostSession(client, err);
+      throw err;
     } finally {
       if (token) this.progress.delete(token);
     }
@@ -143,6 +148,26 @@ export class Upstream {
       if (cursor === undefined) break;
     }
     return tools;
+  }
+
+  /**
+   * Over HTTP nothing closes the SDK's client when the server goes away: a server that restarted
+   * has forgotten the session and answers every later request with an HTTP error (404, or 400 "no
+   * valid session ID"), and one that is down fails the fetch. Without this the gateway sent the
+   * dead session id forever; now the next request connects again, as a stdio server is restarted.
+   * A JSON-RPC error, a timeout or a cancellation leaves the session as it is.
+   */
+  private dropLostSession(client: UpstreamClient, err: unknown): void {
+    if (!("url" in this.spec) || this.client !== client) return;
+    if (!(err instanceof SdkHttpError) && !(err instanceof TypeError)) return;
+    this.lose(client);
+    void client.close().catch(() => undefined);
+  }
+
+  private lose(client: UpstreamClient): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.events.lost?.();
   }
 
   private progressCounter = 0;
@@ -193,10 +218,8 @@ export class Upstream {
             env: this.spec.env ?? inheritedEnv(),
             ...(this.spec.cwd ? { cwd: this.spec.cwd } : {}),
           });
-    client.onclose = () => {
-      // Died or closed: the next request connects again.
-      if (this.client === client) this.client = undefined;
-    };
+    // Died or closed: the next request connects again.
+    client.onclose = () => this.lose(client);
     try {
       await client.connect(transport, { timeout: this.connectTimeoutMs });
     } catch (err) {

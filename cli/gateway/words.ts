@@ -55,10 +55,24 @@ function originWords(o: InferredOrigin | undefined): string {
 /** The check's own question: the tool, the exact arguments with where each came from, each reason's wording. */
 export function question(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, r: CheckResult): string {
   const lines = [`${tool} needs your approval before it runs.`, "", "Arguments:"];
-  for (const k of Object.keys(args)) lines.push(`  ${k} = ${short(JSON.stringify(args[k]))}   (${originWords(origins[k])})`);
+  for (const k of Object.keys(args)) lines.push(`  ${nameText(k)} = ${short(JSON.stringify(args[k]))}   (${originWords(origins[k])})`);
   if (Object.keys(args).length === 0) lines.push("  (none)");
-  lines.push("", `Why (${r.reasons.join(", ")}): ${String(r.detail.wording ?? "")}`);
+  lines.push("", `Why (${r.reasons.join(", ")}): ${oneLine(String(r.detail.wording ?? ""))}`);
   return lines.join("\n");
+}
+
+/**
+ * An argument's name as the person reads it. The model chooses names too (a schema that allows
+ * more than it names): one with a line break could write its own "Why …" into the question, so a
+ * name that is not plain letters, digits, `_`, `-` and `.` is shown quoted, its breaks escaped.
+ */
+export function nameText(k: string): string {
+  return /^[\p{L}\p{N}_.-]+$/u.test(k) ? k : oneLine(JSON.stringify(k));
+}
+
+/** Text on one line: a line break or another control character is shown escaped (`\n`, `\u2028`). */
+function oneLine(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === "\n" ? "\\n" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
 }
 
 function short(s: string | undefined): string {

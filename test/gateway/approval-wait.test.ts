@@ -7,11 +7,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
-import { approvalStatus } from "../../worker/portable/engine/index.js";
+import { approvalStatus, decide } from "../../worker/portable/engine/index.js";
+import { homeMac } from "../../cli/approvals/mac.js";
 import { startGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, MAIN, overHttp, overStdio, ROOT, text } from "./helpers.js";
 
@@ -84,4 +85,58 @@ describe("--approval-wait", () => {
       await gw.close();
     }
   }, 60_000);
+
+  it("`approve --always`: later asks of the same call in the session run at once, each with its own receipt; other arguments still wait", async () => {
+    const dir = allowedDir();
+    const h = home();
+    const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-always-${Date.now()}.yaml`));
+    const d = await overStdio(downstreamClient({}), ["--home", h, "--catalogue", catalogue, "--", process.execPath, FILESYSTEM, dir]);
+    const store = new FileApprovalStore(h);
+    try {
+      const file = join(dir, "always.txt");
+      const call = () => d.client.callTool({ name: "write_file", arguments: { path: file, content: "again" } });
+      const first = await call();
+      const id = (first._meta?.["stalwart-agents/check"] as { pending: string }).pending;
+      await run(process.execPath, ["--import", "tsx", MAIN, "approvals", "approve", id, "--home", h, "--as", "the person", "--always"], { cwd: ROOT, timeout: 60_000 });
+      for (let i = 0; i < 3; i++) {
+        rmSync(file, { force: true });
+        // before: only the first ran; each later one made a new pending record and waited for a person
+        const r = await call();
+        expect(r.isError, text(r)).toBeFalsy();
+        expect(readFileSync(file, "utf8")).toBe("again");
+      }
+      const decided = store.list().filter((a) => a.record.args.path === file);
+      expect(decided.map((a) => approvalStatus(a, Date.now()))).toEqual(["used", "used", "used"]);
+      expect(decided.every((a) => a.receipt?.by === "the person")).toBe(true);
+      const other = await d.client.callTool({ name: "write_file", arguments: { path: file, content: "other" } });
+      expect(text(other)).toContain("waits for a person (pending p_");
+      expect(readFileSync(file, "utf8")).toBe("again");
+    } finally {
+      await d.client.close();
+    }
+  }, 120_000);
+
+  it("edited in the store and still needing a person: the new record says where each argument came from (the edit is `reply`), not `missing`", async () => {
+    const dir = allowedDir();
+    const h = home();
+    const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-edit-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, approvalWaitMs: 30_000, log: () => undefined });
+    try {
+      const { client } = await overHttp(downstreamClient({}), gw.url!);
+      const file = join(dir, "edited.txt");
+      const call = client.callTool({ name: "write_file", arguments: { path: file, content: "the model's" } }, { timeout: 120_000 });
+      const id = await pendingFor(gw.pending, file);
+      // the person changes the content and leaves the path, which is still the model's: asked again
+      await decide(gw.pending, homeMac(h), id, { decision: "edit", by: "the person", at: Date.now(), edited: { path: file, content: "the person's" } });
+      const again = await pendingFor(gw.pending, file);
+      expect(again).not.toBe(id);
+      expect(gw.pending.get(again)!.record.origins).toEqual({ path: { origin: "model", labels: [] }, content: { origin: "reply", labels: [] } });
+      await decide(gw.pending, homeMac(h), again, { decision: "deny", by: "the person", at: Date.now() });
+      expect((await call).isError).toBe(true);
+      expect(existsSync(file)).toBe(false);
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  }, 120_000);
 });
+

@@ -8,11 +8,13 @@
  * Upstream: fixtures/faults-server.ts, which logs every call it gets.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
-import { allowedDir, downstreamClient, home, overHttp, text } from "./helpers.js";
+import { allowedDir, downstreamClient, EVERYTHING, home, overHttp, text } from "./helpers.js";
 
 const FAULTS = join(import.meta.dirname, "fixtures/faults-server.ts");
 const CATALOGUE = `
@@ -152,3 +154,44 @@ describe("a replayed requestState (2026-07-28)", { timeout: 60_000 }, () => {
     await client.close();
   });
 });
+
+describe("a tool server over HTTP that restarts", { timeout: 60_000 }, () => {
+  it("the call while it is down is isError; after it is back (with a new session) the next call reaches it, not the forgotten session forever", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const start = async () => {
+      const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+      await new Promise<void>((resolve) => {
+        const ready = (d: Buffer) => String(d).includes("listening") && resolve();
+        child.stdout.on("data", ready);
+        child.stderr.on("data", ready);
+      });
+      return child;
+    };
+    let everything = await start();
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), "settings: {language: en}\ntools:\n  - {name: echo, args: {type: object, properties: {message: {type: string}}, additionalProperties: false}}\n");
+    const g = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { url: `http://127.0.0.1:${port}/mcp` }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    const { client } = await overHttp(downstreamClient({}), g.url!);
+    try {
+      expect(text(await client.callTool({ name: "echo", arguments: { message: "one" } }))).toBe("Echo: one");
+      everything.kill();
+      await new Promise((r) => everything.once("exit", r));
+      const down = await client.callTool({ name: "echo", arguments: { message: "down" } });
+      expect(down.isError).toBe(true);
+      everything = await start();
+      // before: every call from here on was answered "Bad Request: No valid session ID provided"
+      expect(text(await client.callTool({ name: "echo", arguments: { message: "back" } }))).toBe("Echo: back");
+    } finally {
+      // first, so that a close that fails leaves no server behind
+      everything.kill();
+      await client.close().catch(() => undefined);
+      await g.close();
+    }
+  });
+});
+

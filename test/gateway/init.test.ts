@@ -32,6 +32,18 @@ describe("stalwart gateway init", () => {
     for (const t of tools.values()) expect(t.pin).toMatch(/^sha256:[0-9a-f]{64}$/);
     // an existing file is kept unless --force
     expect(() => cli("gateway", "init", "-o", out, "--", process.execPath, FILESYSTEM, dir)).toThrow();
+    // a folder that does not exist is the person's input, said so (it was an internal error with a stack)
+    const missing = join(dir, "no-such-folder", "agent.yaml");
+    const err = (() => {
+      try {
+        cli("gateway", "init", "-o", missing, "--", process.execPath, FILESYSTEM, dir);
+      } catch (e) {
+        return String((e as { stderr?: string }).stderr);
+      }
+      return "";
+    })();
+    expect(err).toContain(`stalwart: InputError: cannot write \`${missing}\`: ENOENT`);
+    expect(err).not.toContain("internal error");
   }, 60_000);
 
   it("maps hints: openWorld reads are reads_outside, no hint at all is a write, and every guess is marked", () => {
@@ -52,4 +64,25 @@ describe("stalwart gateway init", () => {
     expect(text).not.toContain("$schema");
     expect(guesses).toBeGreaterThanOrEqual(6);
   });
+
+  it("a name a catalogue cannot hold (MCP allows `.` and `/`), a name listed twice, a server name with a line break: the rest is written, the file passes", () => {
+    const schema = { type: "object", properties: { text: { type: "string" } } };
+    const { text, skipped } = starterCatalogue(
+      [
+        { name: "notes.search", description: "dotted, as MCP allows", inputSchema: schema, annotations: { readOnlyHint: true } },
+        { name: "save", description: "first\nsecond line", inputSchema: schema },
+        { name: "save", description: "listed again", inputSchema: schema },
+        { name: "read", description: "a carriage\rreturn", inputSchema: schema, annotations: { readOnlyHint: true } },
+      ],
+      "notes-server\nsettings: {language: pt-BR} 1.0",
+    );
+    // before: the header's line break made the file malformed YAML, and a dotted name failed the lint — init wrote nothing
+    const c = loadCatalogue(text, { file: "starter.yaml", schemaCompiler: ajvCompiler });
+    expect([...c.tools.keys()].sort()).toEqual(["read", "save"]);
+    expect(c.settings.language).toBe("en");
+    expect(skipped).toEqual(["notes.search", "save"]);
+    expect(text).toContain('# not written: "notes.search"');
+    expect(parse(text).tools.filter((t: { name: string }) => t.name === "save")).toHaveLength(1);
+  });
 });
+

@@ -107,4 +107,38 @@ describe("pinned tool definitions", { timeout: 60_000 }, () => {
       await gw.close();
     }
   });
+
+  it("a server restarted by the gateway (it died) with another definition: compared afresh, the call is refused", async () => {
+    const dir = allowedDir();
+    const log = join(dir, "up.log");
+    const pidFile = join(dir, "up.pid");
+    // the first process is the reviewed build; the one the gateway starts after it died has rewritten `echo`
+    const script = `echo $$ > "${pidFile}"; if [ -f "${dir}/started" ]; then export RUG_AT_START=1; fi; touch "${dir}/started"; exec "${process.execPath}" --import tsx "${OUTSIDE}"`;
+    const catalogue = await pinned(dir);
+    const gw = await startGateway({ catalogue, upstream: { command: "sh", args: ["-c", script], env: { ...(process.env as Record<string, string>), OUTSIDE_LOG: log } }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    try {
+      const { client } = await overHttp(downstreamClient({}), gw.url!);
+      expect((await client.callTool({ name: "echo", arguments: { text: "a" } })).isError).toBeFalsy();
+      const pid = Number(readFileSync(pidFile, "utf8"));
+      process.kill(pid);
+      await until(() => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      // before: the listing seen before the restart was still taken as current, and the call went
+      // through to the rewritten build the gateway started for it
+      const r = await client.callTool({ name: "echo", arguments: { text: "b" } });
+      expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ reasons: ["tool_definition_changed"] });
+      expect(calls(log, "echo")).toBe(1);
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  });
 });
+

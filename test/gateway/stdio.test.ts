@@ -3,12 +3,13 @@
  * --catalogue … -- npx @modelcontextprotocol/server-… `), with the SDK's Client downstream.
  */
 import { describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
 import { homeMac } from "../../cli/approvals/mac.js";
 import { approvalStatus, decide } from "../../worker/portable/engine/index.js";
-import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, MEMORY, overStdio, text } from "./helpers.js";
+import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, MAIN, MEMORY, overStdio, ROOT, text } from "./helpers.js";
 
 describe("gateway over stdio", () => {
   it("a client without elicitation: the write waits with a pending id; once approved, the identical call runs once", async () => {
@@ -104,5 +105,24 @@ tools:
     const again = await d.client.callTool({ name: "read_graph", arguments: {} });
     expect(again.structuredContent).toMatchObject({ entities: [{ name: "Ana Flores" }] });
     await d.client.close();
+  }, 60_000);
+
+  it("a message over the stdio transport's 10 MB: the gateway stops saying why, exit 1, not silently with 0", async () => {
+    const dir = allowedDir();
+    const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-${Date.now()}.yaml`));
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--quiet", "--home", home(), "--catalogue", catalogue, "--", process.execPath, FILESYSTEM, dir], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.stdin.on("error", () => undefined);
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }) + "\n");
+    await expect.poll(() => stdout, { timeout: 30_000 }).toContain('"id":0');
+    const huge = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "write_file", arguments: { path: join(dir, "huge.txt"), content: "a".repeat(11 * 1024 * 1024) } } };
+    child.stdin.write(JSON.stringify(huge) + "\n");
+    expect(await exited).toBe(1);
+    expect(stderr).toContain("stalwart gateway: stopped: a message from the client was larger than the stdio transport reads");
+    expect(existsSync(join(dir, "huge.txt"))).toBe(false);
   }, 60_000);
 });

@@ -1,0 +1,65 @@
+/**
+ * `stalwart gateway`'s flags as a person types them: a value the gateway cannot honour is a usage
+ * error naming the flag, never a gateway that starts and then behaves otherwise.
+ */
+import { describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runGroup } from "../../cli/command.js";
+import { root } from "../../cli/commands/index.js";
+import { allowedDir, downstreamClient, home, overStdio, text } from "./helpers.js";
+
+const FAULTS = join(import.meta.dirname, "fixtures/faults-server.ts");
+const CATALOGUE = `
+settings: {language: en}
+tools:
+  - {name: note, args: {type: object, properties: {text: {type: string}}, additionalProperties: false}}
+`;
+
+async function stalwart(argv: string[]): Promise<{ code: number; stderr: string }> {
+  let stderr = "";
+  const code = await runGroup(root, argv, { stdout: { write: () => undefined }, stderr: { write: (s: string) => (stderr += s) } });
+  return { code, stderr };
+}
+
+describe("gateway timeouts", { timeout: 60_000 }, () => {
+  it("--call-timeout and --ask-timeout longer than a timer holds (about 24.8 days) are refused, not turned into an instant timeout", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    // 25.5 days: Node would fire the SDK's timer at once, and every forwarded call would be given up
+    for (const flag of ["--call-timeout", "--ask-timeout"]) {
+      const r = await stalwart(["gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml"), flag, "2200000", "--", "no-such-tool-server"]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`\`${flag} 2200000\` is longer than the gateway can wait: at most 2147483 seconds`);
+    }
+  });
+
+  it("the longest one accepted is honoured: a call through a gateway with --call-timeout 2147483 runs", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const d = await overStdio(downstreamClient({}), ["--home", home(), "--call-timeout", "2147483", "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", FAULTS]);
+    const r = await d.client.callTool({ name: "note", arguments: { text: "on time" } });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(text(r)).toBe('noted {"text":"on time"}');
+    await d.client.close();
+  });
+
+  it("--approval-wait 0, the documented default written out, is taken (it was `not a number of seconds`)", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const d = await overStdio(downstreamClient({}), ["--home", home(), "--approval-wait", "0", "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", FAULTS]);
+    const r = await d.client.callTool({ name: "note", arguments: { text: "now" } });
+    expect(text(r)).toBe('noted {"text":"now"}');
+    await d.client.close();
+    const bad = await stalwart(["gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml"), "--approval-wait", "soon", "--", "no-such-tool-server"]);
+    expect(bad.stderr).toContain("`--approval-wait soon` is not a number of seconds");
+  });
+
+  it("a catalogue that cannot be read: its hint is said once, not twice", async () => {
+    const r = await stalwart(["gateway", "--home", home(), "--catalogue", join(allowedDir(), "missing.yaml"), "--", "no-such-tool-server"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot read");
+    expect(r.stderr.split("\n").filter((l) => l.trim().startsWith("hint:"))).toHaveLength(1);
+  });
+});
+
