@@ -1,6 +1,6 @@
 /** `stalwart approvals list | show` as text (the page says the same in HTML). */
 import { approvalStatus, type Approval } from "../../worker/portable/engine/index.js";
-import { counterWords, originWords, statusWords, when } from "../../worker/portable/approvals/words.js";
+import { counterWords, originWords, statusWords, visible, when } from "../../worker/portable/approvals/words.js";
 
 export function listText(all: readonly Approval[], now: number): string {
   if (all.length === 0) return "nothing waits for a person\n";
@@ -16,13 +16,13 @@ export function showText(a: Approval, now: number): string {
   const out = [
     `${r.id}: ${r.tool}${r.agent ? ` (agent ${r.agent})` : ""} — ${statusWords(approvalStatus(a, now), a)}`,
     `  session ${r.session}, step ${r.step}; asked ${when(r.created)}, expires ${when(r.expires)}`,
-    `  ${r.wording}`,
+    `  ${visible(r.wording)}`,
     "  arguments:",
   ];
   for (const k of Object.keys(r.args)) {
     const o = Object.hasOwn(r.origins, k) ? r.origins[k]! : { origin: "missing", labels: [] };
     const w = originWords(o);
-    out.push(`    ${k} = ${JSON.stringify(r.args[k])}  — ${w.text}${w.flagged ? "  [!]" : ""}`);
+    out.push(`    ${k} = ${visible(JSON.stringify(r.args[k]))}  — ${w.text}${w.flagged ? "  [!]" : ""}`);
   }
   out.push(`  reasons: ${r.reasons.join(", ")}`);
   for (const c of r.counters) out.push(`  ${counterWords(c)}`);
