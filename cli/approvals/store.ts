@@ -12,7 +12,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { APPROVAL_ID, decideProblem, InputError, newestFirst, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { APPROVAL_ID, decideProblem, InputError, newestFirst, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 
 export class FileApprovalStore implements ApprovalStore {
   readonly dir: string;
@@ -28,8 +28,10 @@ export class FileApprovalStore implements ApprovalStore {
 
   get(id: string): Approval | undefined {
     checkId(id);
-    const record = readJson<PendingRecord>(join(this.dir, "pending", `${id}.json`));
+    const file = join(this.dir, "pending", `${id}.json`);
+    const record = readJson<PendingRecord>(file);
     if (!record) return undefined;
+    if (record.id !== id) throw unreadable(file, `it holds \`${String(record.id)}\``);
     const receipt = readJson<SignedReceipt>(join(this.dir, "receipts", `${id}.json`)) ?? null;
     return { record, receipt, used: existsSync(join(this.dir, "used", id)) };
   }
@@ -142,6 +144,7 @@ function readId(file: string): string | undefined {
   return APPROVAL_ID.test(text) ? text : undefined;
 }
 
+/** A record or receipt as written (a JSON object), absent, or ApprovalUnreadable: never a guess. */
 function readJson<T>(file: string): T | undefined {
   let text: string;
   try {
@@ -150,5 +153,18 @@ function readJson<T>(file: string): T | undefined {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw err;
   }
-  return JSON.parse(text) as T;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw unreadable(file, text === "" ? "it is empty" : `it is not JSON (${(err as Error).message})`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw unreadable(file, "it is not a JSON object");
+  return value as T;
+}
+
+function unreadable(file: string, why: string): StalwartError {
+  return new StalwartError("ApprovalUnreadable", `the approval file \`${file}\` is damaged: ${why}`, {
+    hint: "restore it from a backup, or move it aside (the confirmation it held is then gone: its call must be checked again)",
+  });
 }
