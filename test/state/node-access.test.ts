@@ -48,4 +48,18 @@ describe("a store file this user may not open", () => {
     expect(got).toMatchObject({ decision: "refuse", error: "SessionStateUnreadable", healthy: false, problem: { code: "SessionStateUnreadable", where: file } });
     expect(got.wording).toContain(file);
   }, 90_000);
+
+  it("history.key at mode 000: KeyUnreadable naming it, not a bare EACCES", async () => {
+    const home = licensedHome("access");
+    const s = new Client({ home }).session("setup", { catalogue });
+    await s.read("hello");
+    if (asRoot) for (const f of [home, ...readdirSync(home, { recursive: true }).map((f) => join(home, String(f)))]) chownSync(f, NOBODY, NOBODY);
+    chmodSync(join(home, "history.key"), 0o000);
+    const code = `
+      import { Client } from ${JSON.stringify(join(repo, "cli/sdk/index.ts"))};
+      try { new Client({ home: ${JSON.stringify(home)} }).session("k", { catalogue: ${JSON.stringify(catalogue)} }); console.log("no error"); }
+      catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`;
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: repo, encoding: "utf8", timeout: 60_000, ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}) });
+    expect(JSON.parse(r.stdout.trim().split("\n").pop()!)).toEqual({ code: "KeyUnreadable", message: expect.stringContaining(join(home, "history.key")) });
+  }, 90_000);
 });
