@@ -14,7 +14,7 @@ export function listText(all: readonly Approval[], now: number): string {
 export function showText(a: Approval, now: number): string {
   const r = a.record;
   const out = [
-    `${r.id}: ${r.tool}${r.agent ? ` (agent ${r.agent})` : ""} — ${statusWords(approvalStatus(a, now), a)}`,
+    `${r.id}: ${r.tool}${r.agent ? ` (agent ${visible(r.agent)})` : ""} — ${statusWords(approvalStatus(a, now), a)}`,
     `  session ${r.session}, step ${r.step}; asked ${when(r.created)}, expires ${when(r.expires)}`,
     `  ${visible(r.wording)}`,
     "  arguments:",
@@ -26,6 +26,6 @@ export function showText(a: Approval, now: number): string {
   }
   out.push(`  reasons: ${r.reasons.join(", ")}`);
   for (const c of r.counters) out.push(`  ${counterWords(c)}`);
-  if (a.receipt) out.push(`  receipt: ${a.receipt.decision} by ${a.receipt.by} at ${when(a.receipt.at)}${a.receipt.message ? ` — ${a.receipt.message}` : ""} (call ${a.receipt.call.slice(0, 12)}…)`);
+  if (a.receipt) out.push(`  receipt: ${a.receipt.decision} by ${visible(a.receipt.by)} at ${when(a.receipt.at)}${a.receipt.message ? ` — ${visible(a.receipt.message)}` : ""} (call ${a.receipt.call.slice(0, 12)}…)`);
   return out.join("\n") + "\n";
 }

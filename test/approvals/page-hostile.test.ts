@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { approvalsApp } from "../../worker/portable/approvals/app.js";
-import { MemoryApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { decide, MemoryApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { showText } from "../../cli/approvals/format.js";
 
 const RLO = "\u202E";
@@ -51,6 +51,24 @@ describe("hostile argument values on the approvals page and in `approvals show`"
     expect(list).toContain("`note` is [U+202E]04");
     // the edit form keeps the exact value: what is sent back unchanged is the same argument
     expect(html).toContain(`value="refund to ${RLO}moc.liame@bob\u202C"`);
+  });
+
+  it("the agent's name and a receipt's name and message are named too: a terminal escape cannot hide what follows", async () => {
+    const store = new MemoryApprovalStore();
+    store.add({ ...record(), agent: "bot\u001b[8m" });
+    const mac = () => new Uint8Array(32);
+    await decide(store, mac, "p_00000000000000b1", { decision: "deny", by: `ana${RLO}`, at: 1, message: "no\u001b[2J" });
+    const text = showText((await store.get("p_00000000000000b1"))!, 1);
+    expect(/[\u001b\u202E]/.test(text)).toBe(false);
+    expect(text).toContain("(agent bot[U+001B][8m)");
+    expect(text).toContain("denied by ana[U+202E]");
+    expect(text).toContain("— no[U+001B][2J");
+    const app = approvalsApp({ base: "", local: true, now: () => 1, login: () => ({ by: "ana" }), storeFor: () => store, macFor: () => mac, cookieMac: () => mac });
+    const login = await app.request("http://localhost/login", { method: "POST", headers: { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ code: "1", by: "ana" }) });
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const html = await (await app.request("http://localhost/p/p_00000000000000b1", { headers: { cookie } })).text();
+    expect(/[\u001b\u202E]/.test(html)).toBe(false);
+    expect(html).toContain("agent bot[U+001B][8m");
   });
 
   it("`stalwart approvals show` names them too", () => {

@@ -122,7 +122,7 @@ export function OneBody(props: { a: Approval; now: number; base: string; by: str
       </h1>
       <p class="question">{visible(r.wording)}</p>
       <p class="mut">
-        session {r.session.slice(0, 12)}…, step {r.step}{r.agent ? `, agent ${r.agent}` : ""}; asked {when(r.created)}; expires {when(r.expires)}
+        session {r.session.slice(0, 12)}…, step {r.step}{r.agent ? `, agent ${visible(r.agent)}` : ""}; asked {when(r.created)}; expires {when(r.expires)}
       </p>
       <h2 id="args">Arguments</h2>
       <table aria-labelledby="args">
@@ -152,7 +152,7 @@ export function OneBody(props: { a: Approval; now: number; base: string; by: str
       )}
       {a.receipt && (
         <p>
-          Receipt: <strong>{a.receipt.decision}</strong> by {a.receipt.by} at {when(a.receipt.at)}{a.receipt.message ? ` — ${a.receipt.message}` : ""} <span class="mut">(call {a.receipt.call.slice(0, 12)}…)</span>
+          Receipt: <strong>{a.receipt.decision}</strong> by {visible(a.receipt.by)} at {when(a.receipt.at)}{a.receipt.message ? ` — ${visible(a.receipt.message)}` : ""} <span class="mut">(call {a.receipt.call.slice(0, 12)}…)</span>
         </p>
       )}
       <p id="msg" role="status" aria-live="polite"></p>

@@ -39,17 +39,18 @@ export function counterWords(c: CounterEffect): string {
 
 export function statusWords(s: ApprovalStatus, a: Approval): string {
   const r = a.receipt;
+  const by = visible(r?.by ?? "?");
   switch (s) {
     case "pending":
       return "waiting for a person";
     case "approved":
-      return `approved by ${r?.by ?? "?"}, not run yet`;
+      return `approved by ${by}, not run yet`;
     case "used":
-      return `approved by ${r?.by ?? "?"}, ran`;
+      return `approved by ${by}, ran`;
     case "denied":
-      return `denied by ${r?.by ?? "?"}`;
+      return `denied by ${by}`;
     case "edited":
-      return `edited by ${r?.by ?? "?"} (checked again as a new call)`;
+      return `edited by ${by} (checked again as a new call)`;
     case "expired":
       return "expired undecided";
   }
