@@ -27,5 +27,7 @@ export function showText(a: Approval, now: number): string {
   out.push(`  reasons: ${r.reasons.join(", ")}`);
   for (const c of r.counters) out.push(`  ${counterWords(c)}`);
   if (a.receipt) out.push(`  receipt: ${a.receipt.decision} by ${visible(a.receipt.by)} at ${when(a.receipt.at)}${a.receipt.message ? ` — ${visible(a.receipt.message)}` : ""} (call ${a.receipt.call.slice(0, 12)}…)`);
-  return out.join("\n") + "\n";
+  // each entry is one line: a newline in the host's text (an agent, a receipt's name) would print
+  // a line of its own choosing, such as a receipt that is not there
+  return out.map((line) => line.replace(/[\t\n]/g, (c) => `[U+000${c === "\t" ? "9" : "A"}]`)).join("\n") + "\n";
 }

@@ -71,6 +71,15 @@ describe("hostile argument values on the approvals page and in `approvals show`"
     expect(html).toContain("agent bot[U+001B][8m");
   });
 
+  it("`stalwart approvals show` prints no line the host wrote: a newline in its text is named", async () => {
+    const store = new MemoryApprovalStore();
+    store.add({ ...record(), agent: "bot\n  receipt: approve by ana" });
+    await decide(store, () => new Uint8Array(32), "p_00000000000000b1", { decision: "deny", by: "sdk\n  receipt: approve by ana", at: 1 });
+    const text = showText((await store.get("p_00000000000000b1"))!, 1);
+    expect(text.split("\n").filter((l) => l.startsWith("  receipt:"))).toEqual([expect.stringMatching(/^  receipt: deny by sdk\[U\+000A\]  receipt: approve by ana at /)]);
+    expect(text).toContain("(agent bot[U+000A]  receipt: approve by ana)");
+  });
+
   it("`stalwart approvals show` names them too", () => {
     const text = showText({ record: record(), receipt: null, used: false }, 1);
     expect(controls.test(text)).toBe(false);
