@@ -12,7 +12,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { APPROVAL_ID, decideProblem, InputError, newestFirst, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { APPROVAL_ID, decideProblem, InputError, newestFirst, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 
 export class FileApprovalStore implements ApprovalStore {
   readonly dir: string;
@@ -31,8 +31,13 @@ export class FileApprovalStore implements ApprovalStore {
     const file = join(this.dir, "pending", `${id}.json`);
     const record = readJson<PendingRecord>(file);
     if (!record) return undefined;
-    if (record.id !== id) throw unreadable(file, `it holds \`${String(record.id)}\``);
-    const receipt = readJson<SignedReceipt>(join(this.dir, "receipts", `${id}.json`)) ?? null;
+    const bad = recordShapeError(record);
+    if (bad) throw unreadable(file, bad);
+    if (record.id !== id) throw unreadable(file, `it holds \`${record.id}\``);
+    const receiptFile = join(this.dir, "receipts", `${id}.json`);
+    const receipt = readJson<SignedReceipt>(receiptFile) ?? null;
+    const badReceipt = receipt && receiptShapeError(receipt);
+    if (badReceipt) throw unreadable(receiptFile, badReceipt);
     return { record, receipt, used: existsSync(join(this.dir, "used", id)) };
   }
 

@@ -166,6 +166,20 @@ describe("a damaged file under the home's approvals", () => {
     }
   });
 
+  it.each([
+    ["a time that is not one", { created: "yesterday" }],
+    ["no origins", { origins: null }],
+    ["arguments that are not an object", { args: "x" }],
+    ["a counter without its numbers", { counters: [{ counter: "c", per: "month" }] }],
+  ])("a record that is JSON but holds %s is ApprovalUnreadable (it printed RangeError / TypeError)", (_what, over) => {
+    const home = mkdtempSync(join(tmpdir(), "stalwart-approvals-"));
+    const s = new FileApprovalStore(home);
+    const a = record();
+    s.add(a);
+    writeFileSync(join(home, "approvals", "pending", `${a.id}.json`), JSON.stringify({ ...a, ...over }));
+    expect(() => s.list()).toThrow(expect.objectContaining({ code: "ApprovalUnreadable" }));
+  });
+
   it("a record under another id's name, or a damaged receipt, is ApprovalUnreadable too", async () => {
     const home = mkdtempSync(join(tmpdir(), "stalwart-approvals-"));
     const s = new FileApprovalStore(home);
@@ -177,6 +191,8 @@ describe("a damaged file under the home's approvals", () => {
     await decide(s, K, a.id, { decision: "deny", by: "ana", at: T0 });
     const receipt = join(home, "approvals", "receipts", `${a.id}.json`);
     writeFileSync(receipt, "");
+    expect(() => s.get(a.id)).toThrow(expect.objectContaining({ code: "ApprovalUnreadable", message: expect.stringContaining(receipt) }));
+    writeFileSync(receipt, JSON.stringify({ decision: "deny", by: "ana", at: "x" }));
     expect(() => s.get(a.id)).toThrow(expect.objectContaining({ code: "ApprovalUnreadable", message: expect.stringContaining(receipt) }));
   });
 });
