@@ -45,8 +45,10 @@ export class FileApprovalStore implements ApprovalStore {
     let names: string[];
     try {
       names = readdirSync(join(this.dir, "pending"));
-    } catch {
-      return [];
+    } catch (err) {
+      // none yet is an empty list; one that cannot be read must not read as "nothing waits"
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw unreadable(join(this.dir, "pending"), `it cannot be read (${(err as Error).message})`);
     }
     const out: Approval[] = [];
     for (const n of names) {
@@ -110,6 +112,15 @@ export class FileApprovalStore implements ApprovalStore {
 
   /** Write `name` whole; with `exclusive`, only if it does not exist yet (false when it did). */
   private writeNew(dir: string, name: string, text: string, exclusive: boolean): boolean {
+    try {
+      return this.write(dir, name, text, exclusive);
+    } catch (err) {
+      if (err instanceof StalwartError) throw err;
+      throw unreadable(join(dir, name), `it cannot be written (${(err as Error).message})`);
+    }
+  }
+
+  private write(dir: string, name: string, text: string, exclusive: boolean): boolean {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = join(dir, name);
     const tmp = join(dir, `.${name}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
@@ -144,7 +155,7 @@ function readId(file: string): string | undefined {
     text = readFileSync(file, "utf8").trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
+    throw unreadable(file, `it cannot be read (${(err as Error).message})`);
   }
   return APPROVAL_ID.test(text) ? text : undefined;
 }
@@ -156,7 +167,7 @@ function readJson<T>(file: string): T | undefined {
     text = readFileSync(file, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
+    throw unreadable(file, `it cannot be read (${(err as Error).message})`);
   }
   let value: unknown;
   try {
@@ -169,7 +180,7 @@ function readJson<T>(file: string): T | undefined {
 }
 
 function unreadable(file: string, why: string): StalwartError {
-  return new StalwartError("ApprovalUnreadable", `the approval file \`${file}\` is damaged: ${why}`, {
-    hint: "restore it from a backup, or move it aside (the confirmation it held is then gone: its call must be checked again)",
+  return new StalwartError("ApprovalUnreadable", `the approval store's \`${file}\` is unusable: ${why}`, {
+    hint: "give this user read and write access to it; if it is damaged, restore it from a backup or move it aside (the confirmation it held is then gone: its call must be checked again)",
   });
 }
