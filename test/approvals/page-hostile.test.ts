@@ -71,6 +71,20 @@ describe("hostile argument values on the approvals page and in `approvals show`"
     expect(html).toContain("agent bot[U+001B][8m");
   });
 
+  it("no answer of the page may be framed by another page (a same-site one gets the cookie)", async () => {
+    const store = new MemoryApprovalStore();
+    store.add(record());
+    const mac = () => new Uint8Array(32);
+    const app = approvalsApp({ base: "", local: true, now: () => 1, login: () => ({ by: "ana" }), storeFor: () => store, macFor: () => mac, cookieMac: () => mac });
+    const login = await app.request("http://localhost/login", { method: "POST", headers: { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ code: "1", by: "ana" }) });
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    for (const [path, headers] of [["/", { cookie }], ["/p/p_00000000000000b1", { cookie }], ["/", {}]] as const) {
+      const r = await app.request(`http://localhost${path}`, { headers });
+      expect(r.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(r.headers.get("content-security-policy"), path).toBe("frame-ancestors 'none'");
+    }
+  });
+
   it("`stalwart approvals show` prints no line the host wrote: a newline in its text is named", async () => {
     const store = new MemoryApprovalStore();
     store.add({ ...record(), agent: "bot\n  receipt: approve by ana" });
