@@ -29,11 +29,31 @@ async function main(argv: string[]): Promise<number> {
   return runGroup(root, argv);
 }
 
+/**
+ * Exit once stdout and stderr are written out. A pipe is written asynchronously, and
+ * `process.exit` drops what is still queued: `approvals list --json | jq` got the first 64 KiB.
+ * (Exiting is still needed: a command may leave handles open, e.g. the state store's.) A reader
+ * that went away (EPIPE) has nothing more to receive.
+ */
+function exitFlushed(code: number): void {
+  let open = 2;
+  for (const out of [process.stdout, process.stderr]) {
+    let done = false;
+    const flushed = () => {
+      if (done) return;
+      done = true;
+      if (--open === 0) process.exit(code);
+    };
+    out.once("error", flushed);
+    out.write("", flushed);
+  }
+}
+
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitFlushed(code),
   (err: unknown) => {
     // every command reports its own errors (cli/command.ts); this is a bug in the dispatch itself
     process.stderr.write(`stalwart: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
-    process.exit(1);
+    exitFlushed(1);
   },
 );

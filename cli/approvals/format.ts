@@ -1,6 +1,6 @@
 /** `stalwart approvals list | show` as text (the page says the same in HTML). */
 import { approvalStatus, type Approval } from "../../worker/portable/engine/index.js";
-import { counterWords, originWords, statusWords, when } from "../../worker/portable/approvals/words.js";
+import { counterWords, originWords, statusWords, visible, when } from "../../worker/portable/approvals/words.js";
 
 export function listText(all: readonly Approval[], now: number): string {
   if (all.length === 0) return "nothing waits for a person\n";
@@ -14,18 +14,20 @@ export function listText(all: readonly Approval[], now: number): string {
 export function showText(a: Approval, now: number): string {
   const r = a.record;
   const out = [
-    `${r.id}: ${r.tool}${r.agent ? ` (agent ${r.agent})` : ""} — ${statusWords(approvalStatus(a, now), a)}`,
+    `${r.id}: ${r.tool}${r.agent ? ` (agent ${visible(r.agent)})` : ""} — ${statusWords(approvalStatus(a, now), a)}`,
     `  session ${r.session}, step ${r.step}; asked ${when(r.created)}, expires ${when(r.expires)}`,
-    `  ${r.wording}`,
+    `  ${visible(r.wording)}`,
     "  arguments:",
   ];
   for (const k of Object.keys(r.args)) {
     const o = Object.hasOwn(r.origins, k) ? r.origins[k]! : { origin: "missing", labels: [] };
     const w = originWords(o);
-    out.push(`    ${k} = ${JSON.stringify(r.args[k])}  — ${w.text}${w.flagged ? "  [!]" : ""}`);
+    out.push(`    ${k} = ${visible(JSON.stringify(r.args[k]))}  — ${w.text}${w.flagged ? "  [!]" : ""}`);
   }
   out.push(`  reasons: ${r.reasons.join(", ")}`);
   for (const c of r.counters) out.push(`  ${counterWords(c)}`);
-  if (a.receipt) out.push(`  receipt: ${a.receipt.decision} by ${a.receipt.by} at ${when(a.receipt.at)}${a.receipt.message ? ` — ${a.receipt.message}` : ""} (call ${a.receipt.call.slice(0, 12)}…)`);
-  return out.join("\n") + "\n";
+  if (a.receipt) out.push(`  receipt: ${a.receipt.decision} by ${visible(a.receipt.by)} at ${when(a.receipt.at)}${a.receipt.message ? ` — ${visible(a.receipt.message)}` : ""} (call ${a.receipt.call.slice(0, 12)}…)`);
+  // each entry is one line: a newline in the host's text (an agent, a receipt's name) would print
+  // a line of its own choosing, such as a receipt that is not there
+  return out.map((line) => line.replace(/[\t\n]/g, (c) => `[U+000${c === "\t" ? "9" : "A"}]`)).join("\n") + "\n";
 }

@@ -49,12 +49,13 @@ export async function serveApprovals(o: ServeOptions): Promise<RunningPage> {
     cookieMac: () => mac,
     ...(o.pollMs ? { pollMs: o.pollMs } : {}),
   });
+  let port = o.port;
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: o.host, port: o.port }, () => resolve(s));
+    const s = serve({ fetch: (req: Request) => (loopbackHost(req.url, port) ? app.fetch(req) : notHere()), hostname: o.host, port: o.port }, () => resolve(s));
     s.once("error", reject);
   });
   const addr = server.address();
-  const port = typeof addr === "object" && addr ? addr.port : o.port;
+  port = typeof addr === "object" && addr ? addr.port : o.port;
   const host = o.host.includes(":") ? `[${o.host}]` : o.host;
   return {
     url: `http://${host}:${port}/`,
@@ -64,4 +65,20 @@ export async function serveApprovals(o: ServeOptions): Promise<RunningPage> {
       server.close(() => resolve());
     }),
   };
+}
+
+/**
+ * The page answers only under a loopback name and its own port. A site the person visits can
+ * point its own name at 127.0.0.1 (DNS rebinding): its requests then carry its name as their Host
+ * and Origin, so they pass the same-origin check, and five wrong sign-ins burned the one-time
+ * code (a guess right would have signed that site in).
+ */
+function loopbackHost(url: string, port: number): boolean {
+  const u = new URL(url);
+  const name = u.hostname;
+  return (name === "localhost" || name === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(name)) && Number(u.port || 80) === port;
+}
+
+function notHere(): Response {
+  return Response.json({ error: { code: "forbidden", message: "this page answers only at its loopback address (the URL `stalwart approvals serve` printed)" } }, { status: 403 });
 }

@@ -12,7 +12,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { APPROVAL_ID, decideProblem, InputError, newestFirst, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { APPROVAL_ID, decideProblem, InputError, newestFirst, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 
 export class FileApprovalStore implements ApprovalStore {
   readonly dir: string;
@@ -28,9 +28,16 @@ export class FileApprovalStore implements ApprovalStore {
 
   get(id: string): Approval | undefined {
     checkId(id);
-    const record = readJson<PendingRecord>(join(this.dir, "pending", `${id}.json`));
+    const file = join(this.dir, "pending", `${id}.json`);
+    const record = readJson<PendingRecord>(file);
     if (!record) return undefined;
-    const receipt = readJson<SignedReceipt>(join(this.dir, "receipts", `${id}.json`)) ?? null;
+    const bad = recordShapeError(record);
+    if (bad) throw unreadable(file, bad);
+    if (record.id !== id) throw unreadable(file, `it holds \`${record.id}\``);
+    const receiptFile = join(this.dir, "receipts", `${id}.json`);
+    const receipt = readJson<SignedReceipt>(receiptFile) ?? null;
+    const badReceipt = receipt && receiptShapeError(receipt);
+    if (badReceipt) throw unreadable(receiptFile, badReceipt);
     return { record, receipt, used: existsSync(join(this.dir, "used", id)) };
   }
 
@@ -38,8 +45,10 @@ export class FileApprovalStore implements ApprovalStore {
     let names: string[];
     try {
       names = readdirSync(join(this.dir, "pending"));
-    } catch {
-      return [];
+    } catch (err) {
+      // none yet is an empty list; one that cannot be read must not read as "nothing waits"
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw unreadable(join(this.dir, "pending"), `it cannot be read (${(err as Error).message})`);
     }
     const out: Approval[] = [];
     for (const n of names) {
@@ -103,6 +112,15 @@ export class FileApprovalStore implements ApprovalStore {
 
   /** Write `name` whole; with `exclusive`, only if it does not exist yet (false when it did). */
   private writeNew(dir: string, name: string, text: string, exclusive: boolean): boolean {
+    try {
+      return this.write(dir, name, text, exclusive);
+    } catch (err) {
+      if (err instanceof StalwartError) throw err;
+      throw unreadable(join(dir, name), `it cannot be written (${(err as Error).message})`);
+    }
+  }
+
+  private write(dir: string, name: string, text: string, exclusive: boolean): boolean {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = join(dir, name);
     const tmp = join(dir, `.${name}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
@@ -137,18 +155,32 @@ function readId(file: string): string | undefined {
     text = readFileSync(file, "utf8").trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
+    throw unreadable(file, `it cannot be read (${(err as Error).message})`);
   }
   return APPROVAL_ID.test(text) ? text : undefined;
 }
 
+/** A record or receipt as written (a JSON object), absent, or ApprovalUnreadable: never a guess. */
 function readJson<T>(file: string): T | undefined {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
+    throw unreadable(file, `it cannot be read (${(err as Error).message})`);
   }
-  return JSON.parse(text) as T;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw unreadable(file, text === "" ? "it is empty" : `it is not JSON (${(err as Error).message})`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw unreadable(file, "it is not a JSON object");
+  return value as T;
+}
+
+function unreadable(file: string, why: string): StalwartError {
+  return new StalwartError("ApprovalUnreadable", `the approval store's \`${file}\` is unusable: ${why}`, {
+    hint: "give this user read and write access to it; if it is damaged, restore it from a backup or move it aside (the confirmation it held is then gone: its call must be checked again)",
+  });
 }

@@ -30,7 +30,13 @@ export function installationKey(home: string): Uint8Array {
     }
     chmodSync(file, 0o600);
   }
-  const hex = readFileSync(file, "utf8").trim();
+  let hex: string;
+  try {
+    hex = readFileSync(file, "utf8").trim();
+  } catch (err) {
+    // not this user's to read (EACCES), or not a file: the same typed error as a damaged key
+    throw new StalwartError("KeyUnreadable", `the history key in \`${file}\` cannot be read (${(err as Error).message})`, { hint: "give this user read access to it, or restore it from a backup; a new key makes every saved history invalid", cause: err });
+  }
   if (!/^[0-9a-f]{64,}$/.test(hex)) {
     throw new StalwartError("KeyUnreadable", `the history key in \`${file}\` is not 32+ bytes of hex`, { hint: "restore it from a backup; a new key makes every saved history invalid" });
   }

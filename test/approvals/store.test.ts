@@ -151,6 +151,52 @@ describe("the home's standing index", () => {
   });
 });
 
+describe("a damaged file under the home's approvals", () => {
+  const damage: [string, string][] = [["emptied", ""], ["cut short", '{"v": 1, "id": "p_'], ["not a record", "null"], ["a list", "[]"]];
+
+  it.each(damage)("a record %s is ApprovalUnreadable naming the file, from get, list and decide", async (_what, text) => {
+    const home = mkdtempSync(join(tmpdir(), "stalwart-approvals-"));
+    const s = new FileApprovalStore(home);
+    const a = record();
+    s.add(a);
+    const file = join(home, "approvals", "pending", `${a.id}.json`);
+    writeFileSync(file, text);
+    for (const read of [() => s.get(a.id), () => s.list(), () => decide(s, K, a.id, { decision: "approve", by: "ana", at: T0 })]) {
+      await expect(async () => read()).rejects.toMatchObject({ code: "ApprovalUnreadable", message: expect.stringContaining(file) });
+    }
+  });
+
+  it.each([
+    ["a time that is not one", { created: "yesterday" }],
+    ["no origins", { origins: null }],
+    ["arguments that are not an object", { args: "x" }],
+    ["a counter without its numbers", { counters: [{ counter: "c", per: "month" }] }],
+  ])("a record that is JSON but holds %s is ApprovalUnreadable (it printed RangeError / TypeError)", (_what, over) => {
+    const home = mkdtempSync(join(tmpdir(), "stalwart-approvals-"));
+    const s = new FileApprovalStore(home);
+    const a = record();
+    s.add(a);
+    writeFileSync(join(home, "approvals", "pending", `${a.id}.json`), JSON.stringify({ ...a, ...over }));
+    expect(() => s.list()).toThrow(expect.objectContaining({ code: "ApprovalUnreadable" }));
+  });
+
+  it("a record under another id's name, or a damaged receipt, is ApprovalUnreadable too", async () => {
+    const home = mkdtempSync(join(tmpdir(), "stalwart-approvals-"));
+    const s = new FileApprovalStore(home);
+    const a = record(), b = record();
+    s.add(a);
+    s.add(b);
+    writeFileSync(join(home, "approvals", "pending", `${b.id}.json`), JSON.stringify(a));
+    expect(() => s.get(b.id)).toThrow(expect.objectContaining({ code: "ApprovalUnreadable" }));
+    await decide(s, K, a.id, { decision: "deny", by: "ana", at: T0 });
+    const receipt = join(home, "approvals", "receipts", `${a.id}.json`);
+    writeFileSync(receipt, "");
+    expect(() => s.get(a.id)).toThrow(expect.objectContaining({ code: "ApprovalUnreadable", message: expect.stringContaining(receipt) }));
+    writeFileSync(receipt, JSON.stringify({ decision: "deny", by: "ana", at: "x" }));
+    expect(() => s.get(a.id)).toThrow(expect.objectContaining({ code: "ApprovalUnreadable", message: expect.stringContaining(receipt) }));
+  });
+});
+
 describe("receipts", () => {
   const base = () => signReceipt(K, makeReceipt(record(), { decision: "approve", by: "ana", at: T0, message: "ok" }));
 

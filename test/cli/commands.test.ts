@@ -13,6 +13,7 @@ import { isGroup, leaves, runGroup, wordOf, type Command, type Group } from "../
 import { root } from "../../cli/commands/index.js";
 import { REPO } from "../conformance/runner.js";
 import { licensedHome } from "../helpers/licensed-home.js";
+import { FileApprovalStore } from "../../cli/approvals/store.js";
 
 const temp = (tag: string) => mkdtempSync(join(tmpdir(), `stalwart-cli-${tag}-`));
 
@@ -159,7 +160,7 @@ describe("through cli/main.ts, as a user runs it", () => {
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
       child.on("error", reject);
-      child.on("exit", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
     });
 
   it("--version, --help, chek, and `licence activate --help` (which used to activate)", async () => {
@@ -174,5 +175,17 @@ describe("through cli/main.ts, as a user runs it", () => {
     expect([activate.code, activate.stderr]).toEqual([0, ""]);
     expect(activate.stdout).toMatch(/^usage: stalwart licence activate/);
     expect(readdirSync(h)).toEqual([]);
+  });
+
+  it("output larger than a pipe's buffer arrives whole (`process.exit` used to cut it at 64 KiB)", async () => {
+    const h = temp("main-pipe");
+    const note = "x".repeat(300_000);
+    new FileApprovalStore(h).add({
+      v: 1, id: "p_00000000000000aa", session: "s".repeat(32), step: 1, tool: "refund_card", agent: null, args: { order_id: "4411", note },
+      digest: "0".repeat(64), origins: {}, reasons: ["write"], wording: "Allow refund_card?", counters: [], token: "t", created: 0, expires: 1,
+    });
+    const r = await run(["approvals", "show", "p_00000000000000aa", "--home", h, "--json"], { HOME: h, STALWART_HOME: h });
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(r.stdout).record.args.note).toBe(note);
   });
 });

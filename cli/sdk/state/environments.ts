@@ -17,6 +17,7 @@
 import { statSync } from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { encoderOf } from "./rows.js";
+import { lmdbOpenable } from "./lmdb-header.js";
 
 export interface Tables {
   meta: Database;
@@ -55,6 +56,7 @@ export function openedAt(path: string): OpenedEnvironment | undefined {
 export function environmentAt(path: string, sync: boolean): OpenedEnvironment {
   const had = openedAt(path);
   if (had) return had;
+  lmdbOpenable(path);
   const env = open({ path, noSync: !sync, maxDbs: 8, encoding: "msgpack" });
   const tables: Tables = {
     meta: env.openDB({ name: "meta" }),

@@ -7,7 +7,18 @@
  * not compared with the file's size: LMDB counts pages it never wrote, so a valid file can be
  * shorter (seen under four writers). A file truncated to part of its length is not caught here.
  */
-import { readSync } from "node:fs";
+import { accessSync, constants, existsSync, readSync } from "node:fs";
+
+/**
+ * Throw the file system's own error (EACCES) when this process may not read and write an LMDB
+ * environment's data or lock file that exists. lmdb@3.5.6 crashes the process (a segmentation
+ * fault inside \`open\`) on a lock file it cannot open, instead of answering an error: seen with
+ * \`state.mdb-lock\` and \`state.gate-lock\` made unreadable (mode 000, not as root). Called before
+ * every opening of an environment; a missing file is LMDB's to create.
+ */
+export function lmdbOpenable(path: string): void {
+  for (const file of [path, `${path}-lock`]) if (existsSync(file)) accessSync(file, constants.R_OK | constants.W_OK);
+}
 
 const MAGIC = 0xbeefc0de;
 const VERSION = 2;

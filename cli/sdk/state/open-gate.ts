@@ -15,6 +15,7 @@
  */
 import { join } from "node:path";
 import { ABORT, open, type RootDatabase } from "lmdb";
+import { lmdbOpenable } from "./lmdb-header.js";
 
 export const GATE_FILE = "state.gate";
 
@@ -35,7 +36,10 @@ export function acquireGate(dir: string, file = GATE_FILE): string {
   const path = join(dir, file);
   const g = gates.get(path);
   if (g) g.users++;
-  else gates.set(path, { env: open({ path, noSync: true, maxDbs: 1 }), users: 1, depth: 0 });
+  else {
+    lmdbOpenable(path);
+    gates.set(path, { env: open({ path, noSync: true, maxDbs: 1 }), users: 1, depth: 0 });
+  }
   return path;
 }
 

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { open } from "lmdb";
 import { StalwartError, StoreDamaged } from "../../../worker/portable/engine/index.js";
 import { FILES, StateFile } from "./file.js";
-import { lmdbFileProblem } from "./lmdb-header.js";
+import { lmdbFileProblem, lmdbOpenable } from "./lmdb-header.js";
 import { onceThroughGate } from "./open-gate.js";
 import { openedAt } from "./environments.js";
 import { checkMeta, type MetaRow, type ResetRecord } from "./rows.js";
@@ -45,6 +45,12 @@ export function stateStatus(home: string): StateStatus {
     const { meta: _, ...rows } = file.counts();
     return { ...base, exists: true, healthy: true, id: meta.id, generation: meta.generation, created: meta.created, rows, resets: meta.resets };
   } catch (err) {
+    const fsError = err as NodeJS.ErrnoException;
+    if (!(err instanceof StoreDamaged) && typeof fsError.syscall === "string") {
+      // a file this user may not open (EACCES …): what the SDK answers as SessionStateUnreadable
+      const where = fsError.path ?? base.file;
+      return { ...base, exists: true, healthy: false, problem: { code: "SessionStateUnreadable", message: `the store could not be read (${fsError.message})`, hint: `give this user read and write access to \`${where}\``, where }, resets: [] };
+    }
     if (!(err instanceof StoreDamaged)) throw err;
     return { ...base, exists: true, healthy: false, problem: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), where: err.where }, resets: storeMeta(dir)?.resets ?? [] };
   } finally {
@@ -70,6 +76,7 @@ export function storeMeta(home: string): MetaRow | undefined {
     const had = openedAt(path);
     if (had) return checkMeta(had.tables.meta.get("meta"));
     return onceThroughGate(home, () => {
+      lmdbOpenable(path);
       const env = open({ path, readOnly: true, maxDbs: 8 });
       try {
         return checkMeta(env.openDB({ name: "meta" }).get("meta"));

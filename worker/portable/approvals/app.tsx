@@ -60,6 +60,14 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     return c.json({ error: { code, message: err instanceof StalwartError ? err.message : "the page could not answer" } }, status as 400);
   });
 
+  // No page of it inside another's frame: a page on another port of 127.0.0.1 is the same site, so
+  // the sign-in cookie goes with its frame, and the person could be led to click Approve unseen.
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("X-Frame-Options", "DENY");
+    c.header("Content-Security-Policy", "frame-ancestors 'none'");
+  });
+
   // A page's POSTs are a sign-in or a decision (an edit carries the call's arguments): far below
   // this; anything larger is refused before it is read, so no one can make the page hold it.
   app.use("*", bodyLimit({ maxSize: PAGE_BODY_LIMIT, onError: (c) => c.json({ error: { code: "body_too_large", message: `a request to this page is at most ${PAGE_BODY_LIMIT / 1024} KiB` } }, 413) }));

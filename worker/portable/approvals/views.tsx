@@ -7,7 +7,7 @@
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import { approvalStatus, type Approval } from "../engine/index.js";
-import { counterWords, originWords, statusWords, when } from "./words.js";
+import { counterWords, originWords, statusWords, visible, when } from "./words.js";
 
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--mut:#59636e;--line:#d0d7de;--warn:#9a6700;--warnbg:#fff8c5;--ok:#1a7f37;--no:#cf222e}
@@ -87,7 +87,7 @@ export function ListBody(props: { all: readonly Approval[]; now: number; base: s
           <span class={`status ${s}`}>{s}</span>
           <span class="tool">{a.record.tool}</span> <span class="mut">{when(a.record.created)}</span>
           <br />
-          <span>{a.record.wording || a.record.reasons.join(", ")}</span>
+          <span>{visible(a.record.wording) || a.record.reasons.join(", ")}</span>
         </a>
       </li>
     );
@@ -120,9 +120,9 @@ export function OneBody(props: { a: Approval; now: number; base: string; by: str
       <h1>
         <span class="tool">{r.tool}</span> <span class={`status ${s}`}>{statusWords(s, a)}</span>
       </h1>
-      <p class="question">{r.wording}</p>
+      <p class="question">{visible(r.wording)}</p>
       <p class="mut">
-        session {r.session.slice(0, 12)}…, step {r.step}{r.agent ? `, agent ${r.agent}` : ""}; asked {when(r.created)}; expires {when(r.expires)}
+        session {r.session.slice(0, 12)}…, step {r.step}{r.agent ? `, agent ${visible(r.agent)}` : ""}; asked {when(r.created)}; expires {when(r.expires)}
       </p>
       <h2 id="args">Arguments</h2>
       <table aria-labelledby="args">
@@ -135,7 +135,7 @@ export function OneBody(props: { a: Approval; now: number; base: string; by: str
             return (
               <tr>
                 <th scope="row">{k}</th>
-                <td class="v">{shown(r.args[k])}</td>
+                <td class="v">{visible(shown(r.args[k]))}</td>
                 <td class={w.flagged ? "flag" : ""}>{w.flagged ? "⚠ " : ""}{w.text}</td>
               </tr>
             );
@@ -152,7 +152,7 @@ export function OneBody(props: { a: Approval; now: number; base: string; by: str
       )}
       {a.receipt && (
         <p>
-          Receipt: <strong>{a.receipt.decision}</strong> by {a.receipt.by} at {when(a.receipt.at)}{a.receipt.message ? ` — ${a.receipt.message}` : ""} <span class="mut">(call {a.receipt.call.slice(0, 12)}…)</span>
+          Receipt: <strong>{a.receipt.decision}</strong> by {visible(a.receipt.by)} at {when(a.receipt.at)}{a.receipt.message ? ` — ${visible(a.receipt.message)}` : ""} <span class="mut">(call {a.receipt.call.slice(0, 12)}…)</span>
         </p>
       )}
       <p id="msg" role="status" aria-live="polite"></p>

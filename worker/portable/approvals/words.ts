@@ -39,17 +39,18 @@ export function counterWords(c: CounterEffect): string {
 
 export function statusWords(s: ApprovalStatus, a: Approval): string {
   const r = a.receipt;
+  const by = visible(r?.by ?? "?");
   switch (s) {
     case "pending":
       return "waiting for a person";
     case "approved":
-      return `approved by ${r?.by ?? "?"}, not run yet`;
+      return `approved by ${by}, not run yet`;
     case "used":
-      return `approved by ${r?.by ?? "?"}, ran`;
+      return `approved by ${by}, ran`;
     case "denied":
-      return `denied by ${r?.by ?? "?"}`;
+      return `denied by ${by}`;
     case "edited":
-      return `edited by ${r?.by ?? "?"} (checked again as a new call)`;
+      return `edited by ${by} (checked again as a new call)`;
     case "expired":
       return "expired undecided";
   }
@@ -59,3 +60,15 @@ export function statusWords(s: ApprovalStatus, a: Approval): string {
 export function when(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
+
+/**
+ * Text as a person must read it before deciding: a character that reorders, hides or controls
+ * what follows it — bidi overrides and isolates, zero-width and invisible marks, C0 and C1
+ * controls — is named (`[U+202E]`) instead of acting, so "‮moc.liame@bob" cannot read as
+ * "bob@email.com". Tab and newline stay: they hide nothing.
+ */
+export function visible(text: string): string {
+  return text.replace(HIDDEN, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}]`);
+}
+
+const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;

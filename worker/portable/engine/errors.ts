@@ -51,6 +51,8 @@ export const ERROR_CODES = {
   // approvals (issue 12): a pending confirmation that is not there, or was decided already
   ApprovalNotFound: { status: 404, wire: "approval_not_found" },
   ApprovalDecided: { status: 409, wire: "approval_decided" },
+  // a record or receipt under <home>/approvals/ that does not read as one (cli/approvals/store.ts)
+  ApprovalUnreadable: { status: 500, wire: "approval_unreadable" },
   // the adapters (cli/adapters/): a refused call as the framework hands it to the model
   ToolCallRefused: { status: 403, wire: "tool_call_refused" },
   // the gateway (cli/gateway/): the MCP tool server it forwards to did not answer

@@ -120,7 +120,13 @@ export function receiptDigest(r: SignedReceipt): string {
 const KEYS = ["agent", "always", "args", "ask", "at", "by", "call", "decision", "edited", "id", "mac", "message", "session", "tool", "v"];
 const HEX64 = /^[0-9a-f]{64}$/;
 
-function receiptShapeError(x: unknown): string | null {
+/** ms since the epoch that a Date can hold (the page and the CLI print it) */
+export function isTime(v: unknown): v is number {
+  return typeof v === "number" && Number.isFinite(v) && Math.abs(v) <= 8.64e15;
+}
+
+/** Why `x` is not a signed receipt's shape (its MAC unchecked), or null. */
+export function receiptShapeError(x: unknown): string | null {
   if (typeof x !== "object" || x === null || Array.isArray(x)) return "a receipt is not an object";
   const o = x as Record<string, unknown>;
   const own = Object.keys(o).sort();
@@ -128,7 +134,7 @@ function receiptShapeError(x: unknown): string | null {
   if (o.v !== 1) return "a receipt is not version 1";
   if (typeof o.id !== "string" || typeof o.session !== "string" || typeof o.tool !== "string" || typeof o.by !== "string") return "a receipt's names are unreadable";
   if (o.agent !== null && typeof o.agent !== "string") return "a receipt's agent is unreadable";
-  if (!Number.isSafeInteger(o.ask) || (o.ask as number) < 0 || typeof o.at !== "number" || !Number.isFinite(o.at)) return "a receipt's step or time is unreadable";
+  if (!Number.isSafeInteger(o.ask) || (o.ask as number) < 0 || !isTime(o.at)) return "a receipt's step or time is unreadable";
   if (typeof o.args !== "string" || !HEX64.test(o.args) || typeof o.call !== "string" || !HEX64.test(o.call) || typeof o.mac !== "string" || !HEX64.test(o.mac)) return "a receipt's digests are unreadable";
   if (o.decision !== "approve" && o.decision !== "deny" && o.decision !== "edit") return "a receipt's decision is unreadable";
   if (o.message !== null && typeof o.message !== "string") return "a receipt's message is unreadable";

@@ -5,7 +5,7 @@
  * the approval covers spends the record's token once (`used`). Status is derived, never stored,
  * so an expired record is closed by the clock alone.
  */
-import type { SignedReceipt } from "./receipts.js";
+import { isTime, type SignedReceipt } from "./receipts.js";
 
 export type ApprovalStatus = "pending" | "approved" | "denied" | "edited" | "used" | "expired";
 
@@ -49,6 +49,31 @@ export interface PendingRecord {
   created: number;
   /** the token's expiry, ms since the epoch */
   expires: number;
+}
+
+/**
+ * Why `x` is not a pending record as a store writes one, or null. For records read back from
+ * files a person or a host can edit: every field the page, the CLI and the SDK read, of its type.
+ */
+export function recordShapeError(x: unknown): string | null {
+  if (!isObject(x)) return "it is not an object";
+  const o = x;
+  const str = (v: unknown) => typeof v === "string";
+  const num = (v: unknown) => typeof v === "number" && Number.isFinite(v);
+  if (o.v !== 1) return "it is not a version 1 record";
+  if (![o.id, o.session, o.tool, o.digest, o.wording, o.token].every(str) || (o.agent !== null && !str(o.agent))) return "its names are unreadable";
+  if (!Number.isSafeInteger(o.step) || (o.step as number) < 0) return "its step is unreadable";
+  if (!isObject(o.args)) return "its arguments are unreadable";
+  if (!isObject(o.origins) || !Object.values(o.origins).every((v) => isObject(v) && str(v.origin) && Array.isArray(v.labels) && v.labels.every(str))) return "its origins are unreadable";
+  if (!Array.isArray(o.reasons) || !o.reasons.every(str)) return "its reasons are unreadable";
+  const counter = (c: unknown) => isObject(c) && str(c.counter) && str(c.per) && num(c.adds) && num(c.ceiling) && (c.before === null || num(c.before)) && (c.after === null || num(c.after));
+  if (!Array.isArray(o.counters) || !o.counters.every(counter)) return "its counters are unreadable";
+  if (!isTime(o.created) || !isTime(o.expires)) return "its times are unreadable";
+  return null;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /** A record with what became of it. */
