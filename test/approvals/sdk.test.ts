@@ -5,7 +5,7 @@
  * checked again as a new call — and each decision is a receipt in the session history.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "../../cli/sdk/index.js";
@@ -155,5 +155,25 @@ describe("run(…, {wait}) and the approval store", () => {
     const third = await s.run("refund_card", { order_id: "4411", amount: 42 }, { origins }, () => undefined);
     await decide(store, homeMac(home), third.approval!, { decision: "approve", by: "ana", at: Date.now() });
     expect(await s.checkToolCall("refund_card", { order_id: "4411", amount: 42 }, { origins, confirmation: third.check.confirmation! })).toMatchObject({ decision: "allow", reasons: ["confirmed"] });
+  });
+
+  it("a denial whose receipt is damaged or unreadable is not read as no denial: the token is not used", async () => {
+    const { home, s, store } = setup();
+    await s.read("refund 40 on order 4411");
+    const args = { order_id: "4411", amount: 40 };
+    const deny = async () => {
+      const waiting = await s.run("refund_card", args, { origins }, () => undefined);
+      await decide(store, homeMac(home), waiting.approval!, { decision: "deny", by: "ana", at: Date.now() });
+      return { token: waiting.check.confirmation!, file: join(home, "approvals", "receipts", `${waiting.approval!}.json`) };
+    };
+    // the receipt's name edited: its MAC no longer verifies
+    const edited = await deny();
+    writeFileSync(edited.file, JSON.stringify({ ...JSON.parse(readFileSync(edited.file, "utf8")), by: "mallory" }));
+    await expect(s.checkToolCall("refund_card", args, { origins, confirmation: edited.token })).rejects.toMatchObject({ code: "ApprovalUnreadable" });
+    // the receipt cut short: the store cannot read it
+    const cut = await deny();
+    writeFileSync(cut.file, readFileSync(cut.file, "utf8").slice(0, 40));
+    await expect(s.checkToolCall("refund_card", args, { origins, confirmation: cut.token })).rejects.toMatchObject({ code: "ApprovalUnreadable" });
+    expect(s.history.entries.filter((e) => e.kind === "check" && e.decision === "allow")).toEqual([]);
   });
 });

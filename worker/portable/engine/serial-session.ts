@@ -11,7 +11,7 @@ import type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 import type { SavedSession } from "./saved-session.js";
 import { GuardedSteps, type DecideOptions, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
 import type { ApprovalPort } from "./approvals/port.js";
-import { InputError } from "./errors.js";
+import { InputError, StalwartError } from "./errors.js";
 import type { SignedReceipt } from "./approvals/receipts.js";
 import { approvalIdOf } from "./approvals/build.js";
 
@@ -116,16 +116,24 @@ export class SerialSession implements SessionApi {
    * A person who denied or edited the call a presented token covers said so in the approval store
    * (the page, the CLI): the receipt enters the history first, so the token covers nothing (step
    * 10, `denied`) even for a host that kept it and never recorded the decision. Only when a token
-   * is presented. A receipt already recorded, or a store that cannot answer, leaves it to step 10.
+   * is presented. A receipt recorded already, or one of another session or call, leaves it to
+   * step 10. A store that cannot be read, or a receipt whose MAC does not verify, cannot say
+   * whether a person denied the call: its error reaches the host and the token is not used.
    */
   private async recordRefusal(token: string): Promise<void> {
     const core = this.core;
     if (!core.receipt) return;
+    const receipt = (await this.approvals!.store.get(approvalIdOf(token)))?.receipt;
+    if (!receipt || receipt.decision === "approve") return;
     try {
-      const receipt = (await this.approvals!.store.get(approvalIdOf(token)))?.receipt;
-      if (receipt && receipt.decision !== "approve") await core.receipt(receipt);
-    } catch {
-      // recorded already, or unreadable: the token is still only what step 10 makes of it
+      await core.receipt(receipt);
+    } catch (err) {
+      // receiptEntry names the receipt itself ("/receipt") when its shape or MAC is wrong
+      if (err instanceof StalwartError && err.code === "InputError" && err.pointer === "/receipt") {
+        throw new StalwartError("ApprovalUnreadable", `the approval store's receipt of \`${approvalIdOf(token)}\` is unusable: ${err.message}`, {
+          hint: "if it is damaged, restore it from a backup or move it aside (the confirmation it held is then gone: its call must be checked again)",
+        });
+      }
     }
   }
   report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {

@@ -4,7 +4,7 @@
  * judge). Each takes the saved session and answers with the next one.
  */
 import { Hono } from "hono";
-import { OUTCOMES, lastRun, type Session, type SignedReceipt } from "../../../portable/engine/index.js";
+import { OUTCOMES, StalwartError, lastRun, type Session, type SignedReceipt } from "../../../portable/engine/index.js";
 import { fields, isInt, isObject, isString, jsonBody, oneOf } from "../../http/body.js";
 import { describe } from "../../http/openapi.js";
 import type { CheckEnv } from "../env.js";
@@ -60,15 +60,21 @@ function lastRunOf(s: Session): number {
 /**
  * A person denied or edited the call a presented token covers (the page, the API): the receipt
  * enters the history first, so step 10 answers `denied` and a caller that kept the token cannot
- * use it. A receipt recorded already, or approvals that cannot answer, leave it to step 10.
+ * use it. A receipt recorded already, or one of another session or call, leaves it to step 10.
+ * Approvals that cannot answer, or a receipt whose MAC does not verify, cannot say whether a
+ * person denied the call: the request fails (its error answers) and the token is not used.
  */
 async function recordRefusal(decisionOf: ((token: string) => Promise<SignedReceipt | undefined>) | undefined, s: Session, token: string): Promise<void> {
   if (!decisionOf) return;
+  const receipt = await decisionOf(token);
+  if (!receipt || receipt.decision === "approve") return;
   try {
-    const receipt = await decisionOf(token);
-    if (receipt && receipt.decision !== "approve") await s.receipt(receipt);
-  } catch {
-    // recorded already, or unreadable: the token is only what step 10 makes of it
+    await s.receipt(receipt);
+  } catch (err) {
+    // receiptEntry names the receipt itself ("/receipt") when its shape or MAC is wrong
+    if (err instanceof StalwartError && err.code === "InputError" && err.pointer === "/receipt") {
+      throw new StalwartError("ApprovalUnreadable", `the tenant's receipt for this token is unusable: ${err.message}`);
+    }
   }
 }
 
