@@ -1,12 +1,19 @@
 /** The client's home (licence + state): `home` option, else $STALWART_HOME, else ~/.stalwart. */
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { StalwartError } from "../../worker/portable/engine/index.js";
+import { InputError, StalwartError } from "../../worker/portable/engine/index.js";
 
+/** The home to use; one that exists must be a folder (a file there failed later as an internal EEXIST). */
 export function resolveHome(home?: string): string {
-  return home ?? process.env.STALWART_HOME ?? join(homedir(), ".stalwart");
+  const dir = home ?? process.env.STALWART_HOME ?? join(homedir(), ".stalwart");
+  const s = statSync(dir, { throwIfNoEntry: false });
+  if (s && !s.isDirectory()) {
+    const from = home !== undefined ? "`home` (--home)" : process.env.STALWART_HOME !== undefined ? "$STALWART_HOME" : "the default home";
+    throw new InputError(`the home \`${dir}\` is not a folder`, "/home", `${from} must name a folder, or a path where one can be made`);
+  }
+  return dir;
 }
 
 /**

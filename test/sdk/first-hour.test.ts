@@ -9,7 +9,7 @@
  *     and otherwise says how to pass it.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, InputError, type SavedSession } from "../../cli/sdk/index.js";
 import { FIXTURE_NOW, licensedHome } from "../helpers/licensed-home.js";
@@ -66,6 +66,14 @@ describe("options: unknown keys and values are an InputError with a pointer and 
 });
 
 describe("answers that say what to fix", () => {
+  it("a home that is a file is an InputError naming it, not an internal EEXIST", async () => {
+    const file = join(licensedHome(), "not-a-folder");
+    writeFileSync(file, "");
+    const e = await thrown(() => new Client({ home: file }));
+    expect(e).toMatchObject({ code: "InputError", pointer: "/home" });
+    expect(e.message).toContain(file);
+  });
+
   const client = new Client({ home: licensedHome("first-hour"), now });
 
   it("a schema failure lists every failing argument with what its schema expects; pointer and rule name the first", async () => {
