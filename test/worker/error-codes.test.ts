@@ -118,6 +118,8 @@ describe("the same code in process and over HTTP", () => {
       const err = await (async () => client.resume(saved, { catalogue }).report(step, "ran"))().catch((e: unknown) => e);
       expect(err, mode).toBeInstanceOf(StalwartError);
       expect((err as StalwartError).code, mode).toBe("SessionSealInvalid");
+      // a key made anew (a deleted history.key) reads as another installation: the hint says so
+      expect((err as StalwartError).hint, mode).toContain("history key");
     }
   });
 });

@@ -141,7 +141,10 @@ export function restoreSaved(signed: SignedHistory, mac: TextMac, saved: ReadSav
   signed.carry(list);
   const sealed = expect.sealed !== undefined && expect.sealed.seal === seal && sameHeader(expect.sealed.header, header) ? seal : sealHeader(mac, header);
   if (!sameMac(sealed, seal)) {
-    throw new StalwartError("SessionSealInvalid", "the saved session's header was changed (its name, language, agent, context or catalogue), or it was sealed by another installation or tenant");
+    throw new StalwartError("SessionSealInvalid", "the saved session's header was changed (its name, language, agent, context or catalogue), or it was sealed by another installation or tenant", {
+      // a deleted history.key is made anew on first use: every session saved before then reads as another installation's
+      hint: "if this installation's history key (history.key under its home) or the tenant's history secret changed since the session was saved, restore the old one from a backup to continue it",
+    });
   }
   if (header.rulebook !== expect.rulebook) {
     throw new StalwartError("RulebookMismatch", header.rulebook ? `the saved session was checked with rulebook ${header.rulebook.slice(0, 12)}…; resume it with that rulebook` : "the saved session was started without a rulebook; resume it without one");
