@@ -37,6 +37,12 @@ const TABLE: readonly (readonly [string, readonly string[]])[] = [
   ["file://server.example/share", ["file://server.example/share"]],
   ["http://[fe80::1%25eth0]:8080/", ["http://[fe80::1%25eth0]:8080/"]],
   ["https://a.com/r?next=https://evil.com/x", ["https://a.com/r?next=https://evil.com/x", "https://evil.com/x"]],
+  // a URL parser drops tabs and newlines and keeps spaces and controls as userinfo up to `/ ? # \`
+  ["https://a.example.com\t@2130706433/x", ["https://a.example.com\t@2130706433/x"]],
+  ["https://a.example.com\r\n@intranet/", ["https://a.example.com\r\n@intranet/"]],
+  ["https://a.example.com @intranet", ["https://a.example.com @intranet"]],
+  ["https://a.example.com\u0000:pw@127.1/", ["https://a.example.com\u0000:pw@127.1/"]],
+  ["see https://a.example.com/x then @ana", ["https://a.example.com/x"]],
   // e-mail addresses
   ["x@y.com", ["x@y.com"]],
   ["Contact ana.silva+refunds@loja.com.br today", ["ana.silva+refunds@loja.com.br"]],
@@ -229,6 +235,8 @@ describe("hostile input", () => {
     "non-ASCII labels": "ção.".repeat(M / 4),
     "full-width dots": "ａ．".repeat(M / 2),
     "a long zone": `fe80::1%${"a".repeat(M)}`,
+    "URLs, each followed by a space": "http://a ".repeat(M / 9),
+    "URLs and at signs past a space": "http://a @".repeat(M / 10),
   };
   for (const [name, text] of Object.entries(cases)) {
     it(`1 MB of ${name} scans in linear time`, () => {
@@ -294,6 +302,9 @@ describe("destinationAllowed", () => {
     ["x@sub.shop.com", false],
     ["x@a.corp.com", true],
     ["x@corp.com", false],
+    ["https://a.example.com\t@127.1/", false], // fetch() connects to 127.0.0.1
+    ["https://a.example.com\n@evil.com/", false],
+    ["https://a.example.com @evil.com", false],
     ["mailto:receipts@example.com", true],
     ["mailto:receipts@example.com?bcc=spy@evil.com", false],
     ["mailto:x@shop.com,y@a.corp.com?subject=hi", true],

@@ -53,3 +53,27 @@ export function portEnd(s: string, n: number, e: number, strict: boolean): numbe
   if (Number(s.slice(e + 1, j)) > 65535 || next === 0x3a || (next === 0x2e && isDigit(s.charCodeAt(j + 1)))) return -1;
   return j;
 }
+
+/** From `from` to the first `/ ? # \\` or the end, and the last `@` in it (-1 if none). */
+export interface Run {
+  from: number;
+  end: number;
+  at: number;
+}
+export const NO_RUN: Run = { from: -1, end: -1, at: -1 };
+
+/**
+ * A URL parser's authority runs on past spaces and controls (it drops tabs and newlines, and
+ * percent-encodes the rest as userinfo) to the first `/ ? # \\`: so in `https://a.com\t@evil/`
+ * the host is `evil`. The scanner's authority stops at the break; this reads what lies past it.
+ */
+export function runOn(s: string, n: number, from: number): Run {
+  let end = from;
+  let at = -1;
+  for (; end < n; end++) {
+    const c = s.charCodeAt(end);
+    if (c === 0x2f || c === 0x3f || c === 0x23 || c === 0x5c) break;
+    if (c === 0x40) at = end;
+  }
+  return { from, end, at };
+}

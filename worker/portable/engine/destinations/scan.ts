@@ -7,8 +7,9 @@
  *   (one letter is a drive, `C:\\`), `http:evil.com` / `http:\\evil.com` for the special schemes
  *   a URL parser reads that way, `mailto:a@b.com`, and `//host/path` when the host is a name or IP
  *   as below. Reported whole, from the scheme to the end of the path, trailing punctuation and
- *   unbalanced closing brackets left out. A URL inside a URL's path or query
- *   (`?next=https://evil.example`) is reported too;
+ *   unbalanced closing brackets left out; with what follows a space or control when an `@`
+ *   comes after it before `/ ? # \` (`https://a.com\t@evil/`: a parser's host is `evil`). A URL
+ *   inside a URL's path or query (`?next=https://evil.example`) is reported too;
  * - an e-mail address or userinfo `local@host`, any name or IPv4 the host parser reads
  *   (`root@intranet`, `x@0x7f.1`), or `[10.0.0.1]` / `[IPv6:…]`;
  * - a UNC path `\\host\share`, any name or IPv4;
@@ -35,7 +36,7 @@
  */
 import { ALPHA, SCHEME, asciiFlags, isBreak, isDot, isHex, isLabel } from "./chars.js";
 import { Found } from "./found.js";
-import { portEnd, urlEnd } from "./ends.js";
+import { NO_RUN, type Run, portEnd, runOn, urlEnd } from "./ends.js";
 import { LONGEST_IPV6, LONGEST_ZONE, isIPv4, isIPv6, looksV6, v6RunEnd, v6Start, zoneEnd } from "./ip.js";
 import { MARKED, NONE, PORT, hasEscape, isEscape, isLocalhost, labelEnd, namesHost } from "./runs.js";
 
@@ -58,6 +59,8 @@ export class Scanner {
   private memoStart = -1;
   private memoEnd = -1;
   private memoAt = -1;
+  /** The stretch past the break an authority stopped at, read once (`runOn`). */
+  private run: Run = NO_RUN;
 
   /** Where finds go; set for each call (one scanner serves every call: the scan never yields). */
   found = new Found();
@@ -77,6 +80,7 @@ export class Scanner {
     this.n = s.length;
     this.floor = 0;
     this.memoStart = this.memoEnd = this.memoAt = -1;
+    this.run = NO_RUN;
     const n = this.n;
     const found = this.found;
     let i = 0;
@@ -262,6 +266,11 @@ export class Scanner {
       this.memoStart = j;
       this.memoEnd = e;
       this.memoAt = at;
+      // A URL parser reads on past spaces and controls to `/ ? # \`: a later `@` ends the userinfo.
+      if (e < n && isBreak(s.charCodeAt(e))) {
+        if (e < this.run.from || e > this.run.end) this.run = runOn(s, n, e);
+        if (this.run.at >= e) [at, e] = [this.run.at, this.run.end];
+      }
     }
     const hs = at >= 0 ? at + 1 : j;
     let he = hs;
