@@ -59,8 +59,8 @@ export class Scanner {
   private memoStart = -1;
   private memoEnd = -1;
   private memoAt = -1;
-  /** The stretch past the break an authority stopped at, read once (`runOn`). */
-  private run: Run = NO_RUN;
+  private run: Run = NO_RUN; // the stretch past the break an authority stopped at, read once
+  private plain = -1; // no mailto with a `%40` starts before this
 
   /** Where finds go; set for each call (one scanner serves every call: the scan never yields). */
   found = new Found();
@@ -81,6 +81,7 @@ export class Scanner {
     this.floor = 0;
     this.memoStart = this.memoEnd = this.memoAt = -1;
     this.run = NO_RUN;
+    this.plain = -1;
     const n = this.n;
     const found = this.found;
     let i = 0;
@@ -301,15 +302,22 @@ export class Scanner {
   /** `mailto:` at `a`, its address at `j`: reported whole with its query (`?cc=…`). */
   private atMailto(a: number, j: number): number {
     const s = this.s;
-    const n = this.n;
     let at = j;
-    while (at < n && this.isLocalChar(s.charCodeAt(at))) at++;
-    if (at === j || s.charCodeAt(at) !== 0x40) return -1;
+    while (at < this.n && this.isLocalChar(s.charCodeAt(at))) at++;
+    if (at === j || s.charCodeAt(at) !== 0x40) return j < this.plain ? -1 : this.atEncodedMailto(a, j);
     const de = this.domainEnd(at + 1);
     if (de < 0) return -1;
     const end = urlEnd(s, this.n, a, de, de);
     this.emit(a, end);
     return end;
+  }
+
+  /** RFC 6068 lets a `mailto:` write `@` as `%40`: a mail client decodes it. No `%40`, none before `plain`. */
+  private atEncodedMailto(a: number, j: number): number {
+    const end = urlEnd(this.s, this.n, a, j, j);
+    const encoded = /%40/i.test(this.s.slice(j, end));
+    if (encoded) this.emit(a, end);
+    return encoded ? end : ((this.plain = end), -1);
   }
 
   /**
