@@ -301,9 +301,17 @@ function readAt(ev: Record<string, unknown>, required: boolean, field = "at"): n
     if (required) fail("a `session` event needs its time `at`", "e.g. \"at\":\"2026-11-29T12:00:00Z\" (RFC 3339, with a time zone); later events without `at` happen at the previous event's time");
     return undefined;
   }
-  const t = typeof ev.at === "string" && TIMESTAMP.test(ev.at) ? Date.parse(ev.at) : NaN;
+  const t = typeof ev.at === "string" && TIMESTAMP.test(ev.at) && dayExists(ev.at) ? Date.parse(ev.at) : NaN;
   if (!Number.isFinite(t)) fail(`\`${field}\` must be an RFC 3339 time with a time zone, not ${describe(ev.at)}`, "e.g. \"2026-11-29T12:00:00Z\" or \"2026-11-29T09:00:00-03:00\"");
   return t;
+}
+
+/** `Date.parse` reads 2027-02-29 as March 1st: a day past its month's last is no date. */
+function dayExists(at: string): boolean {
+  const [y, m, d] = [Number(at.slice(0, 4)), Number(at.slice(5, 7)), Number(at.slice(8, 10))];
+  const last = new Date(0);
+  last.setUTCFullYear(y, m, 0); // not Date.UTC, which reads years 0-99 as 1900-1999
+  return d <= last.getUTCDate();
 }
 
 function object(v: unknown, field: string): Record<string, unknown> {

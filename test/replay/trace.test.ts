@@ -80,6 +80,9 @@ describe("parseTrace: errors name the line, say what is wrong and how to fix it"
   it("times: RFC 3339 with a zone, never backwards (approved_at included)", () => {
     expect(one(`{"v":1,"type":"session","name":"b"}`).message).toBe("a `session` event needs its time `at`");
     expect(one(SESSION, `{"type":"turn","text":"oi","at":"2026-11-29 12:00"}`).message).toBe("`at` must be an RFC 3339 time with a time zone, not a string `2026-11-29 12:00`");
+    // a day the month does not have is no time, not the first days of the next month
+    expect(one(SESSION, `{"type":"turn","text":"oi","at":"2026-12-01T00:00:00Z"}`, `{"type":"turn","text":"oi","at":"2027-02-29T12:00:00Z"}`).message).toBe("`at` must be an RFC 3339 time with a time zone, not a string `2027-02-29T12:00:00Z`");
+    expect(one(SESSION, `{"type":"turn","text":"oi","at":"2026-12-01T00:00:00Z"}`, `{"type":"turn","text":"oi","at":"2027-04-31T12:00:00-03:00"}`).message).toBe("`at` must be an RFC 3339 time with a time zone, not a string `2027-04-31T12:00:00-03:00`");
     expect(one(SESSION, `{"type":"call","id":"c1","tool":"x","args":{},"approved":true,"approved_at":"tomorrow"}`).message).toBe("`approved_at` must be an RFC 3339 time with a time zone, not a string `tomorrow`");
     expect(one(SESSION, `{"type":"turn","text":"oi","at":"2026-11-29T11:59:59Z"}`).message).toBe("time goes backwards: `at` is 2026-11-29T11:59:59.000Z, before the previous event's 2026-11-29T12:00:00.000Z");
     const p = problems(
