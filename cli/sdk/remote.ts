@@ -200,7 +200,9 @@ export class RemoteSession implements SessionCore {
     }
     try {
       const r = await this.send("/v1/check", { tool, args, options });
-      return r.check as CheckResult;
+      // a 200 that is not a check (a proxy, another service at the URL) is no answer: never handed on
+      if (!isCheck(r?.check)) return unavailable(new Unavailable("the check worker answered 200 without a check"));
+      return r.check;
     } catch (err) {
       if (err instanceof Unavailable || err instanceof CheckTimeout) return unavailable(err);
       throw err;
@@ -222,6 +224,13 @@ export class RemoteSession implements SessionCore {
     if (!this.current) throw new StalwartError("SessionNotReady", "the session has not been created on the worker yet; await a call first");
     return this.current.saved();
   }
+}
+
+const DECISIONS: readonly unknown[] = ["allow", "confirm", "refuse"];
+function isCheck(v: unknown): v is CheckResult {
+  if (typeof v !== "object" || v === null) return false;
+  const c = v as Record<string, unknown>;
+  return DECISIONS.includes(c.decision) && Array.isArray(c.reasons) && c.reasons.every((x) => typeof x === "string") && Number.isInteger(c.step);
 }
 
 function unavailable(err: unknown): CheckResult {

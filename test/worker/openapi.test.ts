@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { openapiPath, openapiPaths } from "../../worker/workerd/http/openapi.js";
-import { testApp } from "./app-env.js";
+import { storeYaml, testApp } from "./app-env.js";
 
 async function served() {
   const { app, call } = testApp();
@@ -39,6 +39,24 @@ describe("the check worker's OpenAPI document", () => {
     for (const o of ops) expect(Object.keys(o.responses).some((k) => /^4(\d\d|XX)$/.test(k)), o.operationId).toBe(true);
     expect(doc.servers.length).toBeGreaterThan(0);
     expect(doc.info.license).toMatchObject({ name: "Apache-2.0" });
+  });
+
+  it("declares the status of each error a route answers (the 409s of a carried session)", async () => {
+    const { doc } = await served();
+    const { call } = testApp();
+    await call("PUT", "/v1/catalogues/store", storeYaml, undefined, "application/yaml");
+    const saved = ((await (await call("POST", "/v1/sessions", { catalogue: "store", name: "b" })).json()) as any).session;
+    const answered: [string, string, Response][] = [
+      // an entry added after the seal: the history does not verify
+      ["post", "/v1/report", await call("POST", "/v1/report", { session: { ...saved, entries: [...saved.entries, { kind: "x" }] }, step: 0, outcome: "ran" })],
+      // the delta form to an isolate that does not hold the entries left out
+      ["post", "/v1/check", await call("POST", "/v1/check", { session: { ...saved, entries: [], since: 5 }, tool: "get_order", args: { order_id: "1" } })],
+    ];
+    for (const [method, path, res] of answered) {
+      const code = ((await res.json()) as any).error?.code;
+      expect(res.status, `${method} ${path} ${code}`).toBe(409);
+      expect(Object.keys(doc.paths[path][method].responses), `${method} ${path} ${code}`).toContain("409");
+    }
   });
 
   it("passes Redocly's recommended rules with no error and no warning", async () => {

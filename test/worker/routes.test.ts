@@ -72,6 +72,19 @@ describe("check worker routes", () => {
     expect(badStep.status).toBe(400);
   });
 
+  it("plans an undo only from arguments given as an object: anything else is a 400 naming /args, not an undo bound to nothing", async () => {
+    const { call } = testApp();
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
+    const s = (await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "billing" }))).body.session;
+    for (const args of [[1], "4411", 7, null]) {
+      const r = await json(await call("POST", "/v1/plan", { session: s, kind: "undo", tool: "refund_card", args, result: { refund_id: "rf-1" } }));
+      expect({ status: r.status, code: r.body.error?.code, pointer: r.body.error?.pointer }, JSON.stringify(args)).toEqual({ status: 400, code: "invalid_request", pointer: "/args" });
+    }
+    const ok = await json(await call("POST", "/v1/plan", { session: s, kind: "undo", tool: "refund_card", args: { order_id: "4411", amount: 40 }, result: { refund_id: "rf-1" } }));
+    expect(ok.status).toBe(200);
+    expect((await json(await call("POST", "/v1/plan", { session: s, kind: "judge", tool: "get_order", result: {} }))).status).toBe(200);
+  });
+
   it("keeps tenants apart: catalogues, and histories MAC'd for another tenant", async () => {
     const { call } = testApp();
     await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");

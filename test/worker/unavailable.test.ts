@@ -49,4 +49,24 @@ describe("check_unavailable", () => {
     const answer = await s.checkToolCall("get_order", { order_id: "1" });
     expect(answer.reasons).toEqual(["check_unavailable"]);
   });
+
+  it("an answer that is not a check (a proxy's or another service's 200): refused check_unavailable, never handed on", async () => {
+    let body = "";
+    const other = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((r) => other.listen(0, "127.0.0.1", () => r()));
+    const port = (other.address() as { port: number }).port;
+    for (body of ["{}", '{"check":null}', '"allow"', '{"check":{"decision":"maybe"}}', '{"check":{"decision":"allow"}}', '{"check":{"decision":"allow","reasons":"none","step":1}}']) {
+      const client = new Client({ url: `http://127.0.0.1:${port}`, key: "sk_whatever_0123456789", timeoutMs: 1000 });
+      const s = client.resume({ v: 1, catalogue: "x", entries: [] } as never, { catalogue: "store" });
+      expect(await s.checkToolCall("get_order", { order_id: "1" }), body).toMatchObject({ decision: "refuse", reasons: ["check_unavailable"] });
+    }
+    other.closeAllConnections();
+    other.close();
+  });
 });

@@ -14,6 +14,7 @@ const errors = {
   "400": answer("malformed request: `malformed_json`, `invalid_request` (with a `pointer`), `session_invalid`, `catalogue_invalid` (with `problems`)"),
   "401": answer("missing or wrong key (`unauthorized`)"),
   "404": answer("unknown route, catalogue or rulebook (`not_found`, `catalogue_not_found`, `rulebook_not_found`)"),
+  "409": answer("a session that does not verify or moved on (`history_invalid`), the delta form to an isolate that does not hold the entries left out (`session_history_needed`: send it in full), or an approval decided already (`approval_decided`)"),
   "413": answer("body over 1 MiB (`body_too_large`)"),
   "415": answer("wrong content type (`unsupported_media_type`)"),
   "503": answer("the worker has no valid licence (`licence_required`, `licence_invalid`) or no history secret (`history_secret_missing`); nothing is allowed"),

@@ -43,7 +43,8 @@ const planBody = jsonBody((b) => {
     tool: field(b, "tool", isString, "a tool name"),
     session: sessionOf(b),
     step: kind === "follow" ? field(b, "step", isInt, "a step number") : 0,
-    args: isObject(b.args) ? b.args : {},
+    // absent is none; anything but an object is a 400, not an undo bound to nothing
+    args: optional(b, "args", isObject, "an object (the checked call's arguments)") ?? {},
     result: b.result,
   };
 });
