@@ -27,6 +27,13 @@ function record(): PendingRecord {
   };
 }
 
+/** The local page over `store`, and the cookie of a person signed in to it. */
+async function signedIn(store: MemoryApprovalStore, mac: () => Uint8Array) {
+  const app = approvalsApp({ base: "", local: true, now: () => 1, login: () => ({ by: "ana" }), storeFor: () => store, macFor: () => mac, cookieMac: () => mac });
+  const login = await app.request("http://localhost/login", { method: "POST", headers: { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ code: "1", by: "ana" }) });
+  return { app, cookie: (login.headers.get("set-cookie") ?? "").split(";")[0]! };
+}
+
 const controls = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF\u0080-\u009F]/;
 
 describe("hostile argument values on the approvals page and in `approvals show`", () => {
@@ -34,9 +41,7 @@ describe("hostile argument values on the approvals page and in `approvals show`"
     const store = new MemoryApprovalStore();
     store.add(record());
     const mac = () => new Uint8Array(32);
-    const app = approvalsApp({ base: "", local: true, now: () => 1, login: () => ({ by: "ana" }), storeFor: () => store, macFor: () => mac, cookieMac: () => mac });
-    const login = await app.request("http://localhost/login", { method: "POST", headers: { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ code: "1", by: "ana" }) });
-    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const { app, cookie } = await signedIn(store, mac);
     const html = await (await app.request("http://localhost/p/p_00000000000000b1", { headers: { cookie } })).text();
     const cells = [...html.matchAll(/<td class="v">([^<]*)<\/td>/g)].map((m) => m[1]!);
     expect(cells.some((c) => controls.test(c))).toBe(false);
@@ -63,9 +68,7 @@ describe("hostile argument values on the approvals page and in `approvals show`"
     expect(text).toContain("(agent bot[U+001B][8m)");
     expect(text).toContain("denied by ana[U+202E]");
     expect(text).toContain("— no[U+001B][2J");
-    const app = approvalsApp({ base: "", local: true, now: () => 1, login: () => ({ by: "ana" }), storeFor: () => store, macFor: () => mac, cookieMac: () => mac });
-    const login = await app.request("http://localhost/login", { method: "POST", headers: { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ code: "1", by: "ana" }) });
-    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const { app, cookie } = await signedIn(store, mac);
     const html = await (await app.request("http://localhost/p/p_00000000000000b1", { headers: { cookie } })).text();
     expect(/[\u001b\u202E]/.test(html)).toBe(false);
     expect(html).toContain("agent bot[U+001B][8m");
@@ -75,9 +78,7 @@ describe("hostile argument values on the approvals page and in `approvals show`"
     const store = new MemoryApprovalStore();
     store.add(record());
     const mac = () => new Uint8Array(32);
-    const app = approvalsApp({ base: "", local: true, now: () => 1, login: () => ({ by: "ana" }), storeFor: () => store, macFor: () => mac, cookieMac: () => mac });
-    const login = await app.request("http://localhost/login", { method: "POST", headers: { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ code: "1", by: "ana" }) });
-    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const { app, cookie } = await signedIn(store, mac);
     for (const [path, headers] of [["/", { cookie }], ["/p/p_00000000000000b1", { cookie }], ["/", {}]] as const) {
       const r = await app.request(`http://localhost${path}`, { headers });
       expect(r.headers.get("x-frame-options"), path).toBe("DENY");

@@ -31,6 +31,14 @@ async function pendingFor(store: FileApprovalStore, path: string, ms = 30_000): 
 
 const approvals = (h: string, verb: "approve" | "deny", id: string) => run(process.execPath, ["--import", "tsx", MAIN, "approvals", verb, id, "--home", h, "--as", "the person"], { cwd: ROOT, timeout: 60_000 });
 
+/** An in-process gateway over HTTP in front of the filesystem server, waiting `approvalWaitMs` for a person. */
+async function filesystemGateway(tag: string, approvalWaitMs: number) {
+  const dir = allowedDir();
+  const h = home();
+  const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-${tag}-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, approvalWaitMs, log: () => undefined });
+  return { dir, h, gw };
+}
+
 describe("--approval-wait", () => {
   it("approved by `stalwart approvals approve` within the wait: the call runs once; denied: it does not run", async () => {
     const dir = allowedDir();
@@ -65,9 +73,7 @@ describe("--approval-wait", () => {
   }, 180_000);
 
   it("undecided when the wait ends: isError, the call waits for a person with its pending id, and nothing ran", async () => {
-    const dir = allowedDir();
-    const h = home();
-    const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-wait2-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, approvalWaitMs: 800, log: () => undefined });
+    const { dir, h, gw } = await filesystemGateway("wait2", 800);
     try {
       const { client } = await overHttp(downstreamClient({}), gw.url!);
       const file = join(dir, "undecided.txt");
@@ -117,9 +123,7 @@ describe("--approval-wait", () => {
   }, 120_000);
 
   it("edited in the store and still needing a person: the new record says where each argument came from (the edit is `reply`), not `missing`", async () => {
-    const dir = allowedDir();
-    const h = home();
-    const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-edit-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, approvalWaitMs: 30_000, log: () => undefined });
+    const { dir, h, gw } = await filesystemGateway("edit", 30_000);
     try {
       const { client } = await overHttp(downstreamClient({}), gw.url!);
       const file = join(dir, "edited.txt");
