@@ -45,6 +45,8 @@ interface ArgsSpec {
 interface Input<O extends OptionSpecs> {
   values: Values<O>;
   positionals: string[];
+  /** how many of `positionals` came before `--` (the rest are words the command passes on as they are) */
+  beforeEnd: number;
   io: Io;
 }
 
@@ -187,11 +189,13 @@ function optionError(leaf: Leaf, argv: string[], options: ParseOptions): Stalwar
   return usageError("the options do not parse");
 }
 
-function parse(leaf: Leaf, argv: string[]): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+function parse(leaf: Leaf, argv: string[]): { values: Record<string, string | boolean | undefined>; positionals: string[]; beforeEnd: number } {
   const options = parseOptions(leaf);
-  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[]; beforeEnd: number };
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    const { values, positionals, tokens } = parseArgs({ args: argv, options, allowPositionals: true, strict: true, tokens: true });
+    const end = tokens.findIndex((t) => t.kind === "option-terminator");
+    parsed = { values, positionals, beforeEnd: tokens.slice(0, end < 0 ? tokens.length : end).filter((t) => t.kind === "positional").length };
   } catch {
     throw optionError(leaf, argv, options);
   }
@@ -234,8 +238,8 @@ export async function runLeaf(leaf: Leaf, argv: string[], io: Io = processIo()):
   }
   const json = argv.includes("--json");
   try {
-    const { values, positionals } = parse(leaf, argv);
-    return await leaf.run({ values, positionals, io });
+    const { values, positionals, beforeEnd } = parse(leaf, argv);
+    return await leaf.run({ values, positionals, beforeEnd, io });
   } catch (err) {
     return report(err, io, { json, path: leaf.path, help: usageHint(leaf) });
   }

@@ -36,8 +36,9 @@ export const command = defineCommand({
     out: { type: "string", short: "o", value: "FILE", help: "init: where to write the starter catalogue (default agent.yaml)" },
     force: { type: "boolean", help: "init: overwrite an existing file" },
   },
-  async run({ values: v, positionals }) {
-    if (positionals[0] === "init") return init(v, positionals.slice(1));
+  async run({ values: v, positionals, beforeEnd }) {
+    // after `--` every word is the tool server's command: `-- init …` is a server named init
+    if (beforeEnd > 0 && positionals[0] === "init") return init(v, positionals.slice(1));
     if (!v.catalogue) throw usageError("`--catalogue` is required");
     const upstream = upstreamOf(v.url, positionals);
     if (typeof upstream === "string") throw usageError(upstream);

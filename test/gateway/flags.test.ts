@@ -3,11 +3,11 @@
  * error naming the flag, never a gateway that starts and then behaves otherwise.
  */
 import { describe, expect, it } from "vitest";
-import { writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runGroup } from "../../cli/command.js";
 import { root } from "../../cli/commands/index.js";
-import { allowedDir, downstreamClient, home, overStdio, text } from "./helpers.js";
+import { allowedDir, downstreamClient, home, overStdio, ROOT, text } from "./helpers.js";
 
 const FAULTS = join(import.meta.dirname, "fixtures/faults-server.ts");
 const CATALOGUE = `
@@ -61,5 +61,16 @@ describe("gateway timeouts", { timeout: 60_000 }, () => {
     expect(r.stderr).toContain("cannot read");
     expect(r.stderr.split("\n").filter((l) => l.trim().startsWith("hint:"))).toHaveLength(1);
   });
-});
 
+  it("after `--` every word is the tool server's: `-- init ARGS` runs a server named init, not `gateway init`", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    // a tool server whose command is literally `init`, found on PATH as a host would find it
+    writeFileSync(join(dir, "init"), `#!/bin/sh\ncd ${JSON.stringify(ROOT)} && exec ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(FAULTS)} "$@"\n`);
+    chmodSync(join(dir, "init"), 0o755);
+    const d = await overStdio(downstreamClient({}), ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--", "init", "--verbose"], { PATH: `${dir}:${process.env.PATH}` });
+    const r = await d.client.callTool({ name: "note", arguments: { text: "from init" } });
+    expect(text(r)).toBe('noted {"text":"from init"}');
+    await d.client.close();
+  });
+});
