@@ -9,6 +9,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { approvalsApp } from "../../worker/portable/approvals/app.js";
 import { FileApprovalStore } from "./store.js";
 import { homeMac } from "./mac.js";
+import { loopbackHost } from "../loopback.js";
 
 export interface ServeOptions {
   home: string;
@@ -65,18 +66,6 @@ export async function serveApprovals(o: ServeOptions): Promise<RunningPage> {
       server.close(() => resolve());
     }),
   };
-}
-
-/**
- * The page answers only under a loopback name and its own port. A site the person visits can
- * point its own name at 127.0.0.1 (DNS rebinding): its requests then carry its name as their Host
- * and Origin, so they pass the same-origin check, and five wrong sign-ins burned the one-time
- * code (a guess right would have signed that site in).
- */
-function loopbackHost(url: string, port: number): boolean {
-  const u = new URL(url);
-  const name = u.hostname;
-  return (name === "localhost" || name === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(name)) && Number(u.port || 80) === port;
 }
 
 function notHere(): Response {

@@ -6,16 +6,14 @@
  *   - 2025-era clients: a sessionful `WebStandardStreamableHTTPServerTransport` per MCP session,
  *     because pushing `elicitation/create` to the person and `list_changed` to the client needs the
  *     session (per-request legacy serving has no way back to the client).
- * Host and Origin are checked first (DNS rebinding), for a loopback bind: the gateway serves the
- * person's own machine.
+ * Host and Origin are checked first: the gateway serves the person's own machine, and a web page
+ * there (another local port, or a name rebound to 127.0.0.1) must not drive it.
  */
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
-import {
-  WebStandardStreamableHTTPServerTransport, createMcpHandler, hostHeaderValidationResponse, isLegacyRequest,
-  localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse, type McpServerFactory,
-} from "@modelcontextprotocol/server";
+import { WebStandardStreamableHTTPServerTransport, createMcpHandler, isLegacyRequest, type McpServerFactory } from "@modelcontextprotocol/server";
 import { InputError } from "../../worker/portable/engine/index.js";
+import { loopbackHost } from "../loopback.js";
 
 export interface Listening {
   url: string;
@@ -39,11 +37,12 @@ export function parseListen(value: string): { host: string; port: number } {
 export async function listen(factory: McpServerFactory, at: { host: string; port: number }): Promise<Listening> {
   const modern = createMcpHandler(factory, { legacy: "reject" });
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  const hosts = localhostAllowedHostnames();
-  const origins = localhostAllowedOrigins();
+  // the port is known once bound (`--listen 127.0.0.1:0` in tests); until then nothing is served
+  let port = -1;
+  let own = new Set<string>();
 
   const fetch = async (request: Request): Promise<Response> => {
-    const rejected = hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
+    const rejected = refused(request, port, own);
     if (rejected) return rejected;
     if (new URL(request.url).pathname !== "/mcp") return new Response("not found: the MCP endpoint is /mcp\n", { status: 404 });
     const sid = request.headers.get("mcp-session-id");
@@ -69,7 +68,13 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
   };
 
   const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch, hostname: at.host, port: at.port }, () => resolve(s));
+    const s = serve({ fetch, hostname: at.host, port: at.port }, () => {
+      const a = s.address() as AddressInfo;
+      port = a.port;
+      // the origin as listened (`localhost`) and as bound and printed (127.0.0.1)
+      own = new Set([at.host, a.address].map((h) => new URL(`http://${h.includes(":") ? `[${h}]` : h}:${a.port}`).origin));
+      resolve(s);
+    });
     s.once("error", reject);
   });
   const address = server.address() as AddressInfo;
@@ -90,6 +95,20 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
       });
     },
   };
+}
+
+/**
+ * A request the gateway does not serve: a Host that is not a loopback name at its port (a rebound
+ * name), or an Origin that is present and not the gateway's own (a page on another local port is
+ * as foreign as any site). No Origin passes: clients outside a browser send none.
+ */
+function refused(request: Request, port: number, own: ReadonlySet<string>): Response | undefined {
+  const [first] = own;
+  const here = `the gateway answers only at ${first ?? "its loopback address"}`;
+  if (!loopbackHost(request.url, port)) return json(403, { jsonrpc: "2.0", error: { code: -32000, message: `Forbidden: Host \`${request.headers.get("host") ?? ""}\` is not this gateway's (${here})` }, id: null });
+  const origin = request.headers.get("origin");
+  if (origin !== null && !own.has(origin)) return json(403, { jsonrpc: "2.0", error: { code: -32000, message: `Forbidden: Origin \`${origin}\` is not this gateway's own (${here}; a web page elsewhere may not call it)` }, id: null });
+  return undefined;
 }
 
 function json(status: number, body: unknown): Response {
