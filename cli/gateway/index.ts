@@ -3,7 +3,7 @@
  * worker with `checkUrl`), the upstream tool server, and the downstream server on stdio or HTTP.
  * docs/gateway.md says what it checks, what it can and cannot see, and how a person is asked.
  */
-import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { Client } from "../sdk/index.js";
 import { resolveHome } from "../sdk/home.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
@@ -19,6 +19,7 @@ import { listen } from "./http.js";
 import { Pins, pinsOf } from "./pins.js";
 import { OUTSIDE_TOOLS, withOutsideReads } from "./outside.js";
 import { Relay } from "./relay.js";
+import { CheckedStdioTransport } from "./stdio.js";
 
 export interface GatewayOptions {
   /** path to agent.yaml */
@@ -131,7 +132,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   } else {
     // The SDK's stdio transport ends the connection on a message over its buffer (10 MB) and says
     // so only to `onerror`: the gateway must not vanish without saying why (exit 0, nothing logged).
-    const transport = new StdioServerTransport();
+    // It answers what the SDK's transport drops in silence (stdio.ts).
+    const transport = new CheckedStdioTransport();
     let failure: Error | undefined;
     const handle = serveStdio(factory, { transport, onerror: (err) => void (/exceeded maximum size/.test(err.message) && (failure = err)) });
     ended = new Promise((resolve) => {

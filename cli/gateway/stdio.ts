@@ -1,0 +1,101 @@
+/**
+ * The downstream stdio transport: the SDK's `StdioServerTransport`, reading lines itself so that
+ * what the SDK drops in silence is answered as JSON-RPC 2.0 (section 5.1) requires. The SDK skips
+ * a line that is not JSON and only reports one that is not a JSON-RPC message to `onerror`, so a
+ * client that sent either waited forever; here the first gets a Parse error (-32700, id null) and
+ * the second an Invalid Request (-32600, its id when one can be read). Valid messages reach the
+ * SDK as it parses them (`parseJSONRPCMessage` of the line's JSON); writing is the SDK's own.
+ *
+ * A request whose id is that of one still running is also an Invalid Request, answered at once and
+ * never delivered: the SDK would run it too (a checked call twice), answer both under the one id,
+ * and keep only the newer one's handle for `notifications/cancelled`. An id is free again once the
+ * gateway has answered it, or the client has cancelled it.
+ */
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { INVALID_REQUEST, PARSE_ERROR, STDIO_DEFAULT_MAX_BUFFER_SIZE, parseJSONRPCMessage, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/server";
+
+export class CheckedStdioTransport extends StdioServerTransport {
+  private buffer: Buffer | undefined;
+  private readonly max: number;
+  /** ids of the client's requests delivered and not yet answered nor cancelled */
+  private readonly running = new Set<RequestId>();
+
+  constructor(stdin = process.stdin, stdout = process.stdout, options?: { maxBufferSize?: number }) {
+    super(stdin, stdout, options);
+    this.max = options?.maxBufferSize ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
+  }
+
+  // the SDK's reader, line for line, with its size limit (over it: onerror, then closed)
+  override _ondata = (chunk: Buffer): void => {
+    if ((this.buffer?.length ?? 0) + chunk.length > this.max) {
+      this.buffer = undefined;
+      this.onerror?.(new Error(`ReadBuffer exceeded maximum size of ${this.max} bytes`));
+      void this.close().catch(() => undefined);
+      return;
+    }
+    this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
+    for (let at = this.buffer.indexOf("\n"); this.buffer && at !== -1; at = this.buffer.indexOf("\n")) {
+      const line = this.buffer.toString("utf8", 0, at).replace(/\r$/, "");
+      this.buffer = this.buffer.subarray(at + 1);
+      try {
+        this.receive(line);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+    }
+  };
+
+  override async close(): Promise<void> {
+    this.buffer = undefined;
+    this.running.clear();
+    return super.close();
+  }
+
+  override send(message: JSONRPCMessage): Promise<void> {
+    // the gateway's answer to a request: its id may be used again
+    if (("result" in message || "error" in message) && message.id !== undefined) this.running.delete(message.id);
+    return super.send(message);
+  }
+
+  private receive(line: string): void {
+    // a blank line is no message (nothing to answer)
+    if (line.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return this.refuse(null, PARSE_ERROR, "Parse error: the line is not JSON");
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch {
+      return this.refuse(readableId(value), INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request, notification or response (MCP does not take batches)");
+    }
+    if ("method" in message && "id" in message) {
+      if (this.running.has(message.id)) return this.refuse(message.id, INVALID_REQUEST, `Invalid Request: id ${JSON.stringify(message.id)} is already used by a request still running; it was not run`);
+      this.running.add(message.id);
+    } else if ("method" in message && message.method === "notifications/cancelled") {
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof id === "string" || typeof id === "number") this.running.delete(id);
+    }
+    this.onmessage?.(message);
+  }
+
+  /** An error answer that frees no id (the request it refuses was never delivered). */
+  private refuse(id: RequestId | null, code: number, message: string): void {
+    super.send({ jsonrpc: "2.0", id, error: { code, message } } as JSONRPCMessage).catch((error: unknown) => this.onerror?.(error as Error));
+  }
+}
+
+/**
+ * The id of a message that is not valid, when it can be read: a string or number, on something
+ * that is not a response (a response's id is one of the gateway's own, answering it would reach
+ * whichever request of the client's has that number).
+ */
+function readableId(value: unknown): RequestId | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const m = value as Record<string, unknown>;
+  if ("result" in m || "error" in m) return null;
+  return typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
+}

@@ -1,0 +1,110 @@
+/**
+ * The gateway on stdio as JSON-RPC 2.0 asks, line by line: the real process, raw lines written to
+ * its stdin. A line that is not JSON gets a Parse error (-32700, id null); a message that is not a
+ * JSON-RPC request gets an Invalid Request (-32600, with its id when one can be read), so a client
+ * is never left waiting. A second request with the id of one still running is answered Invalid
+ * Request at once and never run: the first, a checked call, finishes once with its own answer.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { homeMac } from "../../cli/approvals/mac.js";
+import { approvalStatus, decide } from "../../worker/portable/engine/index.js";
+import { allowedDir, filesystemCatalogue, FILESYSTEM, home, MAIN, ROOT } from "./helpers.js";
+
+interface Reply {
+  jsonrpc: string;
+  id: unknown;
+  result?: { isError?: boolean; content?: { text?: string }[] };
+  error?: { code: number; message: string };
+}
+
+const children: ChildProcessWithoutNullStreams[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill();
+});
+
+/** The gateway as a host starts it, initialized with raw lines; `replies` are the lines it wrote back. */
+async function rawGateway(args: string[]) {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--quiet", ...args], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+  children.push(child);
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr.resume();
+  const replies = () => out.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Reply);
+  const write = (line: string) => child.stdin.write(line + "\n");
+  const send = (m: unknown) => write(JSON.stringify(m));
+  /** the replies once `n` have come */
+  const wait = async (n: number): Promise<Reply[]> => {
+    await expect.poll(() => replies().length, { timeout: 30_000 }).toBeGreaterThanOrEqual(n);
+    return replies();
+  };
+  send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+  await wait(1);
+  send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return { write, send, wait, replies };
+}
+
+describe("gateway on stdio, raw JSON-RPC lines", () => {
+  it("a line that is not JSON gets a Parse error; a malformed request an Invalid Request, with its id when readable; then it keeps serving", async () => {
+    const dir = allowedDir();
+    const g = await rawGateway(["--home", home(), "--catalogue", filesystemCatalogue(dir, join(dir, "..", `agent-raw-${Date.now()}.yaml`)), "--", process.execPath, FILESYSTEM, dir]);
+    const bad: [string, unknown, number][] = [
+      ["{not json", null, -32700],
+      ['{"jsonrpc":"2.0","id":7,"method":5}', 7, -32600],
+      ['{"jsonrpc":"1.0","id":"x","method":"ping"}', "x", -32600],
+      ['{"jsonrpc":"2.0","id":{"no":"t an id"},"method":"ping"}', null, -32600],
+      ['{"foo":"boo"}', null, -32600],
+      ["[]", null, -32600],
+      ['[{"jsonrpc":"2.0","id":9,"method":"ping"}]', null, -32600],
+      ["42", null, -32600],
+      // a response's id is one of the gateway's own: not echoed
+      ['{"jsonrpc":"2.0","id":3,"result":"not an object"}', null, -32600],
+    ];
+    for (const [line] of bad) g.write(line);
+    g.send({ jsonrpc: "2.0", id: 8, method: "ping" });
+    const replies = (await g.wait(1 + bad.length + 1)).slice(1);
+    expect(replies.map((r) => [r.id, r.error?.code])).toEqual([...bad.map(([, id, code]) => [id, code]), [8, undefined]]);
+    for (const r of replies.slice(0, -1)) expect(r).toMatchObject({ jsonrpc: "2.0", error: { message: expect.any(String) } });
+    expect(replies.at(-1)).toEqual({ jsonrpc: "2.0", id: 8, result: {} });
+  }, 60_000);
+
+  it("a duplicate id while a checked call waits for a person: the duplicate is refused at once and never runs; the first runs once and gets its own answer", async () => {
+    const dir = allowedDir();
+    const h = home();
+    const g = await rawGateway(["--home", h, "--approval-wait", "60", "--catalogue", filesystemCatalogue(dir, join(dir, "..", `agent-dup-${Date.now()}.yaml`)), "--", process.execPath, FILESYSTEM, dir]);
+    const file = join(dir, "dup.txt");
+    const write = (content: string) => g.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "write_file", arguments: { path: file, content } } });
+    write("first");
+    const store = new FileApprovalStore(h);
+    const pending = () => store.list().filter((a) => a.record.args.path === file);
+    await expect.poll(() => pending().length, { timeout: 30_000 }).toBe(1);
+    write("second");
+    const [, dup] = await g.wait(2);
+    expect(dup).toMatchObject({ jsonrpc: "2.0", id: 5, error: { code: -32600 } });
+    expect(dup!.error!.message).toContain("5");
+    // the duplicate was not checked: no second confirmation to decide
+    expect(pending()).toHaveLength(1);
+    const id = pending()[0]!.record.id;
+    expect(pending()[0]!.record.args.content).toBe("first");
+    await decide(store, homeMac(h), id, { decision: "approve", by: "test", at: Date.now() });
+    const [, , answer] = await g.wait(3);
+    expect(answer).toMatchObject({ jsonrpc: "2.0", id: 5, result: {} });
+    expect(answer!.result!.isError).toBeFalsy();
+    expect(readFileSync(file, "utf8")).toBe("first");
+    expect(approvalStatus(store.get(id)!, Date.now())).toBe("used");
+    // answered, the id is free again
+    g.send({ jsonrpc: "2.0", id: 5, method: "ping" });
+    expect((await g.wait(4))[3]).toEqual({ jsonrpc: "2.0", id: 5, result: {} });
+    // and so is one the client cancelled (the cancelled call is not answered)
+    const later = join(dir, "later.txt");
+    g.send({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "write_file", arguments: { path: later, content: "later" } } });
+    await expect.poll(() => store.list().filter((a) => a.record.args.path === later).length, { timeout: 30_000 }).toBe(1);
+    g.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 6, reason: "the person moved on" } });
+    g.send({ jsonrpc: "2.0", id: 6, method: "ping" });
+    expect((await g.wait(5))[4]).toEqual({ jsonrpc: "2.0", id: 6, result: {} });
+    expect(g.replies()).toHaveLength(5);
+  }, 90_000);
+});
