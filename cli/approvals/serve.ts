@@ -7,6 +7,7 @@
 import { randomInt } from "node:crypto";
 import { serve, type ServerType } from "@hono/node-server";
 import { approvalsApp } from "../../worker/portable/approvals/app.js";
+import { StalwartError, toWire } from "../../worker/portable/engine/index.js";
 import { FileApprovalStore } from "./store.js";
 import { homeMac } from "./mac.js";
 import { loopbackHost } from "../loopback.js";
@@ -69,5 +70,6 @@ export async function serveApprovals(o: ServeOptions): Promise<RunningPage> {
 }
 
 function notHere(): Response {
-  return Response.json({ error: { code: "forbidden", message: "this page answers only at its loopback address (the URL `stalwart approvals serve` printed)" } }, { status: 403 });
+  const wire = toWire(new StalwartError("forbidden", "this page answers only at its loopback address (the URL `stalwart approvals serve` printed)"));
+  return Response.json(wire.body, { status: wire.status });
 }

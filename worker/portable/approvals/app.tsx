@@ -14,7 +14,7 @@ import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { getCookie, setCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
-import { approvalStatus, decide, fromBase64Url, fromUtf8, StalwartError, statusOf, toBase64Url, toHex, utf8, type Approval, type ApprovalStore, type Mac } from "../engine/index.js";
+import { approvalStatus, decide, fromBase64Url, fromUtf8, StalwartError, toBase64Url, toHex, toWire, utf8, type Approval, type ApprovalStore, type ErrorCode, type Mac } from "../engine/index.js";
 import { equalBytes, fromHex } from "../engine/index.js";
 import { ListBody, LoginBody, OneBody, Page } from "./views.js";
 
@@ -54,11 +54,7 @@ type Env = { Variables: { who: Identity } };
 export function approvalsApp(o: PageOptions): Hono<Env> {
   const app = new Hono<Env>();
 
-  app.onError((err, c) => {
-    const code = err instanceof StalwartError ? err.code : "internal_error";
-    const status = err instanceof StalwartError ? statusOf(err.code) : 500;
-    return c.json({ error: { code, message: err instanceof StalwartError ? err.message : "the page could not answer" } }, status as 400);
-  });
+  app.onError((err, c) => answer(c, err instanceof StalwartError ? err : new StalwartError("internal_error", "the page could not answer")));
 
   // No page of it inside another's frame: a page on another port of 127.0.0.1 is the same site, so
   // the sign-in cookie goes with its frame, and the person could be led to click Approve unseen.
@@ -70,17 +66,17 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
 
   // A page's POSTs are a sign-in or a decision (an edit carries the call's arguments): far below
   // this; anything larger is refused before it is read, so no one can make the page hold it.
-  app.use("*", bodyLimit({ maxSize: PAGE_BODY_LIMIT, onError: (c) => c.json({ error: { code: "body_too_large", message: `a request to this page is at most ${PAGE_BODY_LIMIT / 1024} KiB` } }, 413) }));
+  app.use("*", bodyLimit({ maxSize: PAGE_BODY_LIMIT, onError: (c) => refuse(c, "body_too_large", `a request to this page is at most ${PAGE_BODY_LIMIT / 1024} KiB`) }));
 
   // Every POST: the header and this origin, before anything else is read.
   app.use("*", async (c, next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") {
-      if (c.req.header("stalwart-apply") !== "yes") return c.json({ error: { code: "forbidden", message: "a change needs the `Stalwart-Apply: yes` header (this page sends it; another site's cannot)" } }, 403);
+      if (c.req.header("stalwart-apply") !== "yes") return refuse(c, "forbidden", "a change needs the `Stalwart-Apply: yes` header (this page sends it; another site's cannot)");
       const origin = c.req.header("origin");
       const own = new URL(c.req.url).origin;
       const site = c.req.header("sec-fetch-site");
       if (origin !== undefined ? origin !== own : site !== undefined && site !== "same-origin") {
-        return c.json({ error: { code: "forbidden", message: "a change must come from this page's own origin" } }, 403);
+        return refuse(c, "forbidden", "a change must come from this page's own origin");
       }
     }
     await next();
@@ -91,7 +87,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     const code = typeof body.code === "string" ? body.code.trim() : "";
     const by = typeof body.by === "string" && body.by.trim() !== "" ? body.by.trim().slice(0, 100) : undefined;
     const who = await o.login(code, by, c.env);
-    if (!who) return c.json({ error: { code: "unauthorized", message: o.local ? "that is not the code `stalwart approvals serve` printed (or it was used already)" : "that key is not valid here" } }, 401);
+    if (!who) return refuse(c, "unauthorized", o.local ? "that is not the code `stalwart approvals serve` printed (or it was used already)" : "that key is not valid here");
     setCookie(c, COOKIE, sealCookie(o.cookieMac(c.env), who, o.now() + SIGNED_IN_MS), { httpOnly: true, sameSite: "Strict", path: o.base || "/", secure: new URL(c.req.url).protocol === "https:" });
     return c.json({ done: `signed in as ${who.by}`, go: "/" });
   });
@@ -102,7 +98,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     if (!who) {
       if (c.req.method === "GET" && c.req.path.endsWith("/events")) return c.body(null, 401);
       if (c.req.method === "GET") return c.html(<Page title="Approvals — sign in" base={o.base}><LoginBody local={o.local} /></Page>, 401);
-      return c.json({ error: { code: "unauthorized", message: "sign in first" } }, 401);
+      return refuse(c, "unauthorized", "sign in first");
     }
     c.set("who", who);
     await next();
@@ -148,7 +144,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     const who = c.get("who");
     const body = await jsonBody(c);
     const decision = body.decision === "approve" ? "approve" : body.decision === "deny" ? "deny" : undefined;
-    if (!decision) return c.json({ error: { code: "invalid_request", message: "`decision` must be approve or deny" } }, 400);
+    if (!decision) return refuse(c, "InputError", "`decision` must be approve or deny");
     const a = await decide(o.storeFor(who, c.env), o.macFor(who, c.env), c.req.param("id"), {
       decision, by: who.by, at: o.now(),
       message: typeof body.message === "string" && body.message.trim() !== "" ? body.message.trim().slice(0, 500) : undefined,
@@ -161,7 +157,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     const who = c.get("who");
     const store = o.storeFor(who, c.env);
     const before = await store.get(c.req.param("id"));
-    if (!before) return c.json({ error: { code: "approval_not_found", message: `no confirmation \`${c.req.param("id")}\`` } }, 404);
+    if (!before) return refuse(c, "ApprovalNotFound", `no confirmation \`${c.req.param("id")}\``);
     const body = await jsonBody(c);
     const edited: Record<string, unknown> = {};
     for (const k of Object.keys(before.record.args)) {
@@ -177,7 +173,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
         try {
           edited[k] = JSON.parse(text);
         } catch {
-          return c.json({ error: { code: "invalid_request", message: `\`${k}\` must be JSON (it was ${JSON.stringify(was)})` } }, 400);
+          return refuse(c, "InputError", `\`${k}\` must be JSON (it was ${JSON.stringify(was)})`);
         }
       }
     }
@@ -186,6 +182,16 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
   });
 
   return app;
+}
+
+/** Every JSON error of the page as the workers answer errors: the engine's status and wire spelling (`approval_decided`). */
+function answer(c: Context, err: StalwartError): Response {
+  const wire = toWire(err);
+  return c.json(wire.body, wire.status as 400);
+}
+
+function refuse(c: Context, code: ErrorCode, message: string): Response {
+  return answer(c, new StalwartError(code, message));
 }
 
 /** What the page shows, in one string: the stream says "changed" when it differs from the page's. */

@@ -66,8 +66,9 @@ export const ERROR_CODES = {
   body_too_large: { status: 413 },
   malformed_json: { status: 400 },
   internal_error: { status: 500 },
-  // the check worker
+  // the check worker (and the approvals page, both local and the worker's)
   unauthorized: { status: 401 },
+  forbidden: { status: 403 },
   unsupported_media_type: { status: 415 },
   catalogue_not_found: { status: 404 },
   rulebook_not_found: { status: 404 },
