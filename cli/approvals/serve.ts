@@ -2,9 +2,10 @@
  * `stalwart approvals serve`: the approvals page (worker/portable/approvals/app.tsx) on a loopback
  * address, behind a one-time code printed at start. The code opens the page once (a second
  * browser needs a new `serve`), and five wrong codes burn it, so a page on this machine cannot
- * guess its way in.
+ * guess its way in. The sign-in cookie is this start's: MAC'd under a key made now, and named
+ * for the port.
  */
-import { randomInt } from "node:crypto";
+import { createHmac, randomBytes, randomInt } from "node:crypto";
 import { serve, type ServerType } from "@hono/node-server";
 import { approvalsApp } from "../../worker/portable/approvals/app.js";
 import { StalwartError, toWire } from "../../worker/portable/engine/index.js";
@@ -30,10 +31,13 @@ export interface RunningPage {
 export async function serveApprovals(o: ServeOptions): Promise<RunningPage> {
   const store = new FileApprovalStore(o.home);
   const mac = homeMac(o.home);
+  // Sign-in cookies are MAC'd under a key of this start only: a restart signs everyone out.
+  const cookieKey = randomBytes(32);
+  const cookieMac = (text: string) => new Uint8Array(createHmac("sha256", cookieKey).update(text).digest());
   let code: string | undefined = o.code ?? String(randomInt(0, 1_000_000)).padStart(6, "0");
   const printed = code;
   let wrong = 0;
-  const app = approvalsApp({
+  const page = (port: number) => approvalsApp({
     base: "",
     local: true,
     now: () => Date.now(),
@@ -48,16 +52,23 @@ export async function serveApprovals(o: ServeOptions): Promise<RunningPage> {
     },
     storeFor: () => store,
     macFor: () => mac,
-    cookieMac: () => mac,
+    cookieMac: () => cookieMac,
+    // a browser sends 127.0.0.1's cookies to every port: each server's has a name of its own
+    cookieName: `stalwart_approvals_${port}`,
     ...(o.pollMs ? { pollMs: o.pollMs } : {}),
   });
-  let port = o.port;
+  // nothing is answered until the port is known (`--port 0`)
+  let port = -1;
+  let app: ReturnType<typeof page> | undefined;
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: (req: Request) => (loopbackHost(req.url, port) ? app.fetch(req) : notHere()), hostname: o.host, port: o.port }, () => resolve(s));
+    const s = serve({ fetch: (req: Request) => (app && loopbackHost(req.url, port) ? app.fetch(req) : notHere()), hostname: o.host, port: o.port }, () => {
+      const addr = s.address();
+      port = typeof addr === "object" && addr ? addr.port : o.port;
+      app = page(port);
+      resolve(s);
+    });
     s.once("error", reject);
   });
-  const addr = server.address();
-  port = typeof addr === "object" && addr ? addr.port : o.port;
   const host = o.host.includes(":") ? `[${o.host}]` : o.host;
   return {
     url: `http://${host}:${port}/`,

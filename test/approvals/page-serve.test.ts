@@ -1,9 +1,13 @@
 /**
  * `stalwart approvals serve` over real HTTP: its JSON error answers spell codes as the worker's
- * approvals API does (`approval_decided`, not the in-process `ApprovalDecided`).
+ * approvals API does (`approval_decided`, not the in-process `ApprovalDecided`), and its sign-in
+ * cookie belongs to the running server: a restart signs everyone out, and two servers on
+ * different ports of 127.0.0.1 (one site to a browser's cookies, whatever the port) each keep
+ * their own.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveApprovals, type RunningPage } from "../../cli/approvals/serve.js";
@@ -33,19 +37,41 @@ function waiting(home: string, id: string): void {
   new FileApprovalStore(home).add(record);
 }
 
-/** A POST from the page itself (its origin, the header), with `cookie`. */
-function post(page: RunningPage, path: string, body: unknown, cookie = ""): Promise<Response> {
-  return fetch(new URL(path, page.url), {
-    method: "POST",
-    headers: { origin: new URL(page.url).origin, "stalwart-apply": "yes", "content-type": "application/json", ...(cookie ? { cookie } : {}) },
-    body: JSON.stringify(body),
+interface Answer {
+  status: number;
+  setCookie: string;
+  json(): unknown;
+}
+
+/** One request on a connection of its own (a restarted server is not reached on an old one). */
+function send(page: RunningPage, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  const u = new URL(path, page.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method, headers, agent: false }, (res) => {
+      let text = "";
+      res.on("data", (d: Buffer) => (text += d.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, setCookie: String(res.headers["set-cookie"]?.[0] ?? ""), json: () => JSON.parse(text) }));
+    });
+    req.on("error", reject);
+    req.end(body);
   });
+}
+
+/** A POST from the page itself (its origin, the header), with `cookie`. */
+function post(page: RunningPage, path: string, body: unknown, cookie = ""): Promise<Answer> {
+  const headers = { origin: new URL(page.url).origin, "stalwart-apply": "yes", "content-type": "application/json", ...(cookie ? { cookie } : {}) };
+  return send(page, "POST", path, headers, JSON.stringify(body));
 }
 
 async function signIn(page: RunningPage): Promise<string> {
   const r = await post(page, "/login", { code: page.code, by: "ana" });
   expect(r.status).toBe(200);
-  return r.headers.get("set-cookie")!.split(";")[0]!;
+  return r.setCookie.split(";")[0]!;
+}
+
+/** The list page's status with `cookie` (200 signed in, 401 the sign-in form). */
+async function list(page: RunningPage, cookie: string): Promise<number> {
+  return (await send(page, "GET", "/", { cookie })).status;
 }
 
 describe("approvals serve: error answers", () => {
@@ -58,9 +84,54 @@ describe("approvals serve: error answers", () => {
     expect(first.status).toBe(200);
     const twice = await post(page, "/p/p_00000000000000c1/decide", { decision: "approve" }, cookie);
     expect(twice.status).toBe(409);
-    expect(await twice.json()).toMatchObject({ error: { code: "approval_decided", message: expect.stringContaining("denied by ana") } });
+    expect(twice.json()).toMatchObject({ error: { code: "approval_decided", message: expect.stringContaining("denied by ana") } });
     const missing = await post(page, "/p/p_ffffffffffffffff/decide", { decision: "approve" }, cookie);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toMatchObject({ error: { code: "approval_not_found" } });
+    expect(missing.json()).toMatchObject({ error: { code: "approval_not_found" } });
+  });
+});
+
+describe("approvals serve: the sign-in cookie", () => {
+  it("is named for the port, HttpOnly, SameSite=Strict, for the whole page", async () => {
+    const page = await start(newHome());
+    const r = await post(page, "/login", { code: page.code, by: "ana" });
+    const set = r.setCookie;
+    expect(set.startsWith(`stalwart_approvals_${new URL(page.url).port}=`)).toBe(true);
+    expect(set).toMatch(/; HttpOnly/);
+    expect(set).toMatch(/; SameSite=Strict/);
+    expect(set).toMatch(/; Path=\//);
+  });
+
+  it("a restart of serve signs everyone out: the old cookie is refused", async () => {
+    const home = newHome();
+    const page = await start(home);
+    const cookie = await signIn(page);
+    expect(await list(page, cookie)).toBe(200);
+    const port = Number(new URL(page.url).port);
+    await pages.pop()!.close();
+    const again = await start(home, port);
+    expect(again.url).toBe(page.url);
+    expect(await list(again, cookie)).toBe(401);
+    expect(await list(again, await signIn(again))).toBe(200);
+  });
+
+  it("two servers on different ports, one browser: each sign-in stays, neither's cookie opens the other", async () => {
+    const home = newHome();
+    const a = await start(home);
+    const b = await start(home);
+    // a browser keeps cookies for 127.0.0.1 whatever the port: a second one of the same name replaces the first
+    const jar = new Map<string, string>();
+    for (const p of [a, b]) {
+      const [name, value] = (await signIn(p)).split("=");
+      jar.set(name!, value!);
+    }
+    const all = [...jar].map(([n, v]) => `${n}=${v}`).join("; ");
+    expect(jar.size).toBe(2);
+    expect(await list(a, all)).toBe(200);
+    expect(await list(b, all)).toBe(200);
+    // each server's cookie, sent to the other under the other's name, is refused
+    const [va, vb] = [...jar.values()];
+    expect(await list(a, `stalwart_approvals_${new URL(a.url).port}=${vb}`)).toBe(401);
+    expect(await list(b, `stalwart_approvals_${new URL(b.url).port}=${va}`)).toBe(401);
   });
 });

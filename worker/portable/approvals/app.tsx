@@ -39,6 +39,8 @@ export interface PageOptions {
   macFor(id: Identity, env: unknown): Mac;
   /** the key sign-in cookies are MAC'd under */
   cookieMac(env: unknown): Mac;
+  /** the sign-in cookie's name (default `stalwart_approvals`): the local page names its port, as a browser keeps 127.0.0.1's cookies for every port */
+  cookieName?: string;
   /** how often the event stream reads the store (default 500 ms) */
   pollMs?: number;
 }
@@ -53,6 +55,7 @@ type Env = { Variables: { who: Identity } };
 
 export function approvalsApp(o: PageOptions): Hono<Env> {
   const app = new Hono<Env>();
+  const cookie = o.cookieName ?? COOKIE;
 
   app.onError((err, c) => answer(c, err instanceof StalwartError ? err : new StalwartError("internal_error", "the page could not answer")));
 
@@ -88,13 +91,13 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     const by = typeof body.by === "string" && body.by.trim() !== "" ? body.by.trim().slice(0, 100) : undefined;
     const who = await o.login(code, by, c.env);
     if (!who) return refuse(c, "unauthorized", o.local ? "that is not the code `stalwart approvals serve` printed (or it was used already)" : "that key is not valid here");
-    setCookie(c, COOKIE, sealCookie(o.cookieMac(c.env), who, o.now() + SIGNED_IN_MS), { httpOnly: true, sameSite: "Strict", path: o.base || "/", secure: new URL(c.req.url).protocol === "https:" });
+    setCookie(c, cookie, sealCookie(o.cookieMac(c.env), who, o.now() + SIGNED_IN_MS), { httpOnly: true, sameSite: "Strict", path: o.base || "/", secure: new URL(c.req.url).protocol === "https:" });
     return c.json({ done: `signed in as ${who.by}`, go: "/" });
   });
 
   // Everything else needs a signed-in person.
   app.use("*", async (c, next) => {
-    const who = openCookie(o.cookieMac(c.env), getCookie(c, COOKIE), o.now());
+    const who = openCookie(o.cookieMac(c.env), getCookie(c, cookie), o.now());
     if (!who) {
       if (c.req.method === "GET" && c.req.path.endsWith("/events")) return c.body(null, 401);
       if (c.req.method === "GET") return c.html(<Page title="Approvals — sign in" base={o.base}><LoginBody local={o.local} /></Page>, 401);
