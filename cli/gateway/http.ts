@@ -11,9 +11,13 @@
  */
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
-import { WebStandardStreamableHTTPServerTransport, createMcpHandler, isLegacyRequest, type McpServerFactory } from "@modelcontextprotocol/server";
+import {
+  DEFAULT_MAX_REQUEST_BODY_SIZE, WebStandardStreamableHTTPServerTransport, createMcpHandler, isLegacyRequest, parseJSONRPCMessage, readRequestBody,
+  type JSONRPCMessage, type McpServerFactory, type RequestId,
+} from "@modelcontextprotocol/server";
 import { InputError } from "../../worker/portable/engine/index.js";
 import { loopbackHost } from "../loopback.js";
+import { RequestIds, duplicateMessage } from "./request-ids.js";
 
 export interface Listening {
   url: string;
@@ -37,6 +41,7 @@ export function parseListen(value: string): { host: string; port: number } {
 export async function listen(factory: McpServerFactory, at: { host: string; port: number }): Promise<Listening> {
   const modern = createMcpHandler(factory, { legacy: "reject" });
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const running = new WeakMap<WebStandardStreamableHTTPServerTransport, RequestIds>();
   // the port is known once bound (`--listen 127.0.0.1:0` in tests); until then nothing is served
   let port = -1;
   let own = new Set<string>();
@@ -48,7 +53,7 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
     const sid = request.headers.get("mcp-session-id");
     if (sid !== null) {
       const t = sessions.get(sid);
-      if (t) return t.handleRequest(request);
+      if (t) return onSession(t, running.get(t)!, request);
       return json(404, { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
     }
     if (await isLegacyRequest(request)) {
@@ -57,6 +62,11 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
         onsessioninitialized: (id) => void sessions.set(id, transport),
         onsessionclosed: (id) => void sessions.delete(id),
       });
+      // every answer the session sends frees its request's id
+      const ids = new RequestIds();
+      running.set(transport, ids);
+      const send = transport.send.bind(transport);
+      transport.send = (message, options) => (ids.sent(message), send(message, options));
       const server = await factory({ era: "legacy" });
       await server.connect(transport);
       transport.onclose = () => {
@@ -95,6 +105,42 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
       });
     },
   };
+}
+
+/**
+ * A request on a 2025-era session. A POST's request ids are checked before the SDK reads it: one
+ * that reuses the id of a request still running on the session is refused (request-ids.ts), else
+ * the SDK gets the body as read. Anything the SDK refuses whole (an HTTP error) is not running.
+ */
+async function onSession(t: WebStandardStreamableHTTPServerTransport, ids: RequestIds, request: Request): Promise<Response> {
+  if (request.method !== "POST") return t.handleRequest(request);
+  const body = await readRequestBody(request);
+  if (body.tooLarge) return json(413, { jsonrpc: "2.0", error: { code: -32000, message: `Payload Too Large: Request body must not exceed ${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes` }, id: null });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.text);
+  } catch {
+    // the SDK's own answer (its checks of the headers come first)
+    return t.handleRequest(new Request(request, { body: body.text }));
+  }
+  const taken: RequestId[] = [];
+  for (const value of Array.isArray(parsed) ? parsed : [parsed]) {
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch {
+      continue;
+    }
+    const reused = ids.admit(message);
+    if (reused !== undefined) {
+      ids.forget(taken);
+      return json(400, { jsonrpc: "2.0", id: reused, error: { code: -32600, message: duplicateMessage(reused) } });
+    }
+    if ("method" in message && "id" in message) taken.push(message.id);
+  }
+  const answer = await t.handleRequest(request, { parsedBody: parsed });
+  if (answer.status >= 400) ids.forget(taken);
+  return answer;
 }
 
 /**

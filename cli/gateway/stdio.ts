@@ -7,18 +7,16 @@
  * SDK as it parses them (`parseJSONRPCMessage` of the line's JSON); writing is the SDK's own.
  *
  * A request whose id is that of one still running is also an Invalid Request, answered at once and
- * never delivered: the SDK would run it too (a checked call twice), answer both under the one id,
- * and keep only the newer one's handle for `notifications/cancelled`. An id is free again once the
- * gateway has answered it, or the client has cancelled it.
+ * never delivered (request-ids.ts).
  */
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { INVALID_REQUEST, PARSE_ERROR, STDIO_DEFAULT_MAX_BUFFER_SIZE, parseJSONRPCMessage, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/server";
+import { RequestIds, duplicateMessage } from "./request-ids.js";
 
 export class CheckedStdioTransport extends StdioServerTransport {
   private buffer: Buffer | undefined;
   private readonly max: number;
-  /** ids of the client's requests delivered and not yet answered nor cancelled */
-  private readonly running = new Set<RequestId>();
+  private readonly running = new RequestIds();
 
   constructor(stdin = process.stdin, stdout = process.stdout, options?: { maxBufferSize?: number }) {
     super(stdin, stdout, options);
@@ -52,8 +50,7 @@ export class CheckedStdioTransport extends StdioServerTransport {
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
-    // the gateway's answer to a request: its id may be used again
-    if (("result" in message || "error" in message) && message.id !== undefined) this.running.delete(message.id);
+    this.running.sent(message);
     return super.send(message);
   }
 
@@ -72,13 +69,8 @@ export class CheckedStdioTransport extends StdioServerTransport {
     } catch {
       return this.refuse(readableId(value), INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request, notification or response (MCP does not take batches)");
     }
-    if ("method" in message && "id" in message) {
-      if (this.running.has(message.id)) return this.refuse(message.id, INVALID_REQUEST, `Invalid Request: id ${JSON.stringify(message.id)} is already used by a request still running; it was not run`);
-      this.running.add(message.id);
-    } else if ("method" in message && message.method === "notifications/cancelled") {
-      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
-      if (typeof id === "string" || typeof id === "number") this.running.delete(id);
-    }
+    const reused = this.running.admit(message);
+    if (reused !== undefined) return this.refuse(reused, INVALID_REQUEST, duplicateMessage(reused));
     this.onmessage?.(message);
   }
 
