@@ -31,7 +31,7 @@ export class CheckedStdioTransport extends StdioServerTransport {
       void this.close().catch(() => undefined);
       return;
     }
-    this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
+    this.buffer = this.buffer?.length ? Buffer.concat([this.buffer, chunk]) : chunk;
     for (let at = this.buffer.indexOf("\n"); this.buffer && at !== -1; at = this.buffer.indexOf("\n")) {
       const line = this.buffer.toString("utf8", 0, at).replace(/\r$/, "");
       this.buffer = this.buffer.subarray(at + 1);
