@@ -118,3 +118,23 @@ describe("a home's history key", () => {
     expect((await get(new Client({ home }).session("forced", { catalogue }))).decision).toBe("allow");
   });
 });
+
+describe("the person's side signs under the same key", () => {
+  it("`stalwart approvals approve` in a home whose key was swapped or deleted: KeyChanged, no receipt signed", async () => {
+    for (const change of ["swapped", "deleted"] as const) {
+      const home = licensedHome(`key-approve-${change}`);
+      const s = new Client({ home }).session("refunds", { catalogue });
+      const waiting = await s.run("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "context", amount: "model" } }, () => undefined);
+      expect(waiting.status).toBe("waiting");
+      const list = await stalwart(["approvals", "list", "--home", home, "--json"], {});
+      const id = (list.json() as unknown as { record: { id: string } }[])[0]!.record.id;
+      const file = join(home, "history.key");
+      if (change === "swapped") writeFileSync(file, "0".repeat(64) + "\n");
+      else rmSync(file);
+      const r = await stalwart(["approvals", "approve", id, "--home", home, "--json"], {});
+      expect(r.code, change).toBe(1);
+      expect(r.json().error.code, change).toBe("KeyChanged");
+      expect(existsSync(join(home, "approvals", "receipts", `${id}.json`)), change).toBe(false);
+    }
+  }, 60_000);
+});

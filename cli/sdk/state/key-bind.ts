@@ -4,7 +4,9 @@
  * made anew, or another key put in its place, is refused (KeyChanged) rather than used.
  */
 import { StalwartError } from "../../../worker/portable/engine/index.js";
-import { KEY_CHANGED_HINT } from "../home.js";
+import { join } from "node:path";
+import { KEY_CHANGED_HINT, KEY_FILE, keyId } from "../home.js";
+import { storeMeta } from "./reset.js";
 import type { StateFile } from "./file.js";
 
 /** Record `id` when the store has no key yet; throws KeyChanged when it names another. */
@@ -24,6 +26,18 @@ export function bindKey(file: StateFile, id: string, keyFile: string): void {
   }
   if (recorded !== id) {
     throw new StalwartError("KeyChanged", `the history key \`${keyFile}\` is not the key the state in \`${file.dbPath}\` was made under (replaced, or deleted and made anew)`, { hint: KEY_CHANGED_HINT });
+  }
+}
+
+/**
+ * Without writing (the person's side: `stalwart approvals`, the page): KeyChanged when the home's
+ * store records another key than `key`. No store, or one that cannot be read: nothing to compare.
+ */
+export function checkStoredKey(home: string, key: Uint8Array): void {
+  const recorded = storeMeta(home)?.key;
+  const file = join(home, KEY_FILE);
+  if (recorded !== undefined && recorded !== keyId(key)) {
+    throw new StalwartError("KeyChanged", `the history key \`${file}\` is not the key the state in \`${join(home, "state.mdb")}\` was made under (replaced, or deleted and made anew)`, { hint: KEY_CHANGED_HINT });
   }
 }
 
