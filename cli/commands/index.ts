@@ -11,10 +11,11 @@ import { command as doctor } from "./doctor.js";
 import { command as gateway } from "./gateway.js";
 import { command as counters } from "./counters.js";
 import { command as approvals } from "./approvals.js";
+import { command as key } from "./key.js";
 
 export const root: Group = {
   path: "",
   summary: "checks every tool call an AI agent makes before it runs: allow, confirm or refuse, with reasons",
   details: "`stalwart --version` (-v) prints the version. Exit codes, the same for every command: 0 ok, 1 a finding,\na refusal or a missing licence, 2 a usage error.",
-  commands: [check, replay, rules, licence, doctor, counters, gateway, approvals],
+  commands: [check, replay, rules, licence, doctor, counters, key, gateway, approvals],
 };

@@ -3,6 +3,7 @@
  * with `{ url }` it speaks to a check worker with the same API (issue 4). Every method is async
  * so the two modes are interchangeable.
  */
+import { join } from "node:path";
 import { Engine, MemoryStateStore } from "../../worker/portable/engine/index.js";
 import { Session, type SavedSession } from "../../worker/portable/engine/index.js";
 import type { CompiledCatalogue, Language } from "../../worker/portable/engine/index.js";
@@ -10,7 +11,8 @@ import type { CallOptions, CheckResult } from "../../worker/portable/engine/inde
 import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
 import { InputError } from "../../worker/portable/engine/index.js";
 import { nodeCore } from "./wasm-node.js";
-import { installationKey, resolveHome } from "./home.js";
+import { KEY_FILE, installationKey, keyId, resolveHome } from "./home.js";
+import { bindKey } from "./state/key-bind.js";
 import { nodeState } from "./state/index.js";
 import { loadRulebookNode } from "./rulebook-node.js";
 import type { CompiledRulebook } from "../../worker/portable/engine/index.js";
@@ -220,10 +222,13 @@ export class Client {
     if (!this.engineCache) {
       const now = this.options.now;
       // One store under the home holds the counters and the session state (cli/sdk/state/STORAGE.md).
+      // The key first: a fresh home makes it before any state, so state without a key is a lost key (home.ts).
+      const key = installationKey(this.home);
       const state = nodeState(this.home, now ? { now: () => now().getTime() } : {});
+      bindKey(state.file, keyId(key), join(this.home, KEY_FILE));
       this.engineCache = new Engine({
         core: nodeCore(),
-        key: installationKey(this.home),
+        key,
         schemaCompiler: ajvCompiler,
         counters: state,
         state: this.internals.sessionsInProcess ? new MemoryStateStore(now ? { now: () => now().getTime() } : {}) : state,

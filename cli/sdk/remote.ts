@@ -10,7 +10,7 @@ import { stringify } from "yaml";
 import type { SavedSession } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
 import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
-import { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, errorFromWire, sha256Hex, wireOf } from "../../worker/portable/engine/index.js";
+import { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, errorFromWire, rulebookFormatOf, sha256Hex, wireOf } from "../../worker/portable/engine/index.js";
 import { looksLikeRulebookPath, readRulebookInput } from "./rulebook-node.js";
 import type { SessionCore } from "../../worker/portable/engine/index.js";
 import type { FollowPlan, Judged, SignedReceipt, UndoPlan } from "../../worker/portable/engine/index.js";
@@ -106,7 +106,9 @@ export async function ensureRulebook(http: Http, input: string | object): Promis
   if (typeof input === "string" && !input.includes("\n") && !looksLikeRulebookPath(input) && !input.trimStart().startsWith("{")) return input;
   const r = readRulebookInput(input);
   const text = r.kind === "object" ? (r.registry ? JSON.stringify(r.value) : stringify(r.value)) : r.text;
-  const type = r.kind === "registry" || (r.kind === "object" && r.registry) ? "application/json" : /^\ufeff?"?name"?\s*,/i.test(text) ? "text/csv" : "application/yaml";
+  // a `.csv` file goes up as CSV whatever its first column, as it loads in process (the worker reads `text/csv` so)
+  const csv = r.kind === "rulebook" && rulebookFormatOf(text, r.file ? { file: r.file } : {}) === "csv";
+  const type = r.kind === "registry" || (r.kind === "object" && r.registry) ? "application/json" : csv ? "text/csv" : "application/yaml";
   const name = `sdk-${sha256Hex(text).slice(0, 24)}`;
   await http.send("PUT", `/v1/rulebooks/${name}`, text, type);
   return name;

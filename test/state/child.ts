@@ -8,6 +8,7 @@
  *   opens HOME GO TAG COUNT          a read-only look at the store's meta row, COUNT times
  *   reopens HOME GO TAG COUNT        takes the store's handle, reads a session and drops it, COUNT times
  *   keys HOME GO TAG COUNT           the history key of COUNT fresh homes under HOME, in order
+ *   bound HOME GO TAG COUNT          the same, each key then bound in its home's store, as a client does
  *   meter HOME GO TAG COUNT          counts one tool check and writes the counts, COUNT times
  */
 import { existsSync } from "node:fs";
@@ -15,7 +16,8 @@ import { join } from "node:path";
 import { Client } from "../../cli/sdk/index.js";
 import { closeState, nodeState } from "../../cli/sdk/state/index.js";
 import { storeMeta } from "../../cli/sdk/state/reset.js";
-import { installationKey } from "../../cli/sdk/home.js";
+import { installationKey, keyId } from "../../cli/sdk/home.js";
+import { bindKey } from "../../cli/sdk/state/key-bind.js";
 import { openLicence } from "../../cli/licence/handle.js";
 
 const [mode, home, go, tag, a, b] = process.argv.slice(2) as [string, string, string, string, string, string | undefined];
@@ -87,6 +89,22 @@ if (mode === "spend") {
       keys.push(Buffer.from(installationKey(join(home, `k${i}`))).toString("hex").slice(0, 16));
     } catch (err) {
       keys.push(`error: ${(err as Error).message}`);
+    }
+  }
+  process.stdout.write(JSON.stringify({ keys }) + "\n");
+} else if (mode === "bound") {
+  await ready();
+  const keys: string[] = [];
+  for (let i = 0; i < Number(a); i++) {
+    const dir = join(home, `k${i}`);
+    try {
+      const key = installationKey(dir);
+      bindKey(nodeState(dir).file, keyId(key), join(dir, "history.key"));
+      keys.push(keyId(key));
+    } catch (err) {
+      keys.push(`error: ${(err as Error).message}`);
+    } finally {
+      closeState(dir);
     }
   }
   process.stdout.write(JSON.stringify({ keys }) + "\n");

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { closeState, nodeState } from "../../cli/sdk/state/index.js";
+import { storeMeta } from "../../cli/sdk/state/reset.js";
 import { copyLicence } from "../helpers/licensed-home.js";
 
 const repo = resolve(import.meta.dirname, "../..");
@@ -92,6 +93,17 @@ describe("four processes on one home", () => {
     expect(first.filter((k) => k.startsWith("error"))).toEqual([]);
     expect(new Set(first).size).toBe(400);
     for (const r of results) expect(r.keys).toEqual(first);
+  }, 180_000);
+
+  it("4 processes start clients on 40 fresh homes at once: each home gets one key, bound in its store, and none is refused as a lost key", async () => {
+    const home = mkdtempSync(join(tmpdir(), "stalwart-4bound-"));
+    const go = join(home, "go");
+    const results = await all(["a", "b", "c", "d"].map((tag) => child(["bound", home, go, tag, "40"])), go);
+    const first: string[] = results[0].keys;
+    expect(first.filter((k) => k.startsWith("error"))).toEqual([]);
+    expect(new Set(first).size).toBe(40);
+    for (const r of results) expect(r.keys).toEqual(first);
+    for (let i = 0; i < 40; i++) expect(storeMeta(join(home, `k${i}`))?.key).toBe(first[i]);
   }, 180_000);
 
   it("4 processes count and write the licence's counts 150 times each at once: the file holds all 600", async () => {

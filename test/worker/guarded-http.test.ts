@@ -1,12 +1,13 @@
 /** The guarded step over HTTP: the same run / approve / rollback / filter against the real worker. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { Client } from "../../cli/sdk/index.js";
 import { loadRulebookNode } from "../../cli/sdk/rulebook-node.js";
 import { REGISTRY_FILE, registryText } from "../../worker/portable/engine/rulebook/index.js";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
+import { nameLast } from "../helpers/rulebook-csv.js";
 
 const catalogue = join(import.meta.dirname, "../fixtures/guarded.yaml");
 let worker: RunningWorker;
@@ -27,6 +28,16 @@ describe("rulebooks over HTTP", () => {
       const r = await s.checkToolCall("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "context", amount: "context" }, facts: { order_status: "shipped" } });
       expect(r, rulebook).toMatchObject({ decision: "refuse", reasons: ["refund_only_paid_orders"], detail: { flow: "refunds" } });
     }
+  }, 60_000);
+
+  it("a `.csv` rulebook whose header does not start with `name` goes up as CSV, as it loads in process", async () => {
+    const store = join(import.meta.dirname, "../../examples/store");
+    const dir = mkdtempSync(join(tmpdir(), "stalwart-csv-"));
+    const csv = join(dir, "rules.csv");
+    writeFileSync(csv, nameLast(readFileSync(join(store, "rules.csv"), "utf8")));
+    const s = new Client({ url: worker.url, key: worker.keys[0]!, timeoutMs: 20_000 }).session("c", { catalogue: join(store, "agent.yaml"), rulebook: csv });
+    const r = await s.checkToolCall("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "context", amount: "context" }, facts: { order_status: "shipped" } });
+    expect(r).toMatchObject({ decision: "refuse", reasons: ["refund_only_paid_orders"], detail: { flow: "refunds" } });
   }, 60_000);
 });
 

@@ -3,12 +3,14 @@
  * worker's test-only routes (worker/workerd/check/test-routes.ts) until the session code uses
  * them: the shared store cases (50 concurrent commits expecting one head included), a duplicate
  * reservation id refused, the counter object's storage pruned back to what is live, and the
- * approvals object's standing index and its one-record-per-id add.
+ * approvals object's standing index and its one-record-per-id add; the catalogue object keeps a
+ * rulebook's format.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { approvalIdOf, type CounterItem } from "../../worker/portable/engine/index.js";
+import { approvalIdOf, compileRulebook, type CounterItem } from "../../worker/portable/engine/index.js";
+import { nameLast, richCsv } from "../helpers/rulebook-csv.js";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
 import { storeCases, type Stores } from "../state/store-cases.js";
 
@@ -112,4 +114,18 @@ describe("the approvals object adds a record once per id", () => {
     expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a7", now + 9 * 86_400_000) })).toEqual({ ok: true });
     expect(await post(key, "/__test/approvals/add", { record: record("p_00000000000000a5", now + 9 * 86_400_000) }), "nine days on: pruned").toEqual({ ok: true });
   }, 60_000);
+});
+
+describe("the catalogue object keeps a rulebook's format", () => {
+  it("a CSV rulebook whose header does not start with `name` registers as CSV and starts a session", async () => {
+    const key = worker.keys[0]!;
+    const put = (path: string, body: string, type: string) => fetch(worker.url + path, { method: "PUT", headers: { authorization: `Bearer ${key}`, "content-type": type }, body });
+    const rulebook = await put("/v1/rulebooks/turned", nameLast(richCsv), "text/csv");
+    const rb = (await rulebook.json()) as { digest: string; rules: number };
+    expect(rulebook.status, JSON.stringify(rb)).toBe(200);
+    expect(rb.digest).toBe(compileRulebook(richCsv, { file: "rich.csv" }).digest);
+    expect((await put("/v1/catalogues/store", readFileSync(join(import.meta.dirname, "../../examples/store/agent.yaml"), "utf8"), "application/yaml")).status).toBe(200);
+    const s = await post<{ session: { rulebook: string } }>(key, "/v1/sessions", { catalogue: "store", name: "t", rulebook: "turned" });
+    expect(s.session.rulebook).toBe(rb.digest);
+  });
 });

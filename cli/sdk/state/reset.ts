@@ -110,6 +110,8 @@ export function resetState(home: string, opts: ResetOptions = {}): ResetResult {
     throw new StalwartError("StoreHealthy", `the counter and session store \`${status.file}\` is healthy (generation ${status.generation}); a reset forgets every count, spent token and session head`, { hint: "pass --force to reset it all the same" });
   }
   const old = status.healthy ? { id: status.id!, generation: status.generation!, resets: status.resets } : storeMeta(dir);
+  // the history key's fingerprint stays: the new store's state is the same key's (key-bind.ts)
+  const key = storeMeta(dir)?.key;
   const at = new Date().toISOString();
   const stamp = at.replace(/[:.]/g, "-");
   closeState(dir);
@@ -132,7 +134,7 @@ export function resetState(home: string, opts: ResetOptions = {}): ResetResult {
   const file = new StateFile(dir, { by: record.by });
   try {
     const id = file.run((tx) => {
-      tx.row = { ...tx.row, resets: [...(old?.resets ?? status.resets), record] };
+      tx.row = { ...tx.row, resets: [...(old?.resets ?? status.resets), record], ...(key ? { key } : {}) };
       tx.dirty = true;
       return tx.row.id;
     });

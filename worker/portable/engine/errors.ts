@@ -42,6 +42,10 @@ export const ERROR_CODES = {
   // the licence meter's background write failed: the next count refuses (quota_exhausted)
   MeterUnrecorded: { status: 503, wire: "meter_unrecorded" },
   KeyUnreadable: { status: 500, wire: "key_unreadable" },
+  // a home's history key missing or replaced while state made under it remains (cli/sdk/home.ts);
+  // `stalwart key reset` on a key that is fine, without --force
+  KeyChanged: { status: 500, wire: "key_changed" },
+  KeyHealthy: { status: 409, wire: "key_healthy" },
   CountersUnreadable: { status: 500, wire: "counters_unreadable" },
   // `stalwart counters reset` (cli/sdk/state/reset.ts): no store to reset; a healthy one without --force
   NothingToReset: { status: 409, wire: "nothing_to_reset" },

@@ -33,7 +33,7 @@ export { ERROR_CODES, codeOfWire, errorFromWire, isErrorCode, statusOf, toWire, 
 
 export { lintCatalogue, lintCatalogueWarnings, loadCatalogue } from "./catalogue/index.js";
 export type { CompiledCatalogue, Language, SchemaCheck, SchemaCompiler } from "./catalogue/types.js";
-export { REGISTRY_FILE, compileRulebook, lintRulebook, loadRegistry, registryText, rulebookFromText, type CompiledRulebook } from "./rulebook/index.js";
+export { REGISTRY_FILE, compileRulebook, formatOf as rulebookFormatOf, lintRulebook, loadRegistry, registryText, rulebookFromText, type CompiledRulebook } from "./rulebook/index.js";
 
 export type { CounterItem, CounterStore, ReserveAnswer } from "./counters/store.js";
 export type { CommitAnswer, Head, SessionState, SessionStateStore, StateChange } from "./state/store.js";

@@ -15,9 +15,12 @@ export class Compiled<T extends { readonly digest: string }> {
     return this.byDigest.get(key(tenant, digest));
   }
 
-  /** What `text` compiles to: the cached result when this tenant sent the same text before. */
-  fromText(tenant: string, text: string, compile: (text: string) => T): T {
-    const textKey = key(tenant, this.hash(text));
+  /**
+   * What `text` compiles to: the cached result when this tenant sent the same text before, read
+   * as the same `format` (one text can be a rulebook's YAML or its CSV).
+   */
+  fromText(tenant: string, text: string, compile: (text: string) => T, format = ""): T {
+    const textKey = key(tenant, `${format}:${this.hash(text)}`);
     const known = this.digestOfText.get(textKey);
     const hit = known === undefined ? undefined : this.get(tenant, known);
     if (hit) return hit;

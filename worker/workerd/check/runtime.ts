@@ -133,10 +133,13 @@ export class CheckRuntime {
     return loadCatalogue(text, { file: `${name}.yaml`, schemaCompiler: cfworkerCompiler, sha256: (b) => core.sha256(b) });
   }
 
-  /** YAML, CSV or a compiled registry's JSON, told apart by their text. */
-  compileRulebook(text: string, name: string): CompiledRulebook {
+  /**
+   * YAML, CSV or a compiled registry's JSON. `format`: what it was uploaded as; without it (a
+   * rulebook stored before the format was kept) the name's ending, else the text, decides.
+   */
+  compileRulebook(text: string, name: string, format?: "yaml" | "csv"): CompiledRulebook {
     const core = this.core();
-    return rulebookFromText(text, { file: name, sha256: (b) => core.sha256(b) });
+    return rulebookFromText(text, { file: name, ...(format ? { format } : {}), sha256: (b) => core.sha256(b) });
   }
 
   async catalogueByDigest(c: C, digest: string): Promise<CompiledCatalogue> {
@@ -154,7 +157,7 @@ export class CheckRuntime {
     if (hit) return hit;
     const stored = await this.stores(c).catalogues(tenant).byDigest(digest);
     if (!stored || !stored.name.startsWith(RULEBOOK)) throw new HttpError("rulebook_not_found", `no rulebook with digest \`${digest.slice(0, 16)}…\` for this tenant`, "/session/rulebook");
-    return this.rulebooks.fromText(tenant, stored.yaml, (text) => this.compileRulebook(text, stored.name.slice(RULEBOOK.length)));
+    return this.rulebooks.fromText(tenant, stored.yaml, (text) => this.compileRulebook(text, stored.name.slice(RULEBOOK.length), stored.format), stored.format);
   }
 
   /**

@@ -8,6 +8,11 @@ export interface StoredCatalogue {
   name: string;
   digest: string;
   yaml: string;
+  /**
+   * a rulebook's format, as it was uploaded (`text/csv` or a YAML type): its text is compiled so
+   * again. Absent on rulebooks stored before it was kept: their text's first line decides.
+   */
+  format?: "yaml" | "csv";
 }
 
 interface CatalogueStore {

@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import { readText } from "../../http/body.js";
 import { describe } from "../../http/openapi.js";
+import { rulebookFormatOf } from "../../../portable/engine/index.js";
 import type { CheckEnv } from "../env.js";
 import { NAME_PATTERN, ok } from "../openapi.js";
 import { RULEBOOK, type CheckRuntime } from "../runtime.js";
@@ -24,8 +25,12 @@ export function rulebookRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       const { name } = c.req.valid("param");
       const text = await readText(c, [...YAML_TYPES, "text/csv"], "the rulebook");
       const tenant = c.get("tenant");
-      const rb = rt.rulebooks.fromText(tenant, text, (t) => rt.compileRulebook(t, name));
-      await rt.stores(c).catalogues(tenant).put({ name: `${RULEBOOK}${name}`, digest: rb.digest, yaml: text });
+      // `text/csv` is a spreadsheet whatever its first column; another type keeps the guess (the
+      // name's ending, else a first line `name,…`). Stored with the text, so that a recompile from
+      // the store reads it the same way.
+      const format = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase() === "text/csv" ? "csv" : rulebookFormatOf(text, { file: name });
+      const rb = rt.rulebooks.fromText(tenant, text, (t) => rt.compileRulebook(t, name, format), format);
+      await rt.stores(c).catalogues(tenant).put({ name: `${RULEBOOK}${name}`, digest: rb.digest, yaml: text, format });
       return c.json({ name, digest: rb.digest, rules: rb.rules.length });
     },
   );
