@@ -4,7 +4,6 @@
  */
 import { Found } from "./found.js";
 import { Scanner } from "./scan.js";
-import { trimControls, wholeUrl } from "./whole.js";
 
 /**
  * Every destination in `text`, deduplicated, in order of appearance, each as found in the text
@@ -12,16 +11,8 @@ import { trimControls, wholeUrl } from "./whole.js";
  */
 export function findDestinations(text: string): string[] {
   const found = (scanner.found = new Found());
-  scanString(text, found);
+  scanner.scanString(text);
   return found.list;
-}
-
-/** One string: what the scan finds in it, and the URL a parser reads it as when that differs (whole.ts). */
-function scanString(s: string, found: Found): void {
-  scanner.scanString(s);
-  const whole = wholeUrl(s);
-  // the scan's report of the whole string reads to the same host (allow.ts parses it alike)
-  if (whole !== null && !found.has(trimControls(s))) found.add(whole);
 }
 
 const scanner = new Scanner();
@@ -47,7 +38,7 @@ export function scanDestinations(args: unknown, skipArgs: ReadonlySet<string>): 
   while (stack.length > 0 && !found.full) {
     const v = stack.pop();
     if (typeof v === "string") {
-      scanString(v, found);
+      scanner.scanString(v);
     } else if (v !== null && typeof v === "object") {
       seen ??= new Set();
       if (seen.has(v)) continue;

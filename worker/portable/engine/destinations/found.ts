@@ -29,10 +29,6 @@ export class Found {
     seen.add(d);
     this.list.push(d);
   }
-  /** Was `found` reported (as it is, not cut)? */
-  has(found: string): boolean {
-    return this.seen?.has(found) ?? false;
-  }
   private stop(): void {
     this.full = true;
     this.list.push(MORE_DESTINATIONS);
