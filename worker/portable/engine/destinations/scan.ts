@@ -34,11 +34,10 @@
  * a bounded number of times (no regex runs over the text but the one-shot prefilters). Arguments
  * are walked with an explicit stack, so any depth is fine, and a value reached twice is read once.
  */
-import { Authority } from "./authority.js";
-import { ALPHA, SCHEME, asciiFlags, isDot, isHex, isLabel } from "./chars.js";
+import { ALPHA, SCHEME, asciiFlags, isBreak, isDot, isHex, isLabel } from "./chars.js";
 import { Found } from "./found.js";
-import { portEnd, urlEnd } from "./ends.js";
-import { LONGEST_IPV6, isIPv4, isIPv6, looksV6, v6RunEnd, v6Start, zoneEnd } from "./ip.js";
+import { NO_RUN, type Run, portEnd, runOn, urlEnd } from "./ends.js";
+import { LONGEST_IPV6, LONGEST_ZONE, isIPv4, isIPv6, looksV6, v6RunEnd, v6Start, zoneEnd } from "./ip.js";
 import { MARKED, NONE, PORT, hasEscape, isEscape, isLocalhost, labelEnd, namesHost } from "./runs.js";
 
 /** Schemes a URL parser reads a host from even without `//` (`http:evil.com`); not `file`. */
@@ -52,8 +51,15 @@ export class Scanner {
   private n = 0;
   /** End of the last destination reported: no backward walk goes before it. */
   private floor = 0;
-  /** The authority read last (authority.ts) */
-  private readonly auth = new Authority();
+  // the authority parsed last by `authority()`
+  private hostStart = 0;
+  private hostEnd = 0;
+  private authEnd = 0;
+  // the span `authority()` read last, and its last `@`
+  private memoStart = -1;
+  private memoEnd = -1;
+  private memoAt = -1;
+  private run: Run = NO_RUN; // the stretch past the break an authority stopped at, read once
   private plain = -1; // no mailto with a `%40` starts before this
 
   /** Where finds go; set for each call (one scanner serves every call: the scan never yields). */
@@ -73,7 +79,8 @@ export class Scanner {
     this.s = s;
     this.n = s.length;
     this.floor = 0;
-    this.auth.reset(s);
+    this.memoStart = this.memoEnd = this.memoAt = -1;
+    this.run = NO_RUN;
     this.plain = -1;
     const n = this.n;
     const found = this.found;
@@ -98,7 +105,6 @@ export class Scanner {
       i = e > i ? e : i + 1;
     }
     this.s = ""; // hold no argument past the call
-    this.auth.reset("");
   }
 
   /** A word starts at `p`. Returns where scanning goes on: never inside the word's host run. */
@@ -183,16 +189,15 @@ export class Scanner {
     if (scheme === "mailto") return slashes === 0 ? this.atMailto(a, j) : -1;
     // a special scheme skips any slashes; another names no host with fewer or more than two
     if (!SPECIAL.has(scheme) && slashes !== 2) return -1;
-    const au = this.auth;
-    au.read(j);
-    if (!au.namesHost()) return -1;
-    const auth = au.end;
+    this.authority(j);
+    if (!this.namesHost()) return -1;
+    const auth = this.authEnd;
     if (outerEnd >= 0) {
-      if (outerEnd <= au.hostStart) return -1;
+      if (outerEnd <= this.hostStart) return -1;
       this.emit(a, outerEnd);
       return outerEnd;
     }
-    const end = urlEnd(s, this.n, a, auth, au.hostStart + 1);
+    const end = urlEnd(s, this.n, a, auth, this.hostStart + 1);
     this.emit(a, end);
     this.nested(auth, end);
     return end;
@@ -224,20 +229,74 @@ export class Scanner {
       if (isLabel(prev) || prev === 0x3a || prev === 0x2f || prev === 0x5c) return -1;
     }
     if (s.charCodeAt(i + 2) === 0x2f) return -1;
-    const au = this.auth;
-    au.read(i + 2);
-    const hs = au.hostStart;
+    this.authority(i + 2);
+    const hs = this.hostStart;
     if (s.charCodeAt(hs) === 0x5b) {
-      if (!au.namesHost()) return -1;
+      if (!this.namesHost()) return -1;
     } else {
       const he = this.hostRun(hs);
       if (he === hs || !namesHost(s, hs, he, this.markAfter(he))) return -1;
     }
-    const auth = au.end;
+    const auth = this.authEnd;
     const end = urlEnd(s, this.n, i, auth, hs + 1);
     this.emit(i, end);
     this.nested(auth, end);
     return end;
+  }
+
+  /**
+   * Reads an authority from `j` (to the first `/ ? # \` or break): the host is what follows the
+   * last `@`, as a URL parser reads it (`https://example.com@evil.com/` names `evil.com`).
+   */
+  private authority(j: number): void {
+    const s = this.s;
+    const n = this.n;
+    let e: number;
+    let at: number;
+    if (j >= this.memoStart && j <= this.memoEnd) {
+      // A failed URL's authority runs on to where this one does: do not read it twice.
+      e = this.memoEnd;
+      at = this.memoAt >= j ? this.memoAt : -1;
+    } else {
+      at = -1;
+      for (e = j; e < n; e++) {
+        const c = s.charCodeAt(e);
+        if (c === 0x2f || c === 0x3f || c === 0x23 || c === 0x5c || isBreak(c)) break;
+        if (c === 0x40) at = e;
+      }
+      this.memoStart = j;
+      this.memoEnd = e;
+      this.memoAt = at;
+      // A URL parser reads on past spaces and controls to `/ ? # \`: a later `@` ends the userinfo.
+      if (e < n && isBreak(s.charCodeAt(e))) {
+        if (e < this.run.from || e > this.run.end) this.run = runOn(s, n, e);
+        if (this.run.at >= e) [at, e] = [this.run.at, this.run.end];
+      }
+    }
+    const hs = at >= 0 ? at + 1 : j;
+    let he = hs;
+    if (s.charCodeAt(hs) === 0x5b) {
+      const last = Math.min(e, hs + LONGEST_IPV6 + LONGEST_ZONE + 3);
+      while (he < last && s.charCodeAt(he) !== 0x5d) he++;
+      if (he < last) he++;
+    } else {
+      while (he < e && s.charCodeAt(he) !== 0x3a) he++;
+    }
+    this.hostStart = hs;
+    this.hostEnd = he;
+    this.authEnd = e;
+  }
+
+  /** Does the authority read last name a host: a label character, or a bracketed literal? */
+  private namesHost(): boolean {
+    const s = this.s;
+    const hs = this.hostStart;
+    if (s.charCodeAt(hs) === 0x5b) {
+      const close = this.hostEnd - 1;
+      return close > hs + 1 && s.charCodeAt(close) === 0x5d;
+    }
+    for (let i = hs; i < this.hostEnd; i++) if (isLabel(s.charCodeAt(i))) return true;
+    return false;
   }
 
   /** `mailto:` at `a`, its address at `j`: reported whole with its query (`?cc=…`). */
@@ -330,7 +389,7 @@ export class Scanner {
       const c1 = s.charCodeAt(k + 1);
       const c2 = s.charCodeAt(k + 2);
       if ((c1 !== 0x2f && c1 !== 0x5c) || (c2 !== 0x2f && c2 !== 0x5c)) continue;
-      if (this.atScheme(k, from, to) > 0) k = this.auth.end - 1;
+      if (this.atScheme(k, from, to) > 0) k = this.authEnd - 1;
     }
   }
 
