@@ -23,6 +23,9 @@
  *   `fe80::1%eth0`) or bracketed (`[::1]:8443/x`). Not `a:b`;
  * - any of these with `%hh` escapes in the host (`evil%2Ecom/steal`), read decoded.
  *
+ * A value that is a URL once tabs and newlines are gone is read whole too, as `new URL()` reads it
+ * (./whole.ts): `https://a.example.com\t.intranet/` is also `https://a.example.com.intranet/`.
+ *
  * A host name is the longest run of labels joined by dots that the text holds, read the way a URL
  * parser reads it: non-ASCII letters, symbols and format characters are part of a label, and the
  * ideographic and full-width dots are dots (./chars.ts says why). A string holding compatibility
@@ -41,6 +44,7 @@ import { isIPv6, looksV6, v6RunEnd, v6Start, zoneEnd } from "./ip.js";
 import { MARKED, NONE, PORT, hasEscape, hostRun, isEscape, isLocalhost, labelEnd, namesHost } from "./runs.js";
 import { Authority } from "./authority.js";
 import { domainEnd, isLocalChar, localStart } from "./addresses.js";
+import { joinedIn, urlHostname, wholeReading } from "./whole.js";
 
 /** Schemes a URL parser reads a host from even without `//` (`http:evil.com`); not `file`. */
 const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
@@ -56,6 +60,8 @@ export class Scanner {
   /** The authority read last. */
   private readonly auth = new Authority();
   private plain = -1; // no mailto with a `%40` starts before this
+  /** Reading a value whole (whole.ts): where tabs and newlines were removed. */
+  private joins: readonly number[] | null = null;
 
   /** Where finds go; set for each call (one scanner serves every call: the scan never yields). */
   found = new Found();
@@ -63,19 +69,28 @@ export class Scanner {
   scanString(s: string): void {
     if (NON_ASCII.test(s)) {
       this.scan(s);
+      this.whole(s);
       const k = s.normalize("NFKC");
-      if (k !== s) this.scan(k);
-    } else if (MAYBE.test(s)) {
-      this.scan(s);
+      if (k !== s) {
+        this.scan(k);
+        this.whole(k);
+      }
+    } else {
+      if (MAYBE.test(s)) this.scan(s);
+      this.whole(s);
     }
   }
 
-  private scan(s: string): void {
+  private start(s: string): void {
     this.s = s;
     this.n = s.length;
     this.floor = 0;
     this.auth.reset();
     this.plain = -1;
+  }
+
+  private scan(s: string): void {
+    this.start(s);
     const n = this.n;
     const found = this.found;
     let i = 0;
@@ -99,6 +114,30 @@ export class Scanner {
       i = e > i ? e : i + 1;
     }
     this.s = ""; // hold no argument past the call
+  }
+
+  /**
+   * The value read whole, as a URL parser reads it once tabs and newlines are gone (whole.ts): the
+   * URL when that changes its host (as the scan reports a URL, or whole if that would read another
+   * host), and the URLs in its path and query.
+   */
+  private whole(value: string): void {
+    const w = wholeReading(value);
+    if (w === null || this.found.full) return;
+    this.start(w.text);
+    const s = this.s;
+    const n = this.n;
+    if (w.host === "") {
+      this.emit(0, urlEnd(s, n, 0, w.from, w.from)); // a mailto: every address in it is read
+    } else {
+      this.auth.read(s, n, w.from);
+      const end = urlEnd(s, n, 0, this.auth.end, this.auth.hostStart + 1);
+      if (w.changed) this.emit(0, urlHostname(s.slice(0, end), w.relative) === w.host ? end : n);
+      this.joins = w.joins;
+      this.nested(this.auth.end, end);
+      this.joins = null;
+    }
+    this.s = "";
   }
 
   /** A word starts at `p`. Returns where scanning goes on: never inside the word's host run. */
@@ -176,6 +215,8 @@ export class Scanner {
     const auth = this.auth.end;
     if (outerEnd >= 0) {
       if (outerEnd <= this.auth.hostStart) return -1;
+      // read whole, a URL in a URL is new only where a tab or newline was removed inside its authority
+      if (this.joins !== null && !joinedIn(this.joins, k, auth)) return -1;
       this.emit(a, outerEnd);
       return outerEnd;
     }
