@@ -89,11 +89,34 @@ describe("a value that is a URL once tabs and newlines are gone", () => {
   });
 });
 
+describe("a string that is JSON (a request body) is also read as the JSON it holds", () => {
+  const allow = patterns("*.example.com");
+  // the server that parses the body reads a.example.com.intranet; the text holds `\t` and `\u002e`
+  for (const callback of ["https://a.example.com\t.intranet/", "https://a.example.com.intranet/"]) {
+    const escaped = JSON.stringify({ callback }).replace(".intranet", "\\u002eintranet");
+    it(`${escaped} is refused under *.example.com`, () => {
+      expect(new URL(JSON.parse(escaped).callback).hostname).toBe("a.example.com.intranet");
+      expect(refused(escaped, allow)).toBe(true);
+      expect(scanDestinations({ body: escaped }, new Set()).some((d) => !destinationAllowed(d, allow))).toBe(true);
+    });
+  }
+  it("its strings as the body holds them, and in arrays", () => {
+    expect(findDestinations(String.raw`{"to": "spy@intranet"}`)).toContain("spy@intranet");
+    expect(findDestinations(String.raw` [1, {"u": "https:\/\/evil.net\/x"}] `)).toContain("https://evil.net/x");
+  });
+  it("JSON without escapes reads as its text does: nothing more", () => {
+    expect(findDestinations('{"url": "https://a.example.com/x", "n": 1}')).toEqual(["https://a.example.com/x"]);
+  });
+  it("text that only looks like JSON is read as text", () => {
+    expect(findDestinations(String.raw`{not json: . https://a.example.com}`)).toEqual(["https://a.example.com"]);
+  });
+});
+
 describe("property: what new URL() reads is a destination", () => {
   const SPECIAL = new Set(["http:", "https:", "ws:", "wss:", "ftp:"]);
   const ALL = patterns("*.example.com", "a.example.com", "example.com", "*.evil.net", "evil.net", "127.0.0.1", "localhost", "intranet", "::1");
 
-  it("whenever new URL(s) reads a host, the check refuses s under an allow-list that does not allow that host", () => {
+  it("whenever new URL(s) reads a host, the check refuses s (alone, or in a JSON body) under an allow-list that does not allow that host", () => {
     const g = new UrlPieces(prng(20261204));
     let checked = 0;
     for (let i = 0; i < 100_000; i++) {
@@ -111,6 +134,9 @@ describe("property: what new URL() reads is a destination", () => {
       // allowed, but this one must not be (the engine compares hosts as new URL() writes them).
       const allow = ALL.filter((p) => !destinationAllowed(`http://${host}/`, [p]));
       if (!refused(s, allow)) throw new Error(`${JSON.stringify(s)} reaches ${host}, but the scanner found only ${JSON.stringify(findDestinations(s))}`);
+      // and inside a JSON body, where a tab or control is written as an escape
+      const body = JSON.stringify({ url: s });
+      if (!refused(body, allow)) throw new Error(`${body} holds a URL to ${host}, but the scanner found only ${JSON.stringify(findDestinations(body))}`);
     }
     expect(checked).toBeGreaterThan(20_000);
   });
@@ -124,6 +150,10 @@ describe("hostile input", () => {
     "URLs in a URL split by tabs": `https://a.com\t/${"x?u=h\tttps://b\t.com/".repeat(M / 20)}`,
     "mailto split by newlines": `mailto:${"a\n@".repeat(M / 3)}`,
     "scheme-relative starts split by tabs": `/\t/${"a\t@".repeat(M / 3)}`,
+    "JSON strings full of escapes": JSON.stringify(Array.from({ length: M / 16 }, () => "h\tt\\p:/\u0000")),
+    "JSON in JSON in JSON": JSON.stringify([JSON.stringify([JSON.stringify(["a\t.com\\".repeat(M / 32)])])]),
+    "an unclosed JSON array": `[${'"\\t",'.repeat(M / 6)}`,
+    "deeply nested JSON arrays": `${"[".repeat(M / 2)}"\\u002e"${"]".repeat(M / 2)}`,
   };
   for (const [name, text] of Object.entries(cases)) {
     it(`1 MB of ${name} scans in linear time`, () => {
