@@ -2,7 +2,9 @@
  * Step 4 over a call's arguments (checks.md, step 4): every string, at any depth, through the one
  * scanner (scan.ts). A string that is a JSON object or array holding escapes (a request body:
  * `{"callback": "https://a.example.com\u002eintranet"}`) is read as the JSON it holds too, as
- * the server that parses it will: its strings, decoded, are scanned as arguments are.
+ * the server that parses it will: its strings, decoded, are scanned as arguments are. A string
+ * holding a percent-encoded `://`, `//` or `@` (a redirect target in a query, a form-encoded body:
+ * `next=https%3A%2F%2Fevil.net`) is scanned decoded too, once and, if encoded twice, twice.
  */
 import { Found } from "./found.js";
 import { Scanner } from "./scan.js";
@@ -44,6 +46,12 @@ function walk(stack: unknown[]): string[] {
     const v = stack.pop();
     if (typeof v === "string") {
       scanner.scanString(v);
+      const decoded = percentDecoded(v);
+      if (decoded !== null) {
+        scanner.scanString(decoded);
+        const twice = percentDecoded(decoded);
+        if (twice !== null) scanner.scanString(twice);
+      }
       const json = jsonIn(v);
       if (json !== undefined) stack.push(json);
     } else if (v !== null && typeof v === "object") {
@@ -87,4 +95,20 @@ function jsonIn(s: string): object | undefined {
   } catch {
     return undefined; // not JSON, or nested too deep for the parser: read as text, as it was
   }
+}
+
+/** An encoded `://` or `//`, or one encoded twice: a server decodes it to a URL. */
+const ENCODED_URL = /%3a(?:\/|%2f)|%2f%2f|%25(?:3a|2f|40)/i;
+/** An encoded `@`; in a `mailto:` the scan reads it decoded already (scan.ts), so that is left to it. */
+const ENCODED_AT = /%40/i;
+const MAILTO = /mailto:/i;
+const ASCII_ESCAPE = /%[0-7][0-9a-f]/gi;
+
+/**
+ * `s` with its ASCII `%hh` escapes decoded, when it holds an encoded URL or address; else null. A
+ * non-ASCII escape is left as written: the scanner reads those in a host itself.
+ */
+function percentDecoded(s: string): string | null {
+  if (!ENCODED_URL.test(s) && !(ENCODED_AT.test(s) && !MAILTO.test(s))) return null;
+  return s.replace(ASCII_ESCAPE, (e) => String.fromCharCode(parseInt(e.slice(1), 16)));
 }
