@@ -1,6 +1,10 @@
 /**
  * Step 4 over a call's arguments (checks.md, step 4): every string, at any depth, through the one
- * scanner (scan.ts).
+ * scanner (scan.ts). A string that is a JSON object or array holding escapes (a request body:
+ * `{"callback": "https://a.example.com\u002eintranet"}`) is read as the JSON it holds too, as
+ * the server that parses it will: its strings, decoded, are scanned as arguments are. A string
+ * holding a percent-encoded `://`, `//` or `@` (a redirect target in a query, a form-encoded body:
+ * `next=https%3A%2F%2Fevil.net`) is scanned decoded too, once and, if encoded twice, twice.
  */
 import { Found } from "./found.js";
 import { Scanner } from "./scan.js";
@@ -10,9 +14,7 @@ import { Scanner } from "./scan.js";
  * (the whole URL for a URL).
  */
 export function findDestinations(text: string): string[] {
-  const found = (scanner.found = new Found());
-  scanner.scanString(text);
-  return found.list;
+  return walk([text]);
 }
 
 const scanner = new Scanner();
@@ -25,20 +27,33 @@ const scanner = new Scanner();
  * their key order, depth first).
  */
 export function scanDestinations(args: unknown, skipArgs: ReadonlySet<string>): string[] {
-  const found = (scanner.found = new Found());
   const stack: unknown[] = [];
-  // Containers already read (made on the first nested one; reaching the top again reads it once
-  // more, lookup arguments included: more is scanned, never less).
-  let seen: Set<object> | undefined;
   if (args !== null && typeof args === "object" && !Array.isArray(args)) {
     pushEntries(stack, args as Record<string, unknown>, skipArgs);
   } else {
     stack.push(args);
   }
+  return walk(stack);
+}
+
+/** Scans what `stack` holds, depth first, in the order it pops. */
+function walk(stack: unknown[]): string[] {
+  const found = (scanner.found = new Found());
+  // Containers already read (made on the first nested one; reaching the top again reads it once
+  // more, lookup arguments included: more is scanned, never less).
+  let seen: Set<object> | undefined;
   while (stack.length > 0 && !found.full) {
     const v = stack.pop();
     if (typeof v === "string") {
       scanner.scanString(v);
+      const decoded = percentDecoded(v);
+      if (decoded !== null) {
+        scanner.scanString(decoded);
+        const twice = percentDecoded(decoded);
+        if (twice !== null) scanner.scanString(twice);
+      }
+      const json = jsonIn(v);
+      if (json !== undefined) stack.push(json);
     } else if (v !== null && typeof v === "object") {
       seen ??= new Set();
       if (seen.has(v)) continue;
@@ -61,4 +76,39 @@ function pushEntries(stack: unknown[], o: Record<string, unknown>, skip: Readonl
     if (skip?.has(key)) continue;
     stack.push(o[key], key);
   }
+}
+
+/**
+ * The data a JSON object or array in `s` holds, if `s` is one and holds a backslash escape; else
+ * undefined. Without an escape its strings read as its text does: the scan has read them.
+ */
+function jsonIn(s: string): object | undefined {
+  let a = 0;
+  let b = s.length;
+  while (a < b && s.charCodeAt(a) <= 0x20) a++;
+  while (b > a && s.charCodeAt(b - 1) <= 0x20) b--;
+  const first = s.charCodeAt(a);
+  const last = s.charCodeAt(b - 1);
+  if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d)) || !s.includes("\\")) return undefined;
+  try {
+    return JSON.parse(s) as object; // an object or an array, by its first character
+  } catch {
+    return undefined; // not JSON, or nested too deep for the parser: read as text, as it was
+  }
+}
+
+/** An encoded `://` or `//`, or one encoded twice: a server decodes it to a URL. */
+const ENCODED_URL = /%3a(?:\/|%2f)|%2f%2f|%25(?:3a|2f|40)/i;
+/** An encoded `@`; in a `mailto:` the scan reads it decoded already (scan.ts), so that is left to it. */
+const ENCODED_AT = /%40/i;
+const MAILTO = /mailto:/i;
+const ASCII_ESCAPE = /%[0-7][0-9a-f]/gi;
+
+/**
+ * `s` with its ASCII `%hh` escapes decoded, when it holds an encoded URL or address; else null. A
+ * non-ASCII escape is left as written: the scanner reads those in a host itself.
+ */
+function percentDecoded(s: string): string | null {
+  if (!ENCODED_URL.test(s) && !(ENCODED_AT.test(s) && !MAILTO.test(s))) return null;
+  return s.replace(ASCII_ESCAPE, (e) => String.fromCharCode(parseInt(e.slice(1), 16)));
 }

@@ -36,6 +36,16 @@ export function labelEnd(s: string, n: number, i: number): number {
   }
 }
 
+/** End of the longest run `label (dot label)*` from `p`; a dot must be followed by a label. */
+export function hostRun(s: string, n: number, p: number): number {
+  let i = p;
+  for (;;) {
+    i = labelEnd(s, n, i);
+    if (i + 1 < n && isDot(s.charCodeAt(i)) && (isLabel(s.charCodeAt(i + 1)) || isEscape(s, i + 1))) i++;
+    else return i;
+  }
+}
+
 /** Does `s[p, e)` hold a `%`? (A loop, not indexOf: that would read past `e` on every call.) */
 export function hasEscape(s: string, p: number, e: number): boolean {
   for (let i = p; i < e; i++) if (s.charCodeAt(i) === 0x25) return true;

@@ -23,6 +23,9 @@
  *   `fe80::1%eth0`) or bracketed (`[::1]:8443/x`). Not `a:b`;
  * - any of these with `%hh` escapes in the host (`evil%2Ecom/steal`), read decoded.
  *
+ * A value that is a URL once tabs and newlines are gone is read whole too, as `new URL()` reads it
+ * (./whole.ts): `https://a.example.com\t.intranet/` is also `https://a.example.com.intranet/`.
+ *
  * A host name is the longest run of labels joined by dots that the text holds, read the way a URL
  * parser reads it: non-ASCII letters, symbols and format characters are part of a label, and the
  * ideographic and full-width dots are dots (./chars.ts says why). A string holding compatibility
@@ -34,11 +37,14 @@
  * a bounded number of times (no regex runs over the text but the one-shot prefilters). Arguments
  * are walked with an explicit stack, so any depth is fine, and a value reached twice is read once.
  */
-import { ALPHA, SCHEME, asciiFlags, isBreak, isDot, isHex, isLabel } from "./chars.js";
+import { ALPHA, SCHEME, asciiFlags, isDot, isHex, isLabel } from "./chars.js";
 import { Found } from "./found.js";
-import { NO_RUN, type Run, portEnd, runOn, urlEnd } from "./ends.js";
-import { LONGEST_IPV6, LONGEST_ZONE, isIPv4, isIPv6, looksV6, v6RunEnd, v6Start, zoneEnd } from "./ip.js";
-import { MARKED, NONE, PORT, hasEscape, isEscape, isLocalhost, labelEnd, namesHost } from "./runs.js";
+import { portEnd, urlEnd } from "./ends.js";
+import { isIPv6, looksV6, v6RunEnd, v6Start, zoneEnd } from "./ip.js";
+import { MARKED, NONE, PORT, hasEscape, hostRun, isEscape, isLocalhost, labelEnd, namesHost } from "./runs.js";
+import { Authority } from "./authority.js";
+import { domainEnd, isLocalChar, localStart } from "./addresses.js";
+import { joinedIn, urlHostname, wholeReading } from "./whole.js";
 
 /** Schemes a URL parser reads a host from even without `//` (`http:evil.com`); not `file`. */
 const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
@@ -51,16 +57,11 @@ export class Scanner {
   private n = 0;
   /** End of the last destination reported: no backward walk goes before it. */
   private floor = 0;
-  // the authority parsed last by `authority()`
-  private hostStart = 0;
-  private hostEnd = 0;
-  private authEnd = 0;
-  // the span `authority()` read last, and its last `@`
-  private memoStart = -1;
-  private memoEnd = -1;
-  private memoAt = -1;
-  private run: Run = NO_RUN; // the stretch past the break an authority stopped at, read once
+  /** The authority read last. */
+  private readonly auth = new Authority();
   private plain = -1; // no mailto with a `%40` starts before this
+  /** Reading a value whole (whole.ts): where tabs and newlines were removed. */
+  private joins: readonly number[] | null = null;
 
   /** Where finds go; set for each call (one scanner serves every call: the scan never yields). */
   found = new Found();
@@ -68,20 +69,28 @@ export class Scanner {
   scanString(s: string): void {
     if (NON_ASCII.test(s)) {
       this.scan(s);
+      this.whole(s);
       const k = s.normalize("NFKC");
-      if (k !== s) this.scan(k);
-    } else if (MAYBE.test(s)) {
-      this.scan(s);
+      if (k !== s) {
+        this.scan(k);
+        this.whole(k);
+      }
+    } else {
+      if (MAYBE.test(s)) this.scan(s);
+      this.whole(s);
     }
   }
 
-  private scan(s: string): void {
+  private start(s: string): void {
     this.s = s;
     this.n = s.length;
     this.floor = 0;
-    this.memoStart = this.memoEnd = this.memoAt = -1;
-    this.run = NO_RUN;
+    this.auth.reset();
     this.plain = -1;
+  }
+
+  private scan(s: string): void {
+    this.start(s);
     const n = this.n;
     const found = this.found;
     let i = 0;
@@ -107,6 +116,30 @@ export class Scanner {
     this.s = ""; // hold no argument past the call
   }
 
+  /**
+   * The value read whole, as a URL parser reads it once tabs and newlines are gone (whole.ts): the
+   * URL when that changes its host (as the scan reports a URL, or whole if that would read another
+   * host), and the URLs in its path and query.
+   */
+  private whole(value: string): void {
+    const w = wholeReading(value);
+    if (w === null || this.found.full) return;
+    this.start(w.text);
+    const s = this.s;
+    const n = this.n;
+    if (w.host === "") {
+      this.emit(0, urlEnd(s, n, 0, w.from, w.from)); // a mailto: every address in it is read
+    } else {
+      this.auth.read(s, n, w.from);
+      const end = urlEnd(s, n, 0, this.auth.end, this.auth.hostStart + 1);
+      if (w.changed) this.emit(0, urlHostname(s.slice(0, end), w.relative) === w.host ? end : n);
+      this.joins = w.joins;
+      this.nested(this.auth.end, end);
+      this.joins = null;
+    }
+    this.s = "";
+  }
+
   /** A word starts at `p`. Returns where scanning goes on: never inside the word's host run. */
   private atWord(p: number): number {
     const s = this.s;
@@ -123,7 +156,7 @@ export class Scanner {
       const e = this.atBareV6(p);
       if (e > 0) return e;
     }
-    const he = this.hostRun(p);
+    const he = hostRun(s, n, p);
     const next = s.charCodeAt(he);
     if (next === 0x3a /* : */) {
       const e = this.atScheme(he, this.floor);
@@ -133,18 +166,6 @@ export class Scanner {
       if (e > 0) return e;
     }
     return namesHost(s, p, he, this.markAfter(he)) ? this.finishHost(p, he) : he;
-  }
-
-  /** End of the longest run `label (dot label)*` from `p`; a dot must be followed by a label. */
-  private hostRun(p: number): number {
-    const s = this.s;
-    const n = this.n;
-    let i = p;
-    for (;;) {
-      i = labelEnd(s, n, i);
-      if (i + 1 < n && isDot(s.charCodeAt(i)) && (isLabel(s.charCodeAt(i + 1)) || isEscape(s, i + 1))) i++;
-      else return i;
-    }
   }
 
   /** `PORT` when a port follows the run ending at `e` (`intranet:8080`), else `NONE`. */
@@ -189,15 +210,17 @@ export class Scanner {
     if (scheme === "mailto") return slashes === 0 ? this.atMailto(a, j) : -1;
     // a special scheme skips any slashes; another names no host with fewer or more than two
     if (!SPECIAL.has(scheme) && slashes !== 2) return -1;
-    this.authority(j);
-    if (!this.namesHost()) return -1;
-    const auth = this.authEnd;
+    this.auth.read(s, n, j);
+    if (!this.auth.namesHost(s)) return -1;
+    const auth = this.auth.end;
     if (outerEnd >= 0) {
-      if (outerEnd <= this.hostStart) return -1;
+      if (outerEnd <= this.auth.hostStart) return -1;
+      // read whole, a URL in a URL is new only where a tab or newline was removed inside its authority
+      if (this.joins !== null && !joinedIn(this.joins, k, auth)) return -1;
       this.emit(a, outerEnd);
       return outerEnd;
     }
-    const end = urlEnd(s, this.n, a, auth, this.hostStart + 1);
+    const end = urlEnd(s, this.n, a, auth, this.auth.hostStart + 1);
     this.emit(a, end);
     this.nested(auth, end);
     return end;
@@ -211,7 +234,7 @@ export class Scanner {
       if (isLabel(prev) || prev === 0x3a || prev === 0x2f || prev === 0x5c) return -1;
     }
     const hs = i + 2;
-    const he = this.hostRun(hs);
+    const he = hostRun(s, this.n, hs);
     if (he === hs || !namesHost(s, hs, he, MARKED)) return -1;
     const port = portEnd(s, this.n, he, false);
     let end = port > 0 ? port : he;
@@ -229,83 +252,28 @@ export class Scanner {
       if (isLabel(prev) || prev === 0x3a || prev === 0x2f || prev === 0x5c) return -1;
     }
     if (s.charCodeAt(i + 2) === 0x2f) return -1;
-    this.authority(i + 2);
-    const hs = this.hostStart;
+    this.auth.read(s, this.n, i + 2);
+    const hs = this.auth.hostStart;
     if (s.charCodeAt(hs) === 0x5b) {
-      if (!this.namesHost()) return -1;
+      if (!this.auth.namesHost(s)) return -1;
     } else {
-      const he = this.hostRun(hs);
+      const he = hostRun(s, this.n, hs);
       if (he === hs || !namesHost(s, hs, he, this.markAfter(he))) return -1;
     }
-    const auth = this.authEnd;
+    const auth = this.auth.end;
     const end = urlEnd(s, this.n, i, auth, hs + 1);
     this.emit(i, end);
     this.nested(auth, end);
     return end;
   }
 
-  /**
-   * Reads an authority from `j` (to the first `/ ? # \` or break): the host is what follows the
-   * last `@`, as a URL parser reads it (`https://example.com@evil.com/` names `evil.com`).
-   */
-  private authority(j: number): void {
-    const s = this.s;
-    const n = this.n;
-    let e: number;
-    let at: number;
-    if (j >= this.memoStart && j <= this.memoEnd) {
-      // A failed URL's authority runs on to where this one does: do not read it twice.
-      e = this.memoEnd;
-      at = this.memoAt >= j ? this.memoAt : -1;
-    } else {
-      at = -1;
-      for (e = j; e < n; e++) {
-        const c = s.charCodeAt(e);
-        if (c === 0x2f || c === 0x3f || c === 0x23 || c === 0x5c || isBreak(c)) break;
-        if (c === 0x40) at = e;
-      }
-      this.memoStart = j;
-      this.memoEnd = e;
-      this.memoAt = at;
-      // A URL parser reads on past spaces and controls to `/ ? # \`: a later `@` ends the userinfo.
-      if (e < n && isBreak(s.charCodeAt(e))) {
-        if (e < this.run.from || e > this.run.end) this.run = runOn(s, n, e);
-        if (this.run.at >= e) [at, e] = [this.run.at, this.run.end];
-      }
-    }
-    const hs = at >= 0 ? at + 1 : j;
-    let he = hs;
-    if (s.charCodeAt(hs) === 0x5b) {
-      const last = Math.min(e, hs + LONGEST_IPV6 + LONGEST_ZONE + 3);
-      while (he < last && s.charCodeAt(he) !== 0x5d) he++;
-      if (he < last) he++;
-    } else {
-      while (he < e && s.charCodeAt(he) !== 0x3a) he++;
-    }
-    this.hostStart = hs;
-    this.hostEnd = he;
-    this.authEnd = e;
-  }
-
-  /** Does the authority read last name a host: a label character, or a bracketed literal? */
-  private namesHost(): boolean {
-    const s = this.s;
-    const hs = this.hostStart;
-    if (s.charCodeAt(hs) === 0x5b) {
-      const close = this.hostEnd - 1;
-      return close > hs + 1 && s.charCodeAt(close) === 0x5d;
-    }
-    for (let i = hs; i < this.hostEnd; i++) if (isLabel(s.charCodeAt(i))) return true;
-    return false;
-  }
-
   /** `mailto:` at `a`, its address at `j`: reported whole with its query (`?cc=…`). */
   private atMailto(a: number, j: number): number {
     const s = this.s;
     let at = j;
-    while (at < this.n && this.isLocalChar(s.charCodeAt(at))) at++;
+    while (at < this.n && isLocalChar(s.charCodeAt(at))) at++;
     if (at === j || s.charCodeAt(at) !== 0x40) return j < this.plain ? -1 : this.atEncodedMailto(a, j);
-    const de = this.domainEnd(at + 1);
+    const de = domainEnd(s, this.n, at + 1);
     if (de < 0) return -1;
     const end = urlEnd(s, this.n, a, de, de);
     this.emit(a, end);
@@ -326,34 +294,13 @@ export class Scanner {
    */
   private atAddress(p: number, he: number): number {
     const s = this.s;
-    let ls = p;
-    while (ls > this.floor && this.isLocalChar(s.charCodeAt(ls - 1))) ls--;
+    let ls = localStart(s, this.floor, p);
     while (ls < he && s.charCodeAt(ls) === 0x2e) ls++;
     if (ls === he) return -1;
-    const de = this.domainEnd(he + 1);
+    const de = domainEnd(s, this.n, he + 1);
     if (de < 0) return -1;
     this.emit(ls, de);
     return de;
-  }
-
-  /** The domain of an address from `d`: a name, an IPv4, or `[10.0.0.1]` / `[IPv6:…]`; or -1. */
-  private domainEnd(d: number): number {
-    const s = this.s;
-    if (s.charCodeAt(d) === 0x5b) {
-      let close = d + 1;
-      while (close < this.n && close - d <= LONGEST_IPV6 + 6 && s.charCodeAt(close) !== 0x5d) close++;
-      if (s.charCodeAt(close) !== 0x5d) return -1;
-      if (isIPv4(s, d + 1, close)) return close + 1;
-      if (s.slice(d + 1, d + 6).toLowerCase() === "ipv6:" && isIPv6(s, d + 6, close)) return close + 1;
-      return -1;
-    }
-    const de = this.hostRun(d);
-    return de > d && namesHost(s, d, de, MARKED) ? de : -1;
-  }
-
-  /** Letters, digits and `. _ % + -`: the local parts people and tools write. */
-  private isLocalChar(c: number): boolean {
-    return isLabel(c) || c === 0x2e || c === 0x25 || c === 0x2b;
   }
 
   private atBareV6(p: number): number {
@@ -389,7 +336,7 @@ export class Scanner {
       const c1 = s.charCodeAt(k + 1);
       const c2 = s.charCodeAt(k + 2);
       if ((c1 !== 0x2f && c1 !== 0x5c) || (c2 !== 0x2f && c2 !== 0x5c)) continue;
-      if (this.atScheme(k, from, to) > 0) k = this.authEnd - 1;
+      if (this.atScheme(k, from, to) > 0) k = this.auth.end - 1;
     }
   }
 

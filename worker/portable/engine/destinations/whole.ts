@@ -1,0 +1,113 @@
+/**
+ * A string value read whole, the way `new URL(value)` reads it (checks.md step 4). The WHATWG URL
+ * parser first strips leading and trailing C0 controls and spaces, and removes every tab, LF and
+ * CR anywhere in its input: `fetch("https://a.example.com\t.intranet/")` reaches
+ * `a.example.com.intranet`, `ht\ntps://evil.net` is `https://evil.net`. The scanner reads text, in
+ * which a line break ends a URL (a URL that ends a line of prose must not run into the next line);
+ * so a value that is a URL once they are removed — with a scheme, or `//host` as read against a
+ * base URL — is read a second time, whole. Both readings are destinations.
+ */
+
+/** What the whole reading of a value found. */
+export interface Whole {
+  /** The value as the URL parser reads it: trimmed, with no tab, LF or CR. */
+  text: string;
+  /** The URL's host, as `new URL()` gives it; "" for a `mailto:`. */
+  host: string;
+  /** Where the authority starts in `text` (after the scheme and its slashes), for the scanner. */
+  from: number;
+  /** Does the removal change the URL's scheme or host? If not, the scan has read what the parser reads. */
+  changed: boolean;
+  /** `//host`, read against a base. */
+  relative: boolean;
+  /** Where in `text` a tab or newline was removed (before which character), in order. */
+  joins: number[];
+}
+
+const TAB_OR_NEWLINE = /[\t\n\r]/;
+const ALL_TABS_AND_NEWLINES = /[\t\n\r]/g;
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+/** WHATWG's special schemes: any number of `/` or `\` before the host, and `\` ends it. */
+const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp", "file"]);
+/** `//host` means a host only against a base; a tool resolves it against its own (any http one reads alike). */
+const BASE = "http://base.invalid/";
+
+/** The whole reading of `value`, or null when removing tabs and newlines leaves no URL with a host (or changes nothing). */
+export function wholeReading(value: string): Whole | null {
+  if (!TAB_OR_NEWLINE.test(value)) return null;
+  let a = 0;
+  let b = value.length;
+  while (a < b && value.charCodeAt(a) <= 0x20) a++;
+  while (b > a && value.charCodeAt(b - 1) <= 0x20) b--;
+  const trimmed = value.slice(a, b);
+  const text = trimmed.replace(ALL_TABS_AND_NEWLINES, "");
+  if (text === trimmed) return null; // only at the ends: the scan reads past those
+  const joins = joinsOf(trimmed);
+  const m = SCHEME.exec(text);
+  let special = true;
+  let from = 0;
+  let host: string | null;
+  if (m) {
+    const scheme = m[1]!.toLowerCase();
+    if (scheme === "mailto") return /@|%40/i.test(text) ? { text, host: "", from: m[0].length, changed: true, relative: false, joins } : null;
+    special = SPECIAL.has(scheme);
+    from = m[0].length;
+    host = urlHostname(text, false);
+  } else {
+    host = isSlash(text.charCodeAt(0)) && isSlash(text.charCodeAt(1)) ? urlHostname(text, true) : null;
+  }
+  if (host === null) return null;
+  const n = text.length;
+  if (special) while (from < n && isSlash(text.charCodeAt(from))) from++;
+  else from += 2; // a host after a non-special scheme follows exactly `//`
+  let end = from;
+  let hostStart = from;
+  for (; end < n && !endsAuthority(text.charCodeAt(end), special); end++) if (text.charCodeAt(end) === 0x40) hostStart = end + 1;
+  // The scan reads a URL's userinfo on past a tab or newline (authority.ts): only one removed in
+  // the scheme, its slashes or the host changes what the parser reads.
+  const changed = joins[0]! <= from || joinedIn(joins, hostStart - 1, end);
+  return { text, host, from, changed, relative: !m, joins };
+}
+
+/** The host `new URL()` reads in `url` (against a base when `relative`); null when it reads none. */
+export function urlHostname(url: string, relative: boolean): string | null {
+  try {
+    const host = new URL(url, relative ? BASE : undefined).hostname;
+    return host === "" ? null : host;
+  } catch {
+    return null;
+  }
+}
+
+function joinsOf(trimmed: string): number[] {
+  const joins: number[] = [];
+  let removed = 0;
+  for (let i = 0; i < trimmed.length; i++) {
+    const c = trimmed.charCodeAt(i);
+    if (c === 0x09 || c === 0x0a || c === 0x0d) {
+      if (joins.at(-1) !== i - removed) joins.push(i - removed);
+      removed++;
+    }
+  }
+  return joins;
+}
+
+/** Was a tab or newline removed inside `text[from, to)` (`joins` as `wholeReading` gives them)? */
+export function joinedIn(joins: readonly number[], from: number, to: number): boolean {
+  let lo = 0;
+  let hi = joins.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (joins[mid]! <= from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < joins.length && joins[lo]! < to;
+}
+
+function isSlash(c: number): boolean {
+  return c === 0x2f || c === 0x5c;
+}
+
+function endsAuthority(c: number, special: boolean): boolean {
+  return c === 0x2f || c === 0x3f || c === 0x23 || (special && c === 0x5c);
+}
