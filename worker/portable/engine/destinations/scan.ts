@@ -99,6 +99,8 @@ export class Scanner {
       let e = -1;
       if (c === 0x3a /* : */) {
         if (s.charCodeAt(i + 1) === 0x3a && v6Start(s, i)) e = this.atBareV6(i);
+        // a scheme whose last character is no label's (`wss.://intranet`): no word ran into it
+        else if (i > 0 && (s.charCodeAt(i - 1) === 0x2e || s.charCodeAt(i - 1) === 0x2b)) e = this.atScheme(i, this.floor);
       } else if (c === 0x5b /* [ */) {
         e = this.atBracket(i);
       } else if (c === 0x2f /* / */) {
