@@ -45,7 +45,10 @@ function walk(stack: unknown[]): string[] {
   while (stack.length > 0 && !found.full) {
     const v = stack.pop();
     if (typeof v === "string") {
-      scanner.scanString(v);
+      // most strings hold none of what the other readings need (a tab or newline, `%`, `\`)
+      const plain = !OTHER_READINGS.test(v);
+      scanner.scanString(v, !plain);
+      if (plain) continue;
       const decoded = percentDecoded(v);
       if (decoded !== null) {
         scanner.scanString(decoded);
@@ -96,6 +99,9 @@ function jsonIn(s: string): object | undefined {
     return undefined; // not JSON, or nested too deep for the parser: read as text, as it was
   }
 }
+
+/** What the readings beside the scan's need: a tab or newline (whole.ts), a `%` escape, a JSON escape. */
+const OTHER_READINGS = /[\t\n\r%\\]/;
 
 /** An encoded `://` or `//`, or one encoded twice: a server decodes it to a URL. */
 const ENCODED_URL = /%3a(?:\/|%2f)|%2f%2f|%25(?:3a|2f|40)/i;

@@ -66,7 +66,8 @@ export class Scanner {
   /** Where finds go; set for each call (one scanner serves every call: the scan never yields). */
   found = new Found();
 
-  scanString(s: string): void {
+  /** `readWhole: false` when the caller knows `s` holds no tab or newline: whole.ts has nothing to read. */
+  scanString(s: string, readWhole = true): void {
     if (NON_ASCII.test(s)) {
       this.scan(s);
       this.whole(s);
@@ -77,7 +78,7 @@ export class Scanner {
       }
     } else {
       if (MAYBE.test(s)) this.scan(s);
-      this.whole(s);
+      if (readWhole) this.whole(s);
     }
   }
 

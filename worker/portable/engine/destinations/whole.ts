@@ -42,14 +42,13 @@ export function wholeReading(value: string): Whole | null {
   const trimmed = value.slice(a, b);
   const text = trimmed.replace(ALL_TABS_AND_NEWLINES, "");
   if (text === trimmed) return null; // only at the ends: the scan reads past those
-  const joins = joinsOf(trimmed);
   const m = SCHEME.exec(text);
   let special = true;
   let from = 0;
   let host: string | null;
   if (m) {
     const scheme = m[1]!.toLowerCase();
-    if (scheme === "mailto") return /@|%40/i.test(text) ? { text, host: "", from: m[0].length, changed: true, relative: false, joins } : null;
+    if (scheme === "mailto") return /@|%40/i.test(text) ? { text, host: "", from: m[0].length, changed: true, relative: false, joins: joinsOf(trimmed) } : null;
     special = SPECIAL.has(scheme);
     from = m[0].length;
     host = urlHostname(text, false);
@@ -57,6 +56,7 @@ export function wholeReading(value: string): Whole | null {
     host = isSlash(text.charCodeAt(0)) && isSlash(text.charCodeAt(1)) ? urlHostname(text, true) : null;
   }
   if (host === null) return null;
+  const joins = joinsOf(trimmed);
   const n = text.length;
   if (special) while (from < n && isSlash(text.charCodeAt(from))) from++;
   else from += 2; // a host after a non-special scheme follows exactly `//`
