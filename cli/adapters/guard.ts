@@ -13,7 +13,7 @@
  * Fail closed: an error inside a check is a refusal (`internal_error`), never an allow. The
  * bookkeeping (reports) never throws into the framework's loop.
  */
-import { bindsOf, canonicalize, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
+import { bindsOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { catalogueFrom } from "../sdk/catalogue-input.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
@@ -22,6 +22,7 @@ import { sessionInfo } from "../sdk/session-info.js";
 import { question, refusalText } from "../gateway/words.js";
 import { MemoryApprovals, type ApprovalStore, type PendingApproval } from "./approvals.js";
 import { newTurns } from "./turns.js";
+import { keyOf, plainCopy } from "./data.js";
 import { HistoryMirror } from "./view.js";
 
 /** The part of a session (`client.session(...)`, in-process or remote) an adapter uses. */
@@ -149,8 +150,11 @@ export class CallGuard {
     const known = this.known(callId, tool, args);
     if (known) return known;
     // Asked already (the framework asks "needs approval?" again when it resumes): the same question.
-    const p = await this.approvals.get(callId);
-    if (p) {
+    // A store that cannot be read holds nothing here: the call is checked, and a confirm it needs
+    // cannot be kept either (below), so nothing runs on it.
+    const p = await this.stored(callId);
+    if (p instanceof Error) this.log(`the approval kept for call ${callId} could not be read: ${p.message}`);
+    else if (p) {
       const check: CheckResult = { decision: "confirm", reasons: p.reasons, detail: { wording: p.question }, step: p.step, confirmation: p.token };
       if (!p.used) return { decision: "confirm", check, question: p.question };
       return { decision: "refuse", check: { ...check, decision: "refuse" }, message: `${tool} did not run again: its approval was already used; an approval covers one run of the call.` };
@@ -158,20 +162,23 @@ export class CallGuard {
     await this.reading;
     const origins = this.infer(tool, args);
     const check = await this.safeCheck(tool, args, { origins: originsOf(origins) });
-    this.options.onCheck?.({ callId, tool, args, origins, check, approval: false });
     let verdict = this.verdict(tool, args, origins, check);
     if (verdict.decision === "confirm" && answered) {
       verdict = { decision: "refuse", check, message: `${tool} did not run: a person must approve this call as it is now, and the answer on hand was not given to it (the call changed after it was asked about, its pending approval was not kept, or the approval stands for the whole tool).` };
     } else if (verdict.decision === "confirm" && check.confirmation) {
-      await this.approvals.set(callId, { v: 1, tool, step: check.step, token: check.confirmation, reasons: [...check.reasons], question: verdict.question, used: false });
+      const kept = await this.keep(callId, { v: 1, tool, step: check.step, token: check.confirmation, reasons: [...check.reasons], question: verdict.question, used: false });
+      if (kept) verdict = { decision: "refuse", check, message: `${tool} needs a person's approval, and its approval could not be kept (${kept.message}); it did not run.` };
     }
+    // Shown after the decision is made, as a copy: the observer can neither fail nor change it.
+    this.observe({ callId, tool, args, origins, check, approval: false });
     if (verdict.decision !== "confirm") this.decided.set(callId, { key: keyOf(tool, args), verdict });
     return verdict;
   }
 
   /** The token kept for a call that waits for a person, if any. */
   async pending(callId: string): Promise<PendingApproval | undefined> {
-    return this.approvals.get(callId);
+    const p = await this.stored(callId);
+    return p instanceof Error ? undefined : p;
   }
 
   /**
@@ -181,21 +188,23 @@ export class CallGuard {
   async approved(callId: string, tool: string, args: unknown): Promise<Verdict> {
     const known = this.known(callId, tool, args);
     if (known) return known;
-    const p = await this.approvals.get(callId);
+    const p = await this.stored(callId);
     const none = (why: string): Verdict => {
       const check: CheckResult = { decision: "refuse", reasons: [], detail: { message: why }, step: -1 };
       return { decision: "refuse", check, message: `${tool} did not run: ${why}.` };
     };
+    if (p instanceof Error) return none(`the approval kept for it could not be read (${p.message})`);
     if (!p) return none("no confirmation of this call is waiting for a person");
     if (p.used) return none("its approval was already used; an approval covers one run of the call");
     if (p.tool !== tool) return none(`the approval was given for \`${p.tool}\``);
     await this.reading;
     const origins = this.infer(tool, args);
     const check = await this.safeCheck(tool, args, { origins: originsOf(origins), confirmation: p.token });
-    this.options.onCheck?.({ callId, tool, args, origins, check, approval: true });
     let verdict: Verdict;
     if (check.decision === "allow") {
-      await this.approvals.set(callId, { ...p, used: true });
+      // The session spent the token whatever the store says: a record left unmarked covers nothing.
+      const kept = await this.keep(callId, { ...p, used: true });
+      if (kept) this.log(`the approval of call ${callId} could not be marked used: ${kept.message}`);
       verdict = { decision: "allow", check };
     } else if (check.decision === "refuse") {
       verdict = { decision: "refuse", check, message: refusalText(tool, check) };
@@ -204,7 +213,44 @@ export class CallGuard {
       verdict = { decision: "refuse", check, message: `the approval does not cover this call of ${tool} (${why}), and it did not run.` };
     }
     this.decided.set(callId, { key: keyOf(tool, args), verdict });
+    this.observe({ callId, tool, args, origins, check, approval: true });
     return verdict;
+  }
+
+  /** The approval kept for a call id, or the error the host's store answered with. */
+  private async stored(callId: string): Promise<PendingApproval | undefined | Error> {
+    try {
+      return await this.approvals.get(callId);
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  /** Keep an approval record: undefined, or the error the host's store answered with. */
+  private async keep(callId: string, record: PendingApproval): Promise<Error | undefined> {
+    try {
+      await this.approvals.set(callId, record);
+      return undefined;
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  /**
+   * The host's `onCheck`, an observer: it is shown a copy, after the decision is made, and what it
+   * throws or rejects with is logged — it never changes a decision or breaks the framework's loop.
+   */
+  private observe(event: CheckEvent): void {
+    const hook = this.options.onCheck;
+    if (typeof hook !== "function") return;
+    const failed = (err: unknown) => this.log(`the onCheck hook failed: ${message(err)}`);
+    try {
+      const shown: CheckEvent = { ...event, args: copyOf(event.args), origins: copyOf(event.origins), check: copyOf(event.check) };
+      const r: unknown = hook(shown);
+      if (isThenable(r)) r.then(undefined, failed);
+    } catch (err) {
+      failed(err);
+    }
   }
 
   /** The verdict kept for this call id, if it judged this tool and input (else it is dropped). */
@@ -292,53 +338,14 @@ export class CallGuard {
     }
   }
 
-  private log(line: string): void {
+  log(line: string): void {
     try {
-      this.options.log?.(line);
+      const r: unknown = this.options.log?.(line);
+      if (isThenable(r)) r.then(undefined, () => undefined);
     } catch {
       /* a host's logger never breaks the loop */
     }
   }
-}
-
-/**
- * A copy of JSON data (plain objects, arrays, strings, finite numbers, booleans, null), or
- * undefined for anything else — never stricter than the session's own reading, which checks the
- * copy again (lone surrogates, depth) and refuses it if it must.
- */
-function plainCopy(x: unknown, depth: number): unknown {
-  switch (typeof x) {
-    case "string":
-    case "boolean":
-      return x;
-    case "number":
-      return Number.isFinite(x) ? x : undefined;
-    case "object":
-      break;
-    default:
-      return undefined;
-  }
-  if (x === null) return null;
-  if (depth > 512) return undefined;
-  if (Array.isArray(x)) {
-    const out: unknown[] = new Array(x.length);
-    for (let i = 0; i < x.length; i++) {
-      if (!(i in x)) return undefined;
-      const v = plainCopy(x[i], depth + 1);
-      if (v === undefined) return undefined;
-      out[i] = v;
-    }
-    return out;
-  }
-  const proto = Object.getPrototypeOf(x);
-  if (proto !== Object.prototype && proto !== null) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(x)) {
-    const v = plainCopy((x as Record<string, unknown>)[k], depth + 1);
-    if (v === undefined) return undefined;
-    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
 }
 
 /** A session's history as plain data, if it can say (a remote one not created yet cannot). */
@@ -350,21 +357,14 @@ function plainEntries(session: GuardSession): Entry[] | undefined {
   }
 }
 
-/**
- * A call's tool and input as one string. An input that is not JSON data (an `undefined` a schema's
- * transform left, which the check refuses) is keyed by its JSON text, so its refusal is kept too.
- */
-function keyOf(tool: string, args: unknown): string | undefined {
-  try {
-    return `${tool}\u0000${canonicalize(args)}`;
-  } catch {
-    try {
-      const text = JSON.stringify(args);
-      return text === undefined ? undefined : `${tool}\u0001${text}`;
-    } catch {
-      return undefined;
-    }
-  }
+/** A private copy of plain data (an observer edits only its own); anything else as it is. */
+function copyOf<T>(x: T): T {
+  const c = plainCopy(x, 0);
+  return c === undefined ? x : (c as T);
+}
+
+function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return (typeof x === "object" || typeof x === "function") && x !== null && typeof (x as { then?: unknown }).then === "function";
 }
 
 function isRecord(x: unknown): x is Record<string, unknown> {
