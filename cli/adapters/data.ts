@@ -1,8 +1,9 @@
 /**
- * The guard's views of a call's data: a private copy of a result (or of what an observer is
+ * Small helpers of the guard: a private copy of a result (or of what an observer is
  * shown), and a call's tool and input as one comparable key.
  */
-import { canonicalize } from "../../worker/portable/engine/index.js";
+import { canonicalize, sha256Hex } from "../../worker/portable/engine/index.js";
+import type { PendingApproval } from "./approvals.js";
 
 /**
  * A copy of JSON data (plain objects, arrays, strings, finite numbers, booleans, null), or
@@ -61,3 +62,42 @@ export function keyOf(tool: string, args: unknown): string | undefined {
   }
 }
 
+/** A private copy of plain data (an observer edits only its own); anything else as it is. */
+export function copyOf<T>(x: T): T {
+  const c = plainCopy(x, 0);
+  return c === undefined ? x : (c as T);
+}
+
+/** Is this record of the call with this key? (A record from before keys were kept: taken as it.) */
+export function sameCall(p: PendingApproval, key: string | undefined): boolean {
+  return p.call === undefined || (key !== undefined && p.call === sha256Key(key));
+}
+
+/** Drop a map's oldest entries past `limit` (a Map keeps insertion order). */
+export function trim<K, V>(map: Map<K, V>, limit: number): void {
+  for (const k of map.keys()) {
+    if (map.size <= limit) return;
+    map.delete(k);
+  }
+}
+
+export function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return (typeof x === "object" || typeof x === "function") && x !== null && typeof (x as { then?: unknown }).then === "function";
+}
+
+export function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+export function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+export function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The digest an approval record keeps of its call's key. */
+export function sha256Key(key: string): string {
+  return sha256Hex(key);
+}
