@@ -22,18 +22,38 @@ export interface PendingApproval {
   question: string;
   /** the approved call was allowed with this token: it covers nothing more */
   used: boolean;
+  /**
+   * the digest of the call's tool and input: another call under the same id (a provider that
+   * reuses ids) is a new call. Absent in records written before it was kept: taken as this call.
+   */
+  call?: string;
 }
 
 export interface ApprovalStore {
   get(callId: string): PendingApproval | undefined | Promise<PendingApproval | undefined>;
   set(callId: string, record: PendingApproval): void | Promise<void>;
+  /** the record can never be needed again (its id now names another call); optional */
+  delete?(callId: string): void | Promise<void>;
 }
 
-/** The default store: one process's memory; `toJSON()` and `new MemoryApprovals(saved)` carry it over. */
+/** How many records `MemoryApprovals` keeps unless told otherwise (docs/adapters.md). */
+export const DEFAULT_APPROVALS_LIMIT = 1000;
+
+/**
+ * The default store: one process's memory; `toJSON()` and `new MemoryApprovals(saved)` carry it
+ * over. It keeps at most `limit` records: past it the oldest spent one goes first (it only words
+ * the refusal of a replayed approval), else the oldest waiting one — an approval request nobody
+ * answered. A call whose record went is checked again when its answer comes, and refused: its
+ * approval was not kept. Nothing runs on a record that is not there.
+ */
 export class MemoryApprovals implements ApprovalStore {
   private readonly records = new Map<string, PendingApproval>();
+  readonly limit: number;
 
-  constructor(saved?: Readonly<Record<string, PendingApproval>>) {
+  constructor(saved?: Readonly<Record<string, PendingApproval>>, options: { limit?: number } = {}) {
+    const limit = options?.limit ?? DEFAULT_APPROVALS_LIMIT;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new InputError("`limit` must be a whole number of records, at least 1", "/limit");
+    this.limit = limit;
     if (saved === undefined) return;
     if (typeof saved !== "object" || saved === null || Array.isArray(saved)) throw new InputError("saved approvals must be what `toJSON()` returned", "/");
     for (const id of Object.keys(saved)) {
@@ -41,6 +61,7 @@ export class MemoryApprovals implements ApprovalStore {
       if (!isPending(r)) throw new InputError(`saved approval \`${id}\` is not one \`toJSON()\` wrote`, `/${id}`);
       this.records.set(id, { ...r, reasons: [...r.reasons] });
     }
+    this.trim();
   }
 
   get(callId: string): PendingApproval | undefined {
@@ -49,7 +70,31 @@ export class MemoryApprovals implements ApprovalStore {
   }
 
   set(callId: string, record: PendingApproval): void {
+    // Newest last: the order is the eviction order.
+    this.records.delete(callId);
     this.records.set(callId, { ...record });
+    this.trim();
+  }
+
+  delete(callId: string): void {
+    this.records.delete(callId);
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  private trim(): void {
+    while (this.records.size > this.limit) {
+      let victim: string | undefined;
+      for (const [id, r] of this.records) {
+        if (r.used) {
+          victim = id;
+          break;
+        }
+      }
+      this.records.delete(victim ?? this.records.keys().next().value!);
+    }
   }
 
   toJSON(): Record<string, PendingApproval> {
@@ -62,5 +107,5 @@ export class MemoryApprovals implements ApprovalStore {
 function isPending(r: unknown): r is PendingApproval {
   const o = r as Partial<PendingApproval> | null;
   return typeof o === "object" && o !== null && o.v === 1 && typeof o.tool === "string" && Number.isSafeInteger(o.step) && typeof o.token === "string" && typeof o.used === "boolean" &&
-    typeof o.question === "string" && Array.isArray(o.reasons) && o.reasons.every((x) => typeof x === "string");
+    typeof o.question === "string" && Array.isArray(o.reasons) && o.reasons.every((x) => typeof x === "string") && (o.call === undefined || typeof o.call === "string");
 }

@@ -13,64 +13,20 @@
  * Fail closed: an error inside a check is a refusal (`internal_error`), never an allow. The
  * bookkeeping (reports) never throws into the framework's loop.
  */
-import { bindsOf, canonicalize, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
+import { bindsOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { catalogueFrom } from "../sdk/catalogue-input.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { nodeCore } from "../sdk/wasm-node.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import { question, refusalText } from "../gateway/words.js";
-import { MemoryApprovals, type ApprovalStore, type PendingApproval } from "./approvals.js";
+import { DEFAULT_APPROVALS_LIMIT, MemoryApprovals, type ApprovalStore, type PendingApproval } from "./approvals.js";
 import { newTurns } from "./turns.js";
+import { copyOf, isRecord, isThenable, keyOf, message, plainCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
 import { HistoryMirror } from "./view.js";
+import type { CheckEvent, GuardOptions, GuardSession, Verdict } from "./types.js";
 
-/** The part of a session (`client.session(...)`, in-process or remote) an adapter uses. */
-export interface GuardSession {
-  readonly id: string;
-  readonly history: { entries: Entry[] };
-  read(text: string): Promise<{ step: number }>;
-  checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult>;
-  report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
-  /** a `Client` session's: its history as plain data, read when a long one is new to the guard */
-  toJSON?(): { entries: Entry[] };
-}
-
-export interface GuardOptions {
-  /**
-   * The catalogue the session was started with (path, YAML text or object). Only needed for a
-   * session that did not come from `Client` (which remembers its own).
-   */
-  catalogue?: string | object;
-  /** with `catalogue`: the session's language (default: the catalogue's) and context */
-  language?: Language;
-  context?: Record<string, unknown>;
-  /** where tokens of calls waiting for a person are kept (default: in memory) */
-  approvals?: ApprovalStore;
-  /**
-   * `messages` (default): the person's messages in the conversation become turns. `host`: the
-   * host calls `session.read` itself (when its user messages carry text the person did not type).
-   */
-  turns?: "messages" | "host";
-  /** every check the guard makes, with the origins it inferred (for logs and audits) */
-  onCheck?: (event: CheckEvent) => void;
-  /** a line for each report that could not be recorded (default: dropped) */
-  log?: (line: string) => void;
-}
-
-export interface CheckEvent {
-  callId: string;
-  tool: string;
-  args: unknown;
-  origins: Record<string, InferredOrigin>;
-  check: CheckResult;
-  /** this check presented a person's approval (the token of an earlier confirm) */
-  approval: boolean;
-}
-
-export type Verdict =
-  | { decision: "allow"; check: CheckResult }
-  | { decision: "confirm"; check: CheckResult; question: string }
-  | { decision: "refuse"; check: CheckResult; message: string };
+export type { CheckEvent, GuardOptions, GuardSession, Verdict } from "./types.js";
 
 /** A refused call, as the framework hands it to the model (its message says why). */
 export class ToolCallRefused extends StalwartError {
@@ -86,6 +42,8 @@ export class CallGuard {
   private readonly language: () => Language;
   private readonly context: Readonly<Record<string, unknown>>;
   readonly approvals: ApprovalStore;
+  /** how many unsettled calls (and, in the default store, approval records) are kept */
+  private readonly limit: number;
   /**
    * first checks of calls not settled yet, by call id (between "needs approval?" and "run"), each
    * with the tool and input it judged: a call id that comes back with another input is checked anew
@@ -118,7 +76,10 @@ export class CallGuard {
     } else {
       throw new StalwartError("InputError", "this session did not come from `Client`: pass `{ catalogue }` (the one it was started with) so origins can be inferred");
     }
-    this.approvals = options.approvals ?? new MemoryApprovals();
+    const limit = options.limit ?? DEFAULT_APPROVALS_LIMIT;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new StalwartError("InputError", "`limit` must be a whole number of calls, at least 1");
+    this.limit = limit;
+    this.approvals = options.approvals ?? new MemoryApprovals(undefined, { limit });
     const plain = typeof session.toJSON === "function" ? () => plainEntries(session) : undefined;
     this.followed = info?.inference;
     this.mirror = this.followed ? undefined : new HistoryMirror(this.catalogue, this.language, this.context, plain);
@@ -148,30 +109,58 @@ export class CallGuard {
   async check(callId: string, tool: string, args: unknown, answered = false): Promise<Verdict> {
     const known = this.known(callId, tool, args);
     if (known) return known;
-    // Asked already (the framework asks "needs approval?" again when it resumes): the same question.
-    const p = await this.approvals.get(callId);
-    if (p) {
+    // A store that cannot be read holds nothing here: the call is checked, and a confirm it needs
+    // cannot be kept either (below), so nothing runs on it.
+    const key = keyOf(tool, args);
+    const p = await this.stored(callId);
+    let stale = false;
+    if (p instanceof Error) this.log(`the approval kept for call ${callId} could not be read: ${p.message}`);
+    else if (p) {
+      const same = sameCall(p, key);
       const check: CheckResult = { decision: "confirm", reasons: p.reasons, detail: { wording: p.question }, step: p.step, confirmation: p.token };
-      if (!p.used) return { decision: "confirm", check, question: p.question };
-      return { decision: "refuse", check: { ...check, decision: "refuse" }, message: `${tool} did not run again: its approval was already used; an approval covers one run of the call.` };
+      // Asked already (the framework asks "needs approval?" again when it resumes): the same
+      // question. An edited call with an answer on hand too: the re-check with its token refuses it.
+      if (!p.used && (same || answered)) return { decision: "confirm", check, question: p.question };
+      // The person's answer to this very call, sent again.
+      if (p.used && same && answered) return { decision: "refuse", check: { ...check, decision: "refuse" }, message: `${tool} did not run again: its approval was already used; an approval covers one run of the call.` };
+      // Else the record is of an earlier call under this id (spent, or asked and left unanswered):
+      // a provider that reuses ids made a new call, checked (and asked about) as one.
+      stale = true;
     }
     await this.reading;
     const origins = this.infer(tool, args);
     const check = await this.safeCheck(tool, args, { origins: originsOf(origins) });
-    this.options.onCheck?.({ callId, tool, args, origins, check, approval: false });
     let verdict = this.verdict(tool, args, origins, check);
     if (verdict.decision === "confirm" && answered) {
       verdict = { decision: "refuse", check, message: `${tool} did not run: a person must approve this call as it is now, and the answer on hand was not given to it (the call changed after it was asked about, its pending approval was not kept, or the approval stands for the whole tool).` };
     } else if (verdict.decision === "confirm" && check.confirmation) {
-      await this.approvals.set(callId, { v: 1, tool, step: check.step, token: check.confirmation, reasons: [...check.reasons], question: verdict.question, used: false });
+      const record: PendingApproval = { v: 1, tool, step: check.step, token: check.confirmation, reasons: [...check.reasons], question: verdict.question, used: false };
+      if (key !== undefined) record.call = sha256Key(key);
+      const kept = await this.keep(callId, record);
+      stale = false; // replaced
+      if (kept) verdict = { decision: "refuse", check, message: `${tool} needs a person's approval, and its approval could not be kept (${kept.message}); it did not run.` };
     }
-    if (verdict.decision !== "confirm") this.decided.set(callId, { key: keyOf(tool, args), verdict });
+    if (stale) await this.drop(callId);
+    // Shown after the decision is made, as a copy: the observer can neither fail nor change it.
+    this.observe({ callId, tool, args, origins, check, approval: false });
+    if (verdict.decision !== "confirm") this.decide(callId, key, verdict);
     return verdict;
   }
 
   /** The token kept for a call that waits for a person, if any. */
   async pending(callId: string): Promise<PendingApproval | undefined> {
-    return this.approvals.get(callId);
+    const p = await this.stored(callId);
+    return p instanceof Error ? undefined : p;
+  }
+
+  /**
+   * Does this call wait for a person's answer? With an answer on hand, any record under its id
+   * (the re-check judges it); else only an unspent one of this very call — a record of an earlier
+   * call under a reused id is not this one's.
+   */
+  async waiting(callId: string, tool: string, args: unknown, answered: boolean): Promise<boolean> {
+    const p = await this.pending(callId);
+    return p !== undefined && (answered || (!p.used && sameCall(p, keyOf(tool, args))));
   }
 
   /**
@@ -181,21 +170,23 @@ export class CallGuard {
   async approved(callId: string, tool: string, args: unknown): Promise<Verdict> {
     const known = this.known(callId, tool, args);
     if (known) return known;
-    const p = await this.approvals.get(callId);
+    const p = await this.stored(callId);
     const none = (why: string): Verdict => {
       const check: CheckResult = { decision: "refuse", reasons: [], detail: { message: why }, step: -1 };
       return { decision: "refuse", check, message: `${tool} did not run: ${why}.` };
     };
+    if (p instanceof Error) return none(`the approval kept for it could not be read (${p.message})`);
     if (!p) return none("no confirmation of this call is waiting for a person");
     if (p.used) return none("its approval was already used; an approval covers one run of the call");
     if (p.tool !== tool) return none(`the approval was given for \`${p.tool}\``);
     await this.reading;
     const origins = this.infer(tool, args);
     const check = await this.safeCheck(tool, args, { origins: originsOf(origins), confirmation: p.token });
-    this.options.onCheck?.({ callId, tool, args, origins, check, approval: true });
     let verdict: Verdict;
     if (check.decision === "allow") {
-      await this.approvals.set(callId, { ...p, used: true });
+      // The session spent the token whatever the store says: a record left unmarked covers nothing.
+      const kept = await this.keep(callId, { ...p, used: true });
+      if (kept) this.log(`the approval of call ${callId} could not be marked used: ${kept.message}`);
       verdict = { decision: "allow", check };
     } else if (check.decision === "refuse") {
       verdict = { decision: "refuse", check, message: refusalText(tool, check) };
@@ -203,8 +194,61 @@ export class CallGuard {
       const why = String(check.detail.confirmation ?? "the token covers another call");
       verdict = { decision: "refuse", check, message: `the approval does not cover this call of ${tool} (${why}), and it did not run.` };
     }
-    this.decided.set(callId, { key: keyOf(tool, args), verdict });
+    this.decide(callId, keyOf(tool, args), verdict);
+    this.observe({ callId, tool, args, origins, check, approval: true });
     return verdict;
+  }
+
+  /** The approval kept for a call id, or the error the host's store answered with. */
+  private async stored(callId: string): Promise<PendingApproval | undefined | Error> {
+    try {
+      return await this.approvals.get(callId);
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  /** A record whose id now names another call: dropped where the store can (else it is stale anyway). */
+  private async drop(callId: string): Promise<void> {
+    try {
+      await this.approvals.delete?.(callId);
+    } catch (err) {
+      this.log(`the approval kept for call ${callId} could not be dropped: ${message(err)}`);
+    }
+  }
+
+  /** Keep a call's verdict until it settles; past `limit` unsettled ones, the oldest is checked again. */
+  private decide(callId: string, key: string | undefined, verdict: Verdict): void {
+    this.decided.delete(callId);
+    this.decided.set(callId, { key, verdict });
+    trim(this.decided, this.limit);
+  }
+
+  /** Keep an approval record: undefined, or the error the host's store answered with. */
+  private async keep(callId: string, record: PendingApproval): Promise<Error | undefined> {
+    try {
+      await this.approvals.set(callId, record);
+      return undefined;
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  /**
+   * The host's `onCheck`, an observer: it is shown a copy, after the decision is made, and what it
+   * throws or rejects with is logged — it never changes a decision or breaks the framework's loop.
+   */
+  private observe(event: CheckEvent): void {
+    const hook = this.options.onCheck;
+    if (typeof hook !== "function") return;
+    const failed = (err: unknown) => this.log(`the onCheck hook failed: ${message(err)}`);
+    try {
+      const shown: CheckEvent = { ...event, args: copyOf(event.args), origins: copyOf(event.origins), check: copyOf(event.check) };
+      const r: unknown = hook(shown);
+      if (isThenable(r)) r.then(undefined, failed);
+    } catch (err) {
+      failed(err);
+    }
   }
 
   /** The verdict kept for this call id, if it judged this tool and input (else it is dropped). */
@@ -269,7 +313,10 @@ export class CallGuard {
   private async safeCheck(tool: string, args: unknown, options: CallOptions & { origins: Record<string, string> }): Promise<CheckResult> {
     try {
       const check = await this.session.checkToolCall(tool, args, options);
-      if (check.decision === "allow" && check.step >= 0) this.allowed.set(check.step, tool);
+      if (check.decision === "allow" && check.step >= 0) {
+        this.allowed.set(check.step, tool);
+        trim(this.allowed, this.limit);
+      }
       this.mirror?.own(this.session.history.entries, check.step, { kind: "check", tool, decision: check.decision, origins: options.origins });
       return check;
     } catch (err) {
@@ -292,53 +339,14 @@ export class CallGuard {
     }
   }
 
-  private log(line: string): void {
+  log(line: string): void {
     try {
-      this.options.log?.(line);
+      const r: unknown = this.options.log?.(line);
+      if (isThenable(r)) r.then(undefined, () => undefined);
     } catch {
       /* a host's logger never breaks the loop */
     }
   }
-}
-
-/**
- * A copy of JSON data (plain objects, arrays, strings, finite numbers, booleans, null), or
- * undefined for anything else — never stricter than the session's own reading, which checks the
- * copy again (lone surrogates, depth) and refuses it if it must.
- */
-function plainCopy(x: unknown, depth: number): unknown {
-  switch (typeof x) {
-    case "string":
-    case "boolean":
-      return x;
-    case "number":
-      return Number.isFinite(x) ? x : undefined;
-    case "object":
-      break;
-    default:
-      return undefined;
-  }
-  if (x === null) return null;
-  if (depth > 512) return undefined;
-  if (Array.isArray(x)) {
-    const out: unknown[] = new Array(x.length);
-    for (let i = 0; i < x.length; i++) {
-      if (!(i in x)) return undefined;
-      const v = plainCopy(x[i], depth + 1);
-      if (v === undefined) return undefined;
-      out[i] = v;
-    }
-    return out;
-  }
-  const proto = Object.getPrototypeOf(x);
-  if (proto !== Object.prototype && proto !== null) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(x)) {
-    const v = plainCopy((x as Record<string, unknown>)[k], depth + 1);
-    if (v === undefined) return undefined;
-    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
 }
 
 /** A session's history as plain data, if it can say (a remote one not created yet cannot). */
@@ -348,33 +356,4 @@ function plainEntries(session: GuardSession): Entry[] | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * A call's tool and input as one string. An input that is not JSON data (an `undefined` a schema's
- * transform left, which the check refuses) is keyed by its JSON text, so its refusal is kept too.
- */
-function keyOf(tool: string, args: unknown): string | undefined {
-  try {
-    return `${tool}\u0000${canonicalize(args)}`;
-  } catch {
-    try {
-      const text = JSON.stringify(args);
-      return text === undefined ? undefined : `${tool}\u0001${text}`;
-    } catch {
-      return undefined;
-    }
-  }
-}
-
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

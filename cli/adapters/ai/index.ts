@@ -68,7 +68,7 @@ export function toolApproval(guardedTools: ToolSet): (options: { toolCall: { too
     const t = (guardedTools as Record<string, { execute?: unknown }>)[toolCall.toolName];
     if (typeof t?.execute !== "function") return undefined;
     void core.syncTurns(userTexts(messages));
-    const v = await core.check(toolCall.toolCallId, toolCall.toolName, toolCall.input, askedIn(messages, toolCall.toolCallId));
+    const v = await core.check(toolCall.toolCallId, toolCall.toolName, toolCall.input, askOf(messages, toolCall.toolCallId).asked);
     if (v.decision === "confirm") return { type: "user-approval", reason: v.question };
     // An allowed call the tool itself wants a person for is asked about too (the hook replaces it).
     const own = owns.get(t);
@@ -89,8 +89,9 @@ function guarded(name: string, t: Record<string, unknown>, execute: AnyExecute, 
   const needsApproval = async (input: unknown, o: { toolCallId: string; messages?: ModelMessage[] } & Record<string, unknown>): Promise<boolean> => {
     void core.syncTurns(userTexts(o.messages));
     // A call that was asked about stays one: its approval (or its reuse) is `execute`'s to judge.
-    if (await core.pending(o.toolCallId)) return true;
-    const v = await core.check(o.toolCallId, name, input, askedIn(o.messages, o.toolCallId));
+    const asked = askOf(o.messages, o.toolCallId).asked;
+    if (await core.waiting(o.toolCallId, name, input, asked)) return true;
+    const v = await core.check(o.toolCallId, name, input, asked);
     if (v.decision === "confirm") return true;
     // An allowed call the tool itself wants a person for is asked about too; a refused one is not
     // asked (the model reads why instead).
@@ -101,9 +102,10 @@ function guarded(name: string, t: Record<string, unknown>, execute: AnyExecute, 
   const admit = async (input: unknown, o: { toolCallId: string; messages?: ModelMessage[] } & Record<string, unknown>): Promise<Verdict["check"]> => {
     const id = o.toolCallId;
     await core.syncTurns(userTexts(o.messages));
-    let v: Verdict = await core.check(id, name, input, askedIn(o.messages, id));
+    const ask = askOf(o.messages, id);
+    let v: Verdict = await core.check(id, name, input, ask.asked);
     if (v.decision === "confirm") {
-      if (!approvedIn(o.messages, id)) {
+      if (!ask.approved) {
         core.settle(id);
         throw new ToolCallRefused(`${v.question}\n\nThis call waits for a person's approval, and none was given; it did not run.`, v.check);
       }
@@ -174,34 +176,31 @@ export function userTexts(messages: readonly ModelMessage[] | undefined): string
   return out;
 }
 
-/** Was a person asked about this tool call already (an approval request for its id)? */
-function askedIn(messages: readonly ModelMessage[] | undefined, toolCallId: string): boolean {
+/**
+ * Was the person asked about this tool call, and did they approve it? Only the latest call under
+ * the id counts: a provider may reuse ids (`call_0` in every response), so a tool call or a tool
+ * result under the id ends what was asked before it — an earlier call's approval answers nothing
+ * of a later one. `approved` implies `asked`.
+ */
+function askOf(messages: readonly ModelMessage[] | undefined, toolCallId: string): { asked: boolean; approved: boolean } {
+  let asked = false;
+  let approved = false;
+  const requests = new Set<string>();
   for (const m of messages ?? []) {
-    if (m?.role !== "assistant" || !Array.isArray(m.content)) continue;
-    for (const p of m.content as readonly { type?: unknown; toolCallId?: unknown }[]) {
-      if (p?.type === "tool-approval-request" && p.toolCallId === toolCallId) return true;
+    if (!Array.isArray(m?.content)) continue;
+    for (const p of m.content as readonly { type?: unknown; toolCallId?: unknown; approvalId?: unknown; approved?: unknown }[]) {
+      if ((p?.type === "tool-call" || p?.type === "tool-result") && p.toolCallId === toolCallId) {
+        asked = approved = false;
+        requests.clear();
+      } else if (m.role === "assistant" && p?.type === "tool-approval-request" && p.toolCallId === toolCallId && typeof p.approvalId === "string") {
+        asked = true;
+        requests.add(p.approvalId);
+      } else if (m.role === "tool" && p?.type === "tool-approval-response" && typeof p.approvalId === "string" && requests.has(p.approvalId) && p.approved === true) {
+        approved = true;
+      }
     }
   }
-  return false;
-}
-
-/** Did a person approve this tool call? An approved `tool-approval-response` to a request for it. */
-function approvedIn(messages: readonly ModelMessage[] | undefined, toolCallId: string): boolean {
-  const asked = new Set<string>();
-  for (const m of messages ?? []) {
-    if (m?.role !== "assistant" || !Array.isArray(m.content)) continue;
-    for (const p of m.content as readonly { type?: unknown; toolCallId?: unknown; approvalId?: unknown }[]) {
-      if (p?.type === "tool-approval-request" && p.toolCallId === toolCallId && typeof p.approvalId === "string") asked.add(p.approvalId);
-    }
-  }
-  if (asked.size === 0) return false;
-  for (const m of messages ?? []) {
-    if (m?.role !== "tool" || !Array.isArray(m.content)) continue;
-    for (const p of m.content as readonly { type?: unknown; approvalId?: unknown; approved?: unknown }[]) {
-      if (p?.type === "tool-approval-response" && typeof p.approvalId === "string" && asked.has(p.approvalId) && p.approved === true) return true;
-    }
-  }
-  return false;
+  return { asked, approved };
 }
 
 function isAsyncIterable(x: unknown): x is AsyncIterable<unknown> {

@@ -124,6 +124,15 @@ function wrapTools<T extends Tool<any>>(tools: readonly T[], core: CallGuard, op
 function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions): AnyFunctionTool {
   const name = t.name;
   const isFailure = options.isFailure ?? ((out: unknown) => out === DEFAULT_TOOL_ERROR);
+  /** The host's `isFailure`: one that throws cannot say the call succeeded, so it is reported failed. */
+  const failure = (out: unknown): boolean => {
+    try {
+      return Boolean(isFailure(out));
+    } catch (err) {
+      core.log(`isFailure threw for ${name}, so the call is reported failed: ${err instanceof Error ? err.message : String(err)}`);
+      return true;
+    }
+  };
 
   const needsApproval = async (ctx: RunContext<any>, input: unknown, callId?: string): Promise<boolean> => {
     // Without a call id nothing can be bound to the approval: a person decides, and the guardrail checks.
@@ -177,7 +186,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
       throw err;
     }
     core.settle(call.callId);
-    if (isFailure(out)) await core.failed(v.check);
+    if (failure(out)) await core.failed(v.check);
     else await core.ran(v.check, resultOf(out));
     return out;
   };
