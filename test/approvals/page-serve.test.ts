@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveApprovals, type RunningPage } from "../../cli/approvals/serve.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { installationKey } from "../../cli/sdk/home.js";
 import type { PendingRecord } from "../../worker/portable/engine/index.js";
 
 const pages: RunningPage[] = [];
@@ -19,7 +20,12 @@ afterEach(async () => {
   for (const p of pages.splice(0)) await p.close();
 });
 
-const newHome = () => mkdtempSync(join(tmpdir(), "stalwart-approvals-serve-"));
+/** A home with its key made first, as a session that leaves a pending record makes it. */
+function newHome(): string {
+  const home = mkdtempSync(join(tmpdir(), "stalwart-approvals-serve-"));
+  installationKey(home);
+  return home;
+}
 
 async function start(home: string, port = 0): Promise<RunningPage> {
   const p = await serveApprovals({ home, host: "127.0.0.1", port, code: "424242" });
