@@ -66,7 +66,11 @@ async function stubbedGateway(home: string, catalogue: string, command: string[]
 const KEPT = 500;
 
 /** `n` expired records of another session's asks, as the approval store keeps them (cli/approvals/store.ts: one file each). */
-function withKeptApprovals(home: string, n: number): string {
+async function withKeptApprovals(home: string, n: number): Promise<string> {
+  // the home's key first, as the session that left these records made it (a home holding
+  // approvals without its key reads as one whose key was deleted: KeyChanged)
+  const { installationKey } = await import("../cli/sdk/home.js");
+  installationKey(home);
   const dir = join(home, "approvals", "pending");
   mkdirSync(dir, { recursive: true });
   for (let i = 0; i < n; i++) {
@@ -180,7 +184,7 @@ async function gatewayRun(calls: number, block: number): Promise<void> {
   const profiled = prof && !windowed ? ["--cpu-prof", `--cpu-prof-dir=${prof}`, `--cpu-prof-interval=${process.env.STALWART_BENCH_GATEWAY_PROF_INTERVAL ?? 1000}`] : [];
   // The same with a home whose approval store keeps records (a person's past decisions): a call's
   // cost must not grow with them (the store was read whole on every call until round 5).
-  const kept = withKeptApprovals(copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-gw-kept-"))), KEPT);
+  const kept = await withKeptApprovals(copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-gw-kept-"))), KEPT);
   const paths: [string, string[]][] = [
     ["direct: client → tool server", upstream],
     ["pass-through proxy, same SDK, no checks", [process.execPath, ...profiled, "--import", "tsx", SELF, "--proxy", "--", ...upstream]],
