@@ -46,6 +46,7 @@ const FIXED: readonly string[] = [
   "wss://a.example.com\t.intranet:8443/",
   "foo://a.example.com\n.intranet/x",
   "wss.://intranet", // a scheme ending in a dot: no word of the scan ran into its colon
+  "fooa.example.com..://intranet\t", // and one whose start the scan had reported as a host
 ];
 
 describe("step 4 reads a whole-string URL as a URL parser does", () => {
@@ -73,6 +74,8 @@ describe("step 4 reads a whole-string URL as a URL parser does", () => {
   for (const [name, text] of Object.entries({
     "schemes ending in a dot": "a.:".repeat(M / 3),
     "scheme-relative after a dotted scheme": "a.://".repeat(M / 5),
+    "hosts, each ending in a dotted scheme": "a.example.com..://".repeat(M / 18),
+    "one long dotted run before a colon": `${"a.".repeat(M / 2)}:`,
   })) {
     it(`1 MB of ${name} is read in linear time`, () => {
       // guarded by the timeout (a super-linear read of 1 MB takes minutes); speed lives in bench/

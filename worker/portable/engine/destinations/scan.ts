@@ -100,8 +100,10 @@ export class Scanner {
       let e = -1;
       if (c === 0x3a /* : */) {
         if (s.charCodeAt(i + 1) === 0x3a && v6Start(s, i)) e = this.atBareV6(i);
-        // a scheme whose last character is no label's (`wss.://intranet`): no word ran into it
-        else if (i > 0 && (s.charCodeAt(i - 1) === 0x2e || s.charCodeAt(i - 1) === 0x2b)) e = this.atScheme(i, this.floor);
+        // a scheme whose last character is no label's (`wss.://intranet`): no word ran into it. Its
+        // walk back may cross a host reported already (`a.example.com..://intranet`); it stops at
+        // the colon before, which no scheme holds, so each character is walked back once.
+        else if (i > 0 && (s.charCodeAt(i - 1) === 0x2e || s.charCodeAt(i - 1) === 0x2b)) e = this.atScheme(i, 0);
       } else if (c === 0x5b /* [ */) {
         e = this.atBracket(i);
       } else if (c === 0x2f /* / */) {
