@@ -9,13 +9,14 @@ import * as ai7 from "ai";
 import * as ai7test from "ai/test";
 import * as ai6 from "ai-v6";
 import * as ai6test from "ai-v6/test";
-import { Agent, run, RunState, setTracingDisabled, tool } from "@openai/agents";
+import { run, RunState, setTracingDisabled } from "@openai/agents";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
 import { z } from "zod";
 import { guard, guardOf, type GuardOptions } from "../../cli/adapters/ai/index.js";
 import { guard as guardAgent, guardOf as agentGuardOf } from "../../cli/adapters/openai-agents/index.js";
 import type { CheckEntry, Entry } from "../../worker/portable/engine/index.js";
 import { bodies, freshSession } from "./fixture.js";
+import { billingAgent } from "./agents-billing.js";
 import { script, type Step } from "./ai-script.js";
 
 beforeAll(() => setTracingDisabled(true));
@@ -125,10 +126,7 @@ describe("stalwart-agents/openai-agents: call ids", () => {
     const { session } = freshSession();
     const b = bodies();
     const model = new ScriptedModel();
-    const agent = guardAgent(new Agent({ name: "billing", instructions: "help", model, tools: [
-      tool({ name: "get_order", description: "an order", parameters: z.object({ order_id: z.string() }), execute: (a) => b.impl.get_order(a) }),
-      tool({ name: "refund_card", description: "refund", parameters: z.object({ order_id: z.string(), amount: z.number() }), execute: (a) => b.impl.refund_card(a) }),
-    ] }), session, limit === undefined ? {} : { limit });
+    const agent = guardAgent(billingAgent(model, b), session, limit === undefined ? {} : { limit });
     const refunds = () => b.ran.filter((x) => x.tool === "refund_card").map((x) => x.args);
     return { session, model, agent, refunds };
   }

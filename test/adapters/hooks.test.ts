@@ -14,6 +14,7 @@ import { guard as guardAi, type CheckEvent } from "../../cli/adapters/ai/index.j
 import { guard as guardAgent, type AgentsGuardOptions } from "../../cli/adapters/openai-agents/index.js";
 import type { CheckEntry, Entry } from "../../worker/portable/engine/index.js";
 import { bodies, CATALOGUE, freshSession } from "./fixture.js";
+import { billingAgent } from "./agents-billing.js";
 import { script, type Step } from "./ai-script.js";
 
 beforeAll(() => setTracingDisabled(true));
@@ -66,10 +67,7 @@ describe.each(OBSERVERS)("an onCheck that $name", ({ onCheck, logs }) => {
     const { session } = freshSession();
     const b = bodies();
     const model = new ScriptedModel();
-    const agent = guardAgent(new Agent({ name: "billing", instructions: "help", model, tools: [
-      tool({ name: "get_order", description: "an order", parameters: z.object({ order_id: z.string() }), execute: (a) => b.impl.get_order(a) }),
-      tool({ name: "refund_card", description: "refund", parameters: z.object({ order_id: z.string(), amount: z.number() }), execute: (a) => b.impl.refund_card(a) }),
-    ] }), session, { onCheck: onCheck as (e: CheckEvent) => void });
+    const agent = guardAgent(billingAgent(model, b), session, { onCheck: onCheck as (e: CheckEvent) => void });
     model.enqueue([functionCall("refund_card", { order_id: "4411", amount: 40 }, { callId: "c0" })], [assistantMessage("sorry")]);
     expect((await run(agent, "refund 40.00 on order 4411")).finalOutput).toBe("sorry");
     model.enqueue([functionCall("get_order", { order_id: "4411" }, { callId: "c1" })], [functionCall("refund_card", { order_id: "4411", amount: 40 }, { callId: "c2" })]);
@@ -123,10 +121,7 @@ describe("the other host callbacks", () => {
     expect(JSON.stringify(model.doGenerateCalls[2]!.prompt)).toMatch(/the approvals table is gone/);
 
     const m2 = new ScriptedModel([[functionCall("get_order", { order_id: "4411" }, { callId: "c1" })], [functionCall("refund_card", { order_id: "4411", amount: 40 }, { callId: "c2" })], [assistantMessage("no")]]);
-    const agent = guardAgent(new Agent({ name: "billing", instructions: "help", model: m2, tools: [
-      tool({ name: "get_order", description: "an order", parameters: z.object({ order_id: z.string() }), execute: (a) => b.impl.get_order(a) }),
-      tool({ name: "refund_card", description: "refund", parameters: z.object({ order_id: z.string(), amount: z.number() }), execute: (a) => b.impl.refund_card(a) }),
-    ] }), freshSession().session, { approvals: broken });
+    const agent = guardAgent(billingAgent(m2, b), freshSession().session, { approvals: broken });
     const r2 = await run(agent, "refund 40.00 on order 4411");
     expect(r2.finalOutput).toBe("no");
     expect(r2.interruptions).toEqual([]);

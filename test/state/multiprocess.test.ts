@@ -46,6 +46,21 @@ async function all(children: Child[], go: string): Promise<any[]> {
   return Promise.all(children.map((c) => c.done));
 }
 
+/**
+ * 4 processes make the keys of `n` fresh homes under one folder at once (`mode`: the child's
+ * "keys" or "bound"): none fails, each home has one key, and every process read that key.
+ */
+async function keysRace(mode: string, prefix: string, n: number): Promise<{ home: string; first: string[] }> {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  const go = join(home, "go");
+  const results = await all(["a", "b", "c", "d"].map((tag) => child([mode, home, go, tag, String(n)])), go);
+  const first: string[] = results[0].keys;
+  expect(first.filter((k) => k.startsWith("error"))).toEqual([]);
+  expect(new Set(first).size).toBe(n);
+  for (const r of results) expect(r.keys).toEqual(first);
+  return { home, first };
+}
+
 describe("four processes on one home", () => {
   it("1,000 concurrent spend checks never go over the ceiling; the total on disk equals the total allowed", async () => {
     const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-4proc-")));
@@ -86,23 +101,11 @@ describe("four processes on one home", () => {
   }, 180_000);
 
   it("4 processes start on 400 fresh homes at once: each home gets one history key, and every process reads it whole", async () => {
-    const home = mkdtempSync(join(tmpdir(), "stalwart-4key-"));
-    const go = join(home, "go");
-    const results = await all(["a", "b", "c", "d"].map((tag) => child(["keys", home, go, tag, "400"])), go);
-    const first: string[] = results[0].keys;
-    expect(first.filter((k) => k.startsWith("error"))).toEqual([]);
-    expect(new Set(first).size).toBe(400);
-    for (const r of results) expect(r.keys).toEqual(first);
+    await keysRace("keys", "stalwart-4key-", 400);
   }, 180_000);
 
   it("4 processes start clients on 40 fresh homes at once: each home gets one key, bound in its store, and none is refused as a lost key", async () => {
-    const home = mkdtempSync(join(tmpdir(), "stalwart-4bound-"));
-    const go = join(home, "go");
-    const results = await all(["a", "b", "c", "d"].map((tag) => child(["bound", home, go, tag, "40"])), go);
-    const first: string[] = results[0].keys;
-    expect(first.filter((k) => k.startsWith("error"))).toEqual([]);
-    expect(new Set(first).size).toBe(40);
-    for (const r of results) expect(r.keys).toEqual(first);
+    const { home, first } = await keysRace("bound", "stalwart-4bound-", 40);
     for (let i = 0; i < 40; i++) expect(storeMeta(join(home, `k${i}`))?.key).toBe(first[i]);
   }, 180_000);
 
