@@ -106,6 +106,31 @@ describe("the worker's verified heads", () => {
     expect(ok.check).toMatchObject({ decision: "confirm", reasons: ["argument_origin"] });
   });
 
+  it("a delta whose head seal is not the one this isolate answered is refused, whatever it holds", async () => {
+    // The isolate keeps the head seal of its answer and compares a carried one with it instead of
+    // making it again (verified-heads.ts): any other seal must still fail as sealHead's would.
+    const { call } = testApp();
+    const heads: [string, (earlier: Saved, latest: Saved) => string][] = [
+      ["the head of an earlier answer", (earlier) => earlier.head as string],
+      ["a head one character off", (_, latest) => `${(latest.head as string).slice(0, -1)}${(latest.head as string).endsWith("A") ? "B" : "A"}`],
+      ["no head", () => ""],
+    ];
+    for (const [what, headOf] of heads) {
+      // each on a new session whose newest entries the isolate holds, with the head it answered
+      const earlier = await sessionOf(call, 6);
+      const latest = ((await (await call("POST", "/v1/check", { session: earlier, ...refund })).json()) as { session: Saved }).session;
+      const body = { ...latest, head: headOf(earlier, latest), entries: [], since: latest.entries.length };
+      const r = (await (await call("POST", "/v1/check", { session: body, ...refund })).json()) as { check?: { reasons: string[]; detail: { why: string } } };
+      expect(r.check?.reasons, `${what}: ${JSON.stringify(r).slice(0, 300)}`).toEqual(["history_invalid"]);
+      expect(r.check?.detail.why, what).toMatch(/not the one this session signed/);
+    }
+    // the head it answered, carried back as it came, answers as before
+    const fresh = await sessionOf(call, 6);
+    const next = ((await (await call("POST", "/v1/check", { session: fresh, ...refund })).json()) as { session: Saved }).session;
+    const ok = (await (await call("POST", "/v1/check", { session: { ...next, entries: [], since: next.entries.length }, ...refund })).json()) as { check: { decision: string; reasons: string[] } };
+    expect(ok.check).toMatchObject({ decision: "confirm", reasons: ["argument_origin"] });
+  });
+
   it("holds at most its budget of entries, the least recently used sessions going first", () => {
     const core = nodeCore();
     const engine = new Engine({ core, key: new Uint8Array(32).fill(3), schemaCompiler: ajvCompiler });

@@ -51,6 +51,19 @@ export function savedOf(mac: TextMac, header: SessionHeader, entries: Entry[], s
   return { ...header, entries, seal, head: sealHead(mac, seal, entries) };
 }
 
+/** The saved session in its parts, for a caller that serialises them itself (the worker's answers). */
+export interface SavedParts {
+  header: SessionHeader;
+  entries: Entry[];
+  seal: string;
+  head: string;
+}
+
+/** `savedOf`'s fields, not yet one object. */
+export function savedPartsOf(mac: TextMac, header: SessionHeader, entries: Entry[], seal: string): SavedParts {
+  return { header, entries, seal, head: sealHead(mac, seal, entries) };
+}
+
 /** The seal `savedOf` puts on `header`. */
 export function headerSeal(mac: TextMac, header: SessionHeader): string {
   return sealHeader(mac, header);
@@ -102,6 +115,11 @@ export interface ResumeWith {
   known?: KnownPrefix;
   /** a header this engine sealed before, with that seal (the worker's cache): the same seal on an equal header is not made again */
   sealed?: SealedHeader;
+  /**
+   * The head seal this engine made, under `sealed`'s seal, over exactly `known`'s entries (the
+   * worker's cache): carried back over a list that is that prefix, it is compared, not made again.
+   */
+  knownHead?: string;
 }
 
 /** A session header and the seal this engine made for it. */
@@ -152,6 +170,13 @@ export function restoreSaved(signed: SignedHistory, mac: TextMac, saved: ReadSav
   if (header.catalogue !== expect.catalogue) {
     throw new StalwartError("CatalogueMismatch", `the saved session was checked against catalogue ${header.catalogue.slice(0, 12)}…, not this one (${expect.catalogue.slice(0, 12)}…)`);
   }
+  const known = expect.known;
+  if (known && expect.knownHead !== undefined && sealed === expect.sealed?.seal && signed.carriesExactly(list, known) && sameMac(expect.knownHead, head)) {
+    // The head seal over these very entries, as this engine made it: what sealHead would make again.
+    signed.trustHead(known.count, known.head);
+    signed.carry(list, known);
+    return sealed;
+  }
   const last = lastLinkOf(list);
   if (!Array.isArray(entries) || !last || !sameMac(sealHead(mac, seal, list), head)) {
     // Entries cut off, added or unreadable: the next check refuses `history_invalid`.
@@ -161,7 +186,7 @@ export function restoreSaved(signed: SignedHistory, mac: TextMac, saved: ReadSav
   // The head seal covers the count and the last link, so these are what we signed.
   signed.trustHead(list.length, last);
   // A prefix this engine verified before: only what follows it is verified.
-  if (expect.known) signed.carry(list, expect.known);
+  if (known) signed.carry(list, known);
   return sealed;
 }
 

@@ -32,7 +32,7 @@ import type { CompiledRulebook } from "./rulebook/types.js";
 import { InputError, StalwartError } from "./errors.js";
 import { LATER, laterReport, storeRefusal, UNKEPT } from "./session-rules.js";
 import { receiptEntry } from "./approvals/history.js";
-import { headerSeal, readSaved, restoreSaved, restoreUntrusted, savedOf, type SavedSession, type SealedHeader, type SessionHeader } from "./saved-session.js";
+import { headerSeal, readSaved, restoreSaved, restoreUntrusted, savedOf, savedPartsOf, type SavedParts, type SavedSession, type SealedHeader, type SessionHeader } from "./saved-session.js";
 import { SessionRecord, type Committed, type Kept } from "./session-record.js";
 import { checkFacts, sessionReaders, valueDigests, type FactsOf } from "./session-facts.js";
 
@@ -312,16 +312,24 @@ export class Session {
     this.sealOfHeader ??= headerSeal(this.macFn, header);
     return savedOf(this.macFn, header, entries, this.sealOfHeader);
   }
+
+  /** `toJSON(false)` in its parts, for a caller that writes the JSON itself (the worker's answer): no object spread over them. */
+  savedParts(): SavedParts {
+    const header = this.header();
+    this.sealOfHeader ??= headerSeal(this.macFn, header);
+    return savedPartsOf(this.macFn, header, this.signed.serialisable as Entry[], this.sealOfHeader);
+  }
   private sealOfHeader: string | undefined;
 
   /**
    * Continue a saved session. A changed header (name, language, agent, context, catalogue) is a
    * typed error; changed entries, or entries cut off or added, fail step 2 at the next check.
    */
-  static resume(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, opts: { steps?: readonly NamedStep[]; rulebook?: CompiledRulebook; known?: KnownPrefix; sealed?: SealedHeader } = {}): Session {
+  static resume(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, opts: { steps?: readonly NamedStep[]; rulebook?: CompiledRulebook; known?: KnownPrefix; sealed?: SealedHeader; knownHead?: string } = {}): Session {
     const read = readSaved(saved);
     const session = Session.fromHeader(engine, catalogue, read.header, opts);
-    const sealed = restoreSaved(session.signed, session.macFn, read, { catalogue: catalogue.digest, rulebook: opts.rulebook?.digest ?? null, ...(opts.known ? { known: opts.known } : {}), ...(opts.sealed ? { sealed: opts.sealed } : {}) });
+    const { steps: _s, rulebook, ...cached } = opts;
+    const sealed = restoreSaved(session.signed, session.macFn, read, { catalogue: catalogue.digest, rulebook: rulebook?.digest ?? null, ...cached });
     // The seal just verified is the one `toJSON` would make when the session reads the header as it
     // came (the rest of it is checked equal above or copied canonically): not made again per answer.
     if (read.header.language === session.language && read.header.agent === session.agent) session.sealOfHeader = sealed;

@@ -16,7 +16,7 @@
  * a delta request for a session that grew past it is refused 413 `body_too_large`, as the same
  * session sent in full is — it could not be sent in full on a miss.
  */
-import { knownThen, type KnownPrefix, type SavedSession, type SealedHeader, type Session } from "../../portable/engine/index.js";
+import { knownThen, type KnownPrefix, type SealedHeader, type Session } from "../../portable/engine/index.js";
 import { HttpError } from "../http/errors.js";
 import type { SessionShape } from "./session-shape.js";
 import type { HeldPrefix } from "./verified-heads.js";
@@ -37,6 +37,8 @@ export interface SessionAnswer {
   text: string;
   bytes: number;
   sealed: SealedHeader;
+  /** the answer's head seal when it covers exactly the verified prefix (what the isolate keeps: verified-heads.ts) */
+  head?: string;
 }
 
 /** A carried session with every entry (the delta form's put back). */
@@ -72,19 +74,20 @@ export function expand(saved: SessionShape, held: HeldPrefix | undefined, maxByt
  * `history_invalid`), else in full.
  */
 export function answerOf(s: Session, saved: SessionShape | undefined, held: HeldPrefix | undefined, prefix: KnownPrefix | null): SessionAnswer {
-  const full: SavedSession = s.toJSON(false);
-  const { entries: _entries, seal, head, ...header } = full;
+  const { header, entries, seal, head } = s.savedParts();
   const sealed = { header, seal };
+  const covers = prefix !== null && entries.length === prefix.count;
   const since = saved?.since;
   if (since !== undefined && held && prefix && prefix.count >= since && prefix.entries[since - 1] === held.entries[since - 1]) {
     // the new entries serialised once, for the text and its weight: the text is
-    // JSON.stringify({ ...full, entries: delta, since }), savedOf's keys in their order (header, entries, seal, head)
-    const delta = JSON.stringify(full.entries.slice(since));
+    // JSON.stringify({ ...header, entries: delta, seal, head, since }), savedOf's keys in their order (header, entries, seal, head)
+    const delta = JSON.stringify(entries.slice(since));
     const h = JSON.stringify(header);
     // what the full form weighs: as the caller last sent or got it, plus the new entries (+1 comma −2 brackets)
     const bytes = held.bytes + delta.length - 1;
-    return { text: `${h.slice(0, -1)},"entries":${delta},"seal":${JSON.stringify(seal)},"head":${JSON.stringify(head)},"since":${since}}`, bytes, sealed };
+    return { text: `${h.slice(0, -1)},"entries":${delta},"seal":${JSON.stringify(seal)},"head":${JSON.stringify(head)},"since":${since}}`, bytes, sealed, ...(covers ? { head } : {}) };
   }
-  const text = JSON.stringify(full);
-  return { text, bytes: text.length, sealed };
+  // savedOf's object, keys in its order (header, entries, seal, head)
+  const text = JSON.stringify({ ...header, entries, seal, head });
+  return { text, bytes: text.length, sealed, ...(covers ? { head } : {}) };
 }

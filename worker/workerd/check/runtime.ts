@@ -172,7 +172,7 @@ export class CheckRuntime {
     const catalogue = await this.catalogueByDigest(c, saved.catalogue);
     const rulebook = typeof saved.rulebook === "string" ? await this.rulebookByDigest(c, saved.rulebook) : undefined;
     const engine = this.engineFor(c, { id: saved.id, head: headOf(saved.entries) });
-    const opts = { ...(rulebook ? { rulebook } : {}), ...(held ? { known: held } : {}), ...(held?.sealed ? { sealed: held.sealed } : {}) };
+    const opts = { ...(rulebook ? { rulebook } : {}), ...(held ? { known: held } : {}), ...(held?.sealed ? { sealed: held.sealed } : {}), ...(held?.headSeal !== undefined ? { knownHead: held.headSeal } : {}) };
     let s: Session;
     try {
       s = Session.resume(engine, catalogue, saved, opts);
@@ -192,7 +192,7 @@ export class CheckRuntime {
     const from = this.carried.get(s);
     const prefix = s.verifiedPrefix();
     const answer = answerOf(s, from?.saved, from?.held, prefix);
-    this.verified.remember(this.tenantEngine(c), prefix, answer.bytes, answer.sealed);
+    this.verified.remember(this.tenantEngine(c), prefix, answer.bytes, answer.sealed, answer.head);
     const head = JSON.stringify(fields);
     const text = head.length > 2 ? `${head.slice(0, -1)},"session":${answer.text}}` : `{"session":${answer.text}}`;
     return c.body(text, status, { "content-type": "application/json", [SESSION_FORMS_HEADER]: SESSION_FORMS });

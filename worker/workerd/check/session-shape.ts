@@ -22,8 +22,11 @@ export function sessionOf(body: Record<string, unknown>): SessionShape {
   if (!Array.isArray(entries) || !entries.every(isObject)) throw invalid("`session.entries` must be a list of entry objects", "/session/entries");
   if (rulebook !== undefined && rulebook !== null && typeof rulebook !== "string") throw invalid("`session.rulebook` must be a digest or null", "/session/rulebook");
   if (since !== undefined && !(Number.isSafeInteger(since) && typeof since === "number" && since >= 0)) throw new InputError("`session.since` must be the number of entries left out (an integer ≥ 0)", "/session/since");
+  // The body's own object (parsed for this request, held by nobody else), its fields now checked; a
+  // `since` of 0 is the full form, and is dropped (carried.ts reads any `since` as the delta form).
+  if (since !== 0) return saved as SessionShape;
   const { since: _since, ...rest } = saved;
-  return { ...rest, catalogue, entries, ...(rulebook === undefined ? {} : { rulebook }), ...(since === undefined || since === 0 ? {} : { since }) };
+  return rest as SessionShape;
 }
 
 const invalid = (message: string, pointer: string) => new StalwartError("SessionSealInvalid", message, { pointer });

@@ -26,6 +26,8 @@ const MAX_ENTRIES = 30_000;
 export interface HeldPrefix extends KnownPrefix {
   readonly bytes: number;
   readonly sealed?: SealedHeader;
+  /** the head seal that answer carried, made under `sealed`'s seal over exactly these entries */
+  readonly headSeal?: string;
 }
 
 /** One session held: the slot is its own key in the use order (no key string per lookup). */
@@ -52,13 +54,13 @@ export class VerifiedHeads {
   }
 
   /** Keep what an answer verified and signed (a longer prefix replaces a shorter one), with its session's size. */
-  remember(engine: Engine, prefix: KnownPrefix | null, bytes = 0, sealed?: SealedHeader): void {
+  remember(engine: Engine, prefix: KnownPrefix | null, bytes = 0, sealed?: SealedHeader, headSeal?: string): void {
     if (!prefix || prefix.count === 0 || prefix.count > this.maxEntries) return;
     let sessions = this.byEngine.get(engine);
     if (!sessions) this.byEngine.set(engine, (sessions = new Map()));
     // the session's own list, shared: it is only ever appended to (a restart makes a new one), and
     // every reader stops at `count`, so no copy of it per request
-    const kept: HeldPrefix = { ...prefix, bytes, ...(sealed ? { sealed } : {}) };
+    const kept: HeldPrefix = { ...prefix, bytes, ...(sealed ? { sealed } : {}), ...(sealed && headSeal !== undefined ? { headSeal } : {}) };
     let slot = sessions.get(prefix.sessionId);
     if (slot) {
       // replaces what was held of the session, which becomes the newest used

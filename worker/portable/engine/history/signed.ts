@@ -140,6 +140,12 @@ export class SignedHistory {
     return this.watched.made ? this.watched.viewTarget : this.watched.raw;
   }
 
+  /** `entries` is `known`'s own list and nothing after it: a `knownThen` over exactly that prefix. */
+  carriesExactly(entries: unknown, known: KnownPrefix): boolean {
+    const d = knownThenOf(entries);
+    return d !== undefined && d.known === known.entries && d.since === known.count && d.rest.length === 0 && known.sessionId === this.sessionId;
+  }
+
   /** The head the saved session's head seal vouched for: what we signed last. */
   trustHead(count: number, last: Uint8Array): void {
     this.signedCount = count;
