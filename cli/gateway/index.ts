@@ -9,7 +9,7 @@ import { resolveHome } from "../sdk/home.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
 import { parse } from "yaml";
-import { decide, loadCatalogue, standingIn, type CompiledCatalogue, type Entry, type Language, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { decide, loadCatalogue, standingIn, type CompiledCatalogue, type Entry, type Language, type Mac, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { homeMac } from "../approvals/mac.js";
 import { Calls, type GatewaySession } from "./calls.js";
 import { FileApprovalStore } from "../approvals/store.js";
@@ -116,10 +116,13 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const callTimeoutMs = o.callTimeoutMs ?? DAY;
   // "Always for this session" (`stalwart approvals approve --always`): a later ask of the same call is
   // approved at once, by the same person, with a receipt of its own — as `run()` does (guarded.ts).
+  // The key is loaded once, at the first standing approval: after `stalwart key reset` its MAC
+  // refuses (KeyChanged) until the gateway is restarted, as the session's own checks do.
+  let mac: Mac | undefined;
   const standing = async (record: PendingRecord) => {
     const s = await standingIn(pending, record.session, record.tool, record.agent, record.digest);
     if (!s?.receipt) return undefined;
-    return decide(pending, homeMac(home), record.id, { decision: "approve", by: s.receipt.by, at: record.created, message: `always for this session (${s.record.id})` });
+    return decide(pending, (mac ??= homeMac(home)), record.id, { decision: "approve", by: s.receipt.by, at: record.created, message: `always for this session (${s.record.id})` });
   };
   const calls = new Calls({ catalogue, session, upstream, relay, pending, language, context, callTimeoutMs, log, pins, hidden, standing, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
   const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, hidden, log }, live);

@@ -3,7 +3,6 @@
  * with `{ url }` it speaks to a check worker with the same API (issue 4). Every method is async
  * so the two modes are interchangeable.
  */
-import { join } from "node:path";
 import { Engine, MemoryStateStore } from "../../worker/portable/engine/index.js";
 import { Session, type SavedSession } from "../../worker/portable/engine/index.js";
 import type { CompiledCatalogue, Language } from "../../worker/portable/engine/index.js";
@@ -11,7 +10,8 @@ import type { CallOptions, CheckResult } from "../../worker/portable/engine/inde
 import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
 import { InputError } from "../../worker/portable/engine/index.js";
 import { nodeCore } from "./wasm-node.js";
-import { KEY_FILE, installationKey, keyId, resolveHome } from "./home.js";
+import { resolveHome } from "./home.js";
+import { LoadedKey } from "./loaded-key.js";
 import { bindKey } from "./state/key-bind.js";
 import { nodeState } from "./state/index.js";
 import { loadRulebookNode } from "./rulebook-node.js";
@@ -26,6 +26,7 @@ import { SerialSession, type FollowPlan, type Judged, type SessionApi, type Sess
 import { ClientLicence, pinBundles, type LicenceOption } from "./licence-gate.js";
 import { describeSession, type SessionInfo } from "./session-info.js";
 import { approvalPort } from "../approvals/port-node.js";
+import { keyMac } from "../approvals/mac.js";
 import { remoteApprovals } from "../approvals/remote.js";
 import type { SignedReceipt } from "../../worker/portable/engine/index.js";
 
@@ -83,6 +84,8 @@ export class Client {
   private readonly options: ClientOptions;
   private readonly internals: ClientInternals;
   private engineCache?: Engine;
+  /** the history key the engine signs under, as loaded at its start: still the home's at every use */
+  private loadedKey?: LoadedKey;
   private readonly http?: Http;
   private readonly licence: ClientLicence;
   /** catalogues and rulebooks this client loaded, by digest: what `resume(saved)` needs no options for */
@@ -128,7 +131,7 @@ export class Client {
       ...(options.context ? { context: options.context } : {}),
       ...(options.agent ? { agent: options.agent } : {}),
     });
-    return describeSession(new SerialSession(new LicensedSession(s, this.licence), approvalPort(this.home, catalogue, this.options.now, { counters: this.engine().counters, entries: () => s.history.entries })), { catalogue: () => catalogue, language: s.language, context: s.context, inference: () => s.inferenceView() });
+    return this.inProcess(s, catalogue);
   }
 
   /**
@@ -156,7 +159,14 @@ export class Client {
     const catalogue = given.catalogue !== undefined ? this.catalogue(given.catalogue) : this.savedCatalogue(data);
     const rulebook = given.rulebook !== undefined ? this.rulebookFor(given.rulebook, catalogue) : this.savedRulebook(data);
     const s = Session.resume(this.engine(), catalogue, data, rulebook ? { rulebook } : {});
-    return describeSession(new SerialSession(new LicensedSession(s, this.licence), approvalPort(this.home, catalogue, this.options.now, { counters: this.engine().counters, entries: () => s.history.entries })), { catalogue: () => catalogue, language: s.language, context: s.context, inference: () => s.inferenceView() });
+    return this.inProcess(s, catalogue);
+  }
+
+  /** An in-process session as users get it: under the licence and the loaded key, its approvals signed under that key. */
+  private inProcess(s: Session, catalogue: CompiledCatalogue): ClientSession {
+    const key = this.loadedKey!;
+    const port = approvalPort(this.home, keyMac(key), catalogue, this.options.now, { counters: this.engine().counters, entries: () => s.history.entries });
+    return describeSession(new SerialSession(new LicensedSession(s, this.licence, key), port), { catalogue: () => catalogue, language: s.language, context: s.context, inference: () => s.inferenceView() });
   }
 
   /** A remote session's catalogue, compiled here only when an adapter asks for it. */
@@ -219,16 +229,19 @@ export class Client {
   }
 
   private engine(): Engine {
-    if (!this.engineCache) {
+    // a new session after `stalwart key reset` elsewhere: KeyChanged, as the running ones get (loaded-key.ts)
+    if (this.engineCache) this.loadedKey!.check();
+    else {
       const now = this.options.now;
       // One store under the home holds the counters and the session state (cli/sdk/state/STORAGE.md).
       // The key first: a fresh home makes it before any state, so state without a key is a lost key (home.ts).
-      const key = installationKey(this.home);
+      const key = new LoadedKey(this.home);
       const state = nodeState(this.home, now ? { now: () => now().getTime() } : {});
-      bindKey(state.file, keyId(key), join(this.home, KEY_FILE));
+      bindKey(state.file, key.id, key.file);
+      this.loadedKey = key;
       this.engineCache = new Engine({
         core: nodeCore(),
-        key,
+        key: key.key,
         schemaCompiler: ajvCompiler,
         counters: state,
         state: this.internals.sessionsInProcess ? new MemoryStateStore(now ? { now: () => now().getTime() } : {}) : state,
@@ -252,9 +265,12 @@ class LicensedSession implements SessionCore {
   private licensed: Promise<void> | undefined;
   private bundles: Readonly<Record<string, string>> | undefined;
 
-  constructor(private readonly inner: Session, private readonly licence: ClientLicence) {}
+  constructor(private readonly inner: Session, private readonly licence: ClientLicence, private readonly key: LoadedKey) {}
 
-  /** Runs `work` once the licence is open; a failed open is retried by the next operation. */
+  /**
+   * Runs `work` once the licence is open, and while the home's key is still the one the session
+   * signs under (KeyChanged otherwise); a failed open is retried by the next operation.
+   */
   private whenLicensed<T>(work: () => Promise<T> | T): Promise<T> {
     if (!this.licensed) {
       const opened = this.licence.open().then(() => {
@@ -265,7 +281,10 @@ class LicensedSession implements SessionCore {
       });
       this.licensed = opened;
     }
-    return this.licensed.then(work);
+    return this.licensed.then(() => {
+      this.key.check();
+      return work();
+    });
   }
 
   get id(): string {
@@ -313,6 +332,8 @@ class LicensedSession implements SessionCore {
     return this.inner.now();
   }
   toJSON(): SavedSession {
+    // the saved session is sealed under the key
+    this.key.check();
     return this.inner.toJSON();
   }
 }

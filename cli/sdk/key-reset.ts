@@ -1,12 +1,13 @@
 /**
  * `stalwart key reset`: a new history key for a home, on purpose. Every saved session,
  * confirmation token and pending approval made under the old key is refused from then on (the
- * store records the new key's fingerprint); the old key file is moved aside, kept for inspection.
+ * home's record and the store take the new key's fingerprint); the old key file is moved aside,
+ * kept for inspection.
  */
 import { existsSync, renameSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { StalwartError } from "../../worker/portable/engine/index.js";
-import { KEY_FILE, createKey, keyId, keyedState, readKey } from "./home.js";
+import { KEY_FILE, KEY_RECORD, createKey, keyId, keyedState, readKey, readKeyRecord, recordKey } from "./home.js";
 import { closeState, nodeState } from "./state/index.js";
 import { rebindKey } from "./state/key-bind.js";
 import { storeMeta } from "./state/reset.js";
@@ -35,6 +36,13 @@ export function keyProblem(home: string): string | undefined {
   } catch (err) {
     return (err as Error).message;
   }
+  let record: string | undefined;
+  try {
+    record = readKeyRecord(join(home, KEY_RECORD));
+  } catch (err) {
+    return (err as Error).message;
+  }
+  if (record !== undefined && record !== keyId(key)) return `another key than the one the home recorded (\`${join(home, KEY_RECORD)}\`)`;
   const recorded = storeMeta(home)?.key;
   if (recorded !== undefined && recorded !== keyId(key)) return "another key than the one the store's state was made under";
   return undefined;
@@ -59,6 +67,8 @@ export function resetKey(home: string, opts: { force?: boolean } = {}): KeyReset
     }
     createKey(dir, file);
     const id = keyId(readKey(file));
+    // the home's record, then the store's: a process starting meanwhile is refused, never bound to the old key
+    recordKey(dir, id);
     if (state) rebindKey(state.file, id);
     return { home: dir, file, was: problem ?? "fine; reset with --force", aside, id };
   } finally {

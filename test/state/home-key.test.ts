@@ -10,6 +10,10 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Client, StalwartError } from "../../cli/sdk/index.js";
 import { closeState } from "../../cli/sdk/state/index.js";
+import { installationKey, keyId } from "../../cli/sdk/home.js";
+import { homeMac } from "../../cli/approvals/mac.js";
+import { FileApprovalStore } from "../../cli/approvals/store.js";
+import type { PendingRecord } from "../../worker/portable/engine/index.js";
 import { licensedHome } from "../helpers/licensed-home.js";
 import { stalwart } from "../helpers/licence-cli.js";
 
@@ -137,4 +141,66 @@ describe("the person's side signs under the same key", () => {
       expect(existsSync(join(home, "approvals", "receipts", `${id}.json`)), change).toBe(false);
     }
   }, 60_000);
+});
+
+/** A pending record in the home's approvals folder, as a gateway checking on a worker (`--check-url`) leaves one: no store in the home. */
+function waiting(home: string, id: string): void {
+  const now = Date.now();
+  const record: PendingRecord = {
+    v: 1, id, session: "s".repeat(32), step: 1, tool: "refund_card", agent: null, args: { order_id: "4411" },
+    digest: "0".repeat(64), origins: {}, reasons: ["argument_origin"], wording: "Allow refund_card?",
+    counters: [], token: "t", created: now, expires: now + 60 * 60 * 1000,
+  };
+  new FileApprovalStore(home).add(record);
+}
+
+describe("a home with approvals and no store", () => {
+  it("the key's fingerprint is recorded beside it when it is made (history.key.id)", () => {
+    const home = licensedHome("key-record");
+    const key = installationKey(home);
+    expect(readFileSync(join(home, "history.key.id"), "utf8")).toBe(keyId(key) + "\n");
+    expect(existsSync(join(home, "state.mdb"))).toBe(false);
+  });
+
+  it("another valid key in history.key's place: KeyChanged at `stalwart approvals approve` and on the page, no receipt signed; `stalwart key reset` is the way through", async () => {
+    const home = licensedHome("key-approvals-only");
+    installationKey(home);
+    waiting(home, "p_00000000000000a1");
+    const file = join(home, "history.key");
+    writeFileSync(file, "0".repeat(64) + "\n");
+    const r = await stalwart(["approvals", "approve", "p_00000000000000a1", "--home", home, "--json"], {});
+    expect(r.code).toBe(1);
+    expect(r.json().error.code).toBe("KeyChanged");
+    expect(r.json().error.message).toContain(file);
+    expect(existsSync(join(home, "approvals", "receipts", "p_00000000000000a1.json"))).toBe(false);
+    expect(thrown(() => homeMac(home)).code).toBe("KeyChanged");
+    expect(existsSync(join(home, "state.mdb"))).toBe(false);
+
+    const reset = await stalwart(["key", "reset", "--home", home, "--json"], {});
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.json().was).toMatch(/another key/);
+    const ok = await stalwart(["approvals", "approve", "p_00000000000000a1", "--home", home, "--json"], {});
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(readFileSync(join(home, "history.key.id"), "utf8")).toBe(keyId(installationKey(home)) + "\n");
+  }, 60_000);
+
+  it("a home whose key was made before the record was kept: the key in use is recorded at its next use, and a swap after that is caught", () => {
+    const home = licensedHome("key-record-late");
+    installationKey(home);
+    waiting(home, "p_00000000000000b1");
+    rmSync(join(home, "history.key.id"));
+    const key = installationKey(home);
+    expect(readFileSync(join(home, "history.key.id"), "utf8")).toBe(keyId(key) + "\n");
+    writeFileSync(join(home, "history.key"), "ab".repeat(32) + "\n");
+    expect(thrown(() => installationKey(home)).code).toBe("KeyChanged");
+  });
+
+  it("the key deleted where only its record is left: KeyChanged, not a new key in silence", () => {
+    const home = licensedHome("key-record-only");
+    installationKey(home);
+    rmSync(join(home, "history.key"));
+    const err = thrown(() => installationKey(home));
+    expect(err.code).toBe("KeyChanged");
+    expect(existsSync(join(home, "history.key"))).toBe(false);
+  });
 });

@@ -106,7 +106,11 @@ describe("four processes on one home", () => {
 
   it("4 processes start clients on 40 fresh homes at once: each home gets one key, bound in its store, and none is refused as a lost key", async () => {
     const { home, first } = await keysRace("bound", "stalwart-4bound-", 40);
-    for (let i = 0; i < 40; i++) expect(storeMeta(join(home, `k${i}`))?.key).toBe(first[i]);
+    for (let i = 0; i < 40; i++) {
+      expect(storeMeta(join(home, `k${i}`))?.key).toBe(first[i]);
+      // the home's own record of its key agrees (approvals live outside the store)
+      expect(readFileSync(join(home, `k${i}`, "history.key.id"), "utf8")).toBe(`${first[i]}\n`);
+    }
   }, 180_000);
 
   it("4 processes count and write the licence's counts 150 times each at once: the file holds all 600", async () => {
