@@ -37,6 +37,11 @@ function touch(mb: number): Promise<void> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-cold-")));
+// the home's key made, then older than the 3 s in which a process reads a just-written key file
+// again at each use (cli/sdk/loaded-key.ts): the steady state of a running application
+const { installationKey } = (await import(dist + "cli/sdk/home.js")) as typeof import("../cli/sdk/home.js");
+installationKey(home);
+await new Promise((r) => setTimeout(r, 3100));
 const catalogue = { settings: { language: "en" }, tools: [{ name: "noop", args: { type: "object", properties: {}, additionalProperties: false } }] };
 console.log("| between two checks | check, median µs |\n|---|---|");
 for (const [what, wait] of Object.entries(between)) {

@@ -7,7 +7,7 @@
  * because its own state (a session's history, its tokens) was made under the old one: a restart
  * is how it takes the new key (docs/cli.md).
  */
-import { statSync, type BigIntStats } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { StalwartError } from "../../worker/portable/engine/index.js";
 import { KEY_FILE, installationKey, keyId, readKey } from "./home.js";
@@ -24,7 +24,7 @@ export class LoadedKey {
   /** the key's fingerprint (home.ts `keyId`) */
   readonly id: string;
   /** the key file's stat when it was last seen holding this key, once old enough to trust */
-  private settled: string | undefined;
+  private settled: Stats | undefined;
 
   constructor(home: string) {
     this.file = join(home, KEY_FILE);
@@ -42,7 +42,7 @@ export class LoadedKey {
    */
   check(): void {
     const now = statOf(this.file);
-    if (now && this.settled !== undefined && stampOf(now) === this.settled) return;
+    if (now && this.settled !== undefined && sameStamp(now, this.settled)) return;
     this.settled = undefined;
     if (!now) throw this.changed("it was deleted or moved away");
     // damaged or unreadable now: KeyUnreadable, as a restart would say
@@ -50,8 +50,8 @@ export class LoadedKey {
     this.settle(now);
   }
 
-  private settle(s: BigIntStats): void {
-    if (Date.now() - Math.max(Number(s.mtimeMs), Number(s.ctimeMs)) > RACY_MS) this.settled = stampOf(s);
+  private settle(s: Stats): void {
+    if (Date.now() - Math.max(s.mtimeMs, s.ctimeMs) > RACY_MS) this.settled = s;
   }
 
   private changed(why: string): StalwartError {
@@ -63,11 +63,12 @@ export class LoadedKey {
   }
 }
 
-function statOf(file: string): BigIntStats | undefined {
-  return statSync(file, { bigint: true, throwIfNoEntry: false });
+/** A plain stat (its times in ms with the sub-ms part kept): about half the cost of a bigint one and its string, on every use of the key. */
+function statOf(file: string): Stats | undefined {
+  return statSync(file, { throwIfNoEntry: false });
 }
 
 /** What tells one file content from another without reading it: which file, its size, when it last changed. */
-function stampOf(s: BigIntStats): string {
-  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+function sameStamp(a: Stats, b: Stats): boolean {
+  return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 }
