@@ -1,14 +1,16 @@
 /**
  * A guarded agent run as a guarded agent's tool (`asTool`) whose nested run stops for a person: the
  * outer call is checked once and reported once, when it has run — after the approval, with the
- * nested agent's answer — and the nested tool runs once.
+ * nested agent's answer — and the nested tool runs once; in-process, from a saved `RunState`
+ * restored on the same agent, and in a new client (where the outer call is checked again, since
+ * only approvals are kept across processes, and still reported once).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { Agent, run, setTracingDisabled, tool, type RunToolApprovalItem } from "@openai/agents";
+import { Agent, run, RunState, setTracingDisabled, tool, type RunToolApprovalItem } from "@openai/agents";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
 import { z } from "zod";
 import { Client } from "../../cli/sdk/index.js";
-import { guard, type MemoryApprovals, type CheckEvent, type GuardSession } from "../../cli/adapters/openai-agents/index.js";
+import { guard, guardOf, MemoryApprovals, type CheckEvent, type GuardSession } from "../../cli/adapters/openai-agents/index.js";
 import type { CheckEntry, Entry } from "../../worker/portable/engine/index.js";
 import { licensedHome } from "../helpers/licensed-home.js";
 import { bodies, CATALOGUE } from "./fixture.js";
@@ -89,6 +91,22 @@ describe("stalwart-agents/openai-agents: a guarded agent as another guarded agen
     expect(d.events.filter((e) => e.tool === "billing_desk")).toHaveLength(1);
   });
 
+  it("a nested approval resumes from a saved RunState restored on the same agent", async () => {
+    const { session } = fresh();
+    const d = desk(session);
+    const first = await firstRun(d, session);
+    const state = await RunState.fromString(d.front, first.state.toString());
+    const item = state.getInterruptions()[0]!;
+    expect([(item as RunToolApprovalItem).name, item.agent]).toEqual(["refund_card", d.billing]);
+    state.approve(item);
+    d.inner.enqueue(said("refunded 40.00"));
+    d.outer.enqueue(said("your refund is on its way"));
+    const second = await run(d.front, state);
+    expect(second.finalOutput).toBe("your refund is on its way");
+    expect(second.interruptions).toEqual([]);
+    expectRanOnce(d, session.history.entries, 1);
+  });
+
   it("a nested approval the person rejects: the refund never runs, and the desk's call is reported once", async () => {
     const { session } = fresh();
     const d = desk(session);
@@ -103,5 +121,25 @@ describe("stalwart-agents/openai-agents: a guarded agent as another guarded agen
     expect(checksOf(entries, "billing_desk")).toHaveLength(1);
     expect(reportsOf(entries, "billing_desk")).toMatchObject([{ outcome: "ran" }]);
     expect(reportsOf(entries, "refund_card")).toEqual([]);
+  });
+
+  it("a nested approval resumes in a new client: the outer call is checked again there, and reported once", async () => {
+    const start = fresh();
+    const before = desk(start.session);
+    const first = await firstRun(before, start.session);
+    const savedState = first.state.toString();
+    const savedSession = JSON.stringify(start.session.toJSON());
+    const savedApprovals = JSON.stringify(guardOf(before.billing)!.approvals);
+
+    const session = new Client({ home: start.home }).resume(savedSession, { catalogue: DESK });
+    const after = desk(session, new MemoryApprovals(JSON.parse(savedApprovals)));
+    const state = await RunState.fromString(after.front, savedState);
+    state.approve(state.getInterruptions()[0]!);
+    after.inner.enqueue(said("refunded 40.00"));
+    after.outer.enqueue(said("your refund is on its way"));
+    const second = await run(after.front, state);
+    expect(second.finalOutput).toBe("your refund is on its way");
+    expect(before.b.count("refund_card")).toBe(0);
+    expectRanOnce(after, session.history.entries, 2);
   });
 });

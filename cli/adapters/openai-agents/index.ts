@@ -28,7 +28,7 @@ import type { Agent, AgentInputItem, FunctionTool, RunContext, Tool } from "@ope
 import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type Verdict } from "../guard.js";
 import { MemoryApprovals } from "../approvals.js";
 import { StalwartError } from "../../../worker/portable/engine/index.js";
-import { asked, nestedRun, waitsForPerson } from "./nested.js";
+import { asked, baseFor, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
 export { CallGuard, ToolCallRefused, MemoryApprovals };
 export type { ApprovalStore, PendingApproval } from "../approvals.js";
@@ -81,6 +81,7 @@ export function guard<A extends AnyAgent>(agent: A, session: GuardSession, optio
         },
         enumerable: true, writable: true, configurable: true,
       });
+      rememberTwin(t, () => asTool(...args));
       return t;
     },
     enumerable: false, writable: true, configurable: true,
@@ -199,8 +200,9 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
     return out;
   };
 
-  // A clone keeping everything the framework put on the tool (symbols included), with our three.
-  const copy = Object.create(Object.getPrototypeOf(t), Object.getOwnPropertyDescriptors(t)) as AnyFunctionTool;
+  // A copy keeping everything the framework put on the tool (symbols included), with our three; an agent
+  // tool a guarded agent made is copied onto one the framework made, so a saved RunState still finds its agent.
+  const copy = Object.defineProperties(baseFor(t), Object.getOwnPropertyDescriptors(t)) as AnyFunctionTool;
   Object.defineProperties(copy, {
     needsApproval: { value: needsApproval, enumerable: true, writable: true, configurable: true },
     invoke: { value: invoke, enumerable: true, writable: true, configurable: true },

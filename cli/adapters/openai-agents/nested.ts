@@ -14,6 +14,13 @@ const asking = new AsyncLocalStorage<{ asked: boolean }>();
 /** The outer tool calls (the framework's tool call objects) whose nested run waits for a person. */
 const waiting = new WeakSet<object>();
 
+/**
+ * Agent tools a guarded agent made, each with a way to make another of the same agent and options:
+ * a guarded copy must be one the framework made, since a saved `RunState` finds the nested agent
+ * by the tool object (`RunState.fromString` could not restore a nested approval otherwise).
+ */
+const twins = new WeakMap<object, () => object>();
+
 /** A guarded `needsApproval` said yes: the run it is in stops for a person. */
 export function asked(): void {
   const s = asking.getStore();
@@ -39,4 +46,17 @@ export function waitsForPerson(toolCall: object | undefined): boolean {
   waiting.delete(toolCall);
   asked(); // a run this call is nested in stops for the person too
   return true;
+}
+
+export function rememberTwin(agentTool: object, make: () => object): void {
+  twins.set(agentTool, make);
+}
+
+/** A new object to copy a tool onto: a framework-made twin for an agent tool a guarded agent made. */
+export function baseFor(t: object): object {
+  const make = twins.get(t);
+  if (!make) return Object.create(Object.getPrototypeOf(t) as object | null) as object;
+  const twin = make();
+  twins.set(twin, make); // guarded again (another guard around the same tool), it still restores
+  return twin;
 }
