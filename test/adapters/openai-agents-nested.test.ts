@@ -3,7 +3,7 @@
  * outer call is checked once and reported once, when it has run — after the approval, with the
  * nested agent's answer — and the nested tool runs once; in-process, from a saved `RunState`
  * restored on the same agent, and in a new client (where the outer call is checked again, since
- * only approvals are kept across processes, and still reported once).
+ * only approvals are kept across processes, and still reported once); and two levels deep.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { Agent, run, RunState, setTracingDisabled, tool, type RunToolApprovalItem } from "@openai/agents";
@@ -20,6 +20,8 @@ beforeAll(() => setTracingDisabled(true));
 /** The billing catalogue and the desk: the billing agent, as the front agent's tool. */
 const DESK = `${CATALOGUE}
   - name: billing_desk
+    args: {type: object, properties: {input: {type: string}}, required: [input], additionalProperties: false}
+  - name: concierge
     args: {type: object, properties: {input: {type: string}}, required: [input], additionalProperties: false}
 `;
 const call = (name: string, args: Record<string, unknown>, callId: string) => [functionCall(name, args, { callId })];
@@ -141,5 +143,33 @@ describe("stalwart-agents/openai-agents: a guarded agent as another guarded agen
     expect(second.finalOutput).toBe("your refund is on its way");
     expect(before.b.count("refund_card")).toBe(0);
     expectRanOnce(after, session.history.entries, 2);
+  });
+
+  it("two levels deep: each outer call waits for the innermost approval, and each is reported once, innermost first", async () => {
+    const { session } = fresh();
+    const d = desk(session);
+    // `front` (with the billing desk) is itself the concierge of a guarded `lobby`.
+    const lobbyModel = new ScriptedModel([call("concierge", { input: "refund 40.00 on order 4411" }, "c1")]);
+    const lobby = guard(new Agent({ name: "lobby", instructions: "help", model: lobbyModel, tools: [d.front.asTool({ toolName: "concierge", toolDescription: "the front desk" })] }), session);
+    d.outer.enqueue(call("billing_desk", { input: "refund 40.00 on order 4411" }, "o1"));
+    d.inner.enqueue(call("get_order", { order_id: "4411" }, "i1"), call("refund_card", { order_id: "4411", amount: 40 }, "i2"));
+    const first = await run(lobby, "refund 40.00 on order 4411");
+    expect(first.interruptions.map((i) => i.agent)).toEqual([d.billing]);
+    expect(reportsOf(session.history.entries, "concierge")).toEqual([]);
+    expect(reportsOf(session.history.entries, "billing_desk")).toEqual([]);
+
+    const state = await RunState.fromString(lobby, first.state.toString());
+    state.approve(state.getInterruptions()[0]!);
+    d.inner.enqueue(said("refunded 40.00"));
+    d.outer.enqueue(said("refunded"));
+    lobbyModel.enqueue(said("your refund is on its way"));
+    const second = await run(lobby, state);
+    expect(second.finalOutput).toBe("your refund is on its way");
+    const entries = session.history.entries;
+    expectRanOnce(d, entries, 1);
+    expect(checksOf(entries, "concierge")).toHaveLength(1);
+    const [concierge] = reportsOf(entries, "concierge");
+    expect(concierge).toMatchObject({ outcome: "ran" });
+    expect(concierge!.step).toBeGreaterThan(reportsOf(entries, "billing_desk")[0]!.step);
   });
 });
