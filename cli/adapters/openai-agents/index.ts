@@ -28,6 +28,7 @@ import type { Agent, AgentInputItem, FunctionTool, RunContext, Tool } from "@ope
 import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type Verdict } from "../guard.js";
 import { MemoryApprovals } from "../approvals.js";
 import { StalwartError } from "../../../worker/portable/engine/index.js";
+import { asked, baseFor, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
 export { CallGuard, ToolCallRefused, MemoryApprovals };
 export type { ApprovalStore, PendingApproval } from "../approvals.js";
@@ -68,17 +69,19 @@ export function guard<A extends AnyAgent>(agent: A, session: GuardSession, optio
     value: (...args: Parameters<AnyAgent["asTool"]>) => {
       const t = asTool(...args);
       const invoke = t.invoke;
+      const extracted = typeof args[0]?.customOutputExtractor === "function";
       Object.defineProperty(t, "invoke", {
         value: async (...a: Parameters<typeof invoke>) => {
           nested++;
           try {
-            return await invoke.apply(t, a);
+            return await nestedRun(a[2]?.toolCall, extracted, () => invoke.apply(t, a));
           } finally {
             nested--;
           }
         },
         enumerable: true, writable: true, configurable: true,
       });
+      rememberTwin(t, () => asTool(...args));
       return t;
     },
     enumerable: false, writable: true, configurable: true,
@@ -136,12 +139,15 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
 
   const needsApproval = async (ctx: RunContext<any>, input: unknown, callId?: string): Promise<boolean> => {
     // Without a call id nothing can be bound to the approval: a person decides, and the guardrail checks.
-    if (typeof callId !== "string") return true;
-    const v = await core.check(callId, name, input, ctx.isToolApproved({ toolName: name, callId }) !== undefined);
-    if (v.decision === "confirm") return true;
-    if (v.decision === "allow") return Boolean(await t.needsApproval(ctx, input as never, callId));
+    if (typeof callId !== "string") return ask();
+    const answered = ctx.isToolApproved({ toolName: name, callId }) !== undefined;
+    const v = await core.check(callId, name, input, answered);
+    if (v.decision === "confirm") return answered || ask();
+    if (v.decision === "allow") return Boolean(await t.needsApproval(ctx, input as never, callId)) && (answered || ask());
     return false; // refused: the guardrail rejects it with the reasons, nobody is asked
   };
+  /** A person is asked: a run this one is nested in (`asTool`) stops for them too. */
+  const ask = (): true => (asked(), true);
 
   /** The call's verdict now: its first check, or — once the person approved it — the re-check with its token. */
   const verdictOf = async (ctx: RunContext<any>, callId: string, toolName: string, args: unknown): Promise<Verdict> => {
@@ -185,14 +191,18 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
       await core.failed(v.check);
       throw err;
     }
+    // An agent tool whose nested run waits for a person has not run yet: the framework invokes
+    // this call again when it resumes, and that is the call checked here and reported.
+    if (waitsForPerson(call)) return out;
     core.settle(call.callId);
     if (failure(out)) await core.failed(v.check);
     else await core.ran(v.check, resultOf(out));
     return out;
   };
 
-  // A clone keeping everything the framework put on the tool (symbols included), with our three.
-  const copy = Object.create(Object.getPrototypeOf(t), Object.getOwnPropertyDescriptors(t)) as AnyFunctionTool;
+  // A copy keeping everything the framework put on the tool (symbols included), with our three; an agent
+  // tool a guarded agent made is copied onto one the framework made, so a saved RunState still finds its agent.
+  const copy = Object.defineProperties(baseFor(t), Object.getOwnPropertyDescriptors(t)) as AnyFunctionTool;
   Object.defineProperties(copy, {
     needsApproval: { value: needsApproval, enumerable: true, writable: true, configurable: true },
     invoke: { value: invoke, enumerable: true, writable: true, configurable: true },
