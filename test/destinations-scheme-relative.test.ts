@@ -113,6 +113,15 @@ describe("a whole value that is a scheme-relative reference", () => {
     expect(findDestinations("x = 1; //intranet")).toEqual([]);
     expect(findDestinations("see //evil.net/x")).toEqual(["//evil.net/x"]);
   });
+
+  it("an RFC 3986 resolver reads `//a.example.com\\@intranet/` as intranet: both hosts must be allowed", () => {
+    // WHATWG ends the authority at `\`; a resolver that follows RFC 3986 reads on to the `@`
+    expect(new URL("//a.example.com\\@intranet/", BASE).hostname).toBe("a.example.com");
+    expect(refused("https://a.example.com\\@intranet/")).toBe(true);
+    expect(refused("//a.example.com\\@intranet/")).toBe(true);
+    expect(refused("see //a.example.com\\@evil.net/")).toBe(true);
+    expect(refused("//a.example.com\\x")).toBe(false);
+  });
 });
 
 describe("property: what new URL(v, base) reads from a scheme-relative whole value is a destination", () => {
