@@ -124,6 +124,25 @@ describe("a whole value that is a scheme-relative reference", () => {
   });
 });
 
+describe("a JSON body whose string is a scheme-relative reference", () => {
+  // the server that parses the body reads each string whole, as a tool reads an argument
+  for (const body of [
+    JSON.stringify({ url: "//intranet/x" }),
+    JSON.stringify({ url: "//a.example.com.intranet/x" }, null, 2),
+    JSON.stringify([" //intranet/x"]),
+    JSON.stringify({ "//intranet/x": 1 }),
+    JSON.stringify({ a: { b: ["\\\\intranet\\x"] } }),
+  ]) {
+    it(`${body} is refused under *.example.com`, () => {
+      expect(refused(body)).toBe(true);
+    });
+  }
+  it("holds no destination where its strings hold none", () => {
+    expect(findDestinations(JSON.stringify({ note: "// TODO: fix", path: "/a/b" }))).toEqual([]);
+    expect(refused(JSON.stringify({ url: "//a.example.com/x" }))).toBe(false);
+  });
+});
+
 describe("property: what new URL(v, base) reads from a scheme-relative whole value is a destination", () => {
   const ALL = patterns("*.example.com", "a.example.com", "example.com", "*.evil.net", "evil.net", "127.0.0.1", "localhost", "intranet", "::1");
   const STRIPPED = ["", "", "", " ", "\t", "\n", "\u0000", "\u001f", " \u0001", "\r\n"];
@@ -167,6 +186,8 @@ describe("hostile input", () => {
     "backslashes and at signs": `\\\\${"a@".repeat(M / 2)}`,
     "a scheme-relative URL holding URLs": `//intranet/${"?u=https://b/".repeat(M / 13)}`,
     "a scheme-relative URL holding scheme-relative starts": `//intranet/${"//a\t".repeat(M / 4)}`,
+    "a JSON array of scheme-relative strings": JSON.stringify(Array.from({ length: M / 16 }, () => "//intranet/x")),
+    "a JSON string of quotes and spaces": `["${'" "  '.repeat(M / 5)}"]`,
   };
   for (const [name, text] of Object.entries(cases)) {
     it(`1 MB of ${name} scans in linear time`, () => {
