@@ -139,7 +139,12 @@ export class Scanner {
     } else {
       this.auth.read(s, n, w.from);
       const end = urlEnd(s, n, 0, this.auth.end, this.auth.hostStart + 1);
-      if (w.changed || w.relative) this.emit(0, urlHostname(s.slice(0, end), w.relative) === w.host ? end : n);
+      // `//host` the scan reads only for some hosts: reported always, up to the first tab or newline
+      // removed past its authority when none changed its host (where the scan, if it read it, stopped)
+      let to = end;
+      const cut = w.relative && !w.changed ? w.joins.find((j) => j >= this.auth.end) : undefined;
+      if (cut !== undefined) to = urlEnd(s, cut, 0, this.auth.end, this.auth.hostStart + 1);
+      if (w.changed || w.relative) this.emit(0, urlHostname(s.slice(0, to), w.relative) === w.host ? to : n);
       this.joins = w.joins;
       this.nested(this.auth.end, end);
       this.joins = null;
