@@ -126,7 +126,7 @@ function readTarget(dest: string): Target | null {
     if (SPECIAL.has(scheme) || TWO_SLASHES.test(rest)) return withRfc3986Host(urlHost(dest), rest);
     // otherwise `localhost:8080`, `example.com:8443/x`: a host and its port
   }
-  if (TWO_SLASHES.test(dest)) return urlHost(`http:${dest}`);
+  if (TWO_SLASHES.test(dest)) return withRfc3986Host(urlHost(`http:${dest}`), dest);
   if (dest.startsWith("[")) return urlHost(`http://${dest}`);
   if (BARE_V6.test(dest) && dest.indexOf(":") !== dest.lastIndexOf(":")) {
     const zone = dest.indexOf("%");
@@ -148,8 +148,8 @@ function readTarget(dest: string): Target | null {
 
 /**
  * WHATWG ends an authority at `\` in `https://a.example.com\@evil.com`; an RFC 3986 parser (many
- * HTTP clients) reads on to the `@` and connects to `evil.com`. Where the two differ, both hosts
- * must be allowed.
+ * HTTP clients) reads on to the `@` and connects to `evil.com`; so does one resolving
+ * `//a.example.com\@evil.com/` against its base. Where the two differ, both hosts must be allowed.
  */
 function withRfc3986Host(target: Target | null, rest: string): Target | null {
   if (target === null || !rest.startsWith("//")) return target;

@@ -2,7 +2,8 @@
  * Step 4 over a call's arguments (checks.md, step 4): every string, at any depth, through the one
  * scanner (scan.ts). A string that is a JSON object or array holding escapes (a request body:
  * `{"callback": "https://a.example.com\u002eintranet"}`) is read as the JSON it holds too, as
- * the server that parses it will: its strings, decoded, are scanned as arguments are. A string
+ * the server that parses it will: its strings, decoded, are scanned as arguments are (as is one
+ * whose strings start `//`: `{"url": "//intranet/x"}`, read whole, names intranet). A string
  * holding a percent-encoded `://`, `//` or `@` (a redirect target in a query, a form-encoded body:
  * `next=https%3A%2F%2Fevil.net`) is scanned decoded too, once and, if encoded twice, twice.
  */
@@ -48,12 +49,13 @@ function walk(stack: unknown[]): string[] {
       // most strings hold none of what the other readings need (a tab or newline, `%`, `\`)
       const plain = !OTHER_READINGS.test(v);
       scanner.scanString(v, !plain);
-      if (plain) continue;
-      const decoded = percentDecoded(v);
-      if (decoded !== null) {
-        scanner.scanString(decoded);
-        const twice = percentDecoded(decoded);
-        if (twice !== null) scanner.scanString(twice);
+      if (!plain) {
+        const decoded = percentDecoded(v);
+        if (decoded !== null) {
+          scanner.scanString(decoded);
+          const twice = percentDecoded(decoded);
+          if (twice !== null) scanner.scanString(twice);
+        }
       }
       const json = jsonIn(v);
       if (json !== undefined) stack.push(json);
@@ -82,8 +84,10 @@ function pushEntries(stack: unknown[], o: Record<string, unknown>, skip: Readonl
 }
 
 /**
- * The data a JSON object or array in `s` holds, if `s` is one and holds a backslash escape; else
- * undefined. Without an escape its strings read as its text does: the scan has read them.
+ * The data a JSON object or array in `s` holds, if `s` is one and holds a backslash escape or a
+ * string starting `//`; else undefined. Otherwise its strings read as its text does: the scan has
+ * read them (a string that is `//host` it reads as a host only as a whole value: whole.ts). Cheap
+ * for a string that is no JSON: it reads its two ends.
  */
 function jsonIn(s: string): object | undefined {
   let a = 0;
@@ -92,7 +96,8 @@ function jsonIn(s: string): object | undefined {
   while (b > a && s.charCodeAt(b - 1) <= 0x20) b--;
   const first = s.charCodeAt(a);
   const last = s.charCodeAt(b - 1);
-  if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d)) || !s.includes("\\")) return undefined;
+  if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d))) return undefined;
+  if (!s.includes("\\") && !JSON_RELATIVE.test(s)) return undefined;
   try {
     return JSON.parse(s) as object; // an object or an array, by its first character
   } catch {
@@ -102,6 +107,8 @@ function jsonIn(s: string): object | undefined {
 
 /** What the readings beside the scan's need: a tab or newline (whole.ts), a `%` escape, a JSON escape. */
 const OTHER_READINGS = /[\t\n\r%\\]/;
+/** A JSON string starting `//` (a space is all a parser strips that JSON holds unescaped; `\` is escaped). */
+const JSON_RELATIVE = /" *\/\//;
 
 /** An encoded `://` or `//`, or one encoded twice: a server decodes it to a URL. */
 const ENCODED_URL = /%3a(?:\/|%2f)|%2f%2f|%25(?:3a|2f|40)/i;

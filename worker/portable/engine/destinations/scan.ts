@@ -24,7 +24,9 @@
  * - any of these with `%hh` escapes in the host (`evil%2Ecom/steal`), read decoded.
  *
  * A value that is a URL once tabs and newlines are gone is read whole too, as `new URL()` reads it
- * (./whole.ts): `https://a.example.com\t.intranet/` is also `https://a.example.com.intranet/`.
+ * (./whole.ts): `https://a.example.com\t.intranet/` is also `https://a.example.com.intranet/`. So
+ * is a value that is, whole, a scheme-relative reference (`//intranet/x`), whatever its host: a
+ * tool resolving it against its base URL reaches that host.
  *
  * A host name is the longest run of labels joined by dots that the text holds, read the way a URL
  * parser reads it: non-ASCII letters, symbols and format characters are part of a label, and the
@@ -44,7 +46,7 @@ import { isIPv6, looksV6, v6RunEnd, v6Start, zoneEnd } from "./ip.js";
 import { MARKED, NONE, PORT, hasEscape, hostRun, isEscape, isLocalhost, labelEnd, namesHost } from "./runs.js";
 import { Authority } from "./authority.js";
 import { domainEnd, isLocalChar, localStart } from "./addresses.js";
-import { joinedIn, urlHostname, wholeReading } from "./whole.js";
+import { joinedIn, startsWithSlash, urlHostname, wholeReading } from "./whole.js";
 
 /** Schemes a URL parser reads a host from even without `//` (`http:evil.com`); not `file`. */
 const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
@@ -78,7 +80,7 @@ export class Scanner {
       }
     } else {
       if (MAYBE.test(s)) this.scan(s);
-      if (readWhole) this.whole(s);
+      if (readWhole || startsWithSlash(s)) this.whole(s);
     }
   }
 
@@ -137,7 +139,12 @@ export class Scanner {
     } else {
       this.auth.read(s, n, w.from);
       const end = urlEnd(s, n, 0, this.auth.end, this.auth.hostStart + 1);
-      if (w.changed) this.emit(0, urlHostname(s.slice(0, end), w.relative) === w.host ? end : n);
+      // `//host` the scan reads only for some hosts: reported always, up to the first tab or newline
+      // removed past its authority when none changed its host (where the scan, if it read it, stopped)
+      let to = end;
+      const cut = w.relative && !w.changed ? w.joins.find((j) => j >= this.auth.end) : undefined;
+      if (cut !== undefined) to = urlEnd(s, cut, 0, this.auth.end, this.auth.hostStart + 1);
+      if (w.changed || w.relative) this.emit(0, urlHostname(s.slice(0, to), w.relative) === w.host ? to : n);
       this.joins = w.joins;
       this.nested(this.auth.end, end);
       this.joins = null;

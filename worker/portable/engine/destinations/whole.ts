@@ -6,6 +6,11 @@
  * which a line break ends a URL (a URL that ends a line of prose must not run into the next line);
  * so a value that is a URL once they are removed — with a scheme, or `//host` as read against a
  * base URL — is read a second time, whole. Both readings are destinations.
+ *
+ * A value that is, whole, a scheme-relative reference (`//host/x`, `\\host\x`, `/\host`) is read
+ * whole even without a tab or newline: a tool that takes a path or a link resolves it against its
+ * base URL (`new URL(value, base)`) and reaches that host, whatever its TLD. Inside longer text the
+ * scan counts `//host` only for a public TLD or an IP, so that prose and comments are no hosts.
  */
 
 /** What the whole reading of a value found. */
@@ -18,7 +23,7 @@ export interface Whole {
   from: number;
   /** Does the removal change the URL's scheme or host? If not, the scan has read what the parser reads. */
   changed: boolean;
-  /** `//host`, read against a base. */
+  /** `//host`, read against a base: the scan does not read every such host, so it is always reported. */
   relative: boolean;
   /** Where in `text` a tab or newline was removed (before which character), in order. */
   joins: number[];
@@ -32,16 +37,30 @@ const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp", "file"]);
 /** `//host` means a host only against a base; a tool resolves it against its own (any http one reads alike). */
 const BASE = "http://base.invalid/";
 
-/** The whole reading of `value`, or null when removing tabs and newlines leaves no URL with a host (or changes nothing). */
+/**
+ * Does `value`, once the parser has stripped its leading C0 controls and spaces, start with `/` or
+ * `\`? The one cheap test before a scheme-relative reading: most values fail at their first character.
+ */
+export function startsWithSlash(value: string): boolean {
+  let a = 0;
+  while (a < value.length && value.charCodeAt(a) <= 0x20) a++;
+  return isSlash(value.charCodeAt(a));
+}
+
+/**
+ * The whole reading of `value`, or null when it is no URL with a host, or (for a URL with a scheme)
+ * when no tab or newline was removed but at its ends: then the scan has read it.
+ */
 export function wholeReading(value: string): Whole | null {
-  if (!TAB_OR_NEWLINE.test(value)) return null;
+  const tabs = TAB_OR_NEWLINE.test(value);
+  if (!tabs && !startsWithSlash(value)) return null;
   let a = 0;
   let b = value.length;
   while (a < b && value.charCodeAt(a) <= 0x20) a++;
   while (b > a && value.charCodeAt(b - 1) <= 0x20) b--;
   const trimmed = value.slice(a, b);
-  const text = trimmed.replace(ALL_TABS_AND_NEWLINES, "");
-  if (text === trimmed) return null; // only at the ends: the scan reads past those
+  const text = tabs ? trimmed.replace(ALL_TABS_AND_NEWLINES, "") : trimmed;
+  if (text === trimmed && !isSlash(text.charCodeAt(0))) return null; // only at the ends: the scan reads past those
   const m = SCHEME.exec(text);
   let special = true;
   let from = 0;
