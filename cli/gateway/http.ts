@@ -67,12 +67,16 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
       running.set(transport, ids);
       const send = transport.send.bind(transport);
       transport.send = (message, options) => (ids.sent(message), send(message, options));
-      const server = await factory({ era: "legacy" });
-      await server.connect(transport);
+      // set before connecting: the server chains its own close to it (in-flight requests aborted, the server let go)
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
       };
-      return transport.handleRequest(request);
+      const server = await factory({ era: "legacy" });
+      await server.connect(transport);
+      const answer = await transport.handleRequest(request);
+      // a request that started no session (a GET, a call before \`initialize\`, a refused one) leaves no server behind
+      if (transport.sessionId === undefined) await server.close().catch(() => undefined);
+      return answer;
     }
     return modern.fetch(request);
   };

@@ -54,6 +54,8 @@ export interface RunningGateway {
   sessionId: string;
   pending: FileApprovalStore;
   catalogue: CompiledCatalogue;
+  /** downstream connections open (a stdio connection, 2025-era HTTP sessions): each one's server is let go when it ends */
+  connections(): number;
   /** the session's history (what the check signed); a call's report is in it once `settled()` resolves */
   entries(): Entry[];
   /** every report of a call answered so far is recorded (reports are made just after each reply) */
@@ -154,6 +156,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     pending,
     // the person's catalogue, as they wrote it (the check also has the outside-read entries)
     catalogue: own,
+    connections: () => live.size,
     entries: () => session.history.entries,
     settled: () => calls.settled(),
     close: async () => {
