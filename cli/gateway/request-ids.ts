@@ -11,6 +11,11 @@ import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/server";
 export class RequestIds {
   private readonly running = new Set<RequestId>();
 
+  /** true while a request of the client's is running (its session is not idle) */
+  get busy(): boolean {
+    return this.running.size > 0;
+  }
+
   /** A message from the client, valid JSON-RPC: the id it reuses (refuse it, deliver nothing), or undefined once taken in. */
   admit(m: JSONRPCMessage): RequestId | undefined {
     if ("method" in m && "id" in m) {
