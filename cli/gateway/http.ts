@@ -81,14 +81,16 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
       onsessioninitialized: (id) => sessions.add(id, session),
       onsessionclosed: (id) => sessions.delete(id),
     });
-    const session: Session = { transport, ids: new RequestIds(), last: sessions.nowMs() };
+    const session: Session = { transport, ids: new RequestIds(), posts: new Map(), last: sessions.nowMs() };
     // every answer the session sends frees its request's id, and counts as use
     const send = transport.send.bind(transport);
     // (a notification pushed to it is not use: log lines and list changes go to every session)
     transport.send = (message, options) => {
       session.ids.sent(message);
-      if ("id" in message && ("result" in message || "error" in message)) sessions.touch(session);
-      return send(message, options);
+      const id = "id" in message && ("result" in message || "error" in message) ? message.id : undefined;
+      if (id === undefined || id === null) return send(message, options);
+      sessions.touch(session);
+      return send(message, options).finally(() => settle(session, id));
     };
     // set before connecting: the server chains its own close to it (in-flight requests aborted, the server let go)
     transport.onclose = () => {
@@ -134,10 +136,11 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
 /**
  * A request on a 2025-era session. A POST's request ids are checked before the SDK reads it: one
  * that reuses the id of a request still running on the session is refused (request-ids.ts), else
- * the SDK gets the body as read. Anything the SDK refuses whole (an HTTP error) is not running.
+ * the SDK gets the body as read. Anything the SDK refuses whole (an HTTP error) is not delivered:
+ * its requests are not running, its cancellations cancelled nothing.
  */
 async function onSession(s: Session, request: Request): Promise<Response> {
-  const { transport: t, ids } = s;
+  const t = s.transport;
   if (request.method !== "POST") return t.handleRequest(request);
   const body = await readRequestBody(request);
   if (body.tooLarge) return json(413, { jsonrpc: "2.0", error: { code: -32000, message: `Payload Too Large: Request body must not exceed ${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes` }, id: null });
@@ -148,24 +151,40 @@ async function onSession(s: Session, request: Request): Promise<Response> {
     // the SDK's own answer (its checks of the headers come first)
     return t.handleRequest(new Request(request, { body: body.text }));
   }
-  const taken: RequestId[] = [];
+  const messages: JSONRPCMessage[] = [];
   for (const value of Array.isArray(parsed) ? parsed : [parsed]) {
-    let message: JSONRPCMessage;
     try {
-      message = parseJSONRPCMessage(value);
+      messages.push(parseJSONRPCMessage(value));
     } catch {
-      continue;
+      // the SDK refuses the POST (a message that is not JSON-RPC)
     }
-    const reused = ids.admit(message);
-    if (reused !== undefined) {
-      ids.forget(taken);
-      return json(400, { jsonrpc: "2.0", id: reused, error: { code: -32600, message: duplicateMessage(reused) } });
-    }
-    if ("method" in message && "id" in message) taken.push(message.id);
   }
+  const admitted = s.ids.admitAll(messages);
+  if ("reused" in admitted) return json(400, { jsonrpc: "2.0", id: admitted.reused, error: { code: -32600, message: duplicateMessage(admitted.reused) } });
   const answer = await t.handleRequest(request, { parsedBody: parsed });
-  if (answer.status >= 400) ids.forget(taken);
+  if (answer.status >= 400) {
+    admitted.refused();
+    return answer;
+  }
+  // a cancelled request gets no answer, so the SDK never ends the stream of its POST: the gateway does
+  const cancelled = admitted.delivered();
+  const requests = messages.flatMap((m) => ("method" in m && "id" in m ? [m.id] : []));
+  for (const id of requests) s.posts.set(id, requests);
+  for (const id of [...cancelled, ...requests]) settle(s, id);
   return answer;
+}
+
+/**
+ * Once no request of the POST that carried `id` is running, that POST's stream ends (the SDK ends
+ * it itself when every one was answered). An id a later POST reused is that POST's, not this one's.
+ */
+function settle(s: Session, id: RequestId): void {
+  const post = s.posts.get(id);
+  if (!post) return;
+  const own = post.filter((r) => s.posts.get(r) === post);
+  if (own.some((r) => s.ids.has(r))) return;
+  for (const r of own) s.posts.delete(r);
+  for (const r of own) s.transport.closeSSEStream(r);
 }
 
 /** The id of an `initialize` request in a POST body (it starts a session), or undefined. */

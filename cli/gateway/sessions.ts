@@ -9,7 +9,7 @@
  * keep its stream for notifications open (or open it again) for as long as its process lives. An
  * ended session is gone as an unknown one is (404), and its streams are closed.
  */
-import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import type { RequestId, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import type { RequestIds } from "./request-ids.js";
 
 /** half an hour: longer than a person's pause, short enough that abandoned sessions do not pile up */
@@ -27,6 +27,8 @@ export interface SessionLimits {
 export interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   ids: RequestIds;
+  /** each running request's id to the ids of the POST that carried it (http.ts ends that POST's stream) */
+  posts: Map<RequestId, RequestId[]>;
   /** when the session was last used, on the gateway's clock (ms) */
   last: number;
 }
