@@ -30,6 +30,8 @@ export const command = defineCommand({
     language: { type: "string", value: "en|pt-BR", help: "the session language (default: the catalogue's)" },
     "ask-timeout": { type: "string", value: "SECS", help: "how long to wait for the person's answer (default 86400)" },
     "call-timeout": { type: "string", value: "SECS", help: "how long a forwarded call may take (default 86400)" },
+    "session-idle": { type: "string", value: "SECS", help: "with --listen: a 2025-era HTTP session with nothing running and no request for this long is ended (default 1800)" },
+    "max-sessions": { type: "string", value: "N", help: "with --listen: at most N 2025-era HTTP sessions are held; a new one ends the least recently used idle one (default 100)" },
     "approval-wait": { type: "string", value: "SECS", help: "a client without elicitation: how long a call that needs a person waits for their decision in the approvals store before answering (default 0: answer at once with the pending id)" },
     quiet: { type: "boolean", help: "do not log each decision on stderr" },
     json: { type: "boolean", help: "log each decision on stderr as a JSON line" },
@@ -43,6 +45,7 @@ export const command = defineCommand({
     const upstream = upstreamOf(v.url, positionals);
     if (typeof upstream === "string") throw usageError(upstream);
     if (v.language !== undefined && v.language !== "en" && v.language !== "pt-BR") throw usageError(`\`--language ${v.language}\` is not en or pt-BR`);
+    for (const flag of ["session-idle", "max-sessions"] as const) if (v[flag] !== undefined && !v.listen) throw usageError(`\`--${flag}\` is for \`--listen\` (HTTP sessions); on stdio the client's one connection ends with it`);
     const quiet = v.quiet === true;
     // The MCP SDK loads only when the gateway runs, not for every other command.
     const { startGateway } = await import("../gateway/index.js");
@@ -58,6 +61,8 @@ export const command = defineCommand({
       ...(v.language ? { language: v.language as Language } : {}),
       ...(v["ask-timeout"] ? { askTimeoutMs: seconds(v["ask-timeout"], "--ask-timeout", MAX_TIMER_SECONDS) } : {}),
       ...(v["call-timeout"] ? { callTimeoutMs: seconds(v["call-timeout"], "--call-timeout", MAX_TIMER_SECONDS) } : {}),
+      ...(v["session-idle"] ? { sessionIdleMs: seconds(v["session-idle"], "--session-idle") } : {}),
+      ...(v["max-sessions"] ? { maxSessions: count(v["max-sessions"], "--max-sessions") } : {}),
       // 0 is the default written out: answer at once with the pending id
       ...(v["approval-wait"] && Number(v["approval-wait"]) !== 0 ? { approvalWaitMs: seconds(v["approval-wait"], "--approval-wait") } : {}),
       log: quiet ? () => undefined : v.json ? (line) => process.stderr.write(JSON.stringify({ gateway: line }) + "\n") : (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
@@ -114,4 +119,10 @@ function seconds(value: string, flag: string, max = Number.MAX_SAFE_INTEGER / 10
   if (n > max) throw new InputError(`\`${flag} ${value}\` is longer than the gateway can wait: at most ${max} seconds (about ${Math.floor(max / 86400)} days)`);
   // a fraction of a millisecond is not no wait at all
   return Math.max(1, Math.round(n * 1000));
+}
+
+function count(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InputError(`\`${flag} ${value}\` is not a whole number of at least 1`);
+  return n;
 }

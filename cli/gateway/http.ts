@@ -5,7 +5,8 @@
  *     `input_required` + `requestState`, list changes on the client's `subscriptions/listen`);
  *   - 2025-era clients: a sessionful `WebStandardStreamableHTTPServerTransport` per MCP session,
  *     because pushing `elicitation/create` to the person and `list_changed` to the client needs the
- *     session (per-request legacy serving has no way back to the client).
+ *     session (per-request legacy serving has no way back to the client). Sessions idle for too
+ *     long, or over the bound, are let go (sessions.ts).
  * Host and Origin are checked first: the gateway serves the person's own machine, and a web page
  * there (another local port, or a name rebound to 127.0.0.1) must not drive it.
  */
@@ -18,6 +19,7 @@ import {
 import { InputError } from "../../worker/portable/engine/index.js";
 import { loopbackHost } from "../loopback.js";
 import { RequestIds, duplicateMessage } from "./request-ids.js";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, Sessions, type Session } from "./sessions.js";
 
 export interface Listening {
   url: string;
@@ -38,10 +40,19 @@ export function parseListen(value: string): { host: string; port: number } {
   return { host: host.replace(/^\[|\]$/g, ""), port: Number(m[2]) };
 }
 
-export async function listen(factory: McpServerFactory, at: { host: string; port: number }): Promise<Listening> {
+export interface ListenOptions {
+  /** the gateway's clock (idle sessions are measured on it) */
+  now?: () => Date;
+  log?: (line: string) => void;
+  /** a 2025-era session idle for longer than this is ended (sessions.ts) */
+  sessionIdleMs?: number;
+  /** at most this many 2025-era sessions are held */
+  maxSessions?: number;
+}
+
+export async function listen(factory: McpServerFactory, at: { host: string; port: number }, o: ListenOptions = {}): Promise<Listening> {
   const modern = createMcpHandler(factory, { legacy: "reject" });
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  const running = new WeakMap<WebStandardStreamableHTTPServerTransport, RequestIds>();
+  const sessions = new Sessions({ idleMs: o.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS, max: o.maxSessions ?? DEFAULT_MAX_SESSIONS, now: o.now ?? (() => new Date()), log: o.log ?? (() => undefined) });
   // the port is known once bound (`--listen 127.0.0.1:0` in tests); until then nothing is served
   let port = -1;
   let own = new Set<string>();
@@ -52,29 +63,45 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
     if (new URL(request.url).pathname !== "/mcp") return new Response("not found: the MCP endpoint is /mcp\n", { status: 404 });
     const sid = request.headers.get("mcp-session-id");
     if (sid !== null) {
-      const t = sessions.get(sid);
-      if (t) return onSession(t, running.get(t)!, request);
+      const s = sessions.get(sid);
+      if (s && request.method === "POST") sessions.touch(s);
+      if (s) return onSession(s, request);
       return json(404, { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
     }
-    if (await isLegacyRequest(request)) {
-      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, transport),
-        onsessionclosed: (id) => void sessions.delete(id),
-      });
-      // every answer the session sends frees its request's id
-      const ids = new RequestIds();
-      running.set(transport, ids);
-      const send = transport.send.bind(transport);
-      transport.send = (message, options) => (ids.sent(message), send(message, options));
-      const server = await factory({ era: "legacy" });
-      await server.connect(transport);
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
-      };
-      return transport.handleRequest(request);
-    }
+    if (await isLegacyRequest(request)) return opening(request);
     return modern.fetch(request);
+  };
+
+  /** A 2025-era request without a session: an `initialize` starts one (room permitting); anything else gets the SDK's answer and leaves nothing behind. */
+  const opening = async (request: Request): Promise<Response> => {
+    const init = request.method === "POST" ? await initializeId(request.clone()) : undefined;
+    if (init !== undefined && !sessions.room()) return json(503, { jsonrpc: "2.0", id: init, error: { code: -32000, message: sessions.busyMessage() } });
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      onsessioninitialized: (id) => sessions.add(id, session),
+      onsessionclosed: (id) => sessions.delete(id),
+    });
+    const session: Session = { transport, ids: new RequestIds(), posts: new Map(), last: sessions.nowMs() };
+    // every answer the session sends frees its request's id, and counts as use
+    const send = transport.send.bind(transport);
+    // (a notification pushed to it is not use: log lines and list changes go to every session)
+    transport.send = (message, options) => {
+      session.ids.sent(message);
+      const id = "id" in message && ("result" in message || "error" in message) ? message.id : undefined;
+      if (id === undefined || id === null) return send(message, options);
+      sessions.touch(session);
+      return send(message, options).finally(() => settle(session, id));
+    };
+    // set before connecting: the server chains its own close to it (in-flight requests aborted, the server let go)
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    const server = await factory({ era: "legacy" });
+    await server.connect(transport);
+    const answer = await transport.handleRequest(request);
+    // a request that started no session (a GET, a call before `initialize`, a refused one) leaves no server behind
+    if (transport.sessionId === undefined) await server.close().catch(() => undefined);
+    return answer;
   };
 
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -96,8 +123,7 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
     promptsChanged: () => modern.notify.promptsChanged(),
     close: async () => {
       await modern.close().catch(() => undefined);
-      for (const t of sessions.values()) await t.close().catch(() => undefined);
-      sessions.clear();
+      await sessions.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // open SSE streams would keep it open
@@ -110,9 +136,11 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
 /**
  * A request on a 2025-era session. A POST's request ids are checked before the SDK reads it: one
  * that reuses the id of a request still running on the session is refused (request-ids.ts), else
- * the SDK gets the body as read. Anything the SDK refuses whole (an HTTP error) is not running.
+ * the SDK gets the body as read. Anything the SDK refuses whole (an HTTP error) is not delivered:
+ * its requests are not running, its cancellations cancelled nothing.
  */
-async function onSession(t: WebStandardStreamableHTTPServerTransport, ids: RequestIds, request: Request): Promise<Response> {
+async function onSession(s: Session, request: Request): Promise<Response> {
+  const t = s.transport;
   if (request.method !== "POST") return t.handleRequest(request);
   const body = await readRequestBody(request);
   if (body.tooLarge) return json(413, { jsonrpc: "2.0", error: { code: -32000, message: `Payload Too Large: Request body must not exceed ${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes` }, id: null });
@@ -123,24 +151,55 @@ async function onSession(t: WebStandardStreamableHTTPServerTransport, ids: Reque
     // the SDK's own answer (its checks of the headers come first)
     return t.handleRequest(new Request(request, { body: body.text }));
   }
-  const taken: RequestId[] = [];
+  const messages: JSONRPCMessage[] = [];
   for (const value of Array.isArray(parsed) ? parsed : [parsed]) {
-    let message: JSONRPCMessage;
     try {
-      message = parseJSONRPCMessage(value);
+      messages.push(parseJSONRPCMessage(value));
     } catch {
-      continue;
+      // the SDK refuses the POST (a message that is not JSON-RPC)
     }
-    const reused = ids.admit(message);
-    if (reused !== undefined) {
-      ids.forget(taken);
-      return json(400, { jsonrpc: "2.0", id: reused, error: { code: -32600, message: duplicateMessage(reused) } });
-    }
-    if ("method" in message && "id" in message) taken.push(message.id);
   }
+  const admitted = s.ids.admitAll(messages);
+  if ("reused" in admitted) return json(400, { jsonrpc: "2.0", id: admitted.reused, error: { code: -32600, message: duplicateMessage(admitted.reused) } });
   const answer = await t.handleRequest(request, { parsedBody: parsed });
-  if (answer.status >= 400) ids.forget(taken);
+  if (answer.status >= 400) {
+    admitted.refused();
+    return answer;
+  }
+  // a cancelled request gets no answer, so the SDK never ends the stream of its POST: the gateway does
+  const cancelled = admitted.delivered();
+  const requests = messages.flatMap((m) => ("method" in m && "id" in m ? [m.id] : []));
+  for (const id of requests) s.posts.set(id, requests);
+  for (const id of [...cancelled, ...requests]) settle(s, id);
   return answer;
+}
+
+/**
+ * Once no request of the POST that carried `id` is running, that POST's stream ends (the SDK ends
+ * it itself when every one was answered). An id a later POST reused is that POST's, not this one's.
+ */
+function settle(s: Session, id: RequestId): void {
+  const post = s.posts.get(id);
+  if (!post) return;
+  const own = post.filter((r) => s.posts.get(r) === post);
+  if (own.some((r) => s.ids.has(r))) return;
+  for (const r of own) s.posts.delete(r);
+  for (const r of own) s.transport.closeSSEStream(r);
+}
+
+/** The id of an `initialize` request in a POST body (it starts a session), or undefined. */
+async function initializeId(request: Request): Promise<RequestId | null | undefined> {
+  const body = await readRequestBody(request).catch(() => undefined);
+  if (!body || body.tooLarge) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(body.text);
+  } catch {
+    return undefined;
+  }
+  const init = (Array.isArray(value) ? value : [value]).find((m: unknown) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize") as { id?: unknown } | undefined;
+  if (!init) return undefined;
+  return typeof init.id === "string" || typeof init.id === "number" ? init.id : null;
 }
 
 /**

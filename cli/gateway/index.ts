@@ -27,6 +27,10 @@ export interface GatewayOptions {
   upstream: UpstreamSpec;
   /** downstream streamable HTTP on this loopback address; absent: stdio */
   listen?: { host: string; port: number };
+  /** with `listen`: a 2025-era session idle for longer than this is ended (default half an hour) */
+  sessionIdleMs?: number;
+  /** with `listen`: at most this many 2025-era sessions are held (default 100) */
+  maxSessions?: number;
   home?: string;
   /** a check worker shared by several gateways (`--check-url`, `--key`) */
   checkUrl?: string;
@@ -54,6 +58,8 @@ export interface RunningGateway {
   sessionId: string;
   pending: FileApprovalStore;
   catalogue: CompiledCatalogue;
+  /** downstream connections open (a stdio connection, 2025-era HTTP sessions): each one's server is let go when it ends */
+  connections(): number;
   /** the session's history (what the check signed); a call's report is in it once `settled()` resolves */
   entries(): Entry[];
   /** every report of a call answered so far is recorded (reports are made just after each reply) */
@@ -130,7 +136,12 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   let closeDownstream: () => Promise<void>;
   let ended: Promise<Error | undefined> | undefined;
   if (o.listen) {
-    http = await listen(factory, o.listen);
+    http = await listen(factory, o.listen, {
+      log,
+      ...(o.now ? { now: o.now } : {}),
+      ...(o.sessionIdleMs ? { sessionIdleMs: o.sessionIdleMs } : {}),
+      ...(o.maxSessions ? { maxSessions: o.maxSessions } : {}),
+    });
     closeDownstream = () => http!.close();
   } else {
     // The SDK's stdio transport ends the connection on a message over its buffer (10 MB) and says
@@ -157,6 +168,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     pending,
     // the person's catalogue, as they wrote it (the check also has the outside-read entries)
     catalogue: own,
+    connections: () => live.size,
     entries: () => session.history.entries,
     settled: () => calls.settled(),
     close: async () => {

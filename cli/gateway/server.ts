@@ -36,6 +36,9 @@ export interface ServeOptions {
 /** Servers of 2025-era connections that are open, for `list_changed` (2026-07-28 ones listen through the entry). */
 export class LiveServers {
   private readonly servers = new Set<Server>();
+  get size(): number {
+    return this.servers.size;
+  }
   add(s: Server): void {
     this.servers.add(s);
     const prev = s.onclose;

@@ -7,7 +7,8 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runGroup } from "../../cli/command.js";
 import { root } from "../../cli/commands/index.js";
-import { allowedDir, downstreamClient, home, overStdio, ROOT, text } from "./helpers.js";
+import { spawn } from "node:child_process";
+import { allowedDir, downstreamClient, home, MAIN, overHttp, overStdio, ROOT, text } from "./helpers.js";
 
 const FAULTS = join(import.meta.dirname, "fixtures/faults-server.ts");
 const CATALOGUE = `
@@ -72,5 +73,48 @@ describe("gateway timeouts", { timeout: 60_000 }, () => {
     const r = await d.client.callTool({ name: "note", arguments: { text: "from init" } });
     expect(text(r)).toBe('noted {"text":"from init"}');
     await d.client.close();
+  });
+});
+
+describe("gateway HTTP sessions", { timeout: 60_000 }, () => {
+  it("--session-idle and --max-sessions: a number they cannot take, or either without --listen, is a usage error", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const at = ["gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml")];
+    for (const [flag, value, says] of [["--session-idle", "soon", "`--session-idle soon` is not a number of seconds"], ["--max-sessions", "0", "`--max-sessions 0` is not a whole number of at least 1"], ["--max-sessions", "2.5", "`--max-sessions 2.5` is not a whole number"]] as const) {
+      const r = await stalwart([...at, "--listen", "127.0.0.1:0", flag, value, "--", "no-such-tool-server"]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(says);
+    }
+    const stdio = await stalwart([...at, "--session-idle", "60", "--", "no-such-tool-server"]);
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toContain("`--session-idle` is for `--listen`");
+  });
+
+  it("--max-sessions 1 is honoured: a second client's initialize ends the first, idle, session", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml"), "--listen", "127.0.0.1:0", "--max-sessions", "1", "--", process.execPath, "--import", "tsx", FAULTS], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    try {
+      let stderr = "";
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr.on("data", (b: Buffer) => {
+          stderr += b.toString();
+          const m = /listening on (\S+)/.exec(stderr);
+          if (m) resolve(m[1]!);
+        });
+        child.once("exit", () => reject(new Error(stderr)));
+      });
+      const a = await overHttp(downstreamClient({}), url);
+      expect(text(await a.client.callTool({ name: "note", arguments: { text: "a" } }))).toBe('noted {"text":"a"}');
+      const b = await overHttp(downstreamClient({}), url);
+      expect(text(await b.client.callTool({ name: "note", arguments: { text: "b" } }))).toBe('noted {"text":"b"}');
+      await expect(a.client.callTool({ name: "note", arguments: { text: "a" } })).rejects.toThrow(/Session not found|404/);
+      expect(stderr).toContain("ended: the gateway holds 1 session,");
+      await a.client.close().catch(() => undefined);
+      await b.client.close();
+    } finally {
+      child.kill();
+    }
   });
 });

@@ -76,4 +76,42 @@ describe("gateway over HTTP, 2025-era session: request ids", { timeout: 60_000 }
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
   });
+  it("a cancellation the SDK never took leaves the call running (the same id is still refused); one it took frees the id and ends the call's stream", async () => {
+    const init = await fetch(gw.url!, { method: "POST", headers: BASE, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }) });
+    const session = init.headers.get("mcp-session-id")!;
+    await init.text();
+    const headers = { ...BASE, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+    const post = (m: unknown, h: Record<string, string> = headers) => fetch(gw.url!, { method: "POST", headers: h, body: JSON.stringify(m) });
+    expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+
+    const file = join(dir, "cancelled.txt");
+    const call = (content: string) => ({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "write_file", arguments: { path: file, content } } });
+    const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 9, reason: "changed my mind" } };
+    const first = await post(call("first"));
+    let ended = false;
+    const firstText = first.text().finally(() => void (ended = true));
+    const store = new FileApprovalStore(h);
+    const pending = () => store.list().filter((a) => a.record.args.path === file);
+    await expect.poll(() => pending().length, { timeout: 30_000 }).toBe(1);
+
+    // refused by the SDK (a protocol version it does not speak): not delivered, so the call still runs
+    const refused = await post(cancel, { ...headers, "mcp-protocol-version": "1999-01-01" });
+    expect(refused.status).toBe(400);
+    const dup = await post(call("second"));
+    expect(dup.status).toBe(400);
+    expect(await dup.json()).toMatchObject({ id: 9, error: { code: -32600 } });
+    // a batch refused for a duplicate delivers its cancellation neither
+    const batch = await post([cancel, { jsonrpc: "2.0", id: 10, method: "ping" }, { jsonrpc: "2.0", id: 10, method: "ping" }]);
+    expect(batch.status).toBe(400);
+    expect((await post(call("third"))).status).toBe(400);
+    expect(pending()).toHaveLength(1);
+    expect(ended).toBe(false);
+
+    // delivered: the call is cancelled, its stream ends (no answer will come on it), and the id is free
+    expect((await post(cancel)).status).toBe(202);
+    expect(await firstText).not.toContain('"id":9');
+    expect(await (await post({ jsonrpc: "2.0", id: 9, method: "ping" })).text()).toContain('"id":9');
+    expect(await (await post({ jsonrpc: "2.0", id: 10, method: "ping" })).text()).toContain('"id":10');
+    await fetch(gw.url!, { method: "DELETE", headers });
+  });
 });
