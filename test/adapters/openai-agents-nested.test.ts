@@ -79,14 +79,19 @@ function expectRanOnce(d: ReturnType<typeof desk>, entries: Entry[], deskChecks:
   expect(outer[0]!.step).toBeGreaterThan(refund[0]!.step);
 }
 
+/** What the models say once the run resumes after the person answered: the nested agent, then the desk. */
+function thenSay(d: ReturnType<typeof desk>, inner: string, outer: string): void {
+  d.inner.enqueue(said(inner));
+  d.outer.enqueue(said(outer));
+}
+
 describe("stalwart-agents/openai-agents: a guarded agent as another guarded agent's tool", () => {
   it("a nested approval resumes in the same run state: the outer call is checked and reported once", async () => {
     const { session } = fresh();
     const d = desk(session);
     const first = await firstRun(d, session);
     first.state.approve(first.interruptions[0]!);
-    d.inner.enqueue(said("refunded 40.00"));
-    d.outer.enqueue(said("your refund is on its way"));
+    thenSay(d, "refunded 40.00", "your refund is on its way");
     const second = await run(d.front, first.state);
     expect(second.finalOutput).toBe("your refund is on its way");
     expectRanOnce(d, session.history.entries, 1);
@@ -101,8 +106,7 @@ describe("stalwart-agents/openai-agents: a guarded agent as another guarded agen
     const item = state.getInterruptions()[0]!;
     expect([(item as RunToolApprovalItem).name, item.agent]).toEqual(["refund_card", d.billing]);
     state.approve(item);
-    d.inner.enqueue(said("refunded 40.00"));
-    d.outer.enqueue(said("your refund is on its way"));
+    thenSay(d, "refunded 40.00", "your refund is on its way");
     const second = await run(d.front, state);
     expect(second.finalOutput).toBe("your refund is on its way");
     expect(second.interruptions).toEqual([]);
@@ -114,8 +118,7 @@ describe("stalwart-agents/openai-agents: a guarded agent as another guarded agen
     const d = desk(session);
     const first = await firstRun(d, session);
     first.state.reject(first.interruptions[0]!);
-    d.inner.enqueue(said("the refund was not approved"));
-    d.outer.enqueue(said("no refund"));
+    thenSay(d, "the refund was not approved", "no refund");
     const second = await run(d.front, first.state);
     expect(second.finalOutput).toBe("no refund");
     expect(d.b.count("refund_card")).toBe(0);

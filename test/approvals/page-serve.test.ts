@@ -11,9 +11,8 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveApprovals, type RunningPage } from "../../cli/approvals/serve.js";
-import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { addWaiting } from "../helpers/pending-record.js";
 import { installationKey } from "../../cli/sdk/home.js";
-import type { PendingRecord } from "../../worker/portable/engine/index.js";
 
 const pages: RunningPage[] = [];
 afterEach(async () => {
@@ -34,13 +33,7 @@ async function start(home: string, port = 0): Promise<RunningPage> {
 }
 
 function waiting(home: string, id: string): void {
-  const now = Date.now();
-  const record: PendingRecord = {
-    v: 1, id, session: "s".repeat(32), step: 1, tool: "refund_card", agent: null, args: { order_id: "4411" },
-    digest: "0".repeat(64), origins: {}, reasons: ["argument_origin"], wording: "Allow refund_card?",
-    counters: [], token: "t", created: now, expires: now + 60 * 60 * 1000,
-  };
-  new FileApprovalStore(home).add(record);
+  addWaiting(home, id);
 }
 
 interface Answer {

@@ -12,8 +12,7 @@ import { Client, StalwartError } from "../../cli/sdk/index.js";
 import { closeState } from "../../cli/sdk/state/index.js";
 import { installationKey, keyId } from "../../cli/sdk/home.js";
 import { homeMac } from "../../cli/approvals/mac.js";
-import { FileApprovalStore } from "../../cli/approvals/store.js";
-import type { PendingRecord } from "../../worker/portable/engine/index.js";
+import { addWaiting } from "../helpers/pending-record.js";
 import { licensedHome } from "../helpers/licensed-home.js";
 import { stalwart } from "../helpers/licence-cli.js";
 
@@ -145,13 +144,7 @@ describe("the person's side signs under the same key", () => {
 
 /** A pending record in the home's approvals folder, as a gateway checking on a worker (`--check-url`) leaves one: no store in the home. */
 function waiting(home: string, id: string): void {
-  const now = Date.now();
-  const record: PendingRecord = {
-    v: 1, id, session: "s".repeat(32), step: 1, tool: "refund_card", agent: null, args: { order_id: "4411" },
-    digest: "0".repeat(64), origins: {}, reasons: ["argument_origin"], wording: "Allow refund_card?",
-    counters: [], token: "t", created: now, expires: now + 60 * 60 * 1000,
-  };
-  new FileApprovalStore(home).add(record);
+  addWaiting(home, id);
 }
 
 describe("a home with approvals and no store", () => {
