@@ -131,12 +131,14 @@ async function timedCall(h: Hop): Promise<number> {
  * whatever the machine does meanwhile falls on all of them alike — timed one path after another,
  * the ratio moved 1.11–1.38× between runs (round 7). One call at a time throughout.
  *
+ * `gapMs` > 0 waits that long before each call (what an agent's model time does between calls).
+ *
  * `block` > 1 sends that many calls back to back to one hop before the next (the hops still take
  * turns, block by block): each call then meets what the same path's previous call left behind
  * (the gateway's report, made after the reply), as an agent's back-to-back calls do, while drift
  * between paths still falls on all of them.
  */
-async function latencies(commands: string[][], calls: number, block = 1): Promise<Row[]> {
+async function latencies(commands: string[][], calls: number, block = 1, gapMs = 0): Promise<Row[]> {
   const hops: Hop[] = [];
   try {
     for (const c of commands) hops.push(await startHop(c));
@@ -148,7 +150,10 @@ async function latencies(commands: string[][], calls: number, block = 1): Promis
       const round = Math.floor(i / block);
       for (let k = 0; k < hops.length; k++) {
         const j = (round + k) % hops.length;
-        for (let n = i; n < Math.min(calls, i + block); n++) ms[j]!.push(await timedCall(hops[j]!));
+        for (let n = i; n < Math.min(calls, i + block); n++) {
+          if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+          ms[j]!.push(await timedCall(hops[j]!));
+        }
       }
     }
     const rows: Row[] = [];
@@ -164,13 +169,23 @@ async function latencies(commands: string[][], calls: number, block = 1): Promis
   }
 }
 
-/** The calls of `npm run bench`: interleaved call by call, then back to back in blocks of 100 (STALWART_BENCH_GATEWAY_BLOCK=N for one of N only). */
+/**
+ * The calls of `npm run bench`: interleaved call by call; back to back in blocks of 100 (a burst,
+ * the worst case: each call meets what the same path's previous call left behind); and spaced, each
+ * call after 20 ms of idle, as an agent's calls come with the model's time between them (then
+ * every path is cold, and the gateway's report is done before the next call). One run only:
+ * STALWART_BENCH_GATEWAY_BLOCK=N (blocks of N) and/or STALWART_BENCH_GATEWAY_GAP_MS=M (M ms before each call).
+ */
 export async function gatewayBench(calls = Number(process.env.STALWART_BENCH_GATEWAY_CALLS ?? 2000)): Promise<void> {
-  const only = process.env.STALWART_BENCH_GATEWAY_BLOCK;
-  for (const block of only ? [Math.max(1, Math.floor(Number(only)) || 1)] : [1, 100]) await gatewayRun(calls, block);
+  const block = process.env.STALWART_BENCH_GATEWAY_BLOCK, gap = process.env.STALWART_BENCH_GATEWAY_GAP_MS;
+  if (block !== undefined || gap !== undefined) return gatewayRun(calls, Math.max(1, Math.floor(Number(block ?? 1)) || 1), Math.max(0, Number(gap ?? 0) || 0));
+  await gatewayRun(calls, 1);
+  await gatewayRun(calls, 100);
+  // 400 calls a path: 20 ms each is ~40 s for the five paths
+  await gatewayRun(Math.min(calls, 400), 1, 20);
 }
 
-async function gatewayRun(calls: number, block: number): Promise<void> {
+async function gatewayRun(calls: number, block: number, gapMs = 0): Promise<void> {
   const { copyLicence } = await import("../test/helpers/licensed-home.js");
   const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-bench-gw-")));
   const catalogue = join(home, "agent.yaml");
@@ -192,10 +207,10 @@ async function gatewayRun(calls: number, block: number): Promise<void> {
     ["stalwart gateway (in-process check)", [process.execPath, ...profiled, join(DIST, "cli/main.js"), "gateway", "--quiet", "--home", home, "--session", "bench", "--catalogue", catalogue, "--", ...upstream]],
     [`stalwart gateway, ${KEPT} approval records kept in the home`, [process.execPath, join(DIST, "cli/main.js"), "gateway", "--quiet", "--home", kept, "--session", "bench", "--catalogue", catalogue, "--", ...upstream]],
   ];
-  const measured = await latencies(paths.map(([, c]) => c), calls, block);
+  const measured = await latencies(paths.map(([, c]) => c), calls, block, gapMs);
   const rows: [string, Row][] = paths.map(([name], i) => [name, measured[i]!]);
 
-  const how = block === 1 ? "the paths interleaved call by call" : `the paths taking turns in blocks of ${block} calls back to back`;
+  const how = (block === 1 ? "the paths interleaved call by call" : `the paths taking turns in blocks of ${block} calls back to back`) + (gapMs > 0 ? `, each call after ${gapMs} ms idle (an agent's calls, with the model's time between them)` : "");
   console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after 200 warm-up, ${how} (Node ${process.version})\n`);
   console.log("| path | p50 | p99 | CPU per call, first hop |");
   console.log("|---|---|---|---|");
