@@ -9,7 +9,8 @@
  *   as below. Reported whole, from the scheme to the end of the path, trailing punctuation and
  *   unbalanced closing brackets left out; with what follows a space or control when an `@`
  *   comes after it before `/ ? # \` (`https://a.com\t@evil/`: a parser's host is `evil`). A URL
- *   inside a URL's path or query (`?next=https://evil.example`) is reported too;
+ *   inside a URL's path or query (`?next=https://evil.example`) is reported too, and so is a
+ *   query or fragment value that is a scheme-relative reference (`?next=//intranet`: ./values.ts);
  * - an e-mail address or userinfo `local@host`, any name or IPv4 the host parser reads
  *   (`root@intranet`, `x@0x7f.1`), or `[10.0.0.1]` / `[IPv6:…]`;
  * - a UNC path `\\host\share`, any name or IPv4;
@@ -46,7 +47,8 @@ import { isIPv6, looksV6, v6RunEnd, v6Start, zoneEnd } from "./ip.js";
 import { MARKED, NONE, PORT, hasEscape, hostRun, isEscape, isLocalhost, labelEnd, namesHost } from "./runs.js";
 import { Authority } from "./authority.js";
 import { domainEnd, isLocalChar, localStart } from "./addresses.js";
-import { joinedIn, startsWithSlash, urlHostname, wholeReading } from "./whole.js";
+import { joinedIn, parsedText, startsWithSlash, urlHostname, wholeReading } from "./whole.js";
+import { readValue } from "./values.js";
 
 /** Schemes a URL parser reads a host from even without `//` (`http:evil.com`); not `file`. */
 const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
@@ -130,6 +132,7 @@ export class Scanner {
    */
   private whole(value: string): void {
     const w = wholeReading(value);
+    if (w === null && !this.found.full && startsWithSlash(value)) this.reference(parsedText(value));
     if (w === null || this.found.full) return;
     this.start(w.text);
     const s = this.s;
@@ -340,16 +343,45 @@ export class Scanner {
     return this.finishHost(p, z + 1);
   }
 
-  /** Scheme URLs inside the path of a URL already reported (`/r?to=https://evil.example`). */
+  /**
+   * Scheme URLs inside the path of a URL already reported (`/r?to=https://evil.example`), and a
+   * query or fragment value that is a scheme-relative reference (`?next=//intranet`: values.ts).
+   */
   private nested(from: number, to: number): void {
     const s = this.s;
-    for (let k = from; k + 2 < to && !this.found.full; k++) {
-      if (s.charCodeAt(k) !== 0x3a) continue;
+    let query = false;
+    for (let k = from; k < to && !this.found.full; k++) {
+      const c = s.charCodeAt(k);
+      if (c === 0x3f || c === 0x23) query = true;
+      else if (c === 0x3d && query) k = this.atValue(k + 1, to) - 1;
+      if (c !== 0x3a || k + 2 >= to) continue;
       const c1 = s.charCodeAt(k + 1);
       const c2 = s.charCodeAt(k + 2);
       if ((c1 !== 0x2f && c1 !== 0x5c) || (c2 !== 0x2f && c2 !== 0x5c)) continue;
       if (this.atScheme(k, from, to) > 0) k = this.auth.end - 1;
     }
+  }
+
+  /**
+   * A whole value that is a path (`/login?next=//intranet`): a tool resolves it against its base
+   * URL, so its query and fragment values are read as a URL's are. Not `//…` (the whole reading's)
+   * nor the URLs inside it (the scan's).
+   */
+  private reference(text: string): void {
+    if (text.charCodeAt(0) !== 0x2f || text.charCodeAt(1) === 0x2f || text.charCodeAt(1) === 0x5c) return;
+    this.start(text);
+    this.joins = []; // so `nested` reports no scheme URL: the scan has read those
+    this.nested(0, this.n);
+    this.joins = null;
+    this.s = "";
+  }
+
+  /** A query or fragment value at `v`: reported, decoded and read whole, when it is `//host`. Returns its end. */
+  private atValue(v: number, to: number): number {
+    const value = readValue(this.s, v, to);
+    const w = value.text === null ? null : wholeReading(value.text);
+    if (w?.relative) this.found.add(w.text);
+    return value.end;
   }
 
   private emit(start: number, end: number): void {

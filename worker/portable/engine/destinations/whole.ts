@@ -54,11 +54,7 @@ export function startsWithSlash(value: string): boolean {
 export function wholeReading(value: string): Whole | null {
   const tabs = TAB_OR_NEWLINE.test(value);
   if (!tabs && !startsWithSlash(value)) return null;
-  let a = 0;
-  let b = value.length;
-  while (a < b && value.charCodeAt(a) <= 0x20) a++;
-  while (b > a && value.charCodeAt(b - 1) <= 0x20) b--;
-  const trimmed = value.slice(a, b);
+  const trimmed = trim(value);
   const text = tabs ? trimmed.replace(ALL_TABS_AND_NEWLINES, "") : trimmed;
   if (text === trimmed && !isSlash(text.charCodeAt(0))) return null; // only at the ends: the scan reads past those
   const m = SCHEME.exec(text);
@@ -86,6 +82,19 @@ export function wholeReading(value: string): Whole | null {
   // the scheme, its slashes or the host changes what the parser reads.
   const changed = joins[0]! <= from || joinedIn(joins, hostStart - 1, end);
   return { text, host, from, changed, relative: !m, joins };
+}
+
+/** `value` as the URL parser reads it: trimmed of C0 controls and spaces, with no tab, LF or CR. */
+export function parsedText(value: string): string {
+  return trim(value).replace(ALL_TABS_AND_NEWLINES, "");
+}
+
+function trim(value: string): string {
+  let a = 0;
+  let b = value.length;
+  while (a < b && value.charCodeAt(a) <= 0x20) a++;
+  while (b > a && value.charCodeAt(b - 1) <= 0x20) b--;
+  return value.slice(a, b);
 }
 
 /** The host `new URL()` reads in `url` (against a base when `relative`); null when it reads none. */
