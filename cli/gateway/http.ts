@@ -75,7 +75,18 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
   /** A 2025-era request without a session: an `initialize` starts one (room permitting); anything else gets the SDK's answer and leaves nothing behind. */
   const opening = async (request: Request): Promise<Response> => {
     const init = request.method === "POST" ? await initializeId(request.clone()) : undefined;
-    if (init !== undefined && !sessions.room()) return json(503, { jsonrpc: "2.0", id: init, error: { code: -32000, message: sessions.busyMessage() } });
+    if (init === undefined) return started(request);
+    if (!sessions.reserve()) return json(503, { jsonrpc: "2.0", id: init, error: { code: -32000, message: sessions.busyMessage() } });
+    try {
+      return await started(request);
+    } finally {
+      // the session is held by now (or was never made): it counts as itself from here
+      sessions.release();
+    }
+  };
+
+  /** The request served by a new transport and server, which stay only if it started a session. */
+  const started = async (request: Request): Promise<Response> => {
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (id) => sessions.add(id, session),

@@ -29,14 +29,15 @@ export interface Session {
   ids: RequestIds;
   /** each running request's id to the ids of the POST that carried it (http.ts ends that POST's stream) */
   posts: Map<RequestId, RequestId[]>;
-  /** when the session was last used, on the gateway's clock (ms) */
+  /** when the session was last used, on the gateway's clock (ms); NaN when the clock had not been read yet */
   last: number;
 }
 
 export class Sessions {
   private readonly held = new Map<string, Session>();
   private readonly timer: ReturnType<typeof setInterval>;
-  private lastGood = 0;
+  /** the clock's last good reading; NaN until it has given one */
+  private lastGood = Number.NaN;
 
   constructor(private readonly o: SessionLimits) {
     this.nowMs();
@@ -66,16 +67,29 @@ export class Sessions {
     s.last = this.nowMs();
   }
 
-  /** Room for a new session: idle ones past the bound end, and at the bound the least recently used idle one; false when every one is busy. */
-  room(): boolean {
+  /**
+   * Room for a new session, taken until `release()`: idle ones past the bound end, and at the
+   * bound the least recently used idle one; false when every one is busy. A session still being set
+   * up counts against the bound from here, so initializes arriving at once cannot each find the
+   * same free place.
+   */
+  reserve(): boolean {
     this.sweep();
-    if (this.held.size < this.o.max) return true;
-    let lru: [string, Session] | undefined;
-    for (const entry of this.held) if (!entry[1].ids.busy && (!lru || entry[1].last < lru[1].last)) lru = entry;
-    if (!lru) return false;
-    this.end(lru[0], lru[1], `the gateway holds ${sessions(this.o.max)}, and this one was used least recently`);
+    if (this.held.size + this.reserved >= this.o.max) {
+      let lru: [string, Session] | undefined;
+      for (const entry of this.held) if (!entry[1].ids.busy && (!lru || entry[1].last < lru[1].last)) lru = entry;
+      if (!lru) return false;
+      this.end(lru[0], lru[1], `the gateway holds ${sessions(this.o.max)}, and this one was used least recently`);
+    }
+    this.reserved++;
     return true;
   }
+
+  /** A reserved place given back: its session is held now (`add`), or was never made. */
+  release(): void {
+    if (this.reserved > 0) this.reserved--;
+  }
+  private reserved = 0;
 
   busyMessage(): string {
     return `Server busy: the gateway holds ${sessions(this.o.max)} (its bound, \`--max-sessions\`) and each has a request running; end one (DELETE) or retry once one is idle`;
@@ -84,7 +98,10 @@ export class Sessions {
   sweep(): void {
     try {
       const now = this.nowMs();
+      if (Number.isNaN(now)) return; // no reading yet: no idle time can be measured
       for (const [id, s] of this.held) {
+        // used before the clock's first good reading: idle from that reading on, not since 1970
+        if (Number.isNaN(s.last)) s.last = now;
         if (s.ids.busy || now - s.last <= this.o.idleMs) continue;
         this.end(id, s, `idle for ${minutes(now - s.last)}`);
       }
@@ -109,7 +126,8 @@ export class Sessions {
 
   /**
    * The gateway's clock, read so that a failing one (it is injected, and tests make it throw) never
-   * fails a request: its last good reading stands in, so no session turns idle on a bad one.
+   * fails a request: its last good reading stands in, so no session turns idle on a bad one (NaN
+   * before the first: such a session's idle time starts at the first good reading, `sweep`).
    */
   nowMs(): number {
     try {
