@@ -34,7 +34,7 @@ import { sessionInfo } from "../sdk/session-info.js";
 import type { Upstream } from "./upstream.js";
 import type { Relay } from "./relay.js";
 import { approvedFor, canonicalize, editedOrigins, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
-import { errorResult, question, refusalText, type ToolResult } from "./words.js";
+import { errorResult, faultCheck, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, packState, unpackState } from "./form.js";
 import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
 import { resultValue } from "./result-value.js";
@@ -119,7 +119,7 @@ export class Calls {
       return await this.checked(params, ctx, canElicit);
     } catch (err) {
       if (ctx.mcpReq.signal.aborted) throw err;
-      const check: CheckResult = { decision: "refuse", reasons: ["internal_error"], detail: { message: (err as Error)?.message ?? String(err) }, step: -1 };
+      const check = faultCheck(err);
       this.log(`refuse ${params.name} internal_error: ${String(check.detail.message)}`);
       return errorResult(refusalText(params.name, check), summary(check));
     }
@@ -351,7 +351,7 @@ export class Calls {
     try {
       return await this.o.session.checkToolCall(tool, args, { origins: originsOf(origins), ...(token ? { confirmation: token } : {}) });
     } catch (err) {
-      return { decision: "refuse", reasons: ["internal_error"], detail: { message: (err as Error)?.message ?? String(err) }, step: -1 };
+      return faultCheck(err);
     }
   }
 

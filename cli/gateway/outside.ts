@@ -14,6 +14,7 @@
  */
 import type { CheckResult, InferredOrigin, Outcome } from "../../worker/portable/engine/index.js";
 import { originsOf } from "../../worker/portable/engine/index.js";
+import { faultCheck } from "./words.js";
 
 const RESOURCES_READ = "resources_read";
 const PROMPTS_GET = "prompts_get";
@@ -87,7 +88,7 @@ export async function readFromOutside(
   try {
     check = await o.session.checkToolCall(tool, args, { origins: originsOf(o.infer(tool, args)) });
   } catch (err) {
-    check = { decision: "refuse", reasons: ["internal_error"], detail: { message: (err as Error)?.message ?? String(err) }, step: -1 };
+    check = faultCheck(err);
   }
   if (check.decision !== "allow") {
     o.log(`${check.decision} ${method} ${check.reasons.join(",")}: not forwarded`);

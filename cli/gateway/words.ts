@@ -18,6 +18,19 @@ export function errorResult(text: string, check?: Partial<CheckResult> & Record<
   return { content: [{ type: "text", text }], isError: true, ...(check ? { _meta: { [META_KEY]: check } } : {}) };
 }
 
+/**
+ * A fault inside the check (the store, the clock, the history, the home's key) as the refusal it
+ * is (fail closed), with the error's stable code and hint when it has them: `KeyChanged` tells the
+ * person to restart the gateway, which a bare `internal_error` did not say in any field a host reads.
+ */
+export function faultCheck(err: unknown): CheckResult {
+  const e = err as { message?: unknown; code?: unknown; hint?: unknown } | null | undefined;
+  const detail: Record<string, unknown> = { message: typeof e?.message === "string" ? e.message : String(err) };
+  if (err instanceof Error && typeof e?.code === "string") detail.code = e.code;
+  if (err instanceof Error && typeof e?.hint === "string") detail.hint = e.hint;
+  return { decision: "refuse", reasons: ["internal_error"], detail, step: -1 };
+}
+
 /** One line per reason, with the detail a person or a model can act on. */
 export function refusalText(tool: string, r: CheckResult): string {
   const d = r.detail;
@@ -35,6 +48,9 @@ export function refusalText(tool: string, r: CheckResult): string {
         break;
       case "unknown_tool":
         parts.push(`unknown_tool: \`${tool}\` is not in the catalogue`);
+        break;
+      case "internal_error":
+        parts.push(`internal_error${typeof d.code === "string" ? ` (${d.code})` : ""}: ${String(d.message ?? "")}${typeof d.hint === "string" ? ` — ${d.hint}` : ""}`);
         break;
       default:
         parts.push(`${reason}${d.message ? `: ${String(d.message)}` : d.wording ? `: ${String(d.wording)}` : ""}`);

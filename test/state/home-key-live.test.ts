@@ -105,6 +105,9 @@ describe("a running process after `stalwart key reset` in another", () => {
     expect(text(after)).toContain(join(home, "history.key"));
     expect(text(after)).toMatch(/restart/);
     expect(text(after)).not.toContain("hello from the file");
+    // the error's stable code where a host reads the decision, and in the words the model reads
+    expect(after._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", reasons: ["internal_error"], detail: { code: "KeyChanged" } });
+    expect(text(after)).toContain("internal_error (KeyChanged)");
     await d.client.close();
 
     const d2 = await overStdio(downstreamClient({}), args);
