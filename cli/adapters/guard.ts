@@ -260,6 +260,11 @@ export class CallGuard {
     return undefined;
   }
 
+  /** The verdict kept for a call id and input, without checking anything (undefined when none is kept). */
+  keptVerdict(callId: string, tool: string, args: unknown): Verdict | undefined {
+    return this.known(callId, tool, args);
+  }
+
   /** The call settled (ran, failed, or was not run): forget its first check. */
   settle(callId: string): void {
     this.decided.delete(callId);

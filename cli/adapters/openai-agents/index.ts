@@ -200,13 +200,40 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
     return out;
   };
 
+  /**
+   * The host's own guardrails run after ours: one that stops a call ours allowed (rejects it, trips,
+   * or throws) means the tool never runs, so the allowed check is reported `failed` — its spend
+   * and rate reservations released, nothing left open — and its verdict is let go.
+   */
+  const afterOurs = (g: NonNullable<AnyFunctionTool["inputGuardrails"]>[number]) => ({
+    ...g,
+    run: async (data: Parameters<typeof g.run>[0]) => {
+      let out: Awaited<ReturnType<typeof g.run>>;
+      try {
+        out = await g.run(data);
+      } catch (err) {
+        await stopped(data.toolCall);
+        throw err;
+      }
+      if (out?.behavior !== undefined && out.behavior.type !== "allow") await stopped(data.toolCall);
+      return out;
+    },
+  });
+  const stopped = async (toolCall: { callId: string; arguments: string }) => {
+    const args = parseArgs(toolCall.arguments);
+    const v = args === undefined ? undefined : core.keptVerdict(toolCall.callId, name, args);
+    if (v?.decision !== "allow") return;
+    core.settle(toolCall.callId);
+    await core.failed(v.check);
+  };
+
   // A copy keeping everything the framework put on the tool (symbols included), with our three; an agent
   // tool a guarded agent made is copied onto one the framework made, so a saved RunState still finds its agent.
   const copy = Object.defineProperties(baseFor(t), Object.getOwnPropertyDescriptors(t)) as AnyFunctionTool;
   Object.defineProperties(copy, {
     needsApproval: { value: needsApproval, enumerable: true, writable: true, configurable: true },
     invoke: { value: invoke, enumerable: true, writable: true, configurable: true },
-    inputGuardrails: { value: [guardrail, ...(t.inputGuardrails ?? [])], enumerable: true, writable: true, configurable: true },
+    inputGuardrails: { value: [guardrail, ...(t.inputGuardrails ?? []).map(afterOurs)], enumerable: true, writable: true, configurable: true },
   });
   return copy;
 }
