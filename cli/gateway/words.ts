@@ -50,7 +50,7 @@ export function refusalText(tool: string, r: CheckResult): string {
         parts.push(`unknown_tool: \`${tool}\` is not in the catalogue`);
         break;
       case "internal_error":
-        parts.push(`internal_error${typeof d.code === "string" ? ` (${d.code})` : ""}: ${String(d.message ?? "")}${typeof d.hint === "string" ? ` — ${d.hint}` : ""}`);
+        parts.push(`internal_error${typeof d.code === "string" ? ` (${d.code})` : ""}${d.message ? `: ${String(d.message)}` : d.wording ? `: ${String(d.wording)}` : ""}${typeof d.hint === "string" ? ` — ${d.hint}` : ""}`);
         break;
       default:
         parts.push(`${reason}${d.message ? `: ${String(d.message)}` : d.wording ? `: ${String(d.wording)}` : ""}`);

@@ -5,7 +5,8 @@
  * breaks used to print its own "Why …" line into the question, above the real one.
  */
 import { describe, expect, it } from "vitest";
-import { question } from "../../cli/gateway/words.js";
+import { faultCheck, question, refusalText } from "../../cli/gateway/words.js";
+import { StalwartError } from "../../worker/portable/engine/index.js";
 import { approvalForm } from "../../cli/gateway/form.js";
 import type { CheckResult } from "../../worker/portable/engine/index.js";
 
@@ -34,5 +35,19 @@ describe("the question a person is asked", () => {
     const form = approvalForm("save", { [spoof]: "evil", "\u2028": "u" });
     expect(form.properties[`arg:${spoof}`]!.title).toBe(JSON.stringify(spoof));
     expect(form.properties["arg:\u2028"]!.title).toBe('"\\u2028"');
+  });
+});
+
+describe("a fault inside the check, as the refusal the model and the host read", () => {
+  it("a typed error keeps its code and hint; anything else its message; the engine's own refusal its wording", () => {
+    const typed = faultCheck(new StalwartError("KeyChanged", "the key changed", { hint: "restart it" }));
+    expect(typed).toMatchObject({ decision: "refuse", reasons: ["internal_error"], detail: { message: "the key changed", code: "KeyChanged", hint: "restart it" } });
+    expect(refusalText("save", typed)).toContain("internal_error (KeyChanged): the key changed — restart it");
+    const plain = faultCheck(new Error("disk full"));
+    expect(plain.detail).toEqual({ message: "disk full" });
+    expect(refusalText("save", plain)).toContain("internal_error: disk full");
+    // a thrown non-error has no code, whatever it claims
+    expect(faultCheck({ message: "x", code: "KeyChanged" }).detail).toEqual({ message: "x" });
+    expect(refusalText("save", { decision: "refuse", reasons: ["internal_error"], detail: { wording: "the clock failed" }, step: 3 })).toContain("internal_error: the clock failed");
   });
 });
