@@ -89,11 +89,44 @@ describe("a redirect target in a URL's query or fragment", () => {
       "see https://a.example.com/docs?page=2 for more",
       "// TODO?x=//y",
       "a = b //comment",
-      "x=//intranet",
     ]) {
       expect(refused(v), JSON.stringify(v)).toBe(false);
     }
     expect(findDestinations("https://a.example.com/x?path=/docs/a&q=a//b")).toEqual(["https://a.example.com/x?path=/docs/a&q=a//b"]);
+  });
+});
+
+describe("a whole value that is only a query, a relative path or a form body", () => {
+  it("its values are read as a URL's: a tool resolves it against its base URL, or posts it", () => {
+    const cases: [string, string][] = [
+      ["?next=//intranet/x", "//intranet/x"],
+      ["#next=//intranet", "//intranet"],
+      ["login?next=//intranet/x", "//intranet/x"],
+      ["login?return_to=%2F%2Fintranet", "//intranet"],
+      ["next=//intranet", "//intranet"],
+      ["user=bob&next=/\\intranet&x=1", "/\\intranet"],
+      ["a.example.com/login?next=/\t/intranet/x", "//intranet/x"],
+      ['{"form":"next=//intranet"}', "//intranet"],
+      ['["login?next=//intranet"]', "//intranet"],
+    ];
+    for (const [v, d] of cases) {
+      expect(findDestinations(v), JSON.stringify(v)).toContain(d);
+      expect(refused(v), JSON.stringify(v)).toBe(true);
+      expect(refused(v, patterns("*.example.com", "intranet")), JSON.stringify(v)).toBe(false);
+    }
+  });
+
+  it("prose, values with no two leading slashes, a scheme URL's own reading and JSON without them are what they were", () => {
+    for (const v of ["a=1&b=2", "q=a//b", "token=abc==", "user=bob&pass=x//y", "next=/docs/a", "a = b //comment", "set x=//y in the config", '{"a":"b=c"}', "// TODO?x=//y"]) {
+      expect(findDestinations(v), JSON.stringify(v)).toEqual([]);
+    }
+  });
+
+  it("a 1 MB value of `=//` and `&` is read in linear time", () => {
+    for (const unit of ["=//a", "a=//", "&=/", "?=%2F%2F", "==//"]) {
+      const v = unit.repeat(Math.ceil((1 << 20) / unit.length));
+      expect(Array.isArray(findDestinations(v))).toBe(true);
+    }
   });
 });
 

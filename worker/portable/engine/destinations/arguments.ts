@@ -107,8 +107,11 @@ function jsonIn(s: string): object | undefined {
 
 /** What the readings beside the scan's need: a tab or newline (whole.ts), a `%` escape, a JSON escape. */
 const OTHER_READINGS = /[\t\n\r%\\]/;
-/** A JSON string starting `//` (a space is all a parser strips that JSON holds unescaped; `\` is escaped). */
-const JSON_RELATIVE = /" *\/\//;
+/**
+ * A JSON string starting `//` (a space is all a parser strips that JSON holds unescaped; `\` is
+ * escaped), or a `=` before a slash or an escape (`next=//host` in a query or form body it holds).
+ */
+const JSON_RELATIVE = /" *\/\/|=[\s+]*[/\\%]/;
 
 /** An encoded `://` or `//`, or one encoded twice: a server decodes it to a URL. */
 const ENCODED_URL = /%3a(?:\/|%2f)|%2f%2f|%25(?:3a|2f|40)/i;

@@ -50,6 +50,10 @@ import { domainEnd, isLocalChar, localStart } from "./addresses.js";
 import { joinedIn, parsedText, startsWithSlash, urlHostname, wholeReading } from "./whole.js";
 import { readValue } from "./values.js";
 
+/** a URL, JSON (read as the data it holds) or prose: not a relative reference nor a form body */
+const NOT_A_REFERENCE = /^[a-z][a-z0-9+.-]*:|^[{["]|\s/i;
+const QUERY_OR_FRAGMENT = /[?#]/;
+
 /** Schemes a URL parser reads a host from even without `//` (`http:evil.com`); not `file`. */
 const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
 /** Without one of these, or a non-ASCII character, a string cannot hold a destination. */
@@ -83,6 +87,7 @@ export class Scanner {
     } else {
       if (MAYBE.test(s)) this.scan(s);
       if (readWhole || startsWithSlash(s)) this.whole(s);
+      else if (s.indexOf("=") >= 0 && !NOT_A_REFERENCE.test(s)) this.reference(s); // nothing for whole.ts to strip in it
     }
   }
 
@@ -132,7 +137,7 @@ export class Scanner {
    */
   private whole(value: string): void {
     const w = wholeReading(value);
-    if (w === null && !this.found.full && startsWithSlash(value)) this.reference(parsedText(value));
+    if (!this.found.full && value.indexOf("=") >= 0) this.reference(parsedText(value));
     if (w === null || this.found.full) return;
     this.start(w.text);
     const s = this.s;
@@ -347,9 +352,8 @@ export class Scanner {
    * Scheme URLs inside the path of a URL already reported (`/r?to=https://evil.example`), and a
    * query or fragment value that is a scheme-relative reference (`?next=//intranet`: values.ts).
    */
-  private nested(from: number, to: number): void {
+  private nested(from: number, to: number, query = false): void {
     const s = this.s;
-    let query = false;
     for (let k = from; k < to && !this.found.full; k++) {
       const c = s.charCodeAt(k);
       if (c === 0x3f || c === 0x23) query = true;
@@ -363,15 +367,18 @@ export class Scanner {
   }
 
   /**
-   * A whole value that is a path (`/login?next=//intranet`): a tool resolves it against its base
-   * URL, so its query and fragment values are read as a URL's are. Not `//…` (the whole reading's)
-   * nor the URLs inside it (the scan's).
+   * A whole value that is a relative reference (`/login?next=//intranet`, `login?next=…`,
+   * `?next=…`) or a form body (`a=1&next=//intranet`): a tool resolves it against its base URL, or
+   * posts it, so its query values are read as a URL's are. Not `//…` (the whole reading's), nor a
+   * value with a scheme, JSON or a space (a URL, data or prose: read as such).
    */
   private reference(text: string): void {
-    if (text.charCodeAt(0) !== 0x2f || text.charCodeAt(1) === 0x2f || text.charCodeAt(1) === 0x5c) return;
+    const c0 = text.charCodeAt(0);
+    const c1 = text.charCodeAt(1);
+    if (((c0 === 0x2f || c0 === 0x5c) && (c1 === 0x2f || c1 === 0x5c)) || NOT_A_REFERENCE.test(text)) return;
     this.start(text);
     this.joins = []; // so `nested` reports no scheme URL: the scan has read those
-    this.nested(0, this.n);
+    this.nested(0, this.n, !QUERY_OR_FRAGMENT.test(text)); // no `?` or `#`: every `=` starts a value
     this.joins = null;
     this.s = "";
   }
