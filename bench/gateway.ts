@@ -212,6 +212,7 @@ async function gatewayRun(calls: number, block: number, gapMs = 0): Promise<void
 
   const how = (block === 1 ? "the paths interleaved call by call" : `the paths taking turns in blocks of ${block} calls back to back`) + (gapMs > 0 ? `, each call after ${gapMs} ms idle (an agent's calls, with the model's time between them)` : "");
   console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after 200 warm-up, ${how} (Node ${process.version})\n`);
+  if (gapMs > 0) console.log("(CPU per call here includes what each process does while it waits between calls: timers such as the licence meter's flush; it is not what a call costs)\n");
   console.log("| path | p50 | p99 | CPU per call, first hop |");
   console.log("|---|---|---|---|");
   for (const [name, r] of rows) console.log(`| ${name} | ${r.p50.toFixed(3)} ms | ${r.p99.toFixed(3)} ms | ${r.cpuUs !== undefined ? `${r.cpuUs.toFixed(0)} µs` : "?"} |`);
