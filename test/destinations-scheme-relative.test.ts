@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { destinationAllowed, findDestinations, parseDestinationPattern, scanDestinations } from "../worker/portable/engine/destinations/index.js";
 import type { DestinationPattern } from "../worker/portable/engine/catalogue/types.js";
-import { tidy } from "../worker/portable/engine/destinations/host.js";
+import { resolvedHost as hostFrom } from "./helpers/resolved-host.js";
 import { prng } from "./helpers/prng.js";
 
 const patterns = (...ps: string[]): DestinationPattern[] => ps.map((p) => parseDestinationPattern(p)!);
@@ -21,15 +21,7 @@ const refused = (value: string, allow: readonly DestinationPattern[] = ALLOW): b
 const BASE = "https://base.example.com/";
 
 /** The host a tool reaches resolving `value` against its base URL (as `new URL()` writes it); null when it reads none or the base's. */
-function resolvedHost(value: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(value, BASE);
-  } catch {
-    return null;
-  }
-  return tidy(u.hostname) === null || u.host === "base.example.com" ? null : u.hostname;
-}
+const resolvedHost = (value: string): string | null => hostFrom(value, BASE);
 
 describe("a whole value that is a scheme-relative reference", () => {
   // [value, the host new URL(value, base) reads]

@@ -85,14 +85,19 @@ function thenSay(d: ReturnType<typeof desk>, inner: string, outer: string): void
   d.outer.enqueue(said(outer));
 }
 
+/** The desk's first run, stopped for the person, answered on its own state; resumed with the two models' next words. */
+async function answered(answer: "approve" | "reject", nested: string, outer: string) {
+  const { session } = fresh();
+  const d = desk(session);
+  const first = await firstRun(d, session);
+  first.state[answer](first.interruptions[0]!);
+  thenSay(d, nested, outer);
+  return { session, d, second: await run(d.front, first.state) };
+}
+
 describe("stalwart-agents/openai-agents: a guarded agent as another guarded agent's tool", () => {
   it("a nested approval resumes in the same run state: the outer call is checked and reported once", async () => {
-    const { session } = fresh();
-    const d = desk(session);
-    const first = await firstRun(d, session);
-    first.state.approve(first.interruptions[0]!);
-    thenSay(d, "refunded 40.00", "your refund is on its way");
-    const second = await run(d.front, first.state);
+    const { session, d, second } = await answered("approve", "refunded 40.00", "your refund is on its way");
     expect(second.finalOutput).toBe("your refund is on its way");
     expectRanOnce(d, session.history.entries, 1);
     expect(d.events.filter((e) => e.tool === "billing_desk")).toHaveLength(1);
@@ -114,12 +119,7 @@ describe("stalwart-agents/openai-agents: a guarded agent as another guarded agen
   });
 
   it("a nested approval the person rejects: the refund never runs, and the desk's call is reported once", async () => {
-    const { session } = fresh();
-    const d = desk(session);
-    const first = await firstRun(d, session);
-    first.state.reject(first.interruptions[0]!);
-    thenSay(d, "the refund was not approved", "no refund");
-    const second = await run(d.front, first.state);
+    const { session, d, second } = await answered("reject", "the refund was not approved", "no refund");
     expect(second.finalOutput).toBe("no refund");
     expect(d.b.count("refund_card")).toBe(0);
     const entries = session.history.entries;
