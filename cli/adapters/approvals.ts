@@ -27,6 +27,13 @@ export interface PendingApproval {
    * reuses ids) is a new call. Absent in records written before it was kept: taken as this call.
    */
   call?: string;
+  /**
+   * `"nested"`: not a confirm. The call (an agent run as a tool) was allowed at `step`, and its
+   * nested run stopped for a person's answer, so it has not finished; `token` is empty. When it
+   * resumes in another process, this record is what lets that be the same call — checked once —
+   * once the session's signed history still shows the check allowed and unreported.
+   */
+  waits?: "nested";
 }
 
 export interface ApprovalStore {
@@ -107,5 +114,5 @@ export class MemoryApprovals implements ApprovalStore {
 function isPending(r: unknown): r is PendingApproval {
   const o = r as Partial<PendingApproval> | null;
   return typeof o === "object" && o !== null && o.v === 1 && typeof o.tool === "string" && Number.isSafeInteger(o.step) && typeof o.token === "string" && typeof o.used === "boolean" &&
-    typeof o.question === "string" && Array.isArray(o.reasons) && o.reasons.every((x) => typeof x === "string") && (o.call === undefined || typeof o.call === "string");
+    typeof o.question === "string" && Array.isArray(o.reasons) && o.reasons.every((x) => typeof x === "string") && (o.call === undefined || typeof o.call === "string") && (o.waits === undefined || o.waits === "nested");
 }

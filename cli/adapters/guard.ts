@@ -13,7 +13,7 @@
  * Fail closed: an error inside a check is a refusal (`internal_error`), never an allow. The
  * bookkeeping (reports) never throws into the framework's loop.
  */
-import { bindsOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
+import { bindsOf, canonicalize, inferOrigins, originsOf, sha256Hex, StalwartError } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { catalogueFrom } from "../sdk/catalogue-input.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
@@ -115,7 +115,16 @@ export class CallGuard {
     const p = await this.stored(callId);
     let stale = false;
     if (p instanceof Error) this.log(`the approval kept for call ${callId} could not be read: ${p.message}`);
-    else if (p) {
+    else if (p?.waits === "nested") {
+      // An agent tool's call whose nested run waited for a person, resumed in this process.
+      const resumed = sameCall(p, key) ? this.stillOpen(p, tool, args) : undefined;
+      if (resumed) {
+        this.decide(callId, key, resumed);
+        this.nested.add(callId);
+        return resumed;
+      }
+      stale = true;
+    } else if (p) {
       const same = sameCall(p, key);
       const check: CheckResult = { decision: "confirm", reasons: p.reasons, detail: { wording: p.question }, step: p.step, confirmation: p.token };
       // Asked already (the framework asks "needs approval?" again when it resumes): the same
@@ -150,8 +159,51 @@ export class CallGuard {
   /** The token kept for a call that waits for a person, if any. */
   async pending(callId: string): Promise<PendingApproval | undefined> {
     const p = await this.stored(callId);
-    return p instanceof Error ? undefined : p;
+    return p instanceof Error || p?.waits !== undefined ? undefined : p;
   }
+
+  /**
+   * An allowed call (an agent run as a tool) whose nested run stopped for a person: kept by its
+   * call id, so that resumed in another process it is still this check — one check, one report,
+   * one count — and not a second one. Not kept (a store that fails): it is checked again there.
+   */
+  async waitsNested(callId: string, tool: string, args: unknown, verdict: Verdict): Promise<void> {
+    const key = keyOf(tool, args);
+    if (verdict.decision !== "allow" || verdict.check.step < 0 || key === undefined) return;
+    const record: PendingApproval = { v: 1, tool, step: verdict.check.step, token: "", reasons: [...verdict.check.reasons], question: "", used: false, call: sha256Key(key), waits: "nested" };
+    const failed = await this.keep(callId, record);
+    if (failed) this.log(`call ${callId} waits for a nested run, and that could not be kept (${failed.message}): resumed in another process it is checked again`);
+    else this.nested.add(callId);
+  }
+
+  /**
+   * The kept check of a resumed nested call, if the session's signed history still holds it as
+   * it was kept: a check of this tool, on these arguments, allowed, and not reported since. A
+   * history older than it (a session saved before) or newer (the call has finished) holds no open
+   * check there: the call is checked anew.
+   */
+  private stillOpen(p: PendingApproval, tool: string, args: unknown): Verdict | undefined {
+    if (p.used || p.tool !== tool) return undefined;
+    const entries = this.session.history.entries;
+    const e = entries[p.step];
+    let digest: string;
+    try {
+      digest = sha256Hex(canonicalize(args));
+    } catch {
+      return undefined;
+    }
+    if (e?.kind !== "check" || e.step !== p.step || e.tool !== tool || e.decision !== "allow" || e.args !== digest) return undefined;
+    for (let i = p.step + 1; i < entries.length; i++) {
+      const r = entries[i]!;
+      if (r.kind === "report" && r.of === p.step) return undefined;
+    }
+    this.allowed.set(p.step, tool);
+    trim(this.allowed, this.limit);
+    return { decision: "allow", check: { decision: "allow", reasons: [...e.reasons], detail: {}, step: p.step } };
+  }
+
+  /** Call ids whose kept nested record is to go once they settle (it can answer nothing more). */
+  private readonly nested = new Set<string>();
 
   /**
    * Does this call wait for a person's answer? With an answer on hand, any record under its id
@@ -265,9 +317,10 @@ export class CallGuard {
     return this.known(callId, tool, args);
   }
 
-  /** The call settled (ran, failed, or was not run): forget its first check. */
+  /** The call settled (ran, failed, or was not run): forget its first check, and a nested record kept for it. */
   settle(callId: string): void {
     this.decided.delete(callId);
+    if (this.nested.delete(callId)) void this.drop(callId);
   }
 
   async ran(check: CheckResult, result: unknown): Promise<void> {

@@ -33,7 +33,7 @@ const reportsOf = (entries: Entry[], tool: string) => {
 };
 
 /** The front agent (guarded) with the billing agent (guarded, same session; its approvals in `approvals`) as its `billing_desk` tool. */
-function desk(session: GuardSession, approvals?: MemoryApprovals) {
+function desk(session: GuardSession, approvals?: MemoryApprovals, frontApprovals?: MemoryApprovals) {
   const b = bodies();
   const events: CheckEvent[] = [];
   const onCheck = (e: CheckEvent) => void events.push(e);
@@ -43,7 +43,7 @@ function desk(session: GuardSession, approvals?: MemoryApprovals) {
     tool({ name: "get_order", description: "an order", parameters: z.object({ order_id: z.string() }), execute: (a) => b.impl.get_order(a) }),
     tool({ name: "refund_card", description: "refund", parameters: z.object({ order_id: z.string(), amount: z.number() }), execute: (a) => b.impl.refund_card(a) }),
   ] }), session, { onCheck, ...(approvals ? { approvals } : {}) });
-  const front = guard(new Agent({ name: "front", instructions: "help", model: outer, tools: [billing.asTool({ toolName: "billing_desk", toolDescription: "billing" })] }), session, { onCheck });
+  const front = guard(new Agent({ name: "front", instructions: "help", model: outer, tools: [billing.asTool({ toolName: "billing_desk", toolDescription: "billing" })] }), session, { onCheck, ...(frontApprovals ? { approvals: frontApprovals } : {}) });
   return { b, events, inner, outer, billing, front };
 }
 
@@ -146,6 +146,74 @@ describe("stalwart-agents/openai-agents: a guarded agent as another guarded agen
     expect(second.finalOutput).toBe("your refund is on its way");
     expect(before.b.count("refund_card")).toBe(0);
     expectRanOnce(after, session.history.entries, 2);
+  });
+
+  it("resumed in a new client with the desk's approvals saved too: the outer call is checked once, so an `at_most: 1` desk still runs", async () => {
+    const once = DESK.replace("  - name: billing_desk\n", "  - name: billing_desk\n    at_most: 1\n");
+    expect(once).not.toBe(DESK);
+    const home = licensedHome("adapters");
+    const start = new Client({ home }).session("nested", { catalogue: once });
+    const before = desk(start, undefined, new MemoryApprovals());
+    const first = await firstRun(before, start);
+    const savedState = first.state.toString();
+    const savedSession = JSON.stringify(start.toJSON());
+    const savedBilling = JSON.stringify(guardOf(before.billing)!.approvals);
+    const savedFront = JSON.stringify(guardOf(before.front)!.approvals);
+
+    const session = new Client({ home }).resume(savedSession, { catalogue: once });
+    const after = desk(session, new MemoryApprovals(JSON.parse(savedBilling)), new MemoryApprovals(JSON.parse(savedFront)));
+    const state = await RunState.fromString(after.front, savedState);
+    state.approve(state.getInterruptions()[0]!);
+    after.inner.enqueue(said("refunded 40.00"));
+    after.outer.enqueue(said("your refund is on its way"));
+    const second = await run(after.front, state);
+    expect(second.finalOutput).toBe("your refund is on its way");
+    expectRanOnce(after, session.history.entries, 1);
+    expect(after.events.filter((e) => e.tool === "billing_desk")).toEqual([]);
+  });
+
+  it("the same saved state resumed twice in new clients: the second resume runs nothing again", async () => {
+    const once = DESK.replace("  - name: billing_desk\n", "  - name: billing_desk\n    at_most: 1\n");
+    const home = licensedHome("adapters");
+    const start = new Client({ home }).session("nested", { catalogue: once });
+    const before = desk(start, undefined, new MemoryApprovals());
+    const first = await firstRun(before, start);
+    const saved = { state: first.state.toString(), session: JSON.stringify(start.toJSON()), billing: JSON.stringify(guardOf(before.billing)!.approvals), front: JSON.stringify(guardOf(before.front)!.approvals) };
+    const resume = async () => {
+      const session = new Client({ home }).resume(saved.session, { catalogue: once });
+      const d = desk(session, new MemoryApprovals(JSON.parse(saved.billing)), new MemoryApprovals(JSON.parse(saved.front)));
+      const state = await RunState.fromString(d.front, saved.state);
+      state.approve(state.getInterruptions()[0]!);
+      d.inner.enqueue(said("refunded 40.00"));
+      d.outer.enqueue(said("done"));
+      await run(d.front, state);
+      return { d, session };
+    };
+    const one = await resume();
+    expectRanOnce(one.d, one.session.history.entries, 1);
+    const two = await resume();
+    expect(two.d.b.count("refund_card")).toBe(0);
+    expect(two.d.events.filter((e) => e.tool === "refund_card").map((e) => e.check.decision)).toEqual(["refuse"]);
+  });
+
+  it("a kept nested record the history does not back (another step, other arguments) keeps nothing: the call is checked anew", async () => {
+    const start = fresh();
+    const before = desk(start.session, undefined, new MemoryApprovals());
+    const first = await firstRun(before, start.session);
+    const front = guardOf(before.front)!.approvals as MemoryApprovals;
+    const [[id, record]] = Object.entries(front.toJSON());
+    expect(record).toMatchObject({ waits: "nested", tool: "billing_desk", token: "" });
+    expect(() => new MemoryApprovals({ [id!]: { ...record!, waits: "later" as never } })).toThrow(/is not one `toJSON\(\)` wrote/);
+    const refund = checksOf(start.session.history.entries, "refund_card")[0]!.step;
+    for (const doctored of [{ ...record!, step: refund }, { ...record!, step: record!.step + 1 }, { ...record!, used: true }]) {
+      const session = new Client({ home: start.home }).resume(JSON.stringify(start.session.toJSON()), { catalogue: DESK });
+      const d = desk(session, new MemoryApprovals(JSON.parse(JSON.stringify(guardOf(before.billing)!.approvals))), new MemoryApprovals({ [id!]: doctored }));
+      const state = await RunState.fromString(d.front, first.state.toString());
+      state.approve(state.getInterruptions()[0]!);
+      thenSay(d, "refunded 40.00", "done");
+      await run(d.front, state);
+      expect(d.events.filter((e) => e.tool === "billing_desk")).toHaveLength(1);
+    }
   });
 
   it("two levels deep: each outer call waits for the innermost approval, and each is reported once, innermost first", async () => {

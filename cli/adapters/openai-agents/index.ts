@@ -193,7 +193,10 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
     }
     // An agent tool whose nested run waits for a person has not run yet: the framework invokes
     // this call again when it resumes, and that is the call checked here and reported.
-    if (waitsForPerson(call)) return out;
+    if (waitsForPerson(call)) {
+      await core.waitsNested(call.callId, name, args, v);
+      return out;
+    }
     core.settle(call.callId);
     if (failure(out)) await core.failed(v.check);
     else await core.ran(v.check, resultOf(out));
