@@ -13,7 +13,7 @@
  * Fail closed: an error inside a check is a refusal (`internal_error`), never an allow. The
  * bookkeeping (reports) never throws into the framework's loop.
  */
-import { bindsOf, canonicalize, inferOrigins, originsOf, sha256Hex, StalwartError } from "../../worker/portable/engine/index.js";
+import { bindsOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { catalogueFrom } from "../sdk/catalogue-input.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
@@ -24,6 +24,7 @@ import { DEFAULT_APPROVALS_LIMIT, MemoryApprovals, type ApprovalStore, type Pend
 import { newTurns } from "./turns.js";
 import { copyOf, isRecord, isThenable, keyOf, message, plainCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
 import { HistoryMirror } from "./view.js";
+import { nestedRecord, openCheckOf } from "./nested-record.js";
 import type { CheckEvent, GuardOptions, GuardSession, Verdict } from "./types.js";
 
 export type { CheckEvent, GuardOptions, GuardSession, Verdict } from "./types.js";
@@ -168,38 +169,20 @@ export class CallGuard {
    * one count — and not a second one. Not kept (a store that fails): it is checked again there.
    */
   async waitsNested(callId: string, tool: string, args: unknown, verdict: Verdict): Promise<void> {
-    const key = keyOf(tool, args);
-    if (verdict.decision !== "allow" || verdict.check.step < 0 || key === undefined) return;
-    const record: PendingApproval = { v: 1, tool, step: verdict.check.step, token: "", reasons: [...verdict.check.reasons], question: "", used: false, call: sha256Key(key), waits: "nested" };
+    const record = nestedRecord(tool, args, verdict);
+    if (!record) return;
     const failed = await this.keep(callId, record);
     if (failed) this.log(`call ${callId} waits for a nested run, and that could not be kept (${failed.message}): resumed in another process it is checked again`);
     else this.nested.add(callId);
   }
 
-  /**
-   * The kept check of a resumed nested call, if the session's signed history still holds it as
-   * it was kept: a check of this tool, on these arguments, allowed, and not reported since. A
-   * history older than it (a session saved before) or newer (the call has finished) holds no open
-   * check there: the call is checked anew.
-   */
+  /** The kept check of a resumed nested call, when the session's signed history still backs it (nested-record.ts). */
   private stillOpen(p: PendingApproval, tool: string, args: unknown): Verdict | undefined {
-    if (p.used || p.tool !== tool) return undefined;
-    const entries = this.session.history.entries;
-    const e = entries[p.step];
-    let digest: string;
-    try {
-      digest = sha256Hex(canonicalize(args));
-    } catch {
-      return undefined;
-    }
-    if (e?.kind !== "check" || e.step !== p.step || e.tool !== tool || e.decision !== "allow" || e.args !== digest) return undefined;
-    for (let i = p.step + 1; i < entries.length; i++) {
-      const r = entries[i]!;
-      if (r.kind === "report" && r.of === p.step) return undefined;
-    }
+    const v = openCheckOf(p, tool, args, this.session.history.entries);
+    if (!v) return undefined;
     this.allowed.set(p.step, tool);
     trim(this.allowed, this.limit);
-    return { decision: "allow", check: { decision: "allow", reasons: [...e.reasons], detail: {}, step: p.step } };
+    return v;
   }
 
   /** Call ids whose kept nested record is to go once they settle (it can answer nothing more). */

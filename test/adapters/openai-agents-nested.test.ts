@@ -201,7 +201,7 @@ describe("stalwart-agents/openai-agents: a guarded agent as another guarded agen
     const before = desk(start.session, undefined, new MemoryApprovals());
     const first = await firstRun(before, start.session);
     const front = guardOf(before.front)!.approvals as MemoryApprovals;
-    const [[id, record]] = Object.entries(front.toJSON());
+    const [id, record] = Object.entries(front.toJSON())[0]!;
     expect(record).toMatchObject({ waits: "nested", tool: "billing_desk", token: "" });
     expect(() => new MemoryApprovals({ [id!]: { ...record!, waits: "later" as never } })).toThrow(/is not one `toJSON\(\)` wrote/);
     const refund = checksOf(start.session.history.entries, "refund_card")[0]!.step;

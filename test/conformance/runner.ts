@@ -99,7 +99,7 @@ export interface DriverSession {
 export interface Driver {
   name: string;
   /** called at the start of each case: counters are per tenant/home, so each case gets its own */
-  newCase?(): void;
+  newCase?(c: Case): void;
   session(name: string, opts: Record<string, unknown>, now: () => Date): DriverSession;
   resume(saved: unknown, opts: { catalogue: string | object; rulebook?: string }, now: () => Date): DriverSession;
 }
@@ -136,7 +136,7 @@ export interface StepOutcome {
  * nothing in the check reads the wall clock.
  */
 export async function runCase(c: Case, driver: Driver, opts: { years?: number } = {}): Promise<StepOutcome[]> {
-  driver.newCase?.();
+  driver.newCase?.(c);
   const start = new Date(c.clock ?? "2026-11-29T12:00:00Z");
   if (opts.years) start.setUTCFullYear(start.getUTCFullYear() + opts.years);
   let clock = start.getTime();
