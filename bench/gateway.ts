@@ -22,6 +22,12 @@ import { Server } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 
 const SELF = fileURLToPath(import.meta.url);
+/**
+ * Calls each path makes before the timed ones (STALWART_BENCH_GATEWAY_WARM, default 200). After 200
+ * the processes are not yet in V8's steady state: every path keeps getting faster for another few
+ * thousand calls (docs/perf/gateway.md, "Warm-up").
+ */
+const WARM = Math.max(0, Math.floor(Number(process.env.STALWART_BENCH_GATEWAY_WARM ?? 200)) || 0);
 const ROOT = join(import.meta.dirname, "..");
 const PROBE = join(import.meta.dirname, "gateway-cpu-probe.mjs");
 // STALWART_BENCH_DIST: another build's dist/ (a copy made before a change), to compare in one sitting.
@@ -142,7 +148,7 @@ async function latencies(commands: string[][], calls: number, block = 1, gapMs =
   const hops: Hop[] = [];
   try {
     for (const c of commands) hops.push(await startHop(c));
-    for (const h of hops) for (let i = 0; i < 200; i++) await timedCall(h); // warm
+    for (const h of hops) for (let i = 0; i < WARM; i++) await timedCall(h); // warm
     const cpu0: (number | undefined)[] = [];
     for (const h of hops) cpu0.push(await cpuOf(h.transport.pid, h.cpuFile));
     const ms: number[][] = hops.map(() => []);
@@ -211,7 +217,7 @@ async function gatewayRun(calls: number, block: number, gapMs = 0): Promise<void
   const rows: [string, Row][] = paths.map(([name], i) => [name, measured[i]!]);
 
   const how = (block === 1 ? "the paths interleaved call by call" : `the paths taking turns in blocks of ${block} calls back to back`) + (gapMs > 0 ? `, each call after ${gapMs} ms idle (an agent's calls, with the model's time between them)` : "");
-  console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after 200 warm-up, ${how} (Node ${process.version})\n`);
+  console.log(`\nstalwart gateway — a trivial tools/call over stdio, ${calls} calls one at a time after ${WARM} warm-up, ${how} (Node ${process.version})\n`);
   if (gapMs > 0) console.log("(CPU per call here includes what each process does while it waits between calls: timers such as the licence meter's flush; it is not what a call costs)\n");
   console.log("| path | p50 | p99 | CPU per call, first hop |");
   console.log("|---|---|---|---|");
