@@ -24,7 +24,7 @@ import { DEFAULT_APPROVALS_LIMIT, MemoryApprovals, type ApprovalStore, type Pend
 import { newTurns } from "./turns.js";
 import { copyOf, isRecord, isThenable, keyOf, message, plainCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
 import { HistoryMirror } from "./view.js";
-import { nestedRecord, openCheckOf } from "./nested-record.js";
+import { NestedWaits } from "./nested-record.js";
 import type { CheckEvent, GuardOptions, GuardSession, Verdict } from "./types.js";
 
 export type { CheckEvent, GuardOptions, GuardSession, Verdict } from "./types.js";
@@ -118,10 +118,11 @@ export class CallGuard {
     if (p instanceof Error) this.log(`the approval kept for call ${callId} could not be read: ${p.message}`);
     else if (p?.waits === "nested") {
       // An agent tool's call whose nested run waited for a person, resumed in this process.
-      const resumed = sameCall(p, key) ? this.stillOpen(p, tool, args) : undefined;
+      const resumed = sameCall(p, key) ? this.nested.resume(callId, p, tool, args, this.session.history.entries) : undefined;
       if (resumed) {
+        this.allowed.set(p.step, tool);
+        trim(this.allowed, this.limit);
         this.decide(callId, key, resumed);
-        this.nested.add(callId);
         return resumed;
       }
       stale = true;
@@ -164,29 +165,18 @@ export class CallGuard {
   }
 
   /**
-   * An allowed call (an agent run as a tool) whose nested run stopped for a person: kept by its
-   * call id, so that resumed in another process it is still this check — one check, one report,
-   * one count — and not a second one. Not kept (a store that fails): it is checked again there.
+   * An allowed call of an agent tool whose nested run stopped for a person: kept by its call id,
+   * so that resumed in another process it is still this check — one check, one report, one count.
+   * Not kept (a store that fails): it is checked again there.
    */
   async waitsNested(callId: string, tool: string, args: unknown, verdict: Verdict): Promise<void> {
-    const record = nestedRecord(tool, args, verdict);
-    if (!record) return;
-    const failed = await this.keep(callId, record);
+    const record = this.nested.record(callId, tool, args, verdict);
+    const failed = record && (await this.keep(callId, record));
     if (failed) this.log(`call ${callId} waits for a nested run, and that could not be kept (${failed.message}): resumed in another process it is checked again`);
-    else this.nested.add(callId);
   }
 
-  /** The kept check of a resumed nested call, when the session's signed history still backs it (nested-record.ts). */
-  private stillOpen(p: PendingApproval, tool: string, args: unknown): Verdict | undefined {
-    const v = openCheckOf(p, tool, args, this.session.history.entries);
-    if (!v) return undefined;
-    this.allowed.set(p.step, tool);
-    trim(this.allowed, this.limit);
-    return v;
-  }
-
-  /** Call ids whose kept nested record is to go once they settle (it can answer nothing more). */
-  private readonly nested = new Set<string>();
+  /** The agent tools (asTool of a guarded agent) whose kept checks may resume (nested-record.ts). */
+  readonly nested = new NestedWaits();
 
   /**
    * Does this call wait for a person's answer? With an answer on hand, any record under its id
@@ -303,7 +293,7 @@ export class CallGuard {
   /** The call settled (ran, failed, or was not run): forget its first check, and a nested record kept for it. */
   settle(callId: string): void {
     this.decided.delete(callId);
-    if (this.nested.delete(callId)) void this.drop(callId);
+    if (this.nested.settled(callId)) void this.drop(callId);
   }
 
   async ran(check: CheckResult, result: unknown): Promise<void> {

@@ -10,6 +10,41 @@ import type { PendingApproval } from "./approvals.js";
 import { keyOf, sha256Key } from "./data.js";
 import type { Verdict } from "./types.js";
 
+/**
+ * One guard's nested waits. Only an agent tool's record is ever taken: such a call's own effect is
+ * its nested run, whose every call is checked (and committed) on its own, so a record replayed or
+ * written by hand can at most start that run again. A function tool's call is always checked anew.
+ */
+export class NestedWaits {
+  private readonly tools = new Set<string>();
+  /** call ids whose record is to go once they settle (it can answer nothing more) */
+  private readonly ids = new Set<string>();
+
+  /** `tool` is an agent tool of a guarded agent (`asTool`): its waits may be kept. */
+  resumable(tool: string): void {
+    this.tools.add(tool);
+  }
+
+  /** The record to keep for this call, or undefined when there is none to keep. */
+  record(callId: string, tool: string, args: unknown, verdict: Verdict): PendingApproval | undefined {
+    const r = this.tools.has(tool) ? nestedRecord(tool, args, verdict) : undefined;
+    if (r) this.ids.add(callId);
+    return r;
+  }
+
+  /** The kept check as this call's verdict, when the record is an agent tool's and `entries` back it. */
+  resume(callId: string, p: PendingApproval, tool: string, args: unknown, entries: readonly Entry[]): Verdict | undefined {
+    const v = this.tools.has(tool) ? openCheckOf(p, tool, args, entries) : undefined;
+    if (v) this.ids.add(callId);
+    return v;
+  }
+
+  /** The call settled: whether a record of it is to be dropped. */
+  settled(callId: string): boolean {
+    return this.ids.delete(callId);
+  }
+}
+
 /** The record of an allowed call waiting for its nested run, or undefined when there is nothing to keep. */
 export function nestedRecord(tool: string, args: unknown, verdict: Verdict): PendingApproval | undefined {
   const key = keyOf(tool, args);

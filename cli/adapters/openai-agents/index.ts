@@ -28,7 +28,7 @@ import type { Agent, AgentInputItem, FunctionTool, RunContext, Tool } from "@ope
 import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type Verdict } from "../guard.js";
 import { MemoryApprovals } from "../approvals.js";
 import { StalwartError } from "../../../worker/portable/engine/index.js";
-import { asked, baseFor, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
+import { asked, baseFor, isGuardedAgentTool, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
 export { CallGuard, ToolCallRefused, MemoryApprovals };
 export type { ApprovalStore, PendingApproval } from "../approvals.js";
@@ -126,6 +126,7 @@ function wrapTools<T extends Tool<any>>(tools: readonly T[], core: CallGuard, op
 
 function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions): AnyFunctionTool {
   const name = t.name;
+  if (isGuardedAgentTool(t)) core.nested.resumable(name);
   const isFailure = options.isFailure ?? ((out: unknown) => out === DEFAULT_TOOL_ERROR);
   /** The host's `isFailure`: one that throws cannot say the call succeeded, so it is reported failed. */
   const failure = (out: unknown): boolean => {

@@ -48,6 +48,11 @@ export function waitsForPerson(toolCall: object | undefined): boolean {
   return true;
 }
 
+/** Was this tool made by a guarded agent's `asTool` (an agent tool whose nested run we watch)? */
+export function isGuardedAgentTool(t: object): boolean {
+  return twins.has(t);
+}
+
 export function rememberTwin(agentTool: object, make: () => object): void {
   twins.set(agentTool, make);
 }
