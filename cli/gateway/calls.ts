@@ -238,7 +238,8 @@ export class Calls {
     const standing = await this.o.standing?.(record).catch(() => undefined);
     const a = standing ?? (waitMs > 0 ? await waitForDecision(this.o.pending, id, { ms: waitMs, signal: ctx.mcpReq.signal }) : undefined);
     const receipt = a?.receipt;
-    if (!a || !receipt) {
+    // cancelled, or its session ended, while it waited: a decision is left for the same call made again, not spent on one that cannot run
+    if (!a || !receipt || ctx.mcpReq.signal.aborted) {
       return errorResult(`${text}\n\nThis call waits for a person (pending ${id}); it did not run. Once it is approved, the same call with the same arguments runs once.`, { ...summary(check), pending: id });
     }
     if (!(await this.recorded(a))) return errorResult(`${tool}: the decision could not be recorded in the history; it did not run.`, { ...summary(check), pending: id });

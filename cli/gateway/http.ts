@@ -92,14 +92,18 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
       onsessioninitialized: (id) => sessions.add(id, session),
       onsessionclosed: (id) => sessions.delete(id),
     });
-    const session: Session = { transport, ids: new RequestIds(), posts: new Map(), last: sessions.nowMs() };
+    const session: Session = { transport, ids: new RequestIds(), posts: new Map(), closed: new Set(), last: sessions.nowMs() };
     // every answer the session sends frees its request's id, and counts as use
     const send = transport.send.bind(transport);
     // (a notification pushed to it is not use: log lines and list changes go to every session)
     transport.send = (message, options) => {
       session.ids.sent(message);
+      // a question for the person goes only on its call's POST: closed, it would reach no one, and the call would wait for its answer as long as a person may take
+      const about = options?.relatedRequestId;
+      if ("method" in message && "id" in message && about !== undefined && session.closed.has(about)) return Promise.reject(new Error(`the client closed the stream of request ${JSON.stringify(about)}, so ${message.method} has no way to reach it`));
       const id = "id" in message && ("result" in message || "error" in message) ? message.id : undefined;
       if (id === undefined || id === null) return send(message, options);
+      session.closed.delete(id);
       sessions.touch(session);
       return send(message, options).finally(() => settle(session, id));
     };
@@ -181,8 +185,23 @@ async function onSession(s: Session, request: Request): Promise<Response> {
   const cancelled = admitted.delivered();
   const requests = messages.flatMap((m) => ("method" in m && "id" in m ? [m.id] : []));
   for (const id of requests) s.posts.set(id, requests);
+  for (const id of cancelled) s.closed.delete(id);
   for (const id of [...cancelled, ...requests]) settle(s, id);
-  return answer;
+  if (requests.length === 0 || answer.body === null) return answer;
+  // the client closing this POST's stream is seen here (the SDK forgets the stream and says nothing)
+  const reader = answer.body.getReader();
+  const watched = new ReadableStream<Uint8Array>({
+    pull: async (c) => {
+      const { done, value } = await reader.read();
+      if (done) c.close();
+      else c.enqueue(value);
+    },
+    cancel: (reason) => {
+      for (const id of requests) if (s.ids.has(id) && s.posts.get(id) === requests) s.closed.add(id);
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(watched, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
 }
 
 /**

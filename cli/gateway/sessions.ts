@@ -29,6 +29,8 @@ export interface Session {
   ids: RequestIds;
   /** each running request's id to the ids of the POST that carried it (http.ts ends that POST's stream) */
   posts: Map<RequestId, RequestId[]>;
+  /** running requests whose POST the client closed: a request of the gateway's about one reaches no one (http.ts) */
+  closed: Set<RequestId>;
   /** when the session was last used, on the gateway's clock (ms); NaN when the clock had not been read yet */
   last: number;
 }

@@ -8,11 +8,12 @@
  * the filesystem server upstream.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
 import { homeMac } from "../../cli/approvals/mac.js";
-import { decide } from "../../worker/portable/engine/index.js";
+import { approvalStatus, decide } from "../../worker/portable/engine/index.js";
 import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, overHttp, text, type Downstream } from "./helpers.js";
 
 const MINUTE = 60_000;
@@ -163,6 +164,32 @@ describe("gateway over HTTP, 2025-era sessions are let go", { timeout: 120_000 }
     await decide(g.store, homeMac(g.h), pending()[0]!.record.id, { decision: "approve", by: "test", at: Date.now() });
     const d = await g.connect();
     expect(text(await d.client.callTool({ name: "write_file", arguments: { path, content: "left" } }))).toContain("Successfully wrote");
+  });
+
+  it("a call approved just as its session is ended (DELETE) does not spend the approval: the same call on a new session runs on it", async () => {
+    const g = await gateway();
+    const init = await fetch(g.gw.url!, { method: "POST", headers: BASE, body: JSON.stringify(INIT) });
+    const session = init.headers.get("mcp-session-id")!;
+    await init.text();
+    const headers = { ...BASE, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+    const post = (m: unknown) => fetch(g.gw.url!, { method: "POST", headers, body: JSON.stringify(m) });
+    expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+    const path = join(g.dir, "raced.txt");
+    const call = await post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "write_file", arguments: { path, content: "raced" } } });
+    const stream = call.text().catch(() => "");
+    const pending = () => g.store.list().filter((x) => x.record.args.path === path);
+    await expect.poll(() => pending().length, { timeout: 30_000 }).toBe(1);
+    // ended, and approved before the waiting call looks at the store again
+    expect((await fetch(g.gw.url!, { method: "DELETE", headers })).status).toBe(200);
+    await decide(g.store, homeMac(g.h), pending()[0]!.record.id, { decision: "approve", by: "test", at: Date.now() });
+    await stream;
+    await new Promise((r) => setTimeout(r, 500));
+    await g.gw.settled();
+    expect(existsSync(path)).toBe(false);
+    expect(approvalStatus(pending()[0]!, Date.now())).toBe("approved");
+    const d = await g.connect();
+    expect(text(await d.client.callTool({ name: "write_file", arguments: { path, content: "raced" } }))).toContain("Successfully wrote");
+    expect(approvalStatus(pending()[0]!, Date.now())).toBe("used");
   });
 
   it("a request without a session that starts none leaves no server behind", async () => {
