@@ -38,6 +38,8 @@ export class FileApprovalStore implements ApprovalStore {
     const receipt = readJson<SignedReceipt>(receiptFile) ?? null;
     const badReceipt = receipt && receiptShapeError(receipt);
     if (badReceipt) throw unreadable(receiptFile, badReceipt);
+    // a receipt copied in from another record would approve this record's call on someone else's decision
+    if (receipt && !receiptNames(receipt, record, id)) throw unreadable(receiptFile, `it is the receipt of another call (\`${receipt.id}\`)`);
     return { record, receipt, used: existsSync(join(this.dir, "used", id)) };
   }
 
@@ -139,6 +141,11 @@ export class FileApprovalStore implements ApprovalStore {
       unlinkSync(tmp);
     }
   }
+}
+
+/** Whether `r` decides exactly this record: its id and the call the record's token is bound to. */
+function receiptNames(r: SignedReceipt, record: PendingRecord, id: string): boolean {
+  return r.id === id && r.session === record.session && r.ask === record.step && r.tool === record.tool && r.agent === record.agent && r.args === record.digest;
 }
 
 function checkId(id: string): void {

@@ -1,0 +1,46 @@
+/**
+ * The approval store is files anyone with the home can edit: a receipt moved onto another record,
+ * or a standing approval ("always for this session") edited by hand, must approve nothing. A
+ * client without elicitation, the gateway in front of the real filesystem server (the disk says
+ * what ran), decisions signed as `stalwart approvals approve` signs them.
+ */
+import { describe, expect, it } from "vitest";
+import { copyFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { decide } from "../../worker/portable/engine/index.js";
+import { homeMac } from "../../cli/approvals/mac.js";
+import { startGateway } from "../../cli/gateway/index.js";
+import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, overHttp, text } from "./helpers.js";
+
+async function filesystemGateway(tag: string) {
+  const dir = allowedDir();
+  const h = home();
+  const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-${tag}-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: () => undefined });
+  const { client } = await overHttp(downstreamClient({}), gw.url!);
+  const write = async (path: string, content: string) => {
+    const r = await client.callTool({ name: "write_file", arguments: { path, content } });
+    return { r, pending: (r._meta?.["stalwart-agents/check"] as { pending?: string } | undefined)?.pending };
+  };
+  return { dir, h, gw, write, close: async () => { await client.close(); await gw.close(); } };
+}
+
+describe("a hand-made approval in the store", { timeout: 60_000 }, () => {
+  it("a record's receipt file replaced by another record's approves neither call", async () => {
+    const { dir, h, gw, write, close } = await filesystemGateway("swapped");
+    try {
+      const asked = join(dir, "asked.txt");
+      const a = await write(asked, "never approved");
+      const b = await write(join(dir, "other.txt"), "approved");
+      expect(a.pending && b.pending).toBeTruthy();
+      await decide(gw.pending, homeMac(h), b.pending!, { decision: "approve", by: "the person", at: Date.now() });
+      // someone with the home copies B's genuine receipt in as A's
+      copyFileSync(join(h, "approvals", "receipts", `${b.pending}.json`), join(h, "approvals", "receipts", `${a.pending}.json`));
+      const again = await write(asked, "never approved");
+      expect(again.r.isError).toBe(true);
+      expect(existsSync(asked)).toBe(false);
+      expect(text(again.r)).toContain("approvals/receipts");
+    } finally {
+      await close();
+    }
+  });
+});
