@@ -5,7 +5,7 @@
  * what ran), decisions signed as `stalwart approvals approve` signs them.
  */
 import { describe, expect, it } from "vitest";
-import { copyFileSync, existsSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decide } from "../../worker/portable/engine/index.js";
 import { homeMac } from "../../cli/approvals/mac.js";
@@ -39,6 +39,26 @@ describe("a hand-made approval in the store", { timeout: 60_000 }, () => {
       expect(again.r.isError).toBe(true);
       expect(existsSync(asked)).toBe(false);
       expect(text(again.r)).toContain("approvals/receipts");
+    } finally {
+      await close();
+    }
+  });
+
+  it("a standing approval whose receipt was edited by hand (its MAC no longer verifies) approves no later ask", async () => {
+    const { dir, h, gw, write, close } = await filesystemGateway("edited-standing");
+    try {
+      const file = join(dir, "always.txt");
+      const first = await write(file, "again");
+      await decide(gw.pending, homeMac(h), first.pending!, { decision: "approve", by: "the person", at: Date.now(), always: true });
+      expect((await write(file, "again")).r.isError).toBeFalsy();
+      rmSync(file);
+      const receipt = join(h, "approvals", "receipts", `${first.pending}.json`);
+      writeFileSync(receipt, readFileSync(receipt, "utf8").replace('"by": "the person"', '"by": "mallory"'));
+      const later = await write(file, "again");
+      expect(later.r.isError).toBe(true);
+      expect(text(later.r)).toContain("waits for a person (pending p_");
+      expect(existsSync(file)).toBe(false);
+      expect(gw.pending.get(later.pending!)!.receipt).toBeNull();
     } finally {
       await close();
     }
