@@ -26,6 +26,7 @@
  *      and the gateway reports what it saw: `ran` with the result, `failed` on `isError`,
  *      `outcome_unknown` when the upstream could not answer (it may have run).
  */
+import { randomBytes } from "node:crypto";
 import { inputRequired, inputResponse, type ServerContext } from "@modelcontextprotocol/server";
 import type { CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { bindsOf, inferOrigins, originsOf } from "../../worker/portable/engine/index.js";
@@ -86,6 +87,8 @@ export class Calls {
   /** the session's own inference view, when it is an in-process `Client` session */
   private readonly followed: (() => FollowedView) | undefined;
   private readonly answeredStates = new Set<string>();
+  /** signs the person's edited arguments carried in `requestState` (form.ts); a restart forgets it, as it forgets the session */
+  private readonly stateKey = randomBytes(32);
   /**
    * The reports not yet made: a call's outcome is recorded just after its reply is sent, so the
    * reply does not wait for the store; everything that reads or extends the session waits here
@@ -168,7 +171,7 @@ export class Calls {
           this.log(`confirm ${tool} ${check.reasons.join(",")}: asking the person`);
           return inputRequired({
             inputRequests: { [FORM_KEY]: inputRequired.elicit({ message: text, requestedSchema: approvalForm(tool, args) }) },
-            requestState: packState(check.confirmation, carry ? args : undefined),
+            requestState: packState(this.stateKey, check.confirmation, carry ? args : undefined),
           });
         }
         return this.hold(params, ctx, tool, args, origins, check, text);
@@ -184,7 +187,7 @@ export class Calls {
       return errorResult(`${tool}: this answer was already used (the same requestState came again), and the call did not run again.`, { decision: "confirm", reasons: [], answer: "replayed" });
     }
     this.remember(state);
-    const { token, args: carried } = unpackState(state);
+    const { token, args: carried } = unpackState(this.stateKey, state);
     const args = carried ?? sent;
     const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
     const approved = answer.kind === "elicit" && answer.action === "accept" && answer.content?.[FORM_KEY] === true;
