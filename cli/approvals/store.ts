@@ -12,7 +12,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { APPROVAL_ID, decideProblem, InputError, newestFirst, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { APPROVAL_ID, canonicalize, decideProblem, tokenClaims, InputError, newestFirst, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 
 export class FileApprovalStore implements ApprovalStore {
   readonly dir: string;
@@ -34,6 +34,8 @@ export class FileApprovalStore implements ApprovalStore {
     const bad = recordShapeError(record);
     if (bad) throw unreadable(file, bad);
     if (record.id !== id) throw unreadable(file, `it holds \`${record.id}\``);
+    const unbound = unboundField(record);
+    if (unbound) throw unreadable(file, `its ${unbound === "arguments" ? "arguments are not the ones its digest covers" : "call is not the one its token covers"} (edited by hand?)`);
     const receiptFile = join(this.dir, "receipts", `${id}.json`);
     const receipt = readJson<SignedReceipt>(receiptFile) ?? null;
     const badReceipt = receipt && receiptShapeError(receipt);
@@ -141,6 +143,29 @@ export class FileApprovalStore implements ApprovalStore {
       unlinkSync(tmp);
     }
   }
+}
+
+/**
+ * The field of a record read back from a file that is not the call it says, or null: the person
+ * decides on what the record shows (its arguments above all), while what runs is what its digest
+ * and token cover, so a record edited by hand would have them approve one call and run another.
+ * A token that does not parse binds nothing to check, and approves nothing either (step 10).
+ */
+function unboundField(r: PendingRecord): string | null {
+  let digest: string;
+  try {
+    digest = nodeSha256Hex(canonicalize(r.args));
+  } catch {
+    return "arguments";
+  }
+  if (digest !== r.digest) return "arguments";
+  const claims = tokenClaims(r.token);
+  if (claims && (claims.digest !== r.digest || claims.session !== r.session || claims.tool !== r.tool || claims.agent !== r.agent || claims.ask !== r.step || claims.exp !== r.expires)) return "call";
+  return null;
+}
+
+function nodeSha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 /** Whether `r` decides exactly this record: its id and the call the record's token is bound to. */

@@ -63,4 +63,27 @@ describe("a hand-made approval in the store", { timeout: 60_000 }, () => {
       await close();
     }
   });
+
+  it("a record whose arguments were edited by hand (the person would approve what they were shown, and another call would run) is unreadable", async () => {
+    const { dir, h, gw, write, close } = await filesystemGateway("edited-record");
+    try {
+      const file = join(dir, "shown.txt");
+      const asked = await write(file, "the model's words");
+      const record = join(h, "approvals", "pending", `${asked.pending}.json`);
+      const original = readFileSync(record, "utf8");
+      // its expiry, its ask or its tool edited: not the call its token covers, so unreadable too
+      for (const [from, to] of [[/"expires": \d+/, `"expires": 99999999999999`], [/"step": \d+/, `"step": 7`], [/"tool": "write_file"/, `"tool": "read_text_file"`]] as const) {
+        writeFileSync(record, original.replace(from, to));
+        expect(() => gw.pending.get(asked.pending!)).toThrow(/unusable/);
+      }
+      // the page and `approvals show` would show harmless words; the token still covers the model's
+      writeFileSync(record, original.replace(`"content": "the model's words"`, `"content": "harmless words"`));
+      await expect(decide(gw.pending, homeMac(h), asked.pending!, { decision: "approve", by: "the person", at: Date.now() })).rejects.toMatchObject({ code: "ApprovalUnreadable" });
+      const again = await write(file, "the model's words");
+      expect(again.r.isError).toBe(true);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await close();
+    }
+  });
 });
