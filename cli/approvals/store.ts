@@ -12,7 +12,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { APPROVAL_ID, decideProblem, InputError, newestFirst, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { APPROVAL_ID, canonicalize, decideProblem, tokenClaims, InputError, newestFirst, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 
 export class FileApprovalStore implements ApprovalStore {
   readonly dir: string;
@@ -34,10 +34,14 @@ export class FileApprovalStore implements ApprovalStore {
     const bad = recordShapeError(record);
     if (bad) throw unreadable(file, bad);
     if (record.id !== id) throw unreadable(file, `it holds \`${record.id}\``);
+    const unbound = unboundField(record);
+    if (unbound) throw unreadable(file, `its ${unbound === "arguments" ? "arguments are not the ones its digest covers" : "call is not the one its token covers"} (edited by hand?)`);
     const receiptFile = join(this.dir, "receipts", `${id}.json`);
     const receipt = readJson<SignedReceipt>(receiptFile) ?? null;
     const badReceipt = receipt && receiptShapeError(receipt);
     if (badReceipt) throw unreadable(receiptFile, badReceipt);
+    // a receipt copied in from another record would approve this record's call on someone else's decision
+    if (receipt && !receiptNames(receipt, record, id)) throw unreadable(receiptFile, `it is the receipt of another call (\`${receipt.id}\`)`);
     return { record, receipt, used: existsSync(join(this.dir, "used", id)) };
   }
 
@@ -139,6 +143,34 @@ export class FileApprovalStore implements ApprovalStore {
       unlinkSync(tmp);
     }
   }
+}
+
+/**
+ * The field of a record read back from a file that is not the call it says, or null: the person
+ * decides on what the record shows (its arguments above all), while what runs is what its digest
+ * and token cover, so a record edited by hand would have them approve one call and run another.
+ * A token that does not parse binds nothing to check, and approves nothing either (step 10).
+ */
+function unboundField(r: PendingRecord): string | null {
+  let digest: string;
+  try {
+    digest = nodeSha256Hex(canonicalize(r.args));
+  } catch {
+    return "arguments";
+  }
+  if (digest !== r.digest) return "arguments";
+  const claims = tokenClaims(r.token);
+  if (claims && (claims.digest !== r.digest || claims.session !== r.session || claims.tool !== r.tool || claims.agent !== r.agent || claims.ask !== r.step || claims.exp !== r.expires)) return "call";
+  return null;
+}
+
+function nodeSha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** Whether `r` decides exactly this record: its id and the call the record's token is bound to. */
+function receiptNames(r: SignedReceipt, record: PendingRecord, id: string): boolean {
+  return r.id === id && r.session === record.session && r.ask === record.step && r.tool === record.tool && r.agent === record.agent && r.args === record.digest;
 }
 
 function checkId(id: string): void {

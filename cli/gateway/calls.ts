@@ -26,6 +26,7 @@
  *      and the gateway reports what it saw: `ran` with the result, `failed` on `isError`,
  *      `outcome_unknown` when the upstream could not answer (it may have run).
  */
+import { createHash, randomBytes } from "node:crypto";
 import { inputRequired, inputResponse, type ServerContext } from "@modelcontextprotocol/server";
 import type { CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { bindsOf, inferOrigins, originsOf } from "../../worker/portable/engine/index.js";
@@ -78,7 +79,7 @@ export interface CallsOptions {
 const ELICITS = () => true;
 const NO_ELICITATION = () => false;
 
-/** How many answered `requestState`s the gateway remembers (a replay of one is refused; the token is spent once anyway). */
+/** How many answered `requestState`s the gateway remembers, by digest (a replay of one is refused; the token is spent once anyway). */
 const REMEMBERED = 10_000;
 
 export class Calls {
@@ -86,6 +87,8 @@ export class Calls {
   /** the session's own inference view, when it is an in-process `Client` session */
   private readonly followed: (() => FollowedView) | undefined;
   private readonly answeredStates = new Set<string>();
+  /** signs the person's edited arguments carried in `requestState` (form.ts); a restart forgets it, as it forgets the session */
+  private readonly stateKey = randomBytes(32);
   /**
    * The reports not yet made: a call's outcome is recorded just after its reply is sent, so the
    * reply does not wait for the store; everything that reads or extends the session waits here
@@ -168,7 +171,7 @@ export class Calls {
           this.log(`confirm ${tool} ${check.reasons.join(",")}: asking the person`);
           return inputRequired({
             inputRequests: { [FORM_KEY]: inputRequired.elicit({ message: text, requestedSchema: approvalForm(tool, args) }) },
-            requestState: packState(check.confirmation, carry ? args : undefined),
+            requestState: packState(this.stateKey, check.confirmation, carry ? args : undefined),
           });
         }
         return this.hold(params, ctx, tool, args, origins, check, text);
@@ -179,12 +182,14 @@ export class Calls {
   /** The second round: the person answered (or the client says so); `state` is what we minted: the token, and the person's edited arguments if any. */
   private async answered(params: { name: string; _meta?: Record<string, unknown> }, sent: Record<string, unknown>, state: string, ctx: ServerContext): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     const tool = params.name;
-    if (this.answeredStates.has(state)) {
+    // remembered by digest: a state is the client's to size (up to a request's 4 MB), and 10 000 of them whole would fill the heap
+    const seen = createHash("sha256").update(state).digest("base64url");
+    if (this.answeredStates.has(seen)) {
       this.log(`confirm ${tool}: the same answer came again; it did not run again`);
       return errorResult(`${tool}: this answer was already used (the same requestState came again), and the call did not run again.`, { decision: "confirm", reasons: [], answer: "replayed" });
     }
-    this.remember(state);
-    const { token, args: carried } = unpackState(state);
+    this.remember(seen);
+    const { token, args: carried } = unpackState(this.stateKey, state);
     const args = carried ?? sent;
     const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
     const approved = answer.kind === "elicit" && answer.action === "accept" && answer.content?.[FORM_KEY] === true;
@@ -214,8 +219,8 @@ export class Calls {
     return errorResult(`the approval does not cover this call of ${tool} (${String(check.detail.confirmation ?? "the token covers another call")}), and it did not run.`, summary(check));
   }
 
-  private remember(state: string): void {
-    this.answeredStates.add(state);
+  private remember(digest: string): void {
+    this.answeredStates.add(digest);
     if (this.answeredStates.size > REMEMBERED) for (const old of this.answeredStates) {
       this.answeredStates.delete(old);
       break;

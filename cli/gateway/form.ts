@@ -9,6 +9,7 @@
  * `requestState` beside the new token; the token is bound to their digest, so a client that
  * alters them gets a token that covers nothing.
  */
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { nameText } from "./words.js";
 
 /** The checkbox's key in the form (and `inputRequests`). */
@@ -64,19 +65,36 @@ export function editsOf(args: Record<string, unknown>, content: Record<string, u
   return out;
 }
 
-/** `requestState`: the token, and the edited arguments when the person changed the call (base64url JSON after `~`). */
-export function packState(token: string, edited?: Record<string, unknown>): string {
-  return edited ? `${token}~${Buffer.from(JSON.stringify(edited), "utf8").toString("base64url")}` : token;
+/**
+ * `requestState`: the token, and the edited arguments when the person changed the call
+ * (`token~base64url JSON~MAC`). The MAC (HMAC-SHA256 under `key`, the gateway's own for its life)
+ * is what lets the gateway take the carried arguments as the person's: without it a client could
+ * carry any value it likes, and every one that differs from what it sends would be `reply`.
+ */
+export function packState(key: Uint8Array, token: string, edited?: Record<string, unknown>): string {
+  if (!edited) return token;
+  const body = `${token}~${Buffer.from(JSON.stringify(edited), "utf8").toString("base64url")}`;
+  return `${body}~${stateMac(key, body)}`;
 }
 
-export function unpackState(state: string): { token: string; args?: Record<string, unknown> } {
+/** The token, and the carried arguments only when their MAC verifies (else the token alone: it covers nothing it was not minted for). */
+export function unpackState(key: Uint8Array, state: string): { token: string; args?: Record<string, unknown> } {
   const i = state.indexOf("~");
   if (i < 0) return { token: state };
+  const token = state.slice(0, i);
+  const j = state.lastIndexOf("~");
+  const mac = Buffer.from(state.slice(j + 1), "base64url");
+  const want = Buffer.from(stateMac(key, state.slice(0, j)), "base64url");
+  if (j === i || mac.length !== want.length || !timingSafeEqual(mac, want)) return { token };
   try {
-    const args: unknown = JSON.parse(Buffer.from(state.slice(i + 1), "base64url").toString("utf8"));
-    if (typeof args === "object" && args !== null && !Array.isArray(args)) return { token: state.slice(0, i), args: args as Record<string, unknown> };
+    const args: unknown = JSON.parse(Buffer.from(state.slice(i + 1, j), "base64url").toString("utf8"));
+    if (typeof args === "object" && args !== null && !Array.isArray(args)) return { token, args: args as Record<string, unknown> };
   } catch {
-    /* unreadable: the token alone (it covers nothing it was not minted for) */
+    /* unreadable: the token alone */
   }
-  return { token: state.slice(0, i) };
+  return { token };
+}
+
+function stateMac(key: Uint8Array, body: string): string {
+  return createHmac("sha256", key).update(`stalwart-gateway-state-v1.${body}`).digest("base64url");
 }

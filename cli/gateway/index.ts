@@ -9,7 +9,7 @@ import { resolveHome } from "../sdk/home.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
 import { parse } from "yaml";
-import { decide, loadCatalogue, standingIn, type CompiledCatalogue, type Entry, type Language, type Mac, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { decide, loadCatalogue, receiptProblem, standingIn, type CompiledCatalogue, type Entry, type Language, type Mac, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { homeMac } from "../approvals/mac.js";
 import { Calls, type GatewaySession } from "./calls.js";
 import { FileApprovalStore } from "../approvals/store.js";
@@ -128,7 +128,14 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const standing = async (record: PendingRecord) => {
     const s = await standingIn(pending, record.session, record.tool, record.agent, record.digest);
     if (!s?.receipt) return undefined;
-    return decide(pending, (mac ??= homeMac(home)), record.id, { decision: "approve", by: s.receipt.by, at: record.created, message: `always for this session (${s.record.id})` });
+    const m = (mac ??= homeMac(home));
+    // a standing approval is the person's only when its receipt verifies: one edited by hand signs nothing new
+    const bad = receiptProblem(m, s.receipt);
+    if (bad) {
+      log(`standing approval ${s.record.id} not used: ${bad}`);
+      return undefined;
+    }
+    return decide(pending, m, record.id, { decision: "approve", by: s.receipt.by, at: record.created, message: `always for this session (${s.record.id})` });
   };
   const calls = new Calls({ catalogue, session, upstream, relay, pending, language, context, callTimeoutMs, log, pins, hidden, standing, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
   const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, hidden, log }, live);

@@ -17,6 +17,7 @@
  * call the check already allowed, and any tool call it leads to is a `tools/call` like any other.
  */
 import { LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from "@modelcontextprotocol/server";
+import { quotedName } from "./words.js";
 
 const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
 export type Level = (typeof LEVELS)[number];
@@ -178,5 +179,5 @@ function rank(level: unknown): number {
 
 /** A tool server's own question, marked so the person never takes it for stalwart's approval of a call. */
 function ownQuestion(server: string, message: unknown): string {
-  return `[The tool server "${server}" asks this itself. It is not stalwart's approval of a call: approving a call is only ever asked as "… needs your approval before it runs". Your answer goes to the tool server.]\n\n${typeof message === "string" ? message : ""}`;
+  return `[The tool server ${quotedName(server)} asks this itself. It is not stalwart's approval of a call: approving a call is only ever asked as "… needs your approval before it runs". Your answer goes to the tool server.]\n\n${typeof message === "string" ? message : ""}`;
 }

@@ -86,6 +86,15 @@ export function nameText(k: string): string {
   return /^[\p{L}\p{N}_.-]+$/u.test(k) ? k : oneLine(JSON.stringify(k));
 }
 
+/**
+ * A name someone else chose (a tool server's own `serverInfo.name`), quoted on one line and at most
+ * 100 characters: unquoted, a name with line breaks could write a question of its own under ours.
+ */
+export function quotedName(s: string): string {
+  const q = oneLine(JSON.stringify(s));
+  return q.length > 100 ? `${q.slice(0, 99)}…"` : q;
+}
+
 /** Text on one line: a line break or another control character is shown escaped (`\n`, `\u2028`). */
 function oneLine(s: string): string {
   return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === "\n" ? "\\n" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { approvalsApp } from "../../worker/portable/approvals/app.js";
 import { decide, MemoryApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { argsDigest } from "../helpers/pending-record.js";
 import { showText } from "../../cli/approvals/format.js";
 
 const RLO = "\u202E";
@@ -18,10 +19,11 @@ const hostile = {
 };
 
 function record(): PendingRecord {
+  const args = { order_id: "4411", ...hostile, nested: { to: `${RLO}evil` } };
   return {
     v: 1, id: "p_00000000000000b1", session: "s".repeat(32), step: 1, tool: "refund_card", agent: null,
-    args: { order_id: "4411", ...hostile, nested: { to: `${RLO}evil` } },
-    digest: "0".repeat(64), origins: {}, reasons: ["argument_origin"],
+    args,
+    digest: argsDigest(args), origins: {}, reasons: ["argument_origin"],
     wording: `\`note\` is ${RLO}04 (a value quoted by the check). Allow refund_card?`,
     counters: [], token: "t", created: 0, expires: 10_000,
   };

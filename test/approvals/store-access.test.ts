@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
 import type { PendingRecord } from "../../worker/portable/engine/index.js";
+import { argsDigest } from "../helpers/pending-record.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const NOBODY = 65534;
@@ -19,7 +20,7 @@ const as = asRoot ? { uid: NOBODY, gid: NOBODY } : {};
 
 const record: PendingRecord = {
   v: 1, id: "p_00000000000000c1", session: "s".repeat(32), step: 1, tool: "refund_card", agent: null, args: { order_id: "4411" },
-  digest: "0".repeat(64), origins: {}, reasons: ["write"], wording: "Allow refund_card?", counters: [], token: "t", created: 0, expires: 8.64e15,
+  digest: argsDigest({ order_id: "4411" }), origins: {}, reasons: ["write"], wording: "Allow refund_card?", counters: [], token: "t", created: 0, expires: 8.64e15,
 };
 
 function homeWithPendingLocked(): string {

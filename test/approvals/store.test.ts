@@ -15,6 +15,7 @@ import {
 import { FileApprovalStore } from "../../cli/approvals/store.js";
 import { memoryApprovals } from "../../worker/workerd/check/approvals-store.js";
 import { prng } from "../helpers/prng.js";
+import { argsDigest } from "../helpers/pending-record.js";
 
 const mac = (key: string) => (text: string) => new Uint8Array(createHmac("sha256", key).update(text).digest());
 const K = mac("installation-key");
@@ -23,12 +24,14 @@ const T0 = Date.parse("2026-03-01T10:00:00Z");
 let n = 0;
 function record(over: Partial<PendingRecord> = {}): PendingRecord {
   n++;
-  return {
+  const r: PendingRecord = {
     v: 1, id: `p_${n.toString(16).padStart(16, "0")}`, session: "s1", step: 3, tool: "refund_card", agent: null,
     args: { order_id: "4411", amount: 40 }, digest: "a".repeat(64), origins: { order_id: { origin: "typed", labels: [] }, amount: { origin: "model", labels: [] } },
     reasons: ["argument_origin"], wording: "`amount` was not typed by you. Allow refund_card?", counters: [],
     token: "st1.x.y", created: T0 + n, expires: T0 + 86_400_000, ...over,
   };
+  // the digest the arguments have, unless a case sets another (the file store reads none other back)
+  return over.digest ? r : { ...r, digest: argsDigest(r.args) };
 }
 
 const stores: [string, () => ApprovalStore][] = [
@@ -80,7 +83,7 @@ describe.each(stores)("approval store (%s)", (_name, make) => {
     await expect(decide(s, K, a.id, { decision: "approve", by: "bob", at: T0 + 2 })).rejects.toMatchObject({ code: "ApprovalDecided", message: expect.stringContaining("denied by ana") });
     await expect(decide(s, K, c.id, { decision: "approve", by: "bob", at: T0 + 20 })).rejects.toMatchObject({ code: "ApprovalDecided", message: expect.stringContaining("expired") });
     expect(await s.markUsed(a.id), "a denial spends nothing").toBe(false);
-    expect(approvedFor(await s.list(), "s1", "refund_card", "a".repeat(64), T0 + 30)).toBeUndefined();
+    expect(approvedFor(await s.list(), "s1", "refund_card", a.digest, T0 + 30)).toBeUndefined();
     await expect(decide(s, K, "p_ffffffffffffffff", { decision: "approve", by: "bob", at: T0 })).rejects.toMatchObject({ code: "ApprovalNotFound" });
   });
 
@@ -203,7 +206,7 @@ describe("receipts", () => {
   it("verify as signed and bind the exact call", () => {
     const r = base();
     expect(receiptProblem(K, r)).toBeNull();
-    expect(r.call).toBe(callDigest({ session: "s1", step: 3, tool: "refund_card", agent: null, digest: "a".repeat(64) }));
+    expect(r.call).toBe(callDigest({ session: "s1", step: 3, tool: "refund_card", agent: null, digest: argsDigest({ order_id: "4411", amount: 40 }) }));
     expect(receiptProblem(mac("another-key"), r)).toMatch(/MAC does not verify/);
   });
 

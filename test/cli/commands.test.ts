@@ -14,6 +14,7 @@ import { root } from "../../cli/commands/index.js";
 import { REPO } from "../conformance/runner.js";
 import { licensedHome } from "../helpers/licensed-home.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { argsDigest } from "../helpers/pending-record.js";
 
 const temp = (tag: string) => mkdtempSync(join(tmpdir(), `stalwart-cli-${tag}-`));
 
@@ -182,7 +183,7 @@ describe("through cli/main.ts, as a user runs it", () => {
     const note = "x".repeat(300_000);
     new FileApprovalStore(h).add({
       v: 1, id: "p_00000000000000aa", session: "s".repeat(32), step: 1, tool: "refund_card", agent: null, args: { order_id: "4411", note },
-      digest: "0".repeat(64), origins: {}, reasons: ["write"], wording: "Allow refund_card?", counters: [], token: "t", created: 0, expires: 1,
+      digest: argsDigest({ order_id: "4411", note }), origins: {}, reasons: ["write"], wording: "Allow refund_card?", counters: [], token: "t", created: 0, expires: 1,
     });
     const r = await run(["approvals", "show", "p_00000000000000aa", "--home", h, "--json"], { HOME: h, STALWART_HOME: h });
     expect([r.code, r.stderr]).toEqual([0, ""]);

@@ -70,3 +70,33 @@ for (const modern of [false, true]) {
     });
   });
 }
+
+describe("2026-07-28: a client alters the person's edit it carries in requestState", { timeout: 60_000 }, () => {
+  it("the altered arguments are not the person's reply: no question or check calls them so, and they never run", async () => {
+    const file = join(dir, "carried.txt");
+    const other = join(dir, "carried-2.txt");
+    const client = new Client({ name: "manual-host", version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } }, inputRequired: { autoFulfill: false } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gw.url!)));
+    type Asked = { resultType?: string; requestState: string; inputRequests: Record<string, { params: { message: string } }> };
+    const params = { name: "write_file", arguments: { path: file, content: "the model's words" } };
+    const answer = (content: Record<string, unknown>, requestState: string) => client.callTool({ ...params, inputResponses: { approve: { action: "accept", content: { approve: true, ...content } } }, requestState } as never, { allowInputRequired: true }) as unknown as Promise<Asked>;
+    const first = (await client.callTool(params, { allowInputRequired: true })) as unknown as Asked;
+    const second = await answer({ "arg:content": "the person's words" }, first.requestState);
+    expect(second.resultType).toBe("input_required");
+    // the client swaps its own content into the carried edit, and changes the path in the form
+    const i = second.requestState.indexOf("~");
+    const rest = second.requestState.slice(i + 1).split("~");
+    const carried = JSON.parse(Buffer.from(rest[0]!, "base64url").toString("utf8")) as Record<string, unknown>;
+    const altered = `${second.requestState.slice(0, i)}~${[Buffer.from(JSON.stringify({ ...carried, content: "the client's words" })).toString("base64url"), ...rest.slice(1)].join("~")}`;
+    const third = await answer({ "arg:path": other }, altered);
+    expect(third.inputRequests?.approve?.params.message ?? "").not.toContain(`"the client's words"   (your reply)`);
+    if (third.resultType === "input_required") {
+      // approving what is asked now runs nothing the client made up
+      const fourth = (await answer({}, third.requestState)) as unknown as { isError?: boolean };
+      expect(fourth.isError, JSON.stringify(fourth)).toBeFalsy();
+    }
+    for (const f of [file, other]) if (existsSync(f)) expect(readFileSync(f, "utf8")).not.toBe("the client's words");
+    expect(gw.entries().some((e) => JSON.stringify(e).includes("the client's words") && JSON.stringify(e).includes("reply"))).toBe(false);
+    await client.close();
+  });
+});

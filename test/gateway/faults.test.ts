@@ -4,7 +4,8 @@
  * reads) is an `isError` refusal with
  * `internal_error` and the fault named, the tool server never sees the call, and the next call is
  * served; a tool server that dies in the middle of a call answers `isError` and the gateway goes
- * on; a 2026-07-28 `requestState` answered twice runs the call once.
+ * on; a 2026-07-28 `requestState` answered twice runs the call once, and the states the gateway
+ * remembers for that do not hold a client's large ones in memory.
  * Upstream: fixtures/faults-server.ts, which logs every call it gets.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +13,8 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, EVERYTHING, home, overHttp, text } from "./helpers.js";
@@ -151,6 +154,28 @@ describe("a replayed requestState (2026-07-28)", { timeout: 60_000 }, () => {
     expect(second.isError).toBe(true);
     expect(text(second)).toContain("this answer was already used (the same requestState came again), and the call did not run again.");
     expect(seen().filter((l) => l.startsWith("call save")).length).toBe(before + 1);
+    await client.close();
+  });
+});
+
+describe("answered requestStates, remembered to refuse a replay (2026-07-28)", { timeout: 120_000 }, () => {
+  it("are kept by digest, not whole: many large ones sent by a client do not stay in the gateway's memory", async () => {
+    // a collection on demand, to measure what stays (the flag is set before the first use of `gc`)
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const client = new Client({ name: "manual-host", version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } }, inputRequired: { autoFulfill: false } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gw.url!)));
+    const size = 2_000_000;
+    const send = (i: number) => client.callTool({ name: "save", arguments: { text: "x" }, inputResponses: { approve: { action: "accept", content: { approve: true } } }, requestState: `${i}~${"x".repeat(size)}` } as never, { allowInputRequired: true });
+    await send(-1);
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 40; i++) expect((await send(i)).isError).toBe(true);
+    gc();
+    // 40 states of 2 MB each: 80 MB if they were kept
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(20_000_000);
+    // and a replay is still refused as one
+    expect(text(await send(3))).toContain("this answer was already used");
     await client.close();
   });
 });
