@@ -27,6 +27,7 @@
 import type { Agent, AgentInputItem, FunctionTool, RunContext, Tool } from "@openai/agents";
 import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type Verdict } from "../guard.js";
 import { MemoryApprovals } from "../approvals.js";
+import { toolAsks } from "../tool-asks.js";
 import { StalwartError } from "../../../worker/portable/engine/index.js";
 import { asked, baseFor, isGuardedAgentTool, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
@@ -144,7 +145,10 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
     const answered = ctx.isToolApproved({ toolName: name, callId }) !== undefined;
     const v = await core.check(callId, name, input, answered);
     if (v.decision === "confirm") return answered || ask();
-    if (v.decision === "allow") return Boolean(await t.needsApproval(ctx, input as never, callId)) && (answered || ask());
+    if (v.decision === "allow") {
+      // The tool itself wants a person for it: it holds nothing until the approval comes.
+      return (await toolAsks(core, callId, v.check, () => t.needsApproval(ctx, input as never, callId), answered)) && (answered || ask());
+    }
     return false; // refused: the guardrail rejects it with the reasons, nobody is asked
   };
   /** A person is asked: a run this one is nested in (`asTool`) stops for them too. */
