@@ -10,10 +10,17 @@ import type { CallGuard } from "./guard.js";
 
 /**
  * Whether the tool's own `needsApproval` (`own`) asks about this allowed call. With the person's
- * approval on hand already (`approved`) nothing is given back: the kept allow is what runs.
+ * approval on hand already (`approved`) nothing is given back: the kept allow is what runs. One
+ * that throws stops the call as it would unguarded (the error goes on), and gives back the same.
  */
 export async function toolAsks(core: CallGuard, callId: string, check: CheckResult, own: () => unknown, approved: boolean): Promise<boolean> {
-  const asks = Boolean(await own());
+  let asks: boolean;
+  try {
+    asks = Boolean(await own());
+  } catch (err) {
+    await release(core, callId, check);
+    throw err;
+  }
   if (asks && !approved) await release(core, callId, check);
   return asks;
 }

@@ -2,8 +2,10 @@
  * A call the check allows and the tool's own `needsApproval` puts to a person has not run, and may
  * never (a denial, an answer that never comes): what its check reserved — here an `at_most: 1` —
  * must not stay held for it. Denied, the person can still have the one call they then approve;
- * approved, the call runs once and counts once. Both frameworks' real loops (`ai` 7 with
- * `toolApproval`, `ai` 6 with per-tool `needsApproval`, Agents JS `state.reject` / `approve`).
+ * approved, the call runs once and counts once. A `needsApproval` of the tool's own that throws
+ * stops the loop as it would unguarded, and holds nothing either. Both frameworks' real loops
+ * (`ai` 7 with `toolApproval`, `ai` 6 with per-tool `needsApproval`, Agents JS `state.reject` /
+ * `approve`).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import * as ai7 from "ai";
@@ -75,6 +77,25 @@ describe.each(KITS)("ai $major: an allowed call the tool itself asks about", ({ 
   });
 });
 
+describe.each(KITS)("ai $major: a needsApproval of the tool's own that throws", ({ sdk, Mock, hook }) => {
+  it("stops the loop as it would unguarded, and holds nothing: the next call runs", async () => {
+    const s = session();
+    const plans: string[] = [];
+    let broken = true;
+    const own = () => {
+      if (broken) throw new Error("the approval policy is unreachable");
+      return false;
+    };
+    const tools = guard({ subscribe: sdk.tool({ description: "subscribe", inputSchema: z.object({ plan: z.string() }), needsApproval: own, execute: async (a: { plan: string }) => (plans.push(a.plan), { ok: true }) }) }, s);
+    const go = (id: string) => sdk.generateText({ model: new Mock(script([[{ id, tool: "subscribe", input: { plan: "gold" } }], "done"])), tools, messages: [{ role: "user", content: "subscribe me to gold" }], stopWhen: sdk.stepCountIs(4), ...(hook ? { toolApproval: toolApproval(tools) } : {}) });
+    await expect(go("c1")).rejects.toThrow(/the approval policy is unreachable/);
+    broken = false;
+    await go("c2");
+    expect(plans).toEqual(["gold"]);
+    expect(told(s.history.entries)).toEqual(["check allow ", "report failed", "check allow ", "report ran"]);
+  });
+});
+
 describe("Agents JS: an allowed call the tool itself asks about", () => {
   it("rejected, holds nothing: the call the person then approves runs once, and a third is refused", async () => {
     const s = session();
@@ -98,5 +119,25 @@ describe("Agents JS: an allowed call the tool itself asks about", () => {
     expect(third.interruptions).toEqual([]);
     expect(plans).toEqual(["gold"]);
     expect(told(s.history.entries)).toEqual(HISTORY);
+  });
+
+  it("a needsApproval of the tool's own that throws stops the run as it would unguarded, and holds nothing: the next call runs", async () => {
+    const s = session();
+    const plans: string[] = [];
+    let broken = true;
+    const own = async () => {
+      if (broken) throw new Error("the approval policy is unreachable");
+      return false;
+    };
+    const model = new ScriptedModel();
+    const subscribe = tool({ name: "subscribe", description: "subscribe", parameters: z.object({ plan: z.string() }), needsApproval: own, execute: async (a) => (plans.push(a.plan), { ok: true }) });
+    const agent = guardAgent(new Agent({ name: "desk", instructions: "help", model, tools: [subscribe] }), s);
+    model.enqueue([functionCall("subscribe", { plan: "gold" }, { callId: "c1" })]);
+    await expect(run(agent, "subscribe me to gold")).rejects.toThrow(/the approval policy is unreachable/);
+    broken = false;
+    model.enqueue([functionCall("subscribe", { plan: "gold" }, { callId: "c2" })], [assistantMessage("subscribed")]);
+    await run(agent, "subscribe me to gold");
+    expect(plans).toEqual(["gold"]);
+    expect(told(s.history.entries)).toEqual(["check allow ", "report failed", "check allow ", "report ran"]);
   });
 });
