@@ -167,10 +167,10 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
   const guardrail = {
     type: "tool_input" as const,
     name: "stalwart-check",
-    run: async ({ context, toolCall }: { context: RunContext<any>; toolCall: { callId: string; name: string; arguments: string } }) => {
+    run: async ({ context, toolCall }: { context: RunContext<any>; toolCall: { callId: string; name: string; arguments: string; namespace?: unknown } }) => {
       const args = parseArgs(toolCall.arguments);
       if (args === undefined) return reject(`${name} did not run: its arguments are not JSON.`);
-      const v = await verdictOf(context, toolCall.callId, toolCall.name, args);
+      const v = await verdictOf(context, toolCall.callId, approvalName(toolCall), args);
       // A confirm not approved yet is on its way to the person (pre-approval guardrails): let it ask.
       if (v.decision !== "refuse") return { behavior: { type: "allow" as const }, outputInfo: { decision: v.decision, reasons: v.check.reasons, step: v.check.step } };
       core.settle(toolCall.callId);
@@ -183,7 +183,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
     const args = parseArgs(input);
     if (!call || args === undefined) return `${name} did not run: the call has no id, or its arguments are not JSON.`;
     // The guardrail has decided already (the verdict is kept by call id); this holds if it did not run.
-    const v = await verdictOf(ctx, call.callId, call.name, args);
+    const v = await verdictOf(ctx, call.callId, approvalName(call), args);
     if (v.decision !== "allow") {
       core.settle(call.callId);
       return v.decision === "refuse" ? v.message : `${v.question}\n\nThis call waits for a person's approval; it did not run.`;
@@ -248,6 +248,18 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
 
 function reject(message: string, check?: Verdict["check"]) {
   return { behavior: { type: "rejectContent" as const, message }, outputInfo: check ? { decision: check.decision, reasons: check.reasons, step: check.step } : {} };
+}
+
+/**
+ * The name Agents JS keeps a call's approval under: the tool's, or for a call of a namespaced tool
+ * (`toolNamespace`, or a deferred one the model calls by its own name as namespace) the framework's
+ * key for that call (0.20's `getFunctionToolStateKeyForCall`). Asked by the bare name, the
+ * person's approval of such a call is not found, and the approved call never runs.
+ */
+function approvalName(call: { name: string; namespace?: unknown }): string {
+  const ns = call.namespace;
+  if (typeof ns !== "string" || ns === "") return call.name;
+  return JSON.stringify(ns === call.name ? ["deferred_top_level", call.name] : ["namespaced", ns, call.name]);
 }
 
 function parseArgs(text: string): unknown {
