@@ -60,7 +60,9 @@ export function guard<A extends AnyAgent>(agent: A, session: GuardSession, optio
     throw new StalwartError("InputError", "`guard` needs an Agents JS `Agent` as its first argument (or use `guardTools` for a list of tools)");
   }
   const core = new CallGuard(session, options);
-  const clone = agent.clone({ tools: wrapTools(agent.tools, core, options) }) as A;
+  const owner: Owner = {};
+  const clone = agent.clone({ tools: wrapTools(agent.tools, core, options, owner) }) as A;
+  owner.agent = clone;
   // Run as another agent's tool (`asTool`), the agent's input is the calling model's words, not the
   // person's: while such a run is under way its turns are not read (a concurrent run of the same
   // clone then reads none either, which only holds more).
@@ -121,11 +123,16 @@ export function guardOf(guarded: object): CallGuard | undefined {
 
 const guards = new WeakMap<object, CallGuard>();
 
-function wrapTools<T extends Tool<any>>(tools: readonly T[], core: CallGuard, options: AgentsGuardOptions): T[] {
-  return tools.map((t) => (t.type === "function" ? (wrap(t as AnyFunctionTool, core, options) as T) : t));
+/** The guarded agent whose tools these are, once made (none for `guardTools`). */
+interface Owner {
+  agent?: object;
 }
 
-function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions): AnyFunctionTool {
+function wrapTools<T extends Tool<any>>(tools: readonly T[], core: CallGuard, options: AgentsGuardOptions, owner: Owner = {}): T[] {
+  return tools.map((t) => (t.type === "function" ? (wrap(t as AnyFunctionTool, core, options, owner) as T) : t));
+}
+
+function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, owner: Owner): AnyFunctionTool {
   const name = t.name;
   if (isGuardedAgentTool(t)) core.nested.resumable(name);
   const isFailure = options.isFailure ?? ((out: unknown) => out === DEFAULT_TOOL_ERROR);
@@ -142,7 +149,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
   const needsApproval = async (ctx: RunContext<any>, input: unknown, callId?: string): Promise<boolean> => {
     // Without a call id nothing can be bound to the approval: a person decides, and the guardrail checks.
     if (typeof callId !== "string") return ask();
-    const answered = ctx.isToolApproved({ toolName: name, callId }) !== undefined;
+    const answered = answerOf(ctx, name, callId, owner.agent) !== undefined;
     const v = await core.check(callId, name, input, answered);
     if (v.decision === "confirm") return answered || ask();
     if (v.decision === "allow") {
@@ -248,6 +255,18 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
 
 function reject(message: string, check?: Verdict["check"]) {
   return { behavior: { type: "rejectContent" as const, message }, outputInfo: check ? { decision: check.decision, reasons: check.reasons, step: check.step } : {} };
+}
+
+/**
+ * The run's answer for this agent's call. Agents JS keeps a function call's approval per agent
+ * (0.20: `isToolApproved` takes the agent, as the runner asks it); asked without one, it answers
+ * with any agent's decision under that id — after a handoff, an earlier agent's approval of a call
+ * whose id the next agent's model reused was taken for an answer to the new call, which was then
+ * refused without anyone being asked.
+ */
+function answerOf(ctx: RunContext<any>, toolName: string, callId: string, agent: object | undefined): boolean | undefined {
+  const query = agent === undefined ? { toolName, callId } : { toolName, callId, agent };
+  return ctx.isToolApproved(query);
 }
 
 /**
