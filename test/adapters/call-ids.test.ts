@@ -203,4 +203,25 @@ describe("stalwart-agents/openai-agents: call ids", () => {
     await run(agent, newest);
     expect(refunds()).toHaveLength(1);
   });
+
+  it("after a handoff, the next guarded agent's call under a reused id is asked about, and runs once approved", async () => {
+    const { session } = freshSession();
+    const b = bodies();
+    const deskModel = new ScriptedModel();
+    const desk = guardAgent(billingAgent(deskModel, b), session);
+    const model = new ScriptedModel();
+    const front = guardAgent(billingAgent(model, b).clone({ name: "front", handoffs: [desk] }), session);
+    model.enqueue(call("get_order", { order_id: "4411" }, "g0"), call("refund_card", { order_id: "4411", amount: 40 }, "call_0"));
+    const r1 = await run(front, "refund 40.00 on order 4411, and 10.00 too");
+    r1.state.approve(r1.interruptions[0]!);
+    // The front desk's refund runs; it hands off, and the billing desk's model numbers its call `call_0` too.
+    model.enqueue(call("transfer_to_billing", {}, "h0"));
+    deskModel.enqueue(call("refund_card", { order_id: "4411", amount: 10 }, "call_0"), [assistantMessage("refunded both")]);
+    const r2 = await run(front, r1.state);
+    expect(r2.interruptions.map((i) => (i as { agent: { name: string } }).agent.name)).toEqual(["billing"]);
+    r2.state.approve(r2.interruptions[0]!);
+    expect((await run(front, r2.state)).finalOutput).toBe("refunded both");
+    expect(b.ran.filter((x) => x.tool === "refund_card").map((x) => x.args)).toEqual([{ order_id: "4411", amount: 40 }, { order_id: "4411", amount: 10 }]);
+    expect(refundsIn(session.history.entries)).toEqual(["confirm", "allow", "confirm", "allow"]);
+  });
 });

@@ -7,7 +7,7 @@
  * client with its session.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { Agent, run, RunState, setTracingDisabled, tool, type RunToolApprovalItem } from "@openai/agents";
+import { Agent, run, RunState, setTracingDisabled, tool, toolNamespace, type RunToolApprovalItem } from "@openai/agents";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
 import { z } from "zod";
 import { Client } from "../../cli/sdk/index.js";
@@ -197,6 +197,28 @@ describe("stalwart-agents/openai-agents", () => {
     const done = await run(after.agent, state);
     expect(done.finalOutput).toBe("refunded");
     expect(before.b.count("refund_card") + after.b.count("refund_card")).toBe(1);
+    expect(checks(session.history.entries).filter((e) => e.tool === "refund_card").map((e) => [e.decision, e.reasons])).toEqual([["confirm", ["write"]], ["allow", ["confirmed"]]]);
+  });
+
+  it("a namespaced tool (toolNamespace) runs once after state.approve", async () => {
+    const { session } = freshSession();
+    const b = bodies();
+    const model = new ScriptedModel();
+    const tools = toolNamespace({ name: "billing", description: "the billing desk", tools: [
+      tool({ name: "get_order", description: "an order", parameters: z.object({ order_id: z.string() }), execute: (a) => b.impl.get_order(a) }),
+      tool({ name: "refund_card", description: "refund", parameters: z.object({ order_id: z.string(), amount: z.number() }), execute: (a) => b.impl.refund_card(a) }),
+    ] });
+    const agent = guard(new Agent({ name: "billing", instructions: "help", tools, model }), session);
+    // The model calls a namespaced tool by its name and namespace.
+    const inBilling = (name: string, args: Record<string, unknown>, callId: string) => [{ ...functionCall(name, args, { callId }), namespace: "billing" }];
+    model.enqueue(inBilling("get_order", { order_id: "4411" }, "c1"), inBilling("refund_card", { order_id: "4411", amount: 40 }, "c2"));
+    const first = await run(agent, "refund 40.00 on order 4411");
+    expect(first.interruptions).toHaveLength(1);
+    first.state.approve(first.interruptions[0]!);
+    model.enqueue(said("refunded"));
+    const second = await run(agent, first.state);
+    expect(second.finalOutput).toBe("refunded");
+    expect(b.ran.map((r) => r.tool)).toEqual(["get_order", "refund_card"]);
     expect(checks(session.history.entries).filter((e) => e.tool === "refund_card").map((e) => [e.decision, e.reasons])).toEqual([["confirm", ["write"]], ["allow", ["confirmed"]]]);
   });
 });

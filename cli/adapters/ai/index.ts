@@ -21,6 +21,7 @@
 import type { ModelMessage, ToolSet } from "ai";
 import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type Verdict } from "../guard.js";
 import { MemoryApprovals } from "../approvals.js";
+import { toolAsks } from "../tool-asks.js";
 import { StalwartError } from "../../../worker/portable/engine/index.js";
 
 export { CallGuard, ToolCallRefused, MemoryApprovals };
@@ -74,8 +75,8 @@ export function toolApproval(guardedTools: ToolSet): (options: { toolCall: { too
     const own = owns.get(t);
     if (v.decision !== "allow" || own === undefined) return undefined;
     const context = typeof toolsContext === "object" && toolsContext !== null && Object.prototype.hasOwnProperty.call(toolsContext, toolCall.toolName) ? (toolsContext as Record<string, unknown>)[toolCall.toolName] : undefined;
-    const asks = typeof own === "function" ? await own(toolCall.input, { toolCallId: toolCall.toolCallId, messages, context }) : own;
-    return asks ? { type: "user-approval" } : undefined;
+    const ownAsks = () => (typeof own === "function" ? own(toolCall.input, { toolCallId: toolCall.toolCallId, messages, context }) : own);
+    return (await toolAsks(core, toolCall.toolCallId, v.check, ownAsks, askOf(messages, toolCall.toolCallId).approved)) ? { type: "user-approval" } : undefined;
   };
 }
 
@@ -93,10 +94,10 @@ function guarded(name: string, t: Record<string, unknown>, execute: AnyExecute, 
     if (await core.waiting(o.toolCallId, name, input, asked)) return true;
     const v = await core.check(o.toolCallId, name, input, asked);
     if (v.decision === "confirm") return true;
-    // An allowed call the tool itself wants a person for is asked about too; a refused one is not
-    // asked (the model reads why instead).
-    if (v.decision === "allow" && own !== undefined) return typeof own === "function" ? Boolean(await own(input, o)) : own;
-    return false;
+    // An allowed call the tool itself wants a person for is asked about too (and holds nothing
+    // until the approval comes); a refused one is not asked (the model reads why instead).
+    if (v.decision !== "allow" || own === undefined) return false;
+    return toolAsks(core, o.toolCallId, v.check, () => (typeof own === "function" ? own(input, o) : own), askOf(o.messages, o.toolCallId).approved);
   };
   /** Checked before the original runs: the allowed check, or a refusal the model reads. */
   const admit = async (input: unknown, o: { toolCallId: string; messages?: ModelMessage[] } & Record<string, unknown>): Promise<Verdict["check"]> => {

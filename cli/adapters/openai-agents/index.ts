@@ -27,6 +27,7 @@
 import type { Agent, AgentInputItem, FunctionTool, RunContext, Tool } from "@openai/agents";
 import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type Verdict } from "../guard.js";
 import { MemoryApprovals } from "../approvals.js";
+import { toolAsks } from "../tool-asks.js";
 import { StalwartError } from "../../../worker/portable/engine/index.js";
 import { asked, baseFor, isGuardedAgentTool, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
@@ -59,7 +60,9 @@ export function guard<A extends AnyAgent>(agent: A, session: GuardSession, optio
     throw new StalwartError("InputError", "`guard` needs an Agents JS `Agent` as its first argument (or use `guardTools` for a list of tools)");
   }
   const core = new CallGuard(session, options);
-  const clone = agent.clone({ tools: wrapTools(agent.tools, core, options) }) as A;
+  const owner: Owner = {};
+  const clone = agent.clone({ tools: wrapTools(agent.tools, core, options, owner) }) as A;
+  owner.agent = clone;
   // Run as another agent's tool (`asTool`), the agent's input is the calling model's words, not the
   // person's: while such a run is under way its turns are not read (a concurrent run of the same
   // clone then reads none either, which only holds more).
@@ -120,11 +123,16 @@ export function guardOf(guarded: object): CallGuard | undefined {
 
 const guards = new WeakMap<object, CallGuard>();
 
-function wrapTools<T extends Tool<any>>(tools: readonly T[], core: CallGuard, options: AgentsGuardOptions): T[] {
-  return tools.map((t) => (t.type === "function" ? (wrap(t as AnyFunctionTool, core, options) as T) : t));
+/** The guarded agent whose tools these are, once made (none for `guardTools`). */
+interface Owner {
+  agent?: object;
 }
 
-function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions): AnyFunctionTool {
+function wrapTools<T extends Tool<any>>(tools: readonly T[], core: CallGuard, options: AgentsGuardOptions, owner: Owner = {}): T[] {
+  return tools.map((t) => (t.type === "function" ? (wrap(t as AnyFunctionTool, core, options, owner) as T) : t));
+}
+
+function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, owner: Owner): AnyFunctionTool {
   const name = t.name;
   if (isGuardedAgentTool(t)) core.nested.resumable(name);
   const isFailure = options.isFailure ?? ((out: unknown) => out === DEFAULT_TOOL_ERROR);
@@ -141,10 +149,13 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
   const needsApproval = async (ctx: RunContext<any>, input: unknown, callId?: string): Promise<boolean> => {
     // Without a call id nothing can be bound to the approval: a person decides, and the guardrail checks.
     if (typeof callId !== "string") return ask();
-    const answered = ctx.isToolApproved({ toolName: name, callId }) !== undefined;
+    const answered = answerOf(ctx, name, callId, owner.agent) !== undefined;
     const v = await core.check(callId, name, input, answered);
     if (v.decision === "confirm") return answered || ask();
-    if (v.decision === "allow") return Boolean(await t.needsApproval(ctx, input as never, callId)) && (answered || ask());
+    if (v.decision === "allow") {
+      // The tool itself wants a person for it: it holds nothing until the approval comes.
+      return (await toolAsks(core, callId, v.check, () => t.needsApproval(ctx, input as never, callId), answered)) && (answered || ask());
+    }
     return false; // refused: the guardrail rejects it with the reasons, nobody is asked
   };
   /** A person is asked: a run this one is nested in (`asTool`) stops for them too. */
@@ -163,10 +174,10 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
   const guardrail = {
     type: "tool_input" as const,
     name: "stalwart-check",
-    run: async ({ context, toolCall }: { context: RunContext<any>; toolCall: { callId: string; name: string; arguments: string } }) => {
+    run: async ({ context, toolCall }: { context: RunContext<any>; toolCall: { callId: string; name: string; arguments: string; namespace?: unknown } }) => {
       const args = parseArgs(toolCall.arguments);
       if (args === undefined) return reject(`${name} did not run: its arguments are not JSON.`);
-      const v = await verdictOf(context, toolCall.callId, toolCall.name, args);
+      const v = await verdictOf(context, toolCall.callId, approvalName(toolCall), args);
       // A confirm not approved yet is on its way to the person (pre-approval guardrails): let it ask.
       if (v.decision !== "refuse") return { behavior: { type: "allow" as const }, outputInfo: { decision: v.decision, reasons: v.check.reasons, step: v.check.step } };
       core.settle(toolCall.callId);
@@ -179,7 +190,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
     const args = parseArgs(input);
     if (!call || args === undefined) return `${name} did not run: the call has no id, or its arguments are not JSON.`;
     // The guardrail has decided already (the verdict is kept by call id); this holds if it did not run.
-    const v = await verdictOf(ctx, call.callId, call.name, args);
+    const v = await verdictOf(ctx, call.callId, approvalName(call), args);
     if (v.decision !== "allow") {
       core.settle(call.callId);
       return v.decision === "refuse" ? v.message : `${v.question}\n\nThis call waits for a person's approval; it did not run.`;
@@ -244,6 +255,30 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions):
 
 function reject(message: string, check?: Verdict["check"]) {
   return { behavior: { type: "rejectContent" as const, message }, outputInfo: check ? { decision: check.decision, reasons: check.reasons, step: check.step } : {} };
+}
+
+/**
+ * The run's answer for this agent's call. Agents JS keeps a function call's approval per agent
+ * (0.20: `isToolApproved` takes the agent, as the runner asks it); asked without one, it answers
+ * with any agent's decision under that id — after a handoff, an earlier agent's approval of a call
+ * whose id the next agent's model reused was taken for an answer to the new call, which was then
+ * refused without anyone being asked.
+ */
+function answerOf(ctx: RunContext<any>, toolName: string, callId: string, agent: object | undefined): boolean | undefined {
+  const query = agent === undefined ? { toolName, callId } : { toolName, callId, agent };
+  return ctx.isToolApproved(query);
+}
+
+/**
+ * The name Agents JS keeps a call's approval under: the tool's, or for a call of a namespaced tool
+ * (`toolNamespace`, or a deferred one the model calls by its own name as namespace) the framework's
+ * key for that call (0.20's `getFunctionToolStateKeyForCall`). Asked by the bare name, the
+ * person's approval of such a call is not found, and the approved call never runs.
+ */
+function approvalName(call: { name: string; namespace?: unknown }): string {
+  const ns = call.namespace;
+  if (typeof ns !== "string" || ns === "") return call.name;
+  return JSON.stringify(ns === call.name ? ["deferred_top_level", call.name] : ["namespaced", ns, call.name]);
 }
 
 function parseArgs(text: string): unknown {
