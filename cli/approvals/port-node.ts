@@ -1,5 +1,5 @@
 /** The approval port of an in-process session: the store under the home, receipts under the session's key. */
-import { decide, type ApprovalPort, type CompiledCatalogue, type CounterStore, type Entry, type Mac } from "../../worker/portable/engine/index.js";
+import { decide, receiptProblem, type ApprovalPort, type CompiledCatalogue, type CounterStore, type Entry, type Mac } from "../../worker/portable/engine/index.js";
 import { FileApprovalStore } from "./store.js";
 
 /** `mac`: the client's key (the one its sessions sign under); `session`: its counters and entries, so a record shows each counter's before → after. */
@@ -9,6 +9,7 @@ export function approvalPort(home: string, mac: Mac, catalogue: CompiledCatalogu
     store,
     catalogue,
     ...(session ? { counters: session.counters, entries: session.entries } : {}),
+    receiptProblem: (r) => receiptProblem(mac, r),
     decide: (id, d) => decide(store, mac, id, { ...d, at: d.at ?? (now ?? (() => new Date()))().getTime() }),
   };
 }

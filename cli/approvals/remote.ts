@@ -28,6 +28,8 @@ export function remoteApprovals(http: Http, pollMs = 250): ApprovalPort {
   return {
     store,
     recordedByChecker: true,
+    // the worker keeps the tenant's key and verifies its own receipts; none is trusted here
+    receiptProblem: () => "receipts of a remote session are verified by the check worker",
     pollMs,
     decide: async (id, d) => {
       await http.send("POST", `/v1/approvals/${encodeURIComponent(id)}/decide`, { decision: d.decision, by: d.by, ...(d.message ? { message: d.message } : {}), ...(d.always ? { always: true } : {}) });

@@ -112,6 +112,21 @@ describe("run(…, {wait}) and the approval store", () => {
     expect(runs).toBe(2);
   });
 
+  it("a standing approval whose receipt was edited by hand (its MAC no longer verifies) approves no later run", async () => {
+    const { home, s, store, person } = setup();
+    let runs = 0;
+    person({ decision: "approve", by: "ana", always: true });
+    const first = await s.run("refund_card", { order_id: "4411", amount: 40 }, { origins, wait: 10_000 }, () => void runs++);
+    expect(first.status).toBe("ran");
+    const file = join(home, "approvals", "receipts", `${first.approval!}.json`);
+    writeFileSync(file, readFileSync(file, "utf8").replace('"by": "ana"', '"by": "mallory"'));
+    const later = await s.run("refund_card", { order_id: "4411", amount: 40 }, { origins }, () => void runs++);
+    expect(later.status).toBe("waiting");
+    expect(runs).toBe(1);
+    expect(store.get(later.approval!)!.receipt).toBeNull();
+    expect(s.history.entries.filter((e) => e.kind === "receipt").map((e) => (e as { by: string }).by)).toEqual(["ana"]);
+  });
+
   it("a confirm on a spend tool shows each counter it touches, before → after against the ceiling", async () => {
     const { s, store } = setup();
     await s.read("refund 120 on order 4410, then 50 on 4411");

@@ -213,7 +213,8 @@ export class GuardedSteps {
     const record = port.catalogue ? await withCounts(built, port.counters, port.catalogue, lastRun(port.entries?.() ?? [])) : built;
     await port.store.add(record);
     const standing = await standingIn(port.store, session, tool, record.agent, record.digest);
-    if (standing?.receipt) {
+    // a standing approval is the person's only while its receipt verifies: one edited by hand signs nothing new
+    if (standing?.receipt && port.receiptProblem(standing.receipt) === null) {
       await port.decide(record.id, { decision: "approve", by: standing.receipt.by, at: record.created, message: `always for this session (${standing.record.id})` }).catch(() => undefined);
     }
     return record.id;

@@ -5,7 +5,7 @@
  * without it `run()` waits in memory only, as before.
  */
 import type { CompiledCatalogue } from "../catalogue/types.js";
-import type { DecisionInput } from "./receipts.js";
+import type { DecisionInput, SignedReceipt } from "./receipts.js";
 import type { Approval, ApprovalStore } from "./record.js";
 import type { CounterStore } from "../counters/store.js";
 import type { Entry } from "../history/entry.js";
@@ -14,6 +14,12 @@ export interface ApprovalPort {
   store: ApprovalStore;
   /** decide a record (the SDK's own `approve(step)` / `deny(step)`, and standing approvals) */
   decide(id: string, d: DecisionInput): Promise<Approval>;
+  /**
+   * What is wrong with a receipt read from the store under the key `decide` signs with (null: it
+   * verifies). A standing approval approves later asks only when its receipt verifies: the store
+   * may be files anyone with the home can edit.
+   */
+  receiptProblem(receipt: SignedReceipt): string | null;
   catalogue?: CompiledCatalogue | undefined;
   /** how often `run(…, {wait})` reads the store (default 100 ms) */
   pollMs?: number;
