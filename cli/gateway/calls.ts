@@ -200,12 +200,12 @@ export class Calls {
     }
     // Values the person typed are `reply`; the arguments they were not shown again keep what inference says.
     const origins = this.infer(tool, args);
-    if (carried) for (const k of Object.keys(args)) if (!Object.hasOwn(sent, k) || safeCanonical(sent[k]) !== safeCanonical(args[k])) origins[k] = { origin: "reply", labels: [] };
+    if (carried) for (const k of Object.keys(args)) if (!Object.hasOwn(sent, k) || safeCanonical(sent[k]) !== safeCanonical(args[k])) Object.defineProperty(origins, k, { value: { origin: "reply", labels: [] }, enumerable: true, writable: true, configurable: true }); // `__proto__` too
     const edits = answer.kind === "elicit" ? editsOf(args, answer.content) : undefined;
     if (edits) {
       // A changed call is another call: checked again from step 1, without the old token.
       const next = { ...args, ...edits };
-      for (const k of Object.keys(edits)) origins[k] = { origin: "reply", labels: [] };
+      for (const k of Object.keys(edits)) Object.defineProperty(origins, k, { value: { origin: "reply", labels: [] }, enumerable: true, writable: true, configurable: true }); // `__proto__` too
       const check = await this.check(tool, next, origins);
       this.log(`confirm ${tool}: the person changed ${Object.keys(edits).join(", ")}; checked again: ${check.decision}`);
       return this.decided({ ...params, arguments: next }, ctx, ELICITS, tool, next, origins, check, true);

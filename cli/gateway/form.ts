@@ -60,7 +60,8 @@ export function editsOf(args: Record<string, unknown>, content: Record<string, u
     const type = editable(before);
     const after = content[key];
     if (!type || typeof after !== (type === "number" ? "number" : type) || after === before) continue;
-    (out ??= {})[k] = after;
+    // defined, not assigned: an argument named `__proto__` stays an argument, not the object's prototype
+    Object.defineProperty((out ??= {}), k, { value: after, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

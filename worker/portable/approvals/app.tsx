@@ -162,19 +162,22 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     const before = await store.get(c.req.param("id"));
     if (!before) return refuse(c, "ApprovalNotFound", `no confirmation \`${c.req.param("id")}\``);
     const body = await jsonBody(c);
+    // each key defined, not assigned: an argument named `__proto__` stays an argument, not the
+    // object's prototype (a plain object still: the Durable Object's RPC refuses a null prototype)
     const edited: Record<string, unknown> = {};
+    const set = (k: string, v: unknown) => Object.defineProperty(edited, k, { value: v, enumerable: true, writable: true, configurable: true });
     for (const k of Object.keys(before.record.args)) {
       const field = `arg:${k}`;
       const text = Object.hasOwn(body, field) ? body[field] : undefined;
       const was = before.record.args[k];
       if (typeof text !== "string") {
-        edited[k] = was;
+        set(k, was);
         continue;
       }
-      if (typeof was === "string") edited[k] = text;
+      if (typeof was === "string") set(k, text);
       else {
         try {
-          edited[k] = JSON.parse(text);
+          set(k, JSON.parse(text));
         } catch {
           return refuse(c, "InputError", `\`${k}\` must be JSON (it was ${JSON.stringify(was)})`);
         }

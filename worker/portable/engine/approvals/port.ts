@@ -43,7 +43,8 @@ export function editedOrigins(before: Record<string, unknown>, after: Record<str
   for (const k of Object.keys(after)) {
     const same = Object.hasOwn(before, k) && canonical(before[k]) === canonical(after[k]);
     const was = origins && Object.hasOwn(origins, k) ? origins[k] : undefined;
-    out[k] = same && was !== undefined ? was : "reply";
+    // an own key even when it is named `__proto__`
+    Object.defineProperty(out, k, { value: same && was !== undefined ? was : "reply", enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
