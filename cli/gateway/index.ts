@@ -9,8 +9,10 @@ import { resolveHome } from "../sdk/home.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
 import { parse } from "yaml";
-import { decide, loadCatalogue, receiptProblem, standingIn, type CompiledCatalogue, type Entry, type Language, type Mac, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { decide, loadCatalogue, receiptProblem, standingIn, type Approval, type ApprovalStore, type CompiledCatalogue, type Entry, type Language, type Mac, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { homeMac } from "../approvals/mac.js";
+import { remoteApprovals } from "../approvals/remote.js";
+import { Http } from "../sdk/remote.js";
 import { Calls, type GatewaySession } from "./calls.js";
 import { FileApprovalStore } from "../approvals/store.js";
 import { LiveServers, serverFactory } from "./server.js";
@@ -56,7 +58,10 @@ export interface RunningGateway {
   /** stdio: resolves when the client's connection ends — with why, when it was not the client closing it */
   ended?: Promise<Error | undefined>;
   sessionId: string;
+  /** the home's approvals store: where a pending call waits in-process (with `checkUrl`, on the worker instead: `approvals`) */
   pending: FileApprovalStore;
+  /** the store the gateway's pending ids are in: the home's, or with `checkUrl` the check worker's */
+  approvals: ApprovalStore;
   catalogue: CompiledCatalogue;
   /** downstream connections open (a stdio connection, 2025-era HTTP sessions): each one's server is let go when it ends */
   connections(): number;
@@ -119,6 +124,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
 
   pins = new Pins(pinsOf(source), () => upstream.listTools());
   const pending = new FileApprovalStore(home);
+  const remote = !o.session && o.checkUrl ? remoteStanding(o.checkUrl, o.key) : undefined;
   const callTimeoutMs = o.callTimeoutMs ?? DAY;
   // "Always for this session" (`stalwart approvals approve --always`): a later ask of the same call is
   // approved at once, by the same person, with a receipt of its own — as `run()` does (guarded.ts).
@@ -137,7 +143,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     }
     return decide(pending, m, record.id, { decision: "approve", by: s.receipt.by, at: record.created, message: `always for this session (${s.record.id})` });
   };
-  const calls = new Calls({ catalogue, session, upstream, relay, pending, language, context, callTimeoutMs, log, pins, hidden, standing, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
+  const approvals = remote?.store ?? pending;
+  const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, log, pins, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
   const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, hidden, log }, live);
 
   let closeDownstream: () => Promise<void>;
@@ -173,6 +180,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       return session.id;
     },
     pending,
+    approvals,
     // the person's catalogue, as they wrote it (the check also has the outside-read entries)
     catalogue: own,
     connections: () => live.size,
@@ -183,6 +191,24 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       await calls.settled();
       await upstream.close();
       client?.close();
+    },
+  };
+}
+
+/**
+ * With `checkUrl`, the worker records every confirm it answers in the tenant's approvals, under
+ * the id its token names, and signs their receipts under the tenant's key (the only key the
+ * session's history takes): the gateway's pending calls are those records, decided on the
+ * worker's page or API. A standing approval ("always") is applied by the worker as it records
+ * the confirm, so a new record it has decided already is read back, not decided here.
+ */
+function remoteStanding(url: string, key: string | undefined): { store: ApprovalStore; standing: (record: PendingRecord) => Promise<Approval | undefined> } {
+  const { store } = remoteApprovals(new Http({ url, timeoutMs: 5000, ...(key ? { key } : {}) }));
+  return {
+    store,
+    standing: async (record) => {
+      const a = await store.get(record.id);
+      return a?.receipt ? a : undefined;
     },
   };
 }

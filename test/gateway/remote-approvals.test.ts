@@ -1,0 +1,129 @@
+/**
+ * `stalwart gateway --check-url URL --key K` in front of a client without elicitation: the check
+ * worker records every confirm it answers in the tenant's approvals, and its receipts are signed
+ * under the tenant's key — so the gateway's pending id, its decisions and its standing approvals
+ * are the worker's (its page, `/v1/approvals`), and a call approved there runs once. The real
+ * check worker under `wrangler dev`, the real filesystem server (the disk says what ran).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
+import { startGateway } from "../../cli/gateway/index.js";
+import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, overHttp, text } from "./helpers.js";
+
+let worker: RunningWorker;
+beforeAll(async () => {
+  worker = await startCheckWorker(["gw"]);
+}, 180_000);
+afterAll(async () => {
+  await worker?.stop();
+});
+
+async function api(method: string, path: string, body?: unknown) {
+  const r = await fetch(worker.url + path, { method, headers: { authorization: `Bearer ${worker.keys[0]!}`, "content-type": "application/json" }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  return { status: r.status, body: (await r.json()) as Record<string, any> };
+}
+
+async function remoteGateway(tag: string, approvalWaitMs?: number) {
+  const dir = allowedDir();
+  const h = home();
+  const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-${tag}-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, checkUrl: worker.url, key: worker.keys[0]!, log: () => undefined, ...(approvalWaitMs ? { approvalWaitMs } : {}) });
+  const { client } = await overHttp(downstreamClient({}), gw.url!);
+  const write = async (path: string, content: string) => {
+    const r = await client.callTool({ name: "write_file", arguments: { path, content } });
+    return { r, pending: (r._meta?.["stalwart-agents/check"] as { pending?: string } | undefined)?.pending };
+  };
+  return { dir, h, gw, write, close: async () => { await client.close(); await gw.close(); } };
+}
+
+describe("gateway --check-url, a client without elicitation", { timeout: 120_000 }, () => {
+  it("the pending id is the worker's; approved there, the same call runs once", async () => {
+    const { dir, write, close } = await remoteGateway("approve");
+    try {
+      const file = join(dir, "approved.txt");
+      const first = await write(file, "hello");
+      expect(first.r.isError).toBe(true);
+      expect(text(first.r)).toContain(`waits for a person (pending ${first.pending}`);
+      const got = await api("GET", `/v1/approvals/${first.pending}`);
+      expect(got.status, JSON.stringify(got.body)).toBe(200);
+      expect(got.body.approval.record).toMatchObject({ tool: "write_file", args: { path: file, content: "hello" } });
+      expect((await api("POST", `/v1/approvals/${first.pending}/decide`, { decision: "approve", by: "ana" })).status).toBe(200);
+      const again = await write(file, "hello");
+      expect(again.r.isError, text(again.r)).toBeFalsy();
+      expect(readFileSync(file, "utf8")).toBe("hello");
+      expect((await api("GET", `/v1/approvals/${first.pending}`)).body.approval.used).toBe(true);
+      rmSync(file);
+      const third = await write(file, "hello");
+      expect(third.r.isError).toBe(true);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await close();
+    }
+  });
+
+  it("approved with always there, later asks of the same call run at once; a denial during --approval-wait runs nothing", async () => {
+    const { dir, write, close } = await remoteGateway("always");
+    try {
+      const file = join(dir, "always.txt");
+      const first = await write(file, "again");
+      expect((await api("POST", `/v1/approvals/${first.pending}/decide`, { decision: "approve", by: "ana", always: true })).status).toBe(200);
+      expect((await write(file, "again")).r.isError).toBeFalsy();
+      rmSync(file);
+      const later = await write(file, "again");
+      expect(later.r.isError, text(later.r)).toBeFalsy();
+      expect(readFileSync(file, "utf8")).toBe("again");
+    } finally {
+      await close();
+    }
+    const waiting = await remoteGateway("wait", 20_000);
+    try {
+      const file = join(waiting.dir, "denied.txt");
+      const t = setInterval(() => {
+        void api("GET", "/v1/approvals").then(async (l) => {
+          const open = (l.body.approvals as { record: { id: string; args: { path?: string } }; receipt: unknown }[]).find((a) => a.receipt === null && a.record.args.path === file);
+          if (open) {
+            clearInterval(t);
+            await api("POST", `/v1/approvals/${open.record.id}/decide`, { decision: "deny", by: "bo" });
+          }
+        });
+      }, 200);
+      const r = await waiting.write(file, "no");
+      clearInterval(t);
+      expect(r.r.isError).toBe(true);
+      expect(text(r.r)).toContain("denied by bo");
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await waiting.close();
+    }
+  });
+
+  it("edited on the worker's page during --approval-wait, the edited call is checked again and waits there as a new record", async () => {
+    const page = (path: string, body: unknown, cookie = "") => fetch(`${worker.url}/approvals${path}`, { method: "POST", headers: { "stalwart-apply": "yes", origin: worker.url, "content-type": "application/json", ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
+    const login = await page("/login", { code: worker.keys[0]!, by: "ana" });
+    expect(login.status).toBe(200);
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    // the edited call, asked about again, waits this long too
+    const { dir, write, close } = await remoteGateway("edit", 8_000);
+    try {
+      const file = join(dir, "edited.txt");
+      const t = setInterval(() => {
+        void api("GET", "/v1/approvals").then(async (l) => {
+          const open = (l.body.approvals as { record: { id: string; args: { path?: string } }; receipt: unknown }[]).find((a) => a.receipt === null && a.record.args.path === file);
+          if (open) {
+            clearInterval(t);
+            expect((await page(`/p/${open.record.id}/edit`, { "arg:content": "edited" }, cookie)).status).toBe(200);
+          }
+        });
+      }, 200);
+      const r = await write(file, "first");
+      clearInterval(t);
+      expect(r.r.isError).toBe(true);
+      expect(existsSync(file)).toBe(false);
+      const again = (await api("GET", `/v1/approvals/${r.pending}`)).body.approval;
+      expect(again).toMatchObject({ receipt: null, record: { args: { path: file, content: "edited" }, origins: { content: { origin: "reply" } } } });
+    } finally {
+      await close();
+    }
+  });
+});
