@@ -73,6 +73,19 @@ describe("approvals in the check worker", () => {
     expect((await api("GET", `/v1/approvals/${next.id}`)).body.approval.record.counters).toEqual([{ counter: "spend refund_card (USD)", adds: 50, ceiling: 500, per: "month", before: 120, after: 170 }]);
   });
 
+  it("a token presented with a call it does not cover leaves its approved record unspent", async () => {
+    const c = await confirmed(70);
+    await api("POST", `/v1/approvals/${c.id}/decide`, { decision: "approve", by: "ana" });
+    const rec = await api("POST", "/v1/receipts", { session: c.session, receipt: (await api("GET", `/v1/approvals/${c.id}`)).body.approval.receipt });
+    // a read allowed by itself, with the refund's token riding along: the token covers nothing here
+    const read = await api("POST", "/v1/check", { session: rec.body.session, tool: "get_order", args: { order_id: "4411" }, options: { origins: { order_id: "typed" }, confirmation: c.check.confirmation } });
+    expect(read.body.check).toMatchObject({ decision: "allow", detail: { confirmation: "other_call" } });
+    expect((await api("GET", `/v1/approvals/${c.id}`)).body.approval, "nothing the token covers ran").toMatchObject({ status: "approved", used: false });
+    const run = await api("POST", "/v1/check", { session: read.body.session, tool: "refund_card", args: { order_id: "4411", amount: 70 }, options: { origins, confirmation: c.check.confirmation } });
+    expect(run.body.check).toMatchObject({ decision: "allow", reasons: ["confirmed"] });
+    expect((await api("GET", `/v1/approvals/${c.id}`)).body.approval).toMatchObject({ status: "used", used: true });
+  });
+
   it("a denial is a receipt that lets nothing through; an expired record closes undecided", async () => {
     const c = await confirmed(10);
     const no = await api("POST", `/v1/approvals/${c.id}/decide`, { decision: "deny", message: "no" });
