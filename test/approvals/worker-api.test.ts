@@ -86,6 +86,22 @@ describe("approvals in the check worker", () => {
     expect((await api("GET", `/v1/approvals/${c.id}`)).body.approval).toMatchObject({ status: "used", used: true });
   });
 
+  it("the page's sign-in ends with the key it was made with: removed, or rotated to another key of the tenant", async () => {
+    const page = (path: string, env: Record<string, unknown>, cookie = "", body?: unknown) =>
+      t.app.request(`/approvals${path}`, body === undefined ? { headers: { cookie } } : { method: "POST", headers: { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json", cookie }, body: JSON.stringify(body) }, env);
+    const login = await page("/login", t.env, "", { code: KEY_A, by: "ana" });
+    expect(login.status).toBe(200);
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    expect((await page("/", t.env, cookie)).status).toBe(200);
+    const rotated = { ...t.env, STALWART_API_KEYS: `acme:key-acme-rotated-0123456789,globex:${KEY_B}` };
+    expect((await page("/", rotated, cookie)).status, "the key it signed in with was rotated away").toBe(401);
+    const removed = { ...t.env, STALWART_API_KEYS: `globex:${KEY_B}` };
+    expect((await page("/", removed, cookie)).status, "the tenant has no key").toBe(401);
+    // two keys of one tenant: each sign-in lasts while its own key does
+    const both = { ...t.env, STALWART_API_KEYS: `acme:${KEY_A},acme:key-acme-second-0123456789,globex:${KEY_B}` };
+    expect((await page("/", both, cookie)).status).toBe(200);
+  });
+
   it("a denial is a receipt that lets nothing through; an expired record closes undecided", async () => {
     const c = await confirmed(10);
     const no = await api("POST", `/v1/approvals/${c.id}/decide`, { decision: "deny", message: "no" });
