@@ -1,4 +1,6 @@
 /** Check-worker routes through `app.request()`: auth, tenancy, bad input, the session cycle. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { KEY_A, KEY_B, storeYaml, testApp } from "./app-env.js";
 
@@ -35,6 +37,17 @@ describe("check worker routes", () => {
     expect(bad.body.error.code).toBe("catalogue_invalid");
     expect(bad.body.error.problems[0]).toMatchObject({ file: "bad.yaml", line: 3, column: 5 });
     expect((await call("PUT", "/v1/catalogues/bad name", storeYaml, KEY_A, "application/yaml")).status).toBe(400);
+  });
+
+  it("reads back catalogues only: a rulebook's stored name is not a catalogue name", async () => {
+    const { call } = testApp();
+    const rulebook = readFileSync(join(import.meta.dirname, "../fixtures/rulebooks/rich.yaml"), "utf8");
+    expect((await call("PUT", "/v1/rulebooks/rx", rulebook, KEY_A, "application/yaml")).status).toBe(200);
+    for (const name of ["rulebook%3Arx", "rulebook:rx"]) {
+      const got = await json(await call("GET", `/v1/catalogues/${name}`));
+      expect({ status: got.status, code: got.body.error?.code }, name).toEqual({ status: 400, code: "invalid_request" });
+    }
+    expect((await call("GET", "/v1/catalogues/bad%20name")).status).toBe(400);
   });
 
   it("answers bad input with a coded 4xx, never a 500", async () => {
