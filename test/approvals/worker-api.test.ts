@@ -86,6 +86,27 @@ describe("approvals in the check worker", () => {
     expect((await api("GET", `/v1/approvals/${c.id}`)).body.approval).toMatchObject({ status: "used", used: true });
   });
 
+  it("a spent token does not cover the ask at its step in a history restarted since (a cut copy sent)", async () => {
+    const c = await confirmed(80);
+    const asked = c.session.entries.length - 1;
+    const receipt = (await api("POST", `/v1/approvals/${c.id}/decide`, { decision: "approve", by: "ana" })).body.receipt;
+    const rec = await api("POST", "/v1/receipts", { session: c.session, receipt });
+    const refund = { tool: "refund_card", args: { order_id: "4411", amount: 80 } };
+    const ran = await api("POST", "/v1/check", { session: rec.body.session, ...refund, options: { origins, confirmation: c.check.confirmation } });
+    expect(ran.body.check).toMatchObject({ decision: "allow", reasons: ["confirmed"] });
+    // a cut copy restarts the history (history_invalid); the same call asked again (a minute on) lands at the old ask's step
+    const later = Date.now() + 60_000;
+    const stale = await api("POST", "/v1/check", { session: { ...c.session, entries: c.session.entries.slice(0, asked) }, ...refund, options: { origins } }, KEY_A, later);
+    expect(stale.body.check.reasons).toEqual(["history_invalid"]);
+    let s = stale.body.session;
+    while (s.entries.length < asked) s = (await api("POST", "/v1/sessions/read", { session: s, text: "refund 80" }, KEY_A, later)).body.session;
+    const again = await api("POST", "/v1/check", { session: s, ...refund, options: { origins } }, KEY_A, later);
+    expect([again.body.check.decision, again.body.check.step]).toEqual(["confirm", asked]);
+    // the person approved one refund, which ran: the old token covers nothing here
+    const replay = await api("POST", "/v1/check", { session: again.body.session, ...refund, options: { origins, confirmation: c.check.confirmation } }, KEY_A, later);
+    expect(replay.body.check).toMatchObject({ decision: "confirm", detail: { confirmation: "no_ask" } });
+  });
+
   it("the page's sign-in ends with the key it was made with: removed, or rotated to another key of the tenant", async () => {
     const page = (path: string, env: Record<string, unknown>, cookie = "", body?: unknown) =>
       t.app.request(`/approvals${path}`, body === undefined ? { headers: { cookie } } : { method: "POST", headers: { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json", cookie }, body: JSON.stringify(body) }, env);
