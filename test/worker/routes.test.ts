@@ -112,4 +112,19 @@ describe("check worker routes", () => {
     const r = await json(await call("POST", "/v1/check", { session: a, tool: "get_order", args: { order_id: "1" } }, KEY_B));
     expect(r.body.check).toMatchObject({ decision: "refuse", reasons: ["history_invalid"], step: 0 });
   });
+
+  it("a key listed for two tenants belongs to neither: refused, not handed to whichever came last", async () => {
+    const { app, env } = testApp();
+    const shared = "key-shared-0123456789abcdef";
+    const twice = { ...env, STALWART_API_KEYS: `acme:${shared},globex:${shared},acme:${KEY_A}` };
+    const get = (key: string) => app.request("/v1/approvals", { headers: { authorization: `Bearer ${key}` } }, twice);
+    const refused = await json(await get(shared));
+    expect({ status: refused.status, code: refused.body.error?.code }).toEqual({ status: 401, code: "unauthorized" });
+    expect((await get(KEY_A)).status, "the tenant's other key").toBe(200);
+    const login = await app.request("/approvals/login", { method: "POST", headers: { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ code: shared }) }, twice);
+    expect(login.status, "nor does it sign in to the page").toBe(401);
+    // the same key listed twice for one tenant is that tenant's
+    const same = { ...env, STALWART_API_KEYS: `acme:${shared},acme:${shared}` };
+    expect((await app.request("/v1/approvals", { headers: { authorization: `Bearer ${shared}` } }, same)).status).toBe(200);
+  });
 });
