@@ -73,6 +73,56 @@ describe("approvals in the check worker", () => {
     expect((await api("GET", `/v1/approvals/${next.id}`)).body.approval.record.counters).toEqual([{ counter: "spend refund_card (USD)", adds: 50, ceiling: 500, per: "month", before: 120, after: 170 }]);
   });
 
+  it("a token presented with a call it does not cover leaves its approved record unspent", async () => {
+    const c = await confirmed(70);
+    await api("POST", `/v1/approvals/${c.id}/decide`, { decision: "approve", by: "ana" });
+    const rec = await api("POST", "/v1/receipts", { session: c.session, receipt: (await api("GET", `/v1/approvals/${c.id}`)).body.approval.receipt });
+    // a read allowed by itself, with the refund's token riding along: the token covers nothing here
+    const read = await api("POST", "/v1/check", { session: rec.body.session, tool: "get_order", args: { order_id: "4411" }, options: { origins: { order_id: "typed" }, confirmation: c.check.confirmation } });
+    expect(read.body.check).toMatchObject({ decision: "allow", detail: { confirmation: "other_call" } });
+    expect((await api("GET", `/v1/approvals/${c.id}`)).body.approval, "nothing the token covers ran").toMatchObject({ status: "approved", used: false });
+    const run = await api("POST", "/v1/check", { session: read.body.session, tool: "refund_card", args: { order_id: "4411", amount: 70 }, options: { origins, confirmation: c.check.confirmation } });
+    expect(run.body.check).toMatchObject({ decision: "allow", reasons: ["confirmed"] });
+    expect((await api("GET", `/v1/approvals/${c.id}`)).body.approval).toMatchObject({ status: "used", used: true });
+  });
+
+  it("a spent token does not cover the ask at its step in a history restarted since (a cut copy sent)", async () => {
+    const c = await confirmed(80);
+    const asked = c.session.entries.length - 1;
+    const receipt = (await api("POST", `/v1/approvals/${c.id}/decide`, { decision: "approve", by: "ana" })).body.receipt;
+    const rec = await api("POST", "/v1/receipts", { session: c.session, receipt });
+    const refund = { tool: "refund_card", args: { order_id: "4411", amount: 80 } };
+    const ran = await api("POST", "/v1/check", { session: rec.body.session, ...refund, options: { origins, confirmation: c.check.confirmation } });
+    expect(ran.body.check).toMatchObject({ decision: "allow", reasons: ["confirmed"] });
+    // a cut copy restarts the history (history_invalid); the same call asked again (a minute on) lands at the old ask's step
+    const later = Date.now() + 60_000;
+    const stale = await api("POST", "/v1/check", { session: { ...c.session, entries: c.session.entries.slice(0, asked) }, ...refund, options: { origins } }, KEY_A, later);
+    expect(stale.body.check.reasons).toEqual(["history_invalid"]);
+    let s = stale.body.session;
+    while (s.entries.length < asked) s = (await api("POST", "/v1/sessions/read", { session: s, text: "refund 80" }, KEY_A, later)).body.session;
+    const again = await api("POST", "/v1/check", { session: s, ...refund, options: { origins } }, KEY_A, later);
+    expect([again.body.check.decision, again.body.check.step]).toEqual(["confirm", asked]);
+    // the person approved one refund, which ran: the old token covers nothing here
+    const replay = await api("POST", "/v1/check", { session: again.body.session, ...refund, options: { origins, confirmation: c.check.confirmation } }, KEY_A, later);
+    expect(replay.body.check).toMatchObject({ decision: "confirm", detail: { confirmation: "no_ask" } });
+  });
+
+  it("the page's sign-in ends with the key it was made with: removed, or rotated to another key of the tenant", async () => {
+    const page = (path: string, env: Record<string, unknown>, cookie = "", body?: unknown) =>
+      t.app.request(`/approvals${path}`, body === undefined ? { headers: { cookie } } : { method: "POST", headers: { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json", cookie }, body: JSON.stringify(body) }, env);
+    const login = await page("/login", t.env, "", { code: KEY_A, by: "ana" });
+    expect(login.status).toBe(200);
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    expect((await page("/", t.env, cookie)).status).toBe(200);
+    const rotated = { ...t.env, STALWART_API_KEYS: `acme:key-acme-rotated-0123456789,globex:${KEY_B}` };
+    expect((await page("/", rotated, cookie)).status, "the key it signed in with was rotated away").toBe(401);
+    const removed = { ...t.env, STALWART_API_KEYS: `globex:${KEY_B}` };
+    expect((await page("/", removed, cookie)).status, "the tenant has no key").toBe(401);
+    // two keys of one tenant: each sign-in lasts while its own key does
+    const both = { ...t.env, STALWART_API_KEYS: `acme:${KEY_A},acme:key-acme-second-0123456789,globex:${KEY_B}` };
+    expect((await page("/", both, cookie)).status).toBe(200);
+  });
+
   it("a denial is a receipt that lets nothing through; an expired record closes undecided", async () => {
     const c = await confirmed(10);
     const no = await api("POST", `/v1/approvals/${c.id}/decide`, { decision: "deny", message: "no" });

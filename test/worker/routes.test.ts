@@ -1,4 +1,6 @@
 /** Check-worker routes through `app.request()`: auth, tenancy, bad input, the session cycle. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { KEY_A, KEY_B, storeYaml, testApp } from "./app-env.js";
 
@@ -35,6 +37,17 @@ describe("check worker routes", () => {
     expect(bad.body.error.code).toBe("catalogue_invalid");
     expect(bad.body.error.problems[0]).toMatchObject({ file: "bad.yaml", line: 3, column: 5 });
     expect((await call("PUT", "/v1/catalogues/bad name", storeYaml, KEY_A, "application/yaml")).status).toBe(400);
+  });
+
+  it("reads back catalogues only: a rulebook's stored name is not a catalogue name", async () => {
+    const { call } = testApp();
+    const rulebook = readFileSync(join(import.meta.dirname, "../fixtures/rulebooks/rich.yaml"), "utf8");
+    expect((await call("PUT", "/v1/rulebooks/rx", rulebook, KEY_A, "application/yaml")).status).toBe(200);
+    for (const name of ["rulebook%3Arx", "rulebook:rx"]) {
+      const got = await json(await call("GET", `/v1/catalogues/${name}`));
+      expect({ status: got.status, code: got.body.error?.code }, name).toEqual({ status: 400, code: "invalid_request" });
+    }
+    expect((await call("GET", "/v1/catalogues/bad%20name")).status).toBe(400);
   });
 
   it("answers bad input with a coded 4xx, never a 500", async () => {
@@ -98,5 +111,20 @@ describe("check worker routes", () => {
     await call("PUT", "/v1/catalogues/store", storeYaml, KEY_B, "application/yaml");
     const r = await json(await call("POST", "/v1/check", { session: a, tool: "get_order", args: { order_id: "1" } }, KEY_B));
     expect(r.body.check).toMatchObject({ decision: "refuse", reasons: ["history_invalid"], step: 0 });
+  });
+
+  it("a key listed for two tenants belongs to neither: refused, not handed to whichever came last", async () => {
+    const { app, env } = testApp();
+    const shared = "key-shared-0123456789abcdef";
+    const twice = { ...env, STALWART_API_KEYS: `acme:${shared},globex:${shared},acme:${KEY_A}` };
+    const get = (key: string) => app.request("/v1/approvals", { headers: { authorization: `Bearer ${key}` } }, twice);
+    const refused = await json(await get(shared));
+    expect({ status: refused.status, code: refused.body.error?.code }).toEqual({ status: 401, code: "unauthorized" });
+    expect((await get(KEY_A)).status, "the tenant's other key").toBe(200);
+    const login = await app.request("/approvals/login", { method: "POST", headers: { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ code: shared }) }, twice);
+    expect(login.status, "nor does it sign in to the page").toBe(401);
+    // the same key listed twice for one tenant is that tenant's
+    const same = { ...env, STALWART_API_KEYS: `acme:${shared},acme:${shared}` };
+    expect((await app.request("/v1/approvals", { headers: { authorization: `Bearer ${shared}` } }, same)).status).toBe(200);
   });
 });

@@ -116,6 +116,28 @@ describe("the approvals object adds a record once per id", () => {
   }, 60_000);
 });
 
+describe("the approvals object lists what waits", () => {
+  it("a record still waiting is listed however many newer ones are closed", async () => {
+    const key = worker.keys[1]!;
+    const now = Date.now();
+    const record = (id: string, created: number, expires: number) => ({
+      v: 1, id, session: "s-list", step: 1, tool: "refund_card", agent: null, args: { amount: 1 }, digest: "d-list",
+      origins: {}, reasons: ["money"], wording: "", counters: [], token: "t", created, expires,
+    });
+    const waiting = "p_00000000000b0000";
+    expect(await post(key, "/__test/approvals/add", { record: record(waiting, now - 60_000, now + 86_400_000) })).toEqual({ ok: true });
+    // 200 newer records, each expired undecided at once: the list's 200 newest
+    for (let i = 0; i < 200; i += 20) {
+      await Promise.all(Array.from({ length: 20 }, (_, j) => post(key, "/__test/approvals/add", { record: record(`p_00000000000b${(i + j + 1).toString(16).padStart(4, "0")}`, now - 30_000 + i + j, now - 30_000 + i + j + 1) })));
+    }
+    const r = await fetch(worker.url + "/v1/approvals", { headers: { authorization: `Bearer ${key}` } });
+    const listed = ((await r.json()) as { approvals: { record: { id: string }; status: string }[] }).approvals;
+    expect(listed.filter((a) => a.status === "pending").map((a) => a.record.id)).toEqual([waiting]);
+    expect(listed.filter((a) => a.status === "expired")).toHaveLength(200);
+    expect(listed.at(-1)!.record.id, "newest first").toBe(waiting);
+  }, 60_000);
+});
+
 describe("the catalogue object keeps a rulebook's format", () => {
   it("a CSV rulebook whose header does not start with `name` registers as CSV and starts a session", async () => {
     const key = worker.keys[0]!;

@@ -23,6 +23,8 @@ export interface Identity {
   by: string;
   /** the worker's tenant */
   tenant?: string;
+  /** the worker's: a MAC of the key signed in with (never the key), so the sign-in ends with that key */
+  key?: string;
 }
 
 export interface PageOptions {
@@ -215,7 +217,7 @@ async function jsonBody(c: Context): Promise<Record<string, unknown>> {
 }
 
 function sealCookie(mac: Mac, who: Identity, exp: number): string {
-  const body = toBase64Url(utf8(JSON.stringify({ by: who.by, ...(who.tenant !== undefined ? { tenant: who.tenant } : {}), exp })));
+  const body = toBase64Url(utf8(JSON.stringify({ by: who.by, ...(who.tenant !== undefined ? { tenant: who.tenant } : {}), ...(who.key !== undefined ? { key: who.key } : {}), exp })));
   return `${body}.${toHex(mac(COOKIE_DOMAIN + body))}`;
 }
 
@@ -226,9 +228,9 @@ function openCookie(mac: Mac, value: string | undefined, now: number): Identity 
   if (!body || !got || !equalBytes(got, mac(COOKIE_DOMAIN + body))) return undefined;
   try {
     const raw = fromBase64Url(body);
-    const c = raw ? (JSON.parse(fromUtf8(raw)) as { by?: unknown; tenant?: unknown; exp?: unknown }) : {};
+    const c = raw ? (JSON.parse(fromUtf8(raw)) as { by?: unknown; tenant?: unknown; key?: unknown; exp?: unknown }) : {};
     if (typeof c.by !== "string" || typeof c.exp !== "number" || c.exp <= now) return undefined;
-    return { by: c.by, ...(typeof c.tenant === "string" ? { tenant: c.tenant } : {}) };
+    return { by: c.by, ...(typeof c.tenant === "string" ? { tenant: c.tenant } : {}), ...(typeof c.key === "string" ? { key: c.key } : {}) };
   } catch {
     return undefined;
   }

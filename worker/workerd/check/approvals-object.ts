@@ -16,7 +16,7 @@ import { checkId, type WorkerApprovalStore } from "./approvals-store.js";
 
 const KEEP_UNDECIDED_MS = 7 * 86_400_000;
 const PRUNE_PER_ADD = 20;
-/** what one list answers at most, newest first */
+/** the newest records one list answers, and at most as many more still undecided */
 const LIST_LIMIT = 200;
 
 type Row = { record: SqlStorageValue; receipt: SqlStorageValue; used: SqlStorageValue };
@@ -102,8 +102,20 @@ export class ApprovalObject extends DurableObject {
     return row ? approvalOf(row) : null;
   }
 
+  /**
+   * The newest records, and the undecided ones that expire last: every record still waiting is
+   * listed (up to LIST_LIMIT of them) however many newer ones are closed — the page shows what
+   * waits from this list. Both by index (created; the undecided by expiry).
+   */
   list(): Approval[] {
-    return this.sql.exec<Row>(`SELECT record, receipt, used FROM approvals ORDER BY created DESC, id DESC LIMIT ?`, LIST_LIMIT).toArray().map(approvalOf);
+    return this.sql
+      .exec<Row>(
+        `SELECT record, receipt, used FROM approvals WHERE id IN (SELECT id FROM approvals ORDER BY created DESC, id DESC LIMIT ?) OR id IN (SELECT id FROM approvals WHERE receipt IS NULL ORDER BY expires DESC LIMIT ?) ORDER BY created DESC, id DESC`,
+        LIST_LIMIT,
+        LIST_LIMIT,
+      )
+      .toArray()
+      .map(approvalOf);
   }
 
   decide(id: string, receipt: SignedReceipt, now: number): DecideAnswer {

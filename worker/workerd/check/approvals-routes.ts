@@ -35,7 +35,7 @@ export function approvalRoutes(rt: CheckRuntime, a: TenantApprovals): Hono<Check
 
   app.get(
     "/approvals",
-    describe({ operationId: "listApprovals", summary: "the tenant's pending confirmations and what became of them, newest first (200 at most)", responses: ok({ type: "object", properties: { approvals: { type: "array", items: approval } } }) }),
+    describe({ operationId: "listApprovals", summary: "the tenant's pending confirmations and what became of them, newest first: the 200 newest, and every one still waiting however old (up to 200 of them)", responses: ok({ type: "object", properties: { approvals: { type: "array", items: approval } } }) }),
     async (c) => {
       const now = c.get("now")().getTime();
       const all = await a.store(c.env, c.get("tenant")).list();

@@ -50,7 +50,9 @@ function onChecked(rt: CheckRuntime, a: TenantApprovals): MiddlewareHandler<Chec
         if (standing?.receipt) {
           await decide(store, a.keys.tenant(c.env, tenant), record.id, { decision: "approve", by: standing.receipt.by, at: record.created, message: `always for this session (${standing.record.id})` }).catch(() => undefined);
         }
-      } else if (check.decision === "allow" && typeof options.confirmation === "string") {
+      } else if (check.decision === "allow" && check.reasons.includes("confirmed") && typeof options.confirmation === "string") {
+        // only an allow the token gave (step 10) spends it: a call allowed by itself, with a token
+        // of another call riding along, ran nothing the record covers
         await a.store(c.env, tenant).markUsed(approvalIdOf(options.confirmation, rt.sha256Hex));
       }
     } catch (err) {

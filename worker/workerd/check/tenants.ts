@@ -16,12 +16,20 @@ export interface TenantConfig {
 
 export function parseKeys(spec: string | undefined): Map<string, string> {
   const keys = new Map<string, string>();
+  // a key listed for two tenants belongs to neither (fail closed): the last one listed would
+  // otherwise read and decide the other's approvals, sessions and catalogues
+  const shared = new Set<string>();
   for (const part of (spec ?? "").split(",")) {
     const i = part.indexOf(":");
     if (i <= 0) continue;
     const tenant = part.slice(0, i).trim();
     const key = part.slice(i + 1).trim();
-    if (tenant && key.length >= 16) keys.set(key, tenant);
+    if (!tenant || key.length < 16 || shared.has(key)) continue;
+    const was = keys.get(key);
+    if (was !== undefined && was !== tenant) {
+      keys.delete(key);
+      shared.add(key);
+    } else keys.set(key, tenant);
   }
   return keys;
 }

@@ -54,8 +54,11 @@ export function catalogueRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       params: { name: { type: "string", pattern: NAME_PATTERN } },
       responses: ok({ type: "object", properties: { name: { type: "string" }, digest: { type: "string" }, yaml: { type: "string" } } }),
     }),
+    // the name checked as PUT checks it: rulebooks share the store under `rulebook:<name>`, which
+    // (sent as `rulebook%3A…`) would otherwise read a rulebook back as a catalogue
+    nameParam("catalogue"),
     async (c) => {
-      const name = c.req.param("name");
+      const { name } = c.req.valid("param");
       const stored = await rt.stores(c).catalogues(c.get("tenant")).byName(name);
       if (!stored) throw new HttpError("catalogue_not_found", `no catalogue named \`${name}\``);
       return c.json(stored);

@@ -17,6 +17,11 @@ function tokenProblem(token: string, call: Call, input: StepInput): TokenProblem
   if (input.now >= claims.exp) return "expired";
   const ask = input.history[claims.ask];
   if (!ask || ask.kind !== "check" || ask.decision !== "confirm" || ask.tool !== call.tool || ask.args !== call.digest || ask.agent !== call.agent) return "no_ask";
+  // The ask entry itself, not only its step: a token's expiry is its ask's time plus the TTL
+  // (session.ts). A history restarted since (history_invalid) can ask the same call at the same
+  // step again, a different entry, whose link no spent name covers: the old token, used or not,
+  // covers nothing there.
+  if (claims.exp !== ask.at + input.catalogue.settings.confirmationTtlMs) return "no_ask";
   // A person said no (or changed the call): a host that kept the token cannot use it anyway.
   if (input.index.refusedAsks.has(claims.ask)) return "denied";
   // Used in this history, or in any other copy of it (the runtime keeps spent tokens).
