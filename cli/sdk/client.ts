@@ -144,6 +144,8 @@ export class Client {
     const given = options ?? {};
     if (this.http) {
       const data = (typeof saved === "string" ? parseJson(saved) : saved) as SavedSession;
+      // the worker checks the rest (`session_invalid`); what is not even an object is the caller's mistake
+      if (typeof data !== "object" || data === null || Array.isArray(data)) throw new InputError("a saved session must be what `toJSON()` returned", "/");
       const http = this.http;
       const ready = (given.catalogue !== undefined ? ensureCatalogue(http, given.catalogue) : Promise.resolve("")).then(async () => {
         if (given.rulebook !== undefined) await ensureRulebook(http, given.rulebook);

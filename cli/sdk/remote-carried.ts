@@ -51,14 +51,18 @@ export class CarriedSession {
    * `delta`: the worker said it takes the delta form; else every request is sent in full.
    */
   take(answer: unknown, delta = true): void {
-    if (typeof answer !== "object" || answer === null) throw new TypeError("the worker answered without a session");
+    // checked before anything is taken: an answer this client cannot take leaves its copy as it was
+    if (typeof answer !== "object" || answer === null || Array.isArray(answer)) throw new StalwartError("CheckUnavailable", "the worker answered without a session");
     const { entries, since, ...meta } = answer as SavedSession & { since?: unknown };
+    // a session keeps its id for life (a new history too): another id is another session's history
+    if (meta.id !== this.meta.id) throw new StalwartError("CheckUnavailable", `the worker answered with another session (\`${String(meta.id)}\`, not \`${this.meta.id}\`)`);
+    if (since !== undefined && (typeof since !== "number" || !Number.isSafeInteger(since) || since < 0 || since > this.watched.raw.length)) {
+      throw new StalwartError("CheckUnavailable", `the worker answered the entries from \`${String(since)}\` on, but this client holds ${this.watched.raw.length}`);
+    }
     const got = Array.isArray(entries) ? entries : [];
     this.meta = meta;
     if (since === undefined) this.watched.reset(got);
-    else if (typeof since !== "number" || !Number.isSafeInteger(since) || since < 0 || since > this.watched.raw.length) {
-      throw new StalwartError("CheckUnavailable", `the worker answered the entries from \`${String(since)}\` on, but this client holds ${this.watched.raw.length}`);
-    } else if (since === this.watched.raw.length && !this.watched.dirty) {
+    else if (since === this.watched.raw.length && !this.watched.dirty) {
       for (const e of got) this.watched.push(e);
     } else this.watched.reset(this.watched.raw.slice(0, since).concat(got));
     this.workerHas = delta ? this.watched.raw.length : 0;

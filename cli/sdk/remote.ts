@@ -167,7 +167,14 @@ export class RemoteSession implements SessionCore {
       if (!(err instanceof StalwartError) || err.code !== "session_history_needed") throw err;
       r = await this.http.send("POST", path, { session: carried.wire(true), ...body }, undefined, answered);
     }
-    if (r && typeof r === "object" && "session" in r) carried.take(r.session, /(^|,)\s*delta\s*(,|$)/.test(answered.forms ?? ""));
+    if (r && typeof r === "object" && "session" in r) {
+      try {
+        carried.take(r.session, /(^|,)\s*delta\s*(,|$)/.test(answered.forms ?? ""));
+      } catch (err) {
+        // a session this client cannot take is no answer: a check refuses, anything else throws
+        throw new Unavailable(`the check worker's answer is not one this client can take (${(err as Error).message})`);
+      }
+    }
     return r;
   }
 
