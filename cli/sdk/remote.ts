@@ -37,9 +37,16 @@ export class Http {
     this.base = o.url.replace(/\/+$/, "");
   }
 
-  /** `answered`: filled with what the answer says of itself (the session forms the worker takes). */
-  async send(method: string, path: string, body: unknown, contentType = "application/json", answered?: { forms?: string | null }): Promise<any> {
-    const timeout = this.o.timeoutMs ?? 2000;
+  get timeoutMs(): number {
+    return this.o.timeoutMs ?? 2000;
+  }
+
+  /**
+   * `answered`: filled with what the answer says of itself (the session forms the worker takes).
+   * `signal`: a deadline shared with other requests of one operation; else this request's own.
+   */
+  async send(method: string, path: string, body: unknown, contentType = "application/json", answered?: { forms?: string | null }, signal?: AbortSignal): Promise<any> {
+    const timeout = this.timeoutMs;
     let res: Response;
     try {
       res = await fetch(this.base + path, {
@@ -50,7 +57,7 @@ export class Http {
           ...(this.o.now ? { "x-stalwart-now": String(this.o.now().getTime()) } : {}),
         },
         body: typeof body === "string" ? body : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeout),
+        signal: signal ?? AbortSignal.timeout(timeout),
       });
     } catch (err) {
       const name = (err as Error)?.name;
@@ -152,7 +159,8 @@ export class RemoteSession implements SessionCore {
 
   /**
    * POST `body` with the session; a worker that does not hold the entries the delta form left out
-   * (409 `session_history_needed`: another isolate, a restart) is sent the session in full once.
+   * (409 `session_history_needed`: another isolate, a restart) is sent the session in full once,
+   * within the same deadline.
    * The answer's session, if any, is taken into the local copy, and the next request is in the
    * delta form only if this answer said the worker takes it (an older worker does not: it would
    * answer the delta form `history_invalid`).
@@ -161,11 +169,13 @@ export class RemoteSession implements SessionCore {
     const carried = await this.state;
     let r: any;
     const answered: { forms?: string | null } = {};
+    // one deadline for the operation: a resend in full does not get a second `timeoutMs`
+    const deadline = AbortSignal.timeout(this.http.timeoutMs);
     try {
-      r = await this.http.send("POST", path, { session: carried.wire(), ...body }, undefined, answered);
+      r = await this.http.send("POST", path, { session: carried.wire(), ...body }, undefined, answered, deadline);
     } catch (err) {
       if (!(err instanceof StalwartError) || err.code !== "session_history_needed") throw err;
-      r = await this.http.send("POST", path, { session: carried.wire(true), ...body }, undefined, answered);
+      r = await this.http.send("POST", path, { session: carried.wire(true), ...body }, undefined, answered, deadline);
     }
     if (r && typeof r === "object" && "session" in r) {
       try {

@@ -35,3 +35,45 @@ describe("remote deadline", () => {
     await expect(read).rejects.toMatchObject({ code: "CheckTimeout" });
   });
 });
+
+describe("remote deadline across the resend in full", () => {
+  let slow: Server;
+  let slowUrl = "";
+  let checks = 0;
+  beforeAll(async () => {
+    // A worker that answers the first check at once (and says it takes the delta form); every later
+    // check in the delta form gets 409 session_history_needed, and its resend in full an allow,
+    // each after 600 ms: the two together are past the client's 1 s deadline.
+    slow = createServer((req, res) => {
+      let text = "";
+      req.on("data", (c) => (text += c));
+      req.on("end", () => {
+        const body = JSON.parse(text || "{}");
+        const session = body.session ?? {};
+        const answer = (status: number, data: unknown) => {
+          res.writeHead(status, { "content-type": "application/json", "stalwart-session-forms": "full, delta" });
+          res.end(JSON.stringify(data));
+        };
+        if (checks++ === 0) return answer(200, { check: { decision: "allow", reasons: [], step: 0 }, session: { ...session, entries: [{ step: 0 }] } });
+        setTimeout(() => {
+          if (session.since !== undefined) answer(409, { error: { code: "session_history_needed", message: "send it in full" } });
+          else answer(200, { check: { decision: "allow", reasons: [], step: 1 }, session: { ...session, entries: [...session.entries, { step: 1 }] } });
+        }, 600);
+      });
+    });
+    await new Promise<void>((done) => slow.listen(0, "127.0.0.1", done));
+    slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((done) => slow.close(done));
+  });
+
+  it("the deadline is the whole check's: a resend in full does not get a deadline of its own", async () => {
+    const client = new Client({ url: slowUrl, timeoutMs: 1000 });
+    const saved = { v: 1 as const, id: "s-1", name: "late", language: "en" as const, agent: null, context: {}, catalogue: "c".repeat(64), taint_model_after_untrusted: false, rulebook: null, entries: [], seal: "x", head: "y" };
+    const s = client.resume(saved);
+    expect((await s.checkToolCall("get_order", { order_id: "4411" })).decision).toBe("allow");
+    const late = await s.checkToolCall("get_order", { order_id: "4411" });
+    expect(late).toMatchObject({ decision: "refuse", reasons: ["check_unavailable"], step: -1 });
+  });
+});
