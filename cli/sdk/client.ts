@@ -21,7 +21,7 @@ import { CatalogueCache } from "./catalogue-cache.js";
 import { checkClientOptions, checkResumeOptions, checkSessionOptions } from "./options.js";
 import { canonicalize, loadCatalogue } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "./ajv-compiler.js";
-import { Http, RemoteSession, ensureCatalogue, ensureRulebook } from "./remote.js";
+import { Http, RemoteSession, Unavailable, ensureCatalogue, ensureRulebook } from "./remote.js";
 import { SerialSession, type FollowPlan, type Judged, type SessionApi, type SessionCore, type UndoPlan } from "../../worker/portable/engine/index.js";
 import { ClientLicence, pinBundles, type LicenceOption } from "./licence-gate.js";
 import { describeSession, type SessionInfo } from "./session-info.js";
@@ -117,6 +117,8 @@ export class Client {
           ...(options.agent ? { agent: options.agent } : {}),
           ...(options.taintModelAfterUntrusted ? { taint_model_after_untrusted: true } : {}),
         });
+        // an answer without a session is no answer (the worker made none): the check refuses
+        if (typeof r?.session !== "object" || r.session === null || Array.isArray(r.session)) throw new Unavailable("the check worker answered without the new session");
         return r.session as SavedSession;
       });
       const remote = new SerialSession(new RemoteSession(http, created, this.options.now), remoteApprovals(http));

@@ -24,7 +24,7 @@ export interface RemoteOptions {
   now?: () => Date;
 }
 
-class Unavailable extends StalwartError {
+export class Unavailable extends StalwartError {
   constructor(message: string) {
     super("CheckUnavailable", message, { hint: "is the check worker running? (`npm run dev`)" });
   }
@@ -211,11 +211,13 @@ export class RemoteSession implements SessionCore {
   }
 
   async checkToolCall(tool: string, args: unknown, options: CallOptions = {}): Promise<CheckResult> {
+    // as for the check itself: only a worker that did not answer is a refusal; a bad catalogue, a
+    // wrong key or a licence error while the session was made rejects with its typed error
     try {
       await this.state;
     } catch (err) {
-      if (isLicenceError(err)) throw err;
-      return unavailable(err);
+      if (err instanceof Unavailable || err instanceof CheckTimeout) return unavailable(err);
+      throw err;
     }
     try {
       const r = await this.send("/v1/check", { tool, args, options });

@@ -14,13 +14,22 @@ let url = "";
 let answer: (body: any) => unknown = () => ({});
 
 beforeAll(async () => {
-  // A worker that answers every request with what the test says, 200 and the delta header.
+  // A worker that answers every request with what the test says: 200 and the delta header, or the error it throws.
   server = createServer((req, res) => {
     let text = "";
     req.on("data", (c) => (text += c));
     req.on("end", () => {
-      res.writeHead(200, { "content-type": "application/json", "stalwart-session-forms": "full, delta" });
-      res.end(JSON.stringify(answer(JSON.parse(text || "{}"))));
+      let status = 200;
+      let data: unknown;
+      try {
+        data = answer(JSON.parse(text.startsWith("{") ? text : "{}"));
+      } catch (err) {
+        // an error answer: `throw Object.assign(new Error(), { status, error })`
+        ({ status } = err as { status: number });
+        data = { error: (err as { error: unknown }).error };
+      }
+      res.writeHead(status, { "content-type": "application/json", "stalwart-session-forms": "full, delta" });
+      res.end(JSON.stringify(data));
     });
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
@@ -69,5 +78,33 @@ describe("answers the remote client cannot take", () => {
       }
       expect(thrown, JSON.stringify(bad)).toMatchObject({ code: "InputError" });
     }
+  });
+});
+
+describe("a remote session that could not be created", () => {
+  it("bad input (a catalogue file that is not there, a catalogue that does not lint, a wrong key) rejects the check with its typed error, not check_unavailable", async () => {
+    // nothing listens at :9: a missing catalogue file is found before any request
+    const missing = new Client({ url: "http://127.0.0.1:9", timeoutMs: 5000 }).session("b", { catalogue: "no/such/agent.yaml" });
+    await expect(missing.checkToolCall("get_order", { order_id: "1" })).rejects.toMatchObject({ code: "CatalogueError" });
+    const worker = (status: number, error: Record<string, unknown>) => () => {
+      throw Object.assign(new Error("answer"), { status, error });
+    };
+    for (const [status, error, code] of [
+      [400, { code: "catalogue_invalid", message: "the catalogue does not load", problems: [{ file: "a.yaml", line: 1, column: 1, pointer: "/tools", message: "no tools" }] }, "CatalogueError"],
+      [401, { code: "unauthorized", message: "the key is not valid for this worker" }, "unauthorized"],
+    ] as const) {
+      answer = worker(status, error);
+      const s = new Client({ url, key: "sk_wrong_0123456789abcdef", timeoutMs: 5000 }).session("b", { catalogue: "tools:\n  - name: a\n" });
+      await expect(s.checkToolCall("get_order", { order_id: "1" }), code).rejects.toMatchObject({ code });
+    }
+    // a worker that made no session (an answer without one) or was unreachable is still a refusal
+    for (const made of [{}, { session: null }, { session: [] }]) {
+      answer = () => made;
+      const s = new Client({ url, timeoutMs: 5000 }).session("b", { catalogue: "store" });
+      expect(await s.checkToolCall("get_order", { order_id: "1" }), JSON.stringify(made)).toMatchObject({ decision: "refuse", reasons: ["check_unavailable"] });
+      await expect(s.read("hello")).rejects.toMatchObject({ code: "CheckUnavailable" });
+    }
+    const down = new Client({ url: "http://127.0.0.1:9", timeoutMs: 5000 }).session("b", { catalogue: "store" });
+    expect(await down.checkToolCall("get_order", { order_id: "1" })).toMatchObject({ decision: "refuse", reasons: ["check_unavailable"] });
   });
 });
