@@ -19,8 +19,9 @@ export function checkClientOptions(o: unknown): void {
   expectType(v, "url", "string", "a check worker's URL, e.g. `http://127.0.0.1:8787`");
   expectType(v, "key", "string", "the check worker's API key");
   expectType(v, "now", "function", "a function returning a Date");
-  if (v.timeoutMs !== undefined && !(typeof v.timeoutMs === "number" && Number.isFinite(v.timeoutMs) && v.timeoutMs > 0)) {
-    throw new InputError("`timeoutMs` must be a positive number of milliseconds", "/timeoutMs");
+  // a timer holds at most 2^31 - 1 ms: past it Node fires after 1 ms, so every check would be refused at once
+  if (v.timeoutMs !== undefined && !(typeof v.timeoutMs === "number" && Number.isFinite(v.timeoutMs) && v.timeoutMs > 0 && v.timeoutMs <= 2 ** 31 - 1)) {
+    throw new InputError("`timeoutMs` must be a positive number of milliseconds, at most 2147483647 (about 24 days)", "/timeoutMs");
   }
 }
 

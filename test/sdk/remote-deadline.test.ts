@@ -77,3 +77,15 @@ describe("remote deadline across the resend in full", () => {
     expect(late).toMatchObject({ decision: "refuse", reasons: ["check_unavailable"], step: -1 });
   });
 });
+
+describe("the deadline option", () => {
+  it("a timeoutMs past what a timer holds (2^31 - 1 ms) is an InputError, not a deadline of 1 ms", async () => {
+    for (const timeoutMs of [2 ** 31, 3e9]) {
+      expect(() => new Client({ url, timeoutMs }), String(timeoutMs)).toThrow(expect.objectContaining({ code: "InputError", pointer: "/timeoutMs" }));
+    }
+    // the largest one holds: a worker that never answers is still being waited for
+    const s = new Client({ url, timeoutMs: 2 ** 31 - 1 }).resume({ v: 1 } as never, { catalogue: "store" });
+    const race = await Promise.race([s.checkToolCall("get_order", { order_id: "1" }), new Promise((ok) => setTimeout(() => ok("waiting"), 300))]);
+    expect(race).toBe("waiting");
+  });
+});
