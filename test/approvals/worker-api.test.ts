@@ -107,6 +107,30 @@ describe("approvals in the check worker", () => {
     expect(replay.body.check).toMatchObject({ decision: "confirm", detail: { confirmation: "no_ask" } });
   });
 
+  it("a receipt names the ask it decided, not any ask at its step: a history restarted since does not take it", async () => {
+    const c = await confirmed(85);
+    const asked = c.session.entries.length - 1;
+    const receipt = (await api("POST", `/v1/approvals/${c.id}/decide`, { decision: "approve", by: "ana" })).body.receipt;
+    const refund = { tool: "refund_card", args: { order_id: "4411", amount: 85 } };
+    // a cut copy restarts the history (history_invalid); the same call asked again (a minute on) lands at the old ask's step
+    const later = Date.now() + 60_000;
+    const stale = await api("POST", "/v1/check", { session: { ...c.session, entries: c.session.entries.slice(0, asked) }, ...refund, options: { origins } }, KEY_A, later);
+    expect(stale.body.check.reasons).toEqual(["history_invalid"]);
+    let s = stale.body.session;
+    while (s.entries.length < asked) s = (await api("POST", "/v1/sessions/read", { session: s, text: "refund 85" }, KEY_A, later)).body.session;
+    const again = await api("POST", "/v1/check", { session: s, ...refund, options: { origins } }, KEY_A, later);
+    expect([again.body.check.decision, again.body.check.step]).toEqual(["confirm", asked]);
+    // ana decided the first ask, never saw this one: the history must not say she approved it
+    const old = await api("POST", "/v1/receipts", { session: again.body.session, receipt }, KEY_A, later);
+    expect([old.status, old.body.error?.code]).toEqual([400, "invalid_request"]);
+    expect(old.body.error.message).toContain("another ask at step");
+    // the new ask's own receipt is taken
+    const id = approvalIdOf(again.body.check.confirmation);
+    const mine = (await api("POST", `/v1/approvals/${id}/decide`, { decision: "approve", by: "bo" }, KEY_A, later)).body.receipt;
+    const rec = await api("POST", "/v1/receipts", { session: again.body.session, receipt: mine }, KEY_A, later);
+    expect(rec.body.session.entries.at(-1)).toMatchObject({ kind: "receipt", by: "bo", of: asked });
+  });
+
   it("the page's sign-in ends with the key it was made with: removed, or rotated to another key of the tenant", async () => {
     const page = (path: string, env: Record<string, unknown>, cookie = "", body?: unknown) =>
       t.app.request(`/approvals${path}`, body === undefined ? { headers: { cookie } } : { method: "POST", headers: { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json", cookie }, body: JSON.stringify(body) }, env);

@@ -265,7 +265,7 @@ export class Session {
     const kept = this.engine.state ? await this.record.load() : UNKEPT;
     if ("error" in kept) throw kept.error;
     if (!this.record.verifiedAgainst(kept.head).ok) throw new StalwartError("HistoryInvalid", "the history does not verify, or is not this session's newest; the receipt is not recorded");
-    const entry = this.signed.seal(receiptEntry(this.macFn, signed, this.id, this.signed.entries, this.nowMs()));
+    const entry = this.signed.seal(receiptEntry(this.macFn, signed, this.id, this.signed.entries, this.nowMs(), this.catalogue.settings.confirmationTtlMs));
     if (this.engine.state && !(await this.record.commit(this.signed.head, entry, { spend: [], tally: {} })).ok) throw new StalwartError("HistoryInvalid", "another answer of this session came first; the receipt is not recorded");
     this.signed.push(entry);
     return { step: entry.step };
