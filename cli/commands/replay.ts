@@ -131,13 +131,15 @@ function readTrace(path: string): string {
     throw new TraceError([{ file: path, line: 1, message, hint }]);
   };
   if (!existsSync(path)) fail(`cannot read \`${path}\`: no such file`, "check the path, relative to the current directory");
-  let isDir = false;
+  let st;
   try {
-    isDir = statSync(path).isDirectory();
+    st = statSync(path);
   } catch (e) {
-    fail(`cannot read \`${path}\`: ${(e as Error).message}`, "check the file's permissions");
+    return fail(`cannot read \`${path}\`: ${(e as Error).message}`, "check the file's permissions");
   }
-  if (isDir) fail(`\`${path}\` is a folder, not a trace`, "name the .jsonl file the agent's recorder wrote");
+  if (st.isDirectory()) fail(`\`${path}\` is a folder, not a trace`, "name the .jsonl file the agent's recorder wrote");
+  // (a device, a pipe or a socket would be read forever, or wait for a writer)
+  if (!st.isFile()) fail(`\`${path}\` is not a regular file`, "name the .jsonl file the agent's recorder wrote, not a device, pipe or socket");
   try {
     return readFileSync(path, "utf8");
   } catch (e) {

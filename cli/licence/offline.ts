@@ -3,7 +3,7 @@
  * `answer FILE` on a connected one, `install FILE` back on the first. The pending installation
  * key stays in `<home>/licence/pending-activation.json` between request and install.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import {
   generateKeyPair,
   randomBytes,
@@ -46,13 +46,18 @@ export async function writeRequest(opts: { home?: string; out: string; now?: () 
 
 function readFileJson<T>(file: string, what: string): T {
   let text: string;
+  let special = false;
   try {
-    text = readFileSync(file, "utf8");
+    // (a device, a pipe or a socket would be read forever, or wait for a writer; a folder fails below)
+    const st = statSync(file);
+    special = !st.isFile() && !st.isDirectory();
+    if (!special) text = readFileSync(file, "utf8");
   } catch (err) {
     throw new StalwartError("FileUnreadable", `cannot read \`${file}\`: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { hint: `pass the path of ${what}` });
   }
+  if (special) throw new StalwartError("FileUnreadable", `\`${file}\` is not a regular file`, { hint: `pass the path of ${what}` });
   try {
-    return JSON.parse(text) as T;
+    return JSON.parse(text!) as T;
   } catch {
     throw new StalwartError("FileUnreadable", `\`${file}\` is not JSON`, { hint: `pass the ${what} file as it was written` });
   }

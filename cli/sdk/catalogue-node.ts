@@ -34,6 +34,8 @@ export function readCatalogueFile(path: string): string {
     return fail(`cannot read \`${path}\`: ${(e as Error).message}`, "check the file's permissions");
   }
   if (st.isDirectory()) fail(`\`${path}\` is a folder, not a catalogue file`, `name the file, e.g. \`${path.replace(/\/$/, "")}/agent.yaml\``);
+  // (a device, a pipe or a socket would be read forever, or wait for a writer)
+  if (!st.isFile()) fail(`\`${path}\` is not a regular file`, "name the catalogue file itself, not a device, pipe or socket");
   if (st.size > 16 * 1024 * 1024) fail(`\`${path}\` is ${st.size} bytes; a catalogue is read up to 16 MiB`, "check that this is the right file");
   try {
     return readFileSync(path, "utf8");

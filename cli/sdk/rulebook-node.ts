@@ -43,6 +43,8 @@ function readText(path: string, what: string): string {
   } catch (e) {
     return fail(path, `cannot read \`${path}\`: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`, `check the path to the ${what}`);
   }
+  // (a device, a pipe or a socket would be read forever, or wait for a writer; a folder is answered below as a folder)
+  if (!st.isFile() && !st.isDirectory()) fail(path, `\`${path}\` is not a regular file`, `name the ${what} file itself, not a device, pipe or socket`);
   if (st.size > MAX_BYTES) fail(path, `\`${path}\` is ${st.size} bytes; a ${what} is read up to 16 MiB`, "check that this is the right file");
   try {
     return readFileSync(path, "utf8");
