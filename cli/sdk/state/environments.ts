@@ -33,11 +33,13 @@ export interface OpenedEnvironment {
   tables: Tables;
   /** the msgpack encoder of the meta table (file.ts writes the meta row's bytes itself) */
   metaEncoder: { encode(value: unknown): Uint8Array };
+  /** the lock file's `dev:ino` when this environment opened it (another one there no longer excludes this process) */
+  lock: string | undefined;
 }
 
 const opened = new Map<string, OpenedEnvironment>();
 
-function keyOf(path: string): string | undefined {
+export function keyOf(path: string): string | undefined {
   const s = statSync(path, { throwIfNoEntry: false });
   return s ? `${s.dev}:${s.ino}` : undefined;
 }
@@ -66,7 +68,7 @@ export function environmentAt(path: string, sync: boolean): OpenedEnvironment {
     reservations: env.openDB({ name: "reservations" }),
     expiry: env.openDB({ name: "expiry" }),
   };
-  const made = { env, tables, metaEncoder: encoderOf(tables.meta) };
+  const made = { env, tables, metaEncoder: encoderOf(tables.meta), lock: keyOf(`${path}-lock`) };
   const key = keyOf(path);
   if (key !== undefined) opened.set(key, made);
   return made;

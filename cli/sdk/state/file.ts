@@ -8,10 +8,10 @@ import { existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, type S
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { asBinary, type RootDatabase } from "lmdb";
-import { environmentAt, type Tables } from "./environments.js";
+import { environmentAt, keyOf, type Tables } from "./environments.js";
 import { StoreDamaged } from "../../../worker/portable/engine/index.js";
 import { lmdbFileProblem } from "./lmdb-header.js";
-import { acquireGate, releaseGate, throughGate } from "./open-gate.js";
+import { acquireGate, gateLockMoved, releaseGate, throughGate } from "./open-gate.js";
 import { Witness, createWitness } from "./witness.js";
 import { Garbage, checkCounterRow, checkMeta, checkReservationRow, checkSessionRow, parseExpiry, type MetaRow } from "./rows.js";
 
@@ -41,6 +41,8 @@ type Ident = string;
  */
 const RACY_MS = 3000;
 
+const LOCK_HINT = "restart every process that uses this home (the store itself needs no reset); never delete a store's lock file while a process uses it";
+
 export class StateFile {
   readonly dbPath: string;
   readonly witnessPath: string;
@@ -49,6 +51,8 @@ export class StateFile {
   private witness: Witness | undefined;
   private dbFd: number | undefined;
   private dbIno = -1;
+  /** the lock file the environment holds (`dev:ino`): LMDB's reader table and writer mutex live there */
+  private lockKey: string | undefined;
   private damage: { error: StoreDamaged; ident: Ident } | undefined;
   /** Moves on with every opening: what a process kept of one opening says nothing of the next. */
   epoch = 0;
@@ -203,6 +207,8 @@ export class StateFile {
       this.headerOk(db);
     }
     const opened = environmentAt(this.dbPath, this.opts.sync === true);
+    this.lockKey = opened.lock;
+    this.lockHeld();
     const env = (this.env = opened.env);
     const t = (this.tables = opened.tables);
     this.metaEncoder = opened.metaEncoder;
@@ -278,6 +284,19 @@ export class StateFile {
     }
     const problem = lmdbFileProblem(this.dbFd!, db.size);
     if (problem) throw this.fail(problem, false);
+    this.lockHeld();
+  }
+
+  /**
+   * The lock files this process holds are still the ones on disk. One deleted or replaced while
+   * in use leaves this process excluding nobody: a process started since made a new one, and
+   * LMDB then lets both write at once (a host process was seen to crash, SIGSEGV). Not damage of
+   * the store (nothing is marked in it): this process refuses until it is restarted.
+   */
+  private lockHeld(): void {
+    const lock = `${this.dbPath}-lock`;
+    const moved = keyOf(lock) !== this.lockKey ? lock : this.gate !== undefined && gateLockMoved(this.gate) ? `${this.gate}-lock` : undefined;
+    if (moved) throw this.fail(`its lock file \`${moved}\` was deleted or replaced while this process had it open: processes on this home no longer exclude each other`, false, moved, LOCK_HINT);
   }
 
   /** Before LMDB maps the file: it looks like a store. */
@@ -302,8 +321,8 @@ export class StateFile {
    * Record the damage (in the store when it can still be written, so every process sharing it
    * stops, not only the one that saw it) and stop using the store; the error to throw.
    */
-  private fail(what: string, latch: boolean, where = this.dbPath): StoreDamaged {
-    const error = new StoreDamaged(where, what);
+  private fail(what: string, latch: boolean, where = this.dbPath, hint?: string): StoreDamaged {
+    const error = new StoreDamaged(where, what, hint);
     if (latch && this.env && this.tables) {
       const env = this.env;
       const t = this.tables;

@@ -13,6 +13,7 @@
  * transaction aborts), so the same flaw in opening the gate itself has nothing to roll back. Its
  * lock is LMDB's robust mutex: a process that dies holding it does not block the others.
  */
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { ABORT, open, type RootDatabase } from "lmdb";
 import { lmdbOpenable } from "./lmdb-header.js";
@@ -24,6 +25,8 @@ interface Gate {
   users: number;
   /** held by this process now: holding it again only runs the function (the lock is not re-entrant) */
   depth: number;
+  /** its lock file's `dev:ino` when opened */
+  lock: string | undefined;
 }
 
 const gates = new Map<string, Gate>();
@@ -38,9 +41,21 @@ export function acquireGate(dir: string, file = GATE_FILE): string {
   if (g) g.users++;
   else {
     lmdbOpenable(path);
-    gates.set(path, { env: open({ path, noSync: true, maxDbs: 1 }), users: 1, depth: 0 });
+    const env = open({ path, noSync: true, maxDbs: 1 });
+    gates.set(path, { env, users: 1, depth: 0, lock: lockOf(path) });
   }
   return path;
+}
+
+function lockOf(path: string): string | undefined {
+  const s = statSync(`${path}-lock`, { throwIfNoEntry: false });
+  return s ? `${s.dev}:${s.ino}` : undefined;
+}
+
+/** The gate's lock file was deleted or replaced since this process opened it: it excludes nobody any more. */
+export function gateLockMoved(path: string): boolean {
+  const g = gates.get(path);
+  return g !== undefined && lockOf(path) !== g.lock;
 }
 
 /**
