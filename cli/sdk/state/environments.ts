@@ -18,6 +18,7 @@ import { statSync } from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { encoderOf } from "./rows.js";
 import { lmdbOpenable } from "./lmdb-header.js";
+import { MappedFile } from "./mapped-file.js";
 
 export interface Tables {
   meta: Database;
@@ -33,13 +34,13 @@ export interface OpenedEnvironment {
   tables: Tables;
   /** the msgpack encoder of the meta table (file.ts writes the meta row's bytes itself) */
   metaEncoder: { encode(value: unknown): Uint8Array };
-  /** the lock file's `dev:ino` when this environment opened it (another one there no longer excludes this process) */
-  lock: string | undefined;
+  /** the lock file this environment holds (mapped-file.ts) */
+  lock: MappedFile;
 }
 
 const opened = new Map<string, OpenedEnvironment>();
 
-export function keyOf(path: string): string | undefined {
+function keyOf(path: string): string | undefined {
   const s = statSync(path, { throwIfNoEntry: false });
   return s ? `${s.dev}:${s.ino}` : undefined;
 }
@@ -68,7 +69,7 @@ export function environmentAt(path: string, sync: boolean): OpenedEnvironment {
     reservations: env.openDB({ name: "reservations" }),
     expiry: env.openDB({ name: "expiry" }),
   };
-  const made = { env, tables, metaEncoder: encoderOf(tables.meta), lock: keyOf(`${path}-lock`) };
+  const made = { env, tables, metaEncoder: encoderOf(tables.meta), lock: new MappedFile(`${path}-lock`) };
   const key = keyOf(path);
   if (key !== undefined) opened.set(key, made);
   return made;

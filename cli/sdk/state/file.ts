@@ -8,7 +8,8 @@ import { existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, type S
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { asBinary, type RootDatabase } from "lmdb";
-import { environmentAt, keyOf, type Tables } from "./environments.js";
+import { environmentAt, type Tables } from "./environments.js";
+import { RESTART_HINT, type MappedFile } from "./mapped-file.js";
 import { StoreDamaged } from "../../../worker/portable/engine/index.js";
 import { lmdbFileProblem } from "./lmdb-header.js";
 import { acquireGate, gateLockMoved, releaseGate, throughGate } from "./open-gate.js";
@@ -41,8 +42,6 @@ type Ident = string;
  */
 const RACY_MS = 3000;
 
-const LOCK_HINT = "restart every process that uses this home (the store itself needs no reset); never delete a store's lock file while a process uses it";
-
 export class StateFile {
   readonly dbPath: string;
   readonly witnessPath: string;
@@ -51,8 +50,8 @@ export class StateFile {
   private witness: Witness | undefined;
   private dbFd: number | undefined;
   private dbIno = -1;
-  /** the lock file the environment holds (`dev:ino`): LMDB's reader table and writer mutex live there */
-  private lockKey: string | undefined;
+  /** the lock file the environment holds: LMDB's reader table and writer mutex live there */
+  private lock: MappedFile | undefined;
   private damage: { error: StoreDamaged; ident: Ident } | undefined;
   /** Moves on with every opening: what a process kept of one opening says nothing of the next. */
   epoch = 0;
@@ -207,8 +206,8 @@ export class StateFile {
       this.headerOk(db);
     }
     const opened = environmentAt(this.dbPath, this.opts.sync === true);
-    this.lockKey = opened.lock;
-    this.lockHeld();
+    this.lock = opened.lock;
+    this.lockHeld(true);
     const env = (this.env = opened.env);
     const t = (this.tables = opened.tables);
     this.metaEncoder = opened.metaEncoder;
@@ -262,6 +261,7 @@ export class StateFile {
     if (dir && seen && dir.ino === seen.ino && dir.mtimeMs === seen.mtimeMs && dir.ctimeMs === seen.ctimeMs) {
       const problem = lmdbFileProblem(this.dbFd!);
       if (problem) throw this.fail(problem, false);
+      this.lockHeld(false);
       return;
     }
     this.dirSeen = undefined;
@@ -284,19 +284,15 @@ export class StateFile {
     }
     const problem = lmdbFileProblem(this.dbFd!, db.size);
     if (problem) throw this.fail(problem, false);
-    this.lockHeld();
+    this.lockHeld(true);
   }
 
-  /**
-   * The lock files this process holds are still the ones on disk. One deleted or replaced while
-   * in use leaves this process excluding nobody: a process started since made a new one, and
-   * LMDB then lets both write at once (a host process was seen to crash, SIGSEGV). Not damage of
-   * the store (nothing is marked in it): this process refuses until it is restarted.
-   */
-  private lockHeld(): void {
-    const lock = `${this.dbPath}-lock`;
-    const moved = keyOf(lock) !== this.lockKey ? lock : this.gate !== undefined && gateLockMoved(this.gate) ? `${this.gate}-lock` : undefined;
-    if (moved) throw this.fail(`its lock file \`${moved}\` was deleted or replaced while this process had it open: processes on this home no longer exclude each other`, false, moved, LOCK_HINT);
+  /** The lock files this process holds are still whole (each operation) and still the ones on disk (`full`: the full look). Not damage of the store: nothing is marked in it. */
+  private lockHeld(full: boolean): void {
+    const lock = this.lock!;
+    const gate = full && this.gate !== undefined ? gateLockMoved(this.gate) : undefined;
+    const what = lock.cutShort() ?? (full ? lock.moved() : undefined) ?? gate;
+    if (what) throw this.fail(`its lock file ${what}`, false, gate && what === gate ? `${this.gate}-lock` : lock.path, RESTART_HINT);
   }
 
   /** Before LMDB maps the file: it looks like a store. */
