@@ -4,7 +4,7 @@
  * (`state.witness`), and the checks that make a damaged store throw instead of reset. Layout and
  * the witness protocol: STORAGE.md.
  */
-import { existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, type Stats } from "node:fs";
+import { constants, existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { asBinary, type RootDatabase } from "lmdb";
@@ -203,6 +203,7 @@ export class StateFile {
       if (v && v.generation > 0) throw new StoreDamaged(this.dbPath, `it is missing (deleted?): its witness \`${this.witnessPath}\` says generation ${v.generation} was written`);
       if (legacy.length > 0) throw new StoreDamaged(legacy[0]!, "the counters of an earlier version are not carried over into the new store; until a reset starts it, counted calls are refused");
     } else {
+      if (!db.isFile()) throw new StoreDamaged(this.dbPath, "it is not a regular file (a pipe, a device or a socket was put in its place)");
       this.headerOk(db);
     }
     const opened = environmentAt(this.dbPath, this.opts.sync === true);
@@ -300,7 +301,7 @@ export class StateFile {
     const w = existsSync(this.witnessPath) ? new Witness(this.witnessPath) : undefined;
     const v = w?.read();
     w?.close();
-    const fd = openSync(this.dbPath, "r");
+    const fd = openSync(this.dbPath, constants.O_RDONLY | constants.O_NONBLOCK); // a pipe swapped in since the stat does not hang
     try {
       const problem = lmdbFileProblem(fd, db.size);
       if (problem) {
