@@ -10,9 +10,10 @@
  * names is read and checked, and a home from before it is indexed once (`standing/.indexed`).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
+import { linkSync, mkdirSync, readdirSync, renameSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { APPROVAL_ID, canonicalize, decideProblem, tokenClaims, InputError, newestFirst, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { readRegular } from "../sdk/regular-file.js";
 
 export class FileApprovalStore implements ApprovalStore {
   readonly dir: string;
@@ -184,7 +185,7 @@ function standingFile(key: string): string {
 function readId(file: string): string | undefined {
   let text: string;
   try {
-    text = readFileSync(file, "utf8").trim();
+    text = readRegular(file).trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw unreadable(file, `it cannot be read (${(err as Error).message})`);
@@ -196,7 +197,7 @@ function readId(file: string): string | undefined {
 function readJson<T>(file: string): T | undefined {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegular(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw unreadable(file, `it cannot be read (${(err as Error).message})`);

@@ -3,10 +3,11 @@
  * else ~/.stalwart). Files are written atomically (temp + rename) and readable by the owner only:
  * installation.json holds the installation's private key.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { StalwartError } from "../../worker/portable/engine/index.js";
+import { readRegular } from "../sdk/regular-file.js";
 
 export function resolveHome(home?: string): string {
   return home ?? process.env.STALWART_HOME ?? join(homedir(), ".stalwart");
@@ -43,7 +44,7 @@ export function licencePaths(home?: string): LicencePaths {
 
 export function readJson<T>(file: string): T | undefined {
   if (!existsSync(file)) return undefined;
-  const text = readFileSync(file, "utf8");
+  const text = readRegular(file);
   try {
     return JSON.parse(text) as T;
   } catch (err) {

@@ -5,9 +5,10 @@
  * catalogue's source text; it is used only when it compiles to the digest it is named by.
  * Writing is best-effort: a home that takes no writes costs a resume its options, nothing else.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalize, type CompiledCatalogue } from "../../worker/portable/engine/index.js";
+import { readRegular } from "./regular-file.js";
 
 const DIGEST = /^[0-9a-f]{64}$/;
 
@@ -48,7 +49,7 @@ export class CatalogueCache {
     if (!file || !existsSync(file)) return undefined;
     let compiled: CompiledCatalogue;
     try {
-      compiled = compile(readFileSync(file, "utf8"), file);
+      compiled = compile(readRegular(file), file);
     } catch {
       return undefined; // damaged or from another version: as if absent
     }

@@ -1,6 +1,7 @@
 /** The client's home (licence + state): `home` option, else $STALWART_HOME, else ~/.stalwart. */
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
+import { readRegular } from "./regular-file.js";
 import { join } from "node:path";
 import { createHmac, randomBytes } from "node:crypto";
 import { InputError, StalwartError } from "../../worker/portable/engine/index.js";
@@ -77,7 +78,7 @@ function checkKeyRecord(home: string, file: string, key: Uint8Array): void {
 export function readKeyRecord(record: string): string | undefined {
   let text: string;
   try {
-    text = readFileSync(record, "utf8").trim();
+    text = readRegular(record).trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new StalwartError("KeyUnreadable", `the record of the history key \`${record}\` cannot be read (${(err as Error).message})`, { hint: "give this user read access to it, or restore it from a backup", cause: err });
@@ -122,7 +123,7 @@ function writeWhole(file: string, text: string, replace: boolean): void {
 export function readKey(file: string): Uint8Array {
   let hex: string;
   try {
-    hex = readFileSync(file, "utf8").trim();
+    hex = readRegular(file).trim();
   } catch (err) {
     // not this user's to read (EACCES), or not a file: the same typed error as a damaged key
     throw new StalwartError("KeyUnreadable", `the history key in \`${file}\` cannot be read (${(err as Error).message})`, { hint: "give this user read access to it, or restore it from a backup; a new key makes every saved history invalid", cause: err });

@@ -2,7 +2,8 @@
  * A second process on a shared home, for test/state/multiprocess.test.ts. It gets ready, prints
  * "ready", waits for the parent's go file (so every process starts at once), works, and prints
  * one JSON line of what it got. Modes:
- *   spend HOME GO TAG SESSIONS PER   spend checks through the SDK (ceiling.yaml's wallet)
+ *   spend HOME GO TAG SESSIONS PER [FILES]   spend checks through the SDK (ceiling.yaml's wallet);
+ *                                    FILES (comma-separated) are deleted from the home once its store is open
  *   cas HOME GO TAG TRIES            commits expecting one head, and spends of one shared name
  *   chain HOME GO TAG COUNT          COUNT commits in a row on one session, each expecting the last
  *   opens HOME GO TAG COUNT          a read-only look at the store's meta row, COUNT times
@@ -11,7 +12,7 @@
  *   bound HOME GO TAG COUNT          the same, each key then bound in its home's store, as a client does
  *   meter HOME GO TAG COUNT          counts one tool check and writes the counts, COUNT times
  */
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "../../cli/sdk/index.js";
 import { closeState, nodeState } from "../../cli/sdk/state/index.js";
@@ -20,7 +21,7 @@ import { installationKey, keyId } from "../../cli/sdk/home.js";
 import { bindKey } from "../../cli/sdk/state/key-bind.js";
 import { openLicence } from "../../cli/licence/handle.js";
 
-const [mode, home, go, tag, a, b] = process.argv.slice(2) as [string, string, string, string, string, string | undefined];
+const [mode, home, go, tag, a, b, unlink] = process.argv.slice(2) as [string, string, string, string, string, string | undefined, string | undefined];
 const now = () => new Date("2026-11-15T12:00:00Z");
 
 async function ready(): Promise<void> {
@@ -33,6 +34,7 @@ if (mode === "spend") {
   const catalogue = join(import.meta.dirname, "../fixtures/ceiling.yaml");
   const sessions = Array.from({ length: Number(a) }, (_, i) => client.session(`${tag}-s${i}`, { catalogue }));
   await Promise.all(sessions.map((s) => s.read("go")));
+  for (const f of unlink ? unlink.split(",") : []) rmSync(join(home, f));
   await ready();
   let allowed = 0;
   const reasons: Record<string, number> = {};

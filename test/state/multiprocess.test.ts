@@ -77,6 +77,24 @@ describe("four processes on one home", () => {
     closeState(home);
   }, 180_000);
 
+  it("a lock file deleted under a running process: it refuses every counted call, the processes started since count alone, none crashes", async () => {
+    // LMDB's lock file holds its reader table and writer mutex. Deleted while a process had it
+    // open, the processes started since made a new one and wrote alongside it: the first process
+    // crashed (SIGSEGV) on the first run. It now stops using the store, naming the file.
+    for (const lock of ["state.mdb-lock", "state.gate-lock"]) {
+      const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-lock-")));
+      const go = join(home, "go");
+      const first = child(["spend", home, go, "a", "5", "20", lock]);
+      await first.ready;
+      const results = await all([first, child(["spend", home, go, "b", "5", "20"]), child(["spend", home, go, "c", "5", "20"])], go);
+      expect(results[0].allowed).toBe(0);
+      expect(Object.keys(results[0].reasons)).toHaveLength(1);
+      expect(Object.keys(results[0].reasons)[0]).toContain(`its lock file \`${join(home, lock)}\` was deleted or replaced`);
+      expect(results[1].allowed + results[2].allowed).toBe(400); // 2 × 5 × 20 checks of 1..3 (mean 2): under the ceiling
+      for (const r of results.slice(1)) expect(r.reasons).toEqual({});
+    }
+  }, 180_000);
+
   it("2 processes commit 3,000 times each while 2 others open and close the store 150 times: no commit is lost, nothing reads as damaged", async () => {
     // Without the open gate (open-gate.ts) an opening LMDB rolls back a commit made meanwhile:
     // this failed on every one of three runs, "older than its witness".

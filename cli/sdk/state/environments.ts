@@ -18,6 +18,7 @@ import { statSync } from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { encoderOf } from "./rows.js";
 import { lmdbOpenable } from "./lmdb-header.js";
+import { MappedFile } from "./mapped-file.js";
 
 export interface Tables {
   meta: Database;
@@ -33,6 +34,8 @@ export interface OpenedEnvironment {
   tables: Tables;
   /** the msgpack encoder of the meta table (file.ts writes the meta row's bytes itself) */
   metaEncoder: { encode(value: unknown): Uint8Array };
+  /** the lock file this environment holds (mapped-file.ts) */
+  lock: MappedFile;
 }
 
 const opened = new Map<string, OpenedEnvironment>();
@@ -66,7 +69,7 @@ export function environmentAt(path: string, sync: boolean): OpenedEnvironment {
     reservations: env.openDB({ name: "reservations" }),
     expiry: env.openDB({ name: "expiry" }),
   };
-  const made = { env, tables, metaEncoder: encoderOf(tables.meta) };
+  const made = { env, tables, metaEncoder: encoderOf(tables.meta), lock: new MappedFile(`${path}-lock`) };
   const key = keyOf(path);
   if (key !== undefined) opened.set(key, made);
   return made;

@@ -4,14 +4,15 @@
  * (`state.witness`), and the checks that make a damaged store throw instead of reset. Layout and
  * the witness protocol: STORAGE.md.
  */
-import { existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, type Stats } from "node:fs";
+import { constants, existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { asBinary, type RootDatabase } from "lmdb";
 import { environmentAt, type Tables } from "./environments.js";
+import { RESTART_HINT, type MappedFile } from "./mapped-file.js";
 import { StoreDamaged } from "../../../worker/portable/engine/index.js";
 import { lmdbFileProblem } from "./lmdb-header.js";
-import { acquireGate, releaseGate, throughGate } from "./open-gate.js";
+import { acquireGate, gateLockMoved, releaseGate, throughGate } from "./open-gate.js";
 import { Witness, createWitness } from "./witness.js";
 import { Garbage, checkCounterRow, checkMeta, checkReservationRow, checkSessionRow, parseExpiry, type MetaRow } from "./rows.js";
 
@@ -49,6 +50,8 @@ export class StateFile {
   private witness: Witness | undefined;
   private dbFd: number | undefined;
   private dbIno = -1;
+  /** the lock file the environment holds: LMDB's reader table and writer mutex live there */
+  private lock: MappedFile | undefined;
   private damage: { error: StoreDamaged; ident: Ident } | undefined;
   /** Moves on with every opening: what a process kept of one opening says nothing of the next. */
   epoch = 0;
@@ -200,9 +203,12 @@ export class StateFile {
       if (v && v.generation > 0) throw new StoreDamaged(this.dbPath, `it is missing (deleted?): its witness \`${this.witnessPath}\` says generation ${v.generation} was written`);
       if (legacy.length > 0) throw new StoreDamaged(legacy[0]!, "the counters of an earlier version are not carried over into the new store; until a reset starts it, counted calls are refused");
     } else {
+      if (!db.isFile()) throw new StoreDamaged(this.dbPath, "it is not a regular file (a pipe, a device or a socket was put in its place)");
       this.headerOk(db);
     }
     const opened = environmentAt(this.dbPath, this.opts.sync === true);
+    this.lock = opened.lock;
+    this.lockHeld(true);
     const env = (this.env = opened.env);
     const t = (this.tables = opened.tables);
     this.metaEncoder = opened.metaEncoder;
@@ -256,6 +262,7 @@ export class StateFile {
     if (dir && seen && dir.ino === seen.ino && dir.mtimeMs === seen.mtimeMs && dir.ctimeMs === seen.ctimeMs) {
       const problem = lmdbFileProblem(this.dbFd!);
       if (problem) throw this.fail(problem, false);
+      this.lockHeld(false);
       return;
     }
     this.dirSeen = undefined;
@@ -278,6 +285,15 @@ export class StateFile {
     }
     const problem = lmdbFileProblem(this.dbFd!, db.size);
     if (problem) throw this.fail(problem, false);
+    this.lockHeld(true);
+  }
+
+  /** The lock files this process holds are still whole (each operation) and still the ones on disk (`full`: the full look). Not damage of the store: nothing is marked in it. */
+  private lockHeld(full: boolean): void {
+    const lock = this.lock!;
+    const gate = full && this.gate !== undefined ? gateLockMoved(this.gate) : undefined;
+    const what = lock.cutShort() ?? (full ? lock.moved() : undefined) ?? gate;
+    if (what) throw this.fail(`its lock file ${what}`, false, gate && what === gate ? `${this.gate}-lock` : lock.path, RESTART_HINT);
   }
 
   /** Before LMDB maps the file: it looks like a store. */
@@ -285,7 +301,7 @@ export class StateFile {
     const w = existsSync(this.witnessPath) ? new Witness(this.witnessPath) : undefined;
     const v = w?.read();
     w?.close();
-    const fd = openSync(this.dbPath, "r");
+    const fd = openSync(this.dbPath, constants.O_RDONLY | constants.O_NONBLOCK); // a pipe swapped in since the stat does not hang
     try {
       const problem = lmdbFileProblem(fd, db.size);
       if (problem) {
@@ -302,8 +318,8 @@ export class StateFile {
    * Record the damage (in the store when it can still be written, so every process sharing it
    * stops, not only the one that saw it) and stop using the store; the error to throw.
    */
-  private fail(what: string, latch: boolean, where = this.dbPath): StoreDamaged {
-    const error = new StoreDamaged(where, what);
+  private fail(what: string, latch: boolean, where = this.dbPath, hint?: string): StoreDamaged {
+    const error = new StoreDamaged(where, what, hint);
     if (latch && this.env && this.tables) {
       const env = this.env;
       const t = this.tables;

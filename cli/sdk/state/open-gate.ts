@@ -13,9 +13,12 @@
  * transaction aborts), so the same flaw in opening the gate itself has nothing to roll back. Its
  * lock is LMDB's robust mutex: a process that dies holding it does not block the others.
  */
+import { closeSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ABORT, open, type RootDatabase } from "lmdb";
-import { lmdbOpenable } from "./lmdb-header.js";
+import { StoreDamaged } from "../../../worker/portable/engine/index.js";
+import { lmdbFileProblem, lmdbOpenable } from "./lmdb-header.js";
+import { MappedFile, RESTART_HINT } from "./mapped-file.js";
 
 export const GATE_FILE = "state.gate";
 
@@ -24,6 +27,8 @@ interface Gate {
   users: number;
   /** held by this process now: holding it again only runs the function (the lock is not re-entrant) */
   depth: number;
+  /** its data and lock file, as opened (mapped-file.ts) */
+  files: MappedFile[];
 }
 
 const gates = new Map<string, Gate>();
@@ -38,9 +43,33 @@ export function acquireGate(dir: string, file = GATE_FILE): string {
   if (g) g.users++;
   else {
     lmdbOpenable(path);
-    gates.set(path, { env: open({ path, noSync: true, maxDbs: 1 }), users: 1, depth: 0 });
+    gateFileOk(path);
+    const env = open({ path, noSync: true, maxDbs: 1 });
+    gates.set(path, { env, users: 1, depth: 0, files: [new MappedFile(path), new MappedFile(`${path}-lock`)] });
   }
   return path;
+}
+
+/**
+ * A gate file that is there but not an LMDB environment's (zeroed in place): LMDB would crash the
+ * process opening it (SIGSEGV). It holds nothing, so deleting it is the way back, with no process
+ * on the home. An empty one is a gate whose creation never finished: LMDB makes it anew.
+ */
+function gateFileOk(path: string): void {
+  const size = statSync(path, { throwIfNoEntry: false })?.size;
+  if (!size) return;
+  const fd = openSync(path, "r");
+  try {
+    const problem = lmdbFileProblem(fd, size);
+    if (problem) throw new StoreDamaged(path, `its open gate ${problem}`, `stop every process that uses this home, then delete \`${path}\` and \`${path}-lock\`: they hold nothing (the store needs no reset)`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Why the gate's lock file no longer excludes anyone (deleted or replaced since this process opened it), or undefined. */
+export function gateLockMoved(path: string): string | undefined {
+  return gates.get(path)?.files[1]!.moved();
 }
 
 /**
@@ -59,6 +88,10 @@ export function throughGate<R>(path: string, fn: () => R): R {
   const g = gates.get(path);
   if (!g) throw new Error(`the open gate \`${path}\` is not acquired`);
   if (g.depth > 0) return fn();
+  for (const f of g.files) {
+    const cut = f.cutShort();
+    if (cut) throw new StoreDamaged(f.path, `its open gate ${cut}`, RESTART_HINT);
+  }
   let out: { r: R } | undefined;
   g.depth++;
   try {

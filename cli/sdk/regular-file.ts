@@ -1,0 +1,17 @@
+/**
+ * A home file read as text only when it is a regular file. A pipe put in its place hung the
+ * process at its next read (open waits for a writer), and a device such as /dev/zero would be
+ * read without end: opened without blocking, then refused by its own `fstat`.
+ */
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+
+/** `path`'s text; throws the file system's error, or one saying it is not a regular file. */
+export function readRegular(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`\`${path}\` is not a regular file (a pipe, a device or a socket was put in its place)`);
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
