@@ -85,6 +85,9 @@ export class Http {
 function answerError(status: number, data: unknown): StalwartError {
   const error = typeof data === "object" && data !== null ? (data as { error?: unknown }).error : undefined;
   const err = errorFromWire(error, status);
+  // A code the worker does not define (a proxy's 429 or 408, another service at the URL): not
+  // the worker's answer, so no answer: a check refuses, anything else throws CheckUnavailable.
+  if (err.code.startsWith("http_")) return new Unavailable(`the check worker's address answered ${status}, not in the worker's error form (${err.message.slice(0, 200)})`);
   if (isLicenceError(err) || status < 500) return err;
   return new Unavailable(`the check worker failed (${status} ${wireOf(err.code)})`);
 }
@@ -206,8 +209,7 @@ export class RemoteSession implements SessionCore {
   }
 
   async read(text: string): Promise<{ step: number }> {
-    const r = await this.send("/v1/sessions/read", { text });
-    return { step: r.step };
+    return stepOf(await this.send("/v1/sessions/read", { text }));
   }
 
   async checkToolCall(tool: string, args: unknown, options: CallOptions = {}): Promise<CheckResult> {
@@ -231,14 +233,12 @@ export class RemoteSession implements SessionCore {
   }
 
   async report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
-    const r = await this.send("/v1/report", { step, outcome, ...(result !== undefined ? { result } : {}) });
-    return { step: r.step };
+    return stepOf(await this.send("/v1/report", { step, outcome, ...(result !== undefined ? { result } : {}) }));
   }
 
   /** A person's signed decision, recorded in the history the worker seals (approvals, issue 12). */
   async receipt(signed: SignedReceipt): Promise<{ step: number }> {
-    const r = await this.send("/v1/receipts", { receipt: signed });
-    return { step: r.step };
+    return stepOf(await this.send("/v1/receipts", { receipt: signed }));
   }
 
   toJSON(): SavedSession {
@@ -252,6 +252,13 @@ function isCheck(v: unknown): v is CheckResult {
   if (typeof v !== "object" || v === null) return false;
   const c = v as Record<string, unknown>;
   return DECISIONS.includes(c.decision) && Array.isArray(c.reasons) && c.reasons.every((x) => typeof x === "string") && Number.isInteger(c.step);
+}
+
+/** The step a 200 answer names; an answer without one is no answer (never `{ step: undefined }`). */
+function stepOf(r: unknown): { step: number } {
+  const step = typeof r === "object" && r !== null ? (r as { step?: unknown }).step : undefined;
+  if (typeof step !== "number" || !Number.isSafeInteger(step) || step < 0) throw new Unavailable("the check worker answered 200 without the step it recorded");
+  return { step };
 }
 
 function unavailable(err: unknown): CheckResult {

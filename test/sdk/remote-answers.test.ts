@@ -108,3 +108,34 @@ describe("a remote session that could not be created", () => {
     expect(await down.checkToolCall("get_order", { order_id: "1" })).toMatchObject({ decision: "refuse", reasons: ["check_unavailable"] });
   });
 });
+
+describe("answers that are not the worker's", () => {
+  // The worker answers every error in its own form, with a code of its own (docs/http.md). A 429
+  // or 408 from a proxy, a 404 from another service at the URL: not the worker's answer, so no answer.
+  const foreign: [string, number, unknown][] = [
+    ["a proxy's 429 with a JSON body of its own", 429, { message: "rate limited" }],
+    ["a proxy's 408", 408, { error: "Request Timeout" }],
+    ["another service's 404", 404, { error: { code: "not_found_here", message: "no such route" } }],
+    ["a 400 whose error is a string", 400, { error: "bad" }],
+  ];
+  for (const [what, status, body] of foreign) {
+    it(`${what}: a check refuses check_unavailable, a turn throws CheckUnavailable`, async () => {
+      answer = () => {
+        throw Object.assign(new Error("answer"), { status, error: (body as { error?: unknown }).error ?? body });
+      };
+      const client = new Client({ url, timeoutMs: 5000 });
+      const check = await client.resume(structuredClone(saved)).checkToolCall("get_order", { order_id: "4411" });
+      expect(check).toMatchObject({ decision: "refuse", reasons: ["check_unavailable"], step: -1 });
+      await expect(client.resume(structuredClone(saved)).read("hello")).rejects.toMatchObject({ code: "CheckUnavailable" });
+    });
+  }
+
+  it("a 200 whose read, report or receipt answer has no step throws CheckUnavailable, never answers undefined", async () => {
+    const client = new Client({ url, timeoutMs: 5000 });
+    for (const give of [() => ({}), () => ({ step: "3" }), () => ({ step: -1 }), () => ({ step: 1.5 }), () => null]) {
+      answer = give;
+      await expect(client.resume(structuredClone(saved)).read("hello"), JSON.stringify(give())).rejects.toMatchObject({ code: "CheckUnavailable" });
+      await expect(client.resume(structuredClone(saved)).report(0, "ran"), JSON.stringify(give())).rejects.toMatchObject({ code: "CheckUnavailable" });
+    }
+  });
+});
