@@ -107,8 +107,10 @@ export class Client {
     checkSessionOptions(name, options);
     if (this.http) {
       const http = this.http;
-      const created = ensureCatalogue(http, options.catalogue).then(async (catalogue) => {
-        const rulebook = options.rulebook !== undefined ? await ensureRulebook(http, options.rulebook) : undefined;
+      // one deadline for making the session: its PUTs and POST together, not `timeoutMs` each
+      const deadline = AbortSignal.timeout(http.timeoutMs);
+      const created = ensureCatalogue(http, options.catalogue, deadline).then(async (catalogue) => {
+        const rulebook = options.rulebook !== undefined ? await ensureRulebook(http, options.rulebook, deadline) : undefined;
         const r = await http.send("POST", "/v1/sessions", {
           catalogue, name,
           ...(rulebook ? { rulebook } : {}),
@@ -116,7 +118,7 @@ export class Client {
           ...(options.context ? { context: options.context } : {}),
           ...(options.agent ? { agent: options.agent } : {}),
           ...(options.taintModelAfterUntrusted ? { taint_model_after_untrusted: true } : {}),
-        });
+        }, undefined, undefined, deadline);
         // an answer without a session is no answer (the worker made none): the check refuses
         if (typeof r?.session !== "object" || r.session === null || Array.isArray(r.session)) throw new Unavailable("the check worker answered without the new session");
         return r.session as SavedSession;
@@ -149,8 +151,9 @@ export class Client {
       // the worker checks the rest (`session_invalid`); what is not even an object is the caller's mistake
       if (typeof data !== "object" || data === null || Array.isArray(data)) throw new InputError("a saved session must be what `toJSON()` returned", "/");
       const http = this.http;
-      const ready = (given.catalogue !== undefined ? ensureCatalogue(http, given.catalogue) : Promise.resolve("")).then(async () => {
-        if (given.rulebook !== undefined) await ensureRulebook(http, given.rulebook);
+      const deadline = AbortSignal.timeout(http.timeoutMs);
+      const ready = (given.catalogue !== undefined ? ensureCatalogue(http, given.catalogue, deadline) : Promise.resolve("")).then(async () => {
+        if (given.rulebook !== undefined) await ensureRulebook(http, given.rulebook, deadline);
         return data;
       });
       const info = given.catalogue !== undefined ? this.infoOf(given.catalogue, data.language, data.context) : { catalogue: () => this.savedCatalogue(data), language: data.language, context: data.context ?? {} };

@@ -95,7 +95,7 @@ function answerError(status: number, data: unknown): StalwartError {
 const isLicenceError = (err: unknown): boolean => err instanceof LicenceRequired || err instanceof LicenceInvalid;
 
 /** Register a catalogue given as a path, YAML text or object; a bare name is one already registered. */
-export async function ensureCatalogue(http: Http, input: string | object): Promise<string> {
+export async function ensureCatalogue(http: Http, input: string | object, signal?: AbortSignal): Promise<string> {
   let text: string;
   if (typeof input === "object" && input !== null) text = stringify(input);
   else if (typeof input === "string" && !input.includes("\n") && !/\.(ya?ml|json)$/i.test(input)) return input;
@@ -104,7 +104,7 @@ export async function ensureCatalogue(http: Http, input: string | object): Promi
     text = readFileSync(input, "utf8");
   } else text = String(input);
   const name = `sdk-${sha256Hex(text).slice(0, 24)}`;
-  await http.send("PUT", `/v1/catalogues/${name}`, text, "application/yaml");
+  await http.send("PUT", `/v1/catalogues/${name}`, text, "application/yaml", undefined, signal);
   return name;
 }
 
@@ -112,7 +112,7 @@ export async function ensureCatalogue(http: Http, input: string | object): Promi
  * Register a rulebook given as a path (.yaml/.yml/.csv, a registry folder or its registry.json),
  * its text, registry JSON or an object; a bare name is one already registered. Returns the name.
  */
-export async function ensureRulebook(http: Http, input: string | object): Promise<string> {
+export async function ensureRulebook(http: Http, input: string | object, signal?: AbortSignal): Promise<string> {
   if (typeof input === "string" && !input.includes("\n") && !looksLikeRulebookPath(input) && !input.trimStart().startsWith("{")) return input;
   const r = readRulebookInput(input);
   const text = r.kind === "object" ? (r.registry ? JSON.stringify(r.value) : stringify(r.value)) : r.text;
@@ -120,7 +120,7 @@ export async function ensureRulebook(http: Http, input: string | object): Promis
   const csv = r.kind === "rulebook" && rulebookFormatOf(text, r.file ? { file: r.file } : {}) === "csv";
   const type = r.kind === "registry" || (r.kind === "object" && r.registry) ? "application/json" : csv ? "text/csv" : "application/yaml";
   const name = `sdk-${sha256Hex(text).slice(0, 24)}`;
-  await http.send("PUT", `/v1/rulebooks/${name}`, text, type);
+  await http.send("PUT", `/v1/rulebooks/${name}`, text, type, undefined, signal);
   return name;
 }
 

@@ -89,3 +89,38 @@ describe("the deadline option", () => {
     expect(race).toBe("waiting");
   });
 });
+
+describe("remote deadline across making the session", () => {
+  let loris: Server;
+  let lorisUrl = "";
+  const seen: string[] = [];
+  beforeAll(async () => {
+    // A worker that answers every request after 400 ms: the catalogue's PUT, the rulebook's PUT and
+    // the session's POST each within the client's 700 ms, together well past it.
+    loris = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        seen.push(`${req.method} ${req.url}`);
+        setTimeout(() => {
+          res.writeHead(200, { "content-type": "application/json" });
+          if (req.url === "/v1/sessions") res.end(JSON.stringify({ session: { v: 1, id: "s-1", name: "b", language: "en", agent: null, context: {}, catalogue: "c".repeat(64), taint_model_after_untrusted: false, rulebook: null, entries: [], seal: "x", head: "y" } }));
+          else if (req.url === "/v1/check") res.end(JSON.stringify({ check: { decision: "allow", reasons: [], step: 0 } }));
+          else res.end("{}");
+        }, 400);
+      });
+    });
+    await new Promise<void>((done) => loris.listen(0, "127.0.0.1", done));
+    lorisUrl = `http://127.0.0.1:${(loris.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((done) => loris.close(done));
+  });
+
+  it("the session's PUTs and POST share one deadline: a worker slow at each is check_unavailable, not an allow seconds later", async () => {
+    const client = new Client({ url: lorisUrl, timeoutMs: 700 });
+    const s = client.session("b", { catalogue: "examples/store/agent.yaml", rulebook: "rules:\n  - id: r\n    when: {tool: refund_card}\n    then: ask\n" });
+    const check = await s.checkToolCall("get_order", { order_id: "4411" });
+    expect(check).toMatchObject({ decision: "refuse", reasons: ["check_unavailable"] });
+    expect(seen.some((r) => r.startsWith("POST /v1/check")), "no check was sent").toBe(false);
+  });
+});
