@@ -91,7 +91,7 @@ async function init(v: { url?: string | undefined; out?: string | undefined; for
   const out = v.out ?? "agent.yaml";
   const { writeStarter } = await import("../gateway/init.js");
   const written = await writeStarter(upstream, out, { force: v.force === true });
-  const left = written.skipped.length ? `; left out ${written.skipped.map((n) => JSON.stringify(n)).join(", ")} (a name a catalogue cannot hold, or listed twice: see the file)` : "";
+  const left = written.skipped.length ? `; left out ${written.skipped.map((n) => JSON.stringify(n)).join(", ")} (a name a catalogue cannot hold, a name listed twice, or a schema a catalogue cannot take: see the file)` : "";
   process.stdout.write(`${out}: wrote ${written.tools} tool${written.tools === 1 ? "" : "s"} (${written.guesses} guesses marked \`# review\`${left}); check it with \`stalwart check ${out}\`\n`);
   return 0;
 }

@@ -84,9 +84,18 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     const returns = cleanSchema(t.outputSchema);
     if (returns) entry.returns = returns;
     else notes.push("no outputSchema: declare `returns` for the fields later calls may take from its result");
+    const body = stringify([entry], { lineWidth: 0 }).trimEnd().split("\n").map((l) => `  ${l}`);
+    // One tool whose schema a catalogue cannot take (a keyword outside draft-07, `type` not
+    // `object`) is left out and said so, like a name it cannot hold: the rest is still written.
+    const problem = toolProblem(body);
+    if (problem) {
+      seen.delete(t.name);
+      skipped.push(t.name);
+      blocks.push(`  # not written: ${JSON.stringify(oneLine(t.name))} (its schema is not one a catalogue takes: ${oneLine(problem)}): the gateway does not offer it, and refuses its calls; declare it by hand to offer it`);
+      continue;
+    }
     guesses += notes.length;
     const head = [`# ${t.name}${typeof t.description === "string" && t.description ? `: ${firstLine(t.description)}` : ""}`, ...notes.map((n) => `# review: ${n}`)];
-    const body = stringify([entry], { lineWidth: 0 }).trimEnd().split("\n").map((l) => `  ${l}`);
     blocks.push([...head.map((l) => `  ${l}`), ...body].join("\n"));
   }
   const text = [
@@ -104,11 +113,29 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
   return { text, guesses, skipped };
 }
 
+/** What the lint says of a catalogue holding this one tool's block (its first problem), or undefined. */
+function toolProblem(body: string[]): string | undefined {
+  try {
+    loadCatalogue(["settings:", "  language: en", "tools:", ...body, ""].join("\n"), { file: "tool.yaml", schemaCompiler: ajvCompiler });
+    return undefined;
+  } catch (err) {
+    if (err instanceof CatalogueError) {
+      const p = err.problems[0];
+      return p ? p.message.replace(/^tool `[^`]*`: /, "") : "it does not pass the lint";
+    }
+    return (err as Error).message;
+  }
+}
+
 export async function writeStarter(spec: UpstreamSpec, out: string, o: { force: boolean }): Promise<{ tools: number; guesses: number; skipped: string[] }> {
   if (existsSync(out) && !o.force) throw new InputError(`\`${out}\` exists`, undefined, "pass `--force` to overwrite it, or `-o` another file");
   const { tools, server } = await listAllTools(spec);
   const source = server ? `${server.name} ${server.version}` : "url" in spec ? spec.url : [spec.command, ...spec.args].join(" ");
   const { text, guesses, skipped } = starterCatalogue(tools, source);
+  if (tools.length > 0 && skipped.length === tools.length) {
+    const why = text.split("\n").filter((l) => l.startsWith("  # not written: ")).map((l) => l.slice(17));
+    throw new InputError(`none of the tool server's ${tools.length} tools can be written to a catalogue:\n${why.join("\n")}`, undefined, "write the catalogue by hand (docs/catalogue.md), or ask the tool server's authors for draft-07 input schemas");
+  }
   try {
     loadCatalogue(text, { file: out, schemaCompiler: ajvCompiler });
   } catch (err) {

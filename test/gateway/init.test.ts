@@ -84,5 +84,23 @@ describe("stalwart gateway init", () => {
     expect(text).toContain('# not written: "notes.search"');
     expect(parse(text).tools.filter((t: { name: string }) => t.name === "save")).toHaveLength(1);
   });
+
+  it("a tool whose schema a catalogue cannot take (a keyword outside draft-07, `type` not object) is left out and said so; the rest is written", () => {
+    const { text, skipped } = starterCatalogue(
+      [
+        { name: "search", inputSchema: { type: "object", properties: { q: { type: "string", example: "shoes" } } }, annotations: { readOnlyHint: true } },
+        { name: "maybe", inputSchema: { type: ["object", "null"], properties: {} } },
+        { name: "anchored", inputSchema: { type: "object", properties: { a: { $anchor: "x", type: "string" } } } },
+        { name: "save", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
+      ],
+      "mixed",
+    );
+    // before: one such tool failed the whole file ("a bug in stalwart gateway init"), nothing written
+    const c = loadCatalogue(text, { file: "starter.yaml", schemaCompiler: ajvCompiler });
+    expect([...c.tools.keys()]).toEqual(["save"]);
+    expect(skipped).toEqual(["search", "maybe", "anchored"]);
+    expect(text).toContain('# not written: "search" (its schema is not one a catalogue takes: `args`: unknown schema keyword `example`)');
+    expect(text).toMatch(/# not written: "maybe" \(its schema is not one a catalogue takes: .*type.*object/);
+  });
 });
 
