@@ -67,7 +67,9 @@ export class CheckedStdioTransport extends StdioServerTransport {
     try {
       message = parseJSONRPCMessage(value);
     } catch {
-      return this.refuse(readableId(value), INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request, notification or response (MCP does not take batches)");
+      // (the reason named, so a client's author sees what to fix: a batch is not the same mistake as a field's type)
+      const why = Array.isArray(value) ? "a batch (MCP does not take batches)" : "not a JSON-RPC 2.0 request, notification or response (a member missing or of the wrong type: `jsonrpc` \"2.0\", an id that is a string or number, a string `method`, `params` an object)";
+      return this.refuse(readableId(value), INVALID_REQUEST, `Invalid Request: ${why}`);
     }
     const reused = this.running.admit(message);
     if (reused !== undefined) return this.refuse(reused, INVALID_REQUEST, duplicateMessage(reused));

@@ -69,6 +69,10 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
     expect(replies.map((r) => [r.id, r.error?.code])).toEqual([...bad.map(([, id, code]) => [id, code]), [8, undefined]]);
     for (const r of replies.slice(0, -1)) expect(r).toMatchObject({ jsonrpc: "2.0", error: { message: expect.any(String) } });
     expect(replies.at(-1)).toEqual({ jsonrpc: "2.0", id: 8, result: {} });
+    // each says its own mistake: only a batch is told about batches
+    expect(replies[6]!.error!.message).toContain("MCP does not take batches");
+    expect(replies[1]!.error!.message).not.toContain("batch");
+    expect(replies[1]!.error!.message).toContain("a string `method`");
   }, 60_000);
 
   it("a duplicate id while a checked call waits for a person: the duplicate is refused at once and never runs; the first runs once and gets its own answer", async () => {
