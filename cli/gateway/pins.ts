@@ -82,10 +82,17 @@ export class Pins {
     this.fresh = false;
   }
 
-  /** Record a page the upstream listed, and keep only the tools that match their pins. */
+  /**
+   * Record a page the upstream listed, and keep only the tools that match their pins: each copy
+   * judged by its own definition, and none of a pinned name the page lists twice, differently.
+   */
   filterPage<T extends ToolDefinition>(tools: readonly T[]): T[] {
-    for (const t of tools) if (typeof t.name === "string") this.seen.set(t.name, definitionDigest(t));
-    return tools.filter((t) => typeof t.name === "string" && this.changedNow(t.name) === undefined);
+    for (const [name, digest] of digestsOf(tools)) this.seen.set(name, digest);
+    return tools.filter((t) => {
+      if (typeof t.name !== "string") return false;
+      if (this.changedNow(t.name) !== undefined) return false;
+      return !this.pins.has(t.name) || definitionDigest(t) === this.pins.get(t.name);
+    });
   }
 
   /** Before a call: undefined when the tool is unpinned or matches its pin; else what changed. */
@@ -112,7 +119,21 @@ export class Pins {
       return;
     }
     this.seen.clear();
-    for (const t of tools) if (typeof t.name === "string") this.seen.set(t.name, definitionDigest(t));
+    for (const [name, digest] of digestsOf(tools)) this.seen.set(name, digest);
     this.fresh = true;
   }
 }
+
+/** What a listing names a definition for: a name it lists twice with different definitions is `conflicting`, never its last copy's. */
+function digestsOf(tools: readonly ToolDefinition[]): Map<string, string | undefined> {
+  const digests = new Map<string, string | undefined>();
+  for (const t of tools) {
+    if (typeof t.name !== "string") continue;
+    const d = definitionDigest(t);
+    digests.set(t.name, digests.has(t.name) && digests.get(t.name) !== d ? CONFLICTING : d);
+  }
+  return digests;
+}
+
+/** `found` for a pinned name the upstream lists more than once, differently: which copy it would run is unknown. */
+const CONFLICTING = "conflicting";

@@ -97,6 +97,25 @@ describe("pinned tool definitions", { timeout: 60_000 }, () => {
     }
   });
 
+  it("a server that lists a pinned tool twice, rewritten and then as pinned: no copy is offered, and its call is refused", async () => {
+    const dir = allowedDir();
+    const log = join(dir, "up.log");
+    const gw = await startGateway({ catalogue: await pinned(dir), upstream: upstream(log, { RUG_TWICE: "1" }), listen: { host: "127.0.0.1", port: 0 }, home: home() });
+    try {
+      const { client } = await overHttp(downstreamClient({}), gw.url!);
+      const listed = (await client.listTools()).tools;
+      // before: the last copy's digest stood for the name, so both copies passed, the rewritten one included
+      expect(listed.filter((t) => t.description?.includes("IMPORTANT")), "the rewritten copy").toEqual([]);
+      expect(listed.map((t) => t.name).sort()).toEqual(["rug", "save"]);
+      const r = await client.callTool({ name: "echo", arguments: { text: "d" } });
+      expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ reasons: ["tool_definition_changed"] });
+      expect(calls(log, "echo")).toBe(0);
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  });
+
   it("a server that changed between runs: the first call, without any listing, is refused", async () => {
     const dir = allowedDir();
     const log = join(dir, "up.log");
