@@ -37,6 +37,9 @@ async function listAllTools(spec: UpstreamSpec): Promise<{ tools: McpTool[]; ser
   }
 }
 
+/** Keywords through which a draft-07 schema may name properties besides its own `properties`. */
+const NAMING_ELSEWHERE = ["allOf", "anyOf", "oneOf", "$ref", "if", "then", "else", "dependencies", "patternProperties"];
+
 /** A catalogue's tool name (catalogue schema); MCP also allows `.` and `/`, which a catalogue cannot name. */
 const CATALOGUE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
 
@@ -79,7 +82,13 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     if (pin) entry.pin = pin;
     const args = cleanSchema(t.inputSchema) ?? { type: "object", properties: {} };
     // The server names its arguments; anything else is refused (step 3), not held as schema_partial.
-    if (args.type === "object" && args.additionalProperties === undefined) args.additionalProperties = false;
+    // Only where the schema names them itself: beside a combinator or a $ref (draft-07), a closed
+    // top level would refuse the very arguments those name, so it stays open and is said so.
+    if (args.type === "object" && args.additionalProperties === undefined) {
+      const through = NAMING_ELSEWHERE.filter((k) => Object.hasOwn(args, k));
+      if (through.length === 0) args.additionalProperties = false;
+      else notes.push(`the input schema names its arguments through ${through.map((k) => `\`${k}\``).join(", ")}: left open (arguments it does not name are held as schema_partial); add \`additionalProperties: false\` with every argument under \`properties\` to refuse others`);
+    }
     entry.args = args;
     const returns = cleanSchema(t.outputSchema);
     if (returns) entry.returns = returns;

@@ -11,6 +11,8 @@ import { starterCatalogue } from "../../cli/gateway/init.js";
 import { loadCatalogue } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 import { allowedDir, FILESYSTEM, MAIN, ROOT } from "./helpers.js";
+import { Client } from "../../cli/sdk/index.js";
+import { licensedHome } from "../helpers/licensed-home.js";
 
 const cli = (...args: string[]) => execFileSync(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
@@ -83,6 +85,29 @@ describe("stalwart gateway init", () => {
     expect(skipped).toEqual(["notes.search", "save"]);
     expect(text).toContain('# not written: "notes.search"');
     expect(parse(text).tools.filter((t: { name: string }) => t.name === "save")).toHaveLength(1);
+  });
+
+  it("a schema that names its arguments only through oneOf / allOf / $ref is not closed at the top: its calls pass step 3", async () => {
+    const a = { type: "object", properties: { a: { type: "string" } }, required: ["a"] };
+    const { text } = starterCatalogue(
+      [
+        { name: "pick", inputSchema: { type: "object", oneOf: [a, { type: "object", properties: { b: { type: "number" } }, required: ["b"] }] } },
+        { name: "both", inputSchema: { type: "object", properties: { a: { type: "string" } }, allOf: [{ properties: { c: { type: "string" } } }] } },
+        { name: "named", inputSchema: { type: "object", $ref: "#/definitions/x", definitions: { x: a } } },
+        { name: "plain", inputSchema: a },
+      ],
+      "combinators",
+    );
+    const s = new Client({ home: licensedHome("init-comb") }).session("b", { catalogue: text });
+    await s.read("go");
+    // before: `additionalProperties: false` beside no top-level `properties` refused every call at step 3
+    for (const [tool, args] of [["pick", { a: "x" }], ["pick", { b: 1 }], ["both", { a: "x", c: "y" }], ["named", { a: "x" }]] as const) {
+      const r = await s.checkToolCall(tool, args);
+      expect(r.reasons, `${tool} ${JSON.stringify(args)}`).not.toContain("argument_schema");
+    }
+    // a schema that lists all its arguments itself is still closed: anything else is refused
+    expect((await s.checkToolCall("plain", { a: "x", z: 1 })).reasons).toContain("argument_schema");
+    expect(text).toContain("# review: the input schema names its arguments through");
   });
 
   it("a tool whose schema a catalogue cannot take (a keyword outside draft-07, `type` not object) is left out and said so; the rest is written", () => {
