@@ -57,6 +57,9 @@ export class Http {
           ...(this.o.now ? { "x-stalwart-now": String(this.o.now().getTime()) } : {}),
         },
         body: typeof body === "string" ? body : JSON.stringify(body),
+        // A worker never redirects: one followed would send the carried session to another
+        // address and take that address's answer as the check's (an allow included).
+        redirect: "error",
         signal: signal ?? AbortSignal.timeout(timeout),
       });
     } catch (err) {

@@ -139,3 +139,39 @@ describe("answers that are not the worker's", () => {
     }
   });
 });
+
+describe("a redirect from the worker's address", () => {
+  it("is not followed: nothing of the session goes to the other address, and the check refuses check_unavailable", async () => {
+    const elsewhere: string[] = [];
+    // another address that would answer anything, allow included
+    const other = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        elsewhere.push(`${req.method} ${req.url}`);
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ check: allow, step: 0 }));
+      });
+    });
+    await new Promise<void>((done) => other.listen(0, "127.0.0.1", done));
+    const to = `http://localhost:${(other.address() as AddressInfo).port}`;
+    const redirecting = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(307, { location: to + req.url });
+        res.end();
+      });
+    });
+    await new Promise<void>((done) => redirecting.listen(0, "127.0.0.1", done));
+    try {
+      const client = new Client({ url: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`, key: "sk_test_0123456789abcdef", timeoutMs: 5000 });
+      const check = await client.resume(structuredClone(saved)).checkToolCall("get_order", { order_id: "4411" });
+      expect(check).toMatchObject({ decision: "refuse", reasons: ["check_unavailable"], step: -1 });
+      await expect(client.resume(structuredClone(saved)).read("hello")).rejects.toMatchObject({ code: "CheckUnavailable" });
+      // before: the POST, the carried session with its arguments, was sent again to the other address
+      expect(elsewhere).toEqual([]);
+    } finally {
+      await new Promise((done) => redirecting.close(done));
+      await new Promise((done) => other.close(done));
+    }
+  });
+});
