@@ -228,6 +228,8 @@ export class RemoteSession implements SessionCore {
       const r = await this.send("/v1/check", { tool, args, options });
       // a 200 that is not a check (a proxy, another service at the URL) is no answer: never handed on
       if (!isCheck(r?.check)) return unavailable(new Unavailable("the check worker answered 200 without a check"));
+      // the worker answers every check with the session that records it: a check recorded nowhere the client holds is no answer
+      if (!("session" in r)) return unavailable(new Unavailable("the check worker answered a check without the session that records it"));
       return r.check;
     } catch (err) {
       if (err instanceof Unavailable || err instanceof CheckTimeout) return unavailable(err);
@@ -257,9 +259,13 @@ function isCheck(v: unknown): v is CheckResult {
   return DECISIONS.includes(c.decision) && Array.isArray(c.reasons) && c.reasons.every((x) => typeof x === "string") && Number.isInteger(c.step);
 }
 
-/** The step a 200 answer names; an answer without one is no answer (never `{ step: undefined }`). */
+/**
+ * The step a 200 answer names; an answer without one, or without the session that records it (the
+ * worker answers every turn, report and receipt with it), is no answer (never `{ step: undefined }`).
+ */
 function stepOf(r: unknown): { step: number } {
-  const step = typeof r === "object" && r !== null ? (r as { step?: unknown }).step : undefined;
+  if (typeof r !== "object" || r === null || !("session" in r)) throw new Unavailable("the check worker answered without the session that records the step");
+  const step = (r as { step?: unknown }).step;
   if (typeof step !== "number" || !Number.isSafeInteger(step) || step < 0) throw new Unavailable("the check worker answered 200 without the step it recorded");
   return { step };
 }

@@ -49,6 +49,8 @@ describe("answers the remote client cannot take", () => {
     ["`since` past what the client holds", (b) => ({ check: allow, session: { ...b.session, entries: [], since: 5 } })],
     ["`since` that is not a count", (b) => ({ check: allow, session: { ...b.session, entries: [], since: "0" } })],
     ["another session's history", (b) => ({ check: allow, session: { ...b.session, id: "s-other" } })],
+    // before: the allow was handed on, recorded in no history the client holds
+    ["a check without a session", () => ({ check: allow })],
   ];
   for (const [what, give] of cases) {
     it(`${what}: a check refuses check_unavailable, a turn throws CheckUnavailable`, async () => {
@@ -132,10 +134,11 @@ describe("answers that are not the worker's", () => {
 
   it("a 200 whose read, report or receipt answer has no step throws CheckUnavailable, never answers undefined", async () => {
     const client = new Client({ url, timeoutMs: 5000 });
-    for (const give of [() => ({}), () => ({ step: "3" }), () => ({ step: -1 }), () => ({ step: 1.5 }), () => null]) {
+    // with the session as the worker sends it, so that only the step is wrong (and without it)
+    for (const give of [(b: any) => ({ session: b.session }), (b: any) => ({ session: b.session, step: "3" }), (b: any) => ({ session: b.session, step: -1 }), (b: any) => ({ session: b.session, step: 1.5 }), () => ({ step: 0 }), () => null]) {
       answer = give;
-      await expect(client.resume(structuredClone(saved)).read("hello"), JSON.stringify(give())).rejects.toMatchObject({ code: "CheckUnavailable" });
-      await expect(client.resume(structuredClone(saved)).report(0, "ran"), JSON.stringify(give())).rejects.toMatchObject({ code: "CheckUnavailable" });
+      await expect(client.resume(structuredClone(saved)).read("hello"), String(give)).rejects.toMatchObject({ code: "CheckUnavailable" });
+      await expect(client.resume(structuredClone(saved)).report(0, "ran"), String(give)).rejects.toMatchObject({ code: "CheckUnavailable" });
     }
   });
 });
