@@ -77,12 +77,48 @@ export interface ReadSaved {
   head: string;
 }
 
+const LANGUAGES: readonly unknown[] = ["en", "pt-BR"] satisfies Language[];
+const isPlainObject = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v);
+const isText = (v: unknown): boolean => typeof v === "string";
+const absentOr = (test: (v: unknown) => boolean) => (v: unknown): boolean => v === undefined || test(v);
+
+/**
+ * Each header field a saved session carries, with the type `toJSON()` gives it. `entries` is read
+ * by the history (restoreSaved), entry by entry.
+ */
+const SAVED_FIELDS: readonly [field: string, test: (v: unknown) => boolean, expected: string][] = [
+  ["v", (v) => v === 1, "1"],
+  ["id", (v) => isText(v) && (v as string).length > 0, "the session's id (a string)"],
+  ["name", isText, "the session's name (a string)"],
+  ["catalogue", isText, "the catalogue digest (a string)"],
+  ["seal", isText, "the seal an answer gave (a string)"],
+  ["head", isText, "the head seal an answer gave (a string)"],
+  ["language", absentOr((v) => LANGUAGES.includes(v)), "`en` or `pt-BR`"],
+  ["agent", absentOr((v) => v === null || isText(v)), "an agent name or null"],
+  ["context", absentOr((v) => v === null || isPlainObject(v)), "an object"],
+  ["taint_model_after_untrusted", absentOr((v) => typeof v === "boolean"), "true or false"],
+  ["rulebook", absentOr((v) => v === null || isText(v)), "a rulebook digest or null"],
+];
+
+/**
+ * The first field of a saved session that is missing or of the wrong type, or undefined: read
+ * before anything is looked up by it, so that a caller's mistake is named rather than taken for a
+ * changed header (a wrong type cannot be what an answer gave). Own properties only.
+ */
+export function savedShapeProblem(saved: Record<string, unknown>): { field: string; expected: string } | undefined {
+  for (const [field, test, expected] of SAVED_FIELDS) {
+    const value = Object.hasOwn(saved, field) ? saved[field] : undefined;
+    if (!test(value)) return { field, expected };
+  }
+  return undefined;
+}
+
 /** The header a saved session claims, read with every field checked for its type. */
 export function readSaved(saved: unknown): ReadSaved {
-  const s = saved as Partial<SavedSession> | null;
-  if (typeof s !== "object" || s === null || s.v !== 1 || typeof s.id !== "string" || typeof s.name !== "string" || typeof s.seal !== "string" || typeof s.head !== "string" || typeof s.catalogue !== "string") {
-    throw new InputError("a saved session must be what `toJSON()` returned", "/");
-  }
+  if (!isPlainObject(saved)) throw new InputError("a saved session must be what `toJSON()` returned", "/");
+  const problem = savedShapeProblem(saved as Record<string, unknown>);
+  if (problem) throw new InputError(`a saved session must be what \`toJSON()\` returned: its \`${problem.field}\` must be ${problem.expected}`, `/${problem.field}`);
+  const s = saved as Partial<SavedSession> & { v: 1; id: string; name: string; seal: string; head: string; catalogue: string };
   const header: SessionHeader = {
     v: 1, id: s.id, name: s.name, language: s.language as Language, agent: s.agent ?? null, context: s.context ?? {},
     catalogue: s.catalogue, taint_model_after_untrusted: s.taint_model_after_untrusted === true, rulebook: s.rulebook ?? null,

@@ -3,7 +3,7 @@
  * looks anything up (the catalogue by digest, the rulebook). The rest — the seal, the head, every
  * entry — is the engine's to verify (Session.resume and the history check).
  */
-import { InputError, StalwartError } from "../../portable/engine/index.js";
+import { InputError, StalwartError, savedShapeProblem } from "../../portable/engine/index.js";
 import { isObject } from "../http/body.js";
 
 export interface SessionShape extends Record<string, unknown> {
@@ -22,6 +22,9 @@ export function sessionOf(body: Record<string, unknown>): SessionShape {
   if (!Array.isArray(entries) || !entries.every(isObject)) throw invalid("`session.entries` must be a list of entry objects", "/session/entries");
   if (rulebook !== undefined && rulebook !== null && typeof rulebook !== "string") throw invalid("`session.rulebook` must be a digest or null", "/session/rulebook");
   if (since !== undefined && !(Number.isSafeInteger(since) && typeof since === "number" && since >= 0)) throw new InputError("`session.since` must be the number of entries left out (an integer ≥ 0)", "/session/since");
+  // every other header field: a wrong type is the caller's mistake, named, not a changed header
+  const problem = savedShapeProblem(saved);
+  if (problem) throw new InputError(`\`session.${problem.field}\` must be ${problem.expected}, as the previous answer gave it`, `/session/${problem.field}`);
   // The body's own object (parsed for this request, held by nobody else), its fields now checked; a
   // `since` of 0 is the full form, and is dropped (carried.ts reads any `since` as the delta form).
   if (since !== 0) return saved as SessionShape;

@@ -1,0 +1,90 @@
+/**
+ * Requests a careless or hostile caller sends the check worker, each answered with a coded 4xx
+ * naming where it is wrong — never a 500, and never taken for something else (a changed header,
+ * an unknown catalogue).
+ */
+import { describe, expect, it } from "vitest";
+import { KEY_A, storeYaml, testApp } from "./app-env.js";
+import { Client, InputError } from "../../cli/sdk/index.js";
+import { FIXTURE_NOW, licensedHome } from "../helpers/licensed-home.js";
+import { REPO } from "../conformance/runner.js";
+import { join } from "node:path";
+
+async function json(r: Response) {
+  return { status: r.status, body: (await r.json()) as any };
+}
+
+/** Each header field of a saved session, with values of a type no answer gives it. */
+const WRONG: Record<string, unknown[]> = {
+  v: [2, "1", null],
+  id: [5, null, "", {}],
+  name: [5, null, []],
+  language: [5, null, "fr", {}],
+  agent: [5, true, [], {}],
+  context: [5, "x", [], true],
+  taint_model_after_untrusted: [1, "false", null],
+  seal: [null, 5, {}],
+  head: [null, 5, []],
+};
+
+describe("a carried session with a field of the wrong type", () => {
+  it("is 400 invalid_request naming /session/<field>, for every route that carries one", async () => {
+    const { call } = testApp();
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
+    const s = (await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "billing" }, KEY_A))).body.session;
+    const routes: [string, Record<string, unknown>][] = [
+      ["/v1/check", { tool: "get_order", args: { order_id: "4411" } }],
+      ["/v1/sessions/read", { text: "oi" }],
+      ["/v1/report", { step: 0, outcome: "ran" }],
+    ];
+    for (const [route, rest] of routes) {
+      for (const [field, values] of Object.entries(WRONG)) {
+        for (const value of values) {
+          const got = await json(await call("POST", route, { ...rest, session: { ...s, [field]: value } }, KEY_A));
+          expect({ status: got.status, code: got.body.error?.code, pointer: got.body.error?.pointer }, `${route} ${field}=${JSON.stringify(value)}`).toEqual({ status: 400, code: "invalid_request", pointer: `/session/${field}` });
+          expect(got.body.error.message).toContain(`session.${field}`);
+        }
+      }
+    }
+  });
+
+  it("is named before the catalogue is looked up", async () => {
+    const { call } = testApp();
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
+    const s = (await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "billing" }, KEY_A))).body.session;
+    const got = await json(await call("POST", "/v1/check", { tool: "get_order", args: {}, session: { ...s, catalogue: "0".repeat(64), agent: 5 } }, KEY_A));
+    expect({ status: got.status, code: got.body.error?.code, pointer: got.body.error?.pointer }).toEqual({ status: 400, code: "invalid_request", pointer: "/session/agent" });
+  });
+
+  it("still answers a right-typed but changed field as a changed header", async () => {
+    const { call } = testApp();
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
+    const s = (await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "billing" }, KEY_A))).body.session;
+    const same = await json(await call("POST", "/v1/check", { tool: "get_order", args: { order_id: "4411" }, session: s }, KEY_A));
+    expect(same.body.check.decision).toBe("allow");
+    const changed = await json(await call("POST", "/v1/check", { tool: "get_order", args: { order_id: "4411" }, session: { ...same.body.session, agent: "other" } }, KEY_A));
+    expect(changed.status).toBe(200);
+    expect(changed.body.check).toMatchObject({ decision: "refuse", reasons: ["history_invalid"] });
+  });
+});
+
+describe("Session.resume in-process with a field of the wrong type", () => {
+  it("is an InputError naming the field, not a session with an agent of 5", async () => {
+    const home = licensedHome("hostile-resume");
+    const client = new Client({ home, now: () => FIXTURE_NOW });
+    const s = client.session("b", { catalogue: join(REPO, "examples/store/agent.yaml") });
+    const saved = s.toJSON() as unknown as Record<string, unknown>;
+    for (const [field, values] of Object.entries(WRONG)) {
+      for (const value of values) {
+        let err: unknown;
+        try {
+          client.resume({ ...saved, [field]: value } as never);
+        } catch (e) {
+          err = e;
+        }
+        expect(err, `${field}=${JSON.stringify(value)}`).toBeInstanceOf(InputError);
+        expect((err as InputError).pointer, `${field}=${JSON.stringify(value)}`).toBe(`/${field}`);
+      }
+    }
+  });
+});
