@@ -9,6 +9,9 @@ import { Client, InputError } from "../../cli/sdk/index.js";
 import { FIXTURE_NOW, licensedHome } from "../helpers/licensed-home.js";
 import { REPO } from "../conformance/runner.js";
 import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { approvalIdOf } from "../../worker/portable/engine/index.js";
+import { clip } from "../../worker/portable/approvals/words.js";
 
 async function json(r: Response) {
   return { status: r.status, body: (await r.json()) as any };
@@ -86,5 +89,43 @@ describe("Session.resume in-process with a field of the wrong type", () => {
         expect((err as InputError).pointer, `${field}=${JSON.stringify(value)}`).toBe(`/${field}`);
       }
     }
+  });
+});
+
+describe("an approval's `by` and `message`, cut to their limits", () => {
+  const refunds = readFileSync(join(import.meta.dirname, "../approvals/fixtures/refunds.yaml"), "utf8");
+
+  async function pending(call: ReturnType<typeof testApp>["call"]) {
+    expect((await call("PUT", "/v1/catalogues/refunds", refunds, KEY_A, "application/yaml")).status).toBe(200);
+    const s = (await json(await call("POST", "/v1/sessions", { catalogue: "refunds", name: "w" }, KEY_A))).body.session;
+    const r = (await json(await call("POST", "/v1/sessions/read", { session: s, text: "refund 120" }, KEY_A))).body.session;
+    const c = (await json(await call("POST", "/v1/check", { session: r, tool: "refund_card", args: { order_id: "4411", amount: 120 }, options: { origins: { order_id: "typed", amount: "model" } } }, KEY_A))).body;
+    expect(c.check.decision).toBe("confirm");
+    return approvalIdOf(c.check.confirmation);
+  }
+
+  it("are cut between characters, never inside an emoji: the decision is taken and reads back whole", async () => {
+    const { call } = testApp();
+    const id = await pending(call);
+    // a surrogate pair across each limit: a cut by UTF-16 units leaves half of it
+    const by = "a".repeat(99) + "😀" + "tail";
+    const message = "m".repeat(499) + "😀" + "tail";
+    const got = await json(await call("POST", `/v1/approvals/${id}/decide`, { decision: "approve", by, message }, KEY_A));
+    expect(got.status, JSON.stringify(got.body)).toBe(200);
+    expect(got.body.receipt).toMatchObject({ by: "a".repeat(99), message: "m".repeat(499) });
+    const back = await json(await call("GET", `/v1/approvals/${id}`, undefined, KEY_A));
+    expect(back.body.approval).toMatchObject({ status: "approved", receipt: { by: "a".repeat(99), message: "m".repeat(499) } });
+  });
+});
+
+describe("clip, the one cut the API and the page make", () => {
+  it("keeps whole characters, trims, and reads blank as nothing", () => {
+    expect(clip("ab😀", 3)).toBe("ab");
+    expect(clip("ab😀", 4)).toBe("ab😀");
+    expect(clip("😀😀", 3)).toBe("😀");
+    expect(clip("  x  ", 1)).toBe("x");
+    expect(clip("   ", 5)).toBeUndefined();
+    expect(clip(5, 5)).toBeUndefined();
+    for (let n = 1; n < 12; n++) expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(clip("é😀a🎉b".repeat(3), n)!), String(n)).toBe(false);
   });
 });

@@ -17,6 +17,7 @@ import { streamSSE } from "hono/streaming";
 import { approvalStatus, decide, fromBase64Url, fromUtf8, StalwartError, toBase64Url, toHex, toWire, utf8, type Approval, type ApprovalStore, type ErrorCode, type Mac } from "../engine/index.js";
 import { equalBytes, fromHex } from "../engine/index.js";
 import { ListBody, LoginBody, OneBody, Page } from "./views.js";
+import { clip } from "./words.js";
 
 export interface Identity {
   /** who decides, as receipts record it */
@@ -90,7 +91,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
   app.post("/login", async (c) => {
     const body = await jsonBody(c);
     const code = typeof body.code === "string" ? body.code.trim() : "";
-    const by = typeof body.by === "string" && body.by.trim() !== "" ? body.by.trim().slice(0, 100) : undefined;
+    const by = clip(body.by, 100);
     const who = await o.login(code, by, c.env);
     if (!who) return refuse(c, "unauthorized", o.local ? "that is not the code `stalwart approvals serve` printed (or it was used already)" : "that key is not valid here");
     setCookie(c, cookie, sealCookie(o.cookieMac(c.env), who, o.now() + SIGNED_IN_MS), { httpOnly: true, sameSite: "Strict", path: o.base || "/", secure: new URL(c.req.url).protocol === "https:" });
@@ -152,7 +153,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     if (!decision) return refuse(c, "InputError", "`decision` must be approve or deny");
     const a = await decide(o.storeFor(who, c.env), o.macFor(who, c.env), c.req.param("id"), {
       decision, by: who.by, at: o.now(),
-      message: typeof body.message === "string" && body.message.trim() !== "" ? body.message.trim().slice(0, 500) : undefined,
+      message: clip(body.message, 500),
       always: decision === "approve" && (body.always === "yes" || body.always === true),
     });
     return c.json({ done: `${decision === "approve" ? "approved" : "denied"} by ${who.by}`, receipt: a.receipt });

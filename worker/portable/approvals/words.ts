@@ -72,3 +72,16 @@ export function visible(text: string): string {
 }
 
 const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+
+/**
+ * `text` trimmed and cut to at most `max` UTF-16 units without splitting a surrogate pair (half an
+ * emoji is not text: the receipt's canonical form refuses it), or undefined when nothing is left.
+ */
+export function clip(text: unknown, max: number): string | undefined {
+  if (typeof text !== "string") return undefined;
+  const t = text.trim();
+  if (t === "") return undefined;
+  if (t.length <= max) return t;
+  const last = t.charCodeAt(max - 1);
+  return t.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}

@@ -13,6 +13,7 @@ import type { CheckEnv } from "./env.js";
 import { json, ok, session } from "./openapi.js";
 import type { CheckRuntime } from "./runtime.js";
 import { sessionOf } from "./session-shape.js";
+import { clip } from "../../portable/approvals/words.js";
 import type { TenantApprovals } from "./approvals-store.js";
 
 const { field, optional, present } = fields();
@@ -66,10 +67,10 @@ export function approvalRoutes(rt: CheckRuntime, a: TenantApprovals): Hono<Check
     async (c) => {
       const b = c.req.valid("json");
       const tenant = c.get("tenant");
-      const by = b.by?.trim() ? b.by.trim().slice(0, 100) : tenant;
+      const by = clip(b.by, 100) ?? tenant;
       const x = await decide(a.store(c.env, tenant), a.keys.tenant(c.env, tenant), c.req.param("id"), {
         decision: b.decision, by, at: c.get("now")().getTime(),
-        message: b.message?.trim() ? b.message.trim().slice(0, 500) : undefined,
+        message: clip(b.message, 500),
         always: b.decision === "approve" && b.always === true,
       });
       return c.json({ receipt: x.receipt });
