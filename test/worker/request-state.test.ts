@@ -73,4 +73,18 @@ describe("the request clock", () => {
     expect(r.status).toBe(400);
     expect(((await r.json()) as any).error).toMatchObject({ code: "invalid_request", pointer: "/headers/x-stalwart-now" });
   });
+
+  it("is refused when it is a number no date can hold, or no number at all (not a 500, not 1970)", async () => {
+    const { app, env } = testApp();
+    for (const value of ["1e20", "8640000000000001", "-8640000000000001", "", " ", "0x10", "1e3", "12.5"]) {
+      const r = await app.request("/v1/catalogues/store", { method: "GET", headers: { authorization: `Bearer ${KEY_A}`, "x-stalwart-now": value } }, env);
+      expect(r.status, JSON.stringify(value)).toBe(400);
+      expect(((await r.json()) as any).error, JSON.stringify(value)).toMatchObject({ code: "invalid_request", pointer: "/headers/x-stalwart-now" });
+    }
+    // far from today either way is still a clock: the corpus runs so
+    for (const value of ["0", "4102444800000", "-2208988800000"]) {
+      const r = await app.request("/v1/catalogues/store", { method: "GET", headers: { authorization: `Bearer ${KEY_A}`, "x-stalwart-now": value } }, env);
+      expect(r.status, value).not.toBe(400);
+    }
+  });
 });

@@ -11,8 +11,9 @@ export function requestClock(fallback: () => Date): MiddlewareHandler<CheckEnv> 
   return async (c, next) => {
     const header = c.req.header("x-stalwart-now");
     if (header !== undefined && c.env?.STALWART_TEST_CLOCK === "1") {
-      const t = Number(header);
-      if (!Number.isFinite(t)) throw new InputError("`x-stalwart-now` must be milliseconds since the epoch", "/headers/x-stalwart-now");
+      // whole milliseconds a Date can hold (±8.64e15): `1e20` is finite but no date, and "" is not 0
+      const t = /^-?\d{1,16}$/.test(header) ? Number(header) : NaN;
+      if (!(Math.abs(t) <= 8.64e15)) throw new InputError("`x-stalwart-now` must be whole milliseconds since the epoch, within ±8.64e15", "/headers/x-stalwart-now");
       c.set("now", () => new Date(t));
     } else c.set("now", fallback);
     await next();
