@@ -13,7 +13,7 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
-import { CatalogueError, loadCatalogue, formatProblem, InputError } from "../../worker/portable/engine/index.js";
+import { CatalogueError, cutText, loadCatalogue, formatProblem, InputError } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { Upstream, type UpstreamSpec } from "./upstream.js";
 import { definitionDigest } from "./pins.js";
@@ -169,7 +169,7 @@ function cleanSchema(s: Record<string, unknown> | undefined): Record<string, unk
 
 function firstLine(s: string): string {
   const line = oneLine(s.split("\n")[0]!).trim();
-  return line.length > 120 ? `${line.slice(0, 117)}…` : line;
+  return line.length > 120 ? `${cutText(line, 117)}…` : line;
 }
 
 /** The server's words inside a `#` comment: a line break (or another control character) would end the comment and become YAML. */

@@ -2,7 +2,7 @@
  * What the gateway says: the tool result a refused or waiting call comes back as (so the model
  * reads why, and the host reads the decision in `_meta`), and the question a person is asked.
  */
-import type { CheckResult, InferredOrigin } from "../../worker/portable/engine/index.js";
+import { cutText, type CheckResult, type InferredOrigin } from "../../worker/portable/engine/index.js";
 
 /** The `_meta` key of the gateway's own answers (never added to a forwarded result). */
 const META_KEY = "stalwart-agents/check";
@@ -92,7 +92,7 @@ export function nameText(k: string): string {
  */
 export function quotedName(s: string): string {
   const q = oneLine(JSON.stringify(s));
-  return q.length > 100 ? `${q.slice(0, 99)}…"` : q;
+  return q.length > 100 ? `${cutText(q, 98)}…"` : q;
 }
 
 /** Text on one line: a line break or another control character is shown escaped (`\n`, `\u2028`). */
@@ -102,5 +102,5 @@ function oneLine(s: string): string {
 
 function short(s: string | undefined): string {
   const t = s ?? "undefined";
-  return t.length > 500 ? `${t.slice(0, 500)}… (${t.length} characters)` : t;
+  return t.length > 500 ? `${cutText(t, 500)}… (${t.length} characters)` : t;
 }

@@ -2,7 +2,7 @@
  * How a pending confirmation reads to a person (the page, `stalwart approvals show`): where each
  * argument came from, in words, with anything from outside flagged; the counters' before → after.
  */
-import type { Approval, ApprovalStatus, ArgumentOrigin, CounterEffect } from "../engine/index.js";
+import { cutText, type Approval, type ApprovalStatus, type ArgumentOrigin, type CounterEffect } from "../engine/index.js";
 
 export interface OriginWords {
   text: string;
@@ -81,7 +81,5 @@ export function clip(text: unknown, max: number): string | undefined {
   if (typeof text !== "string") return undefined;
   const t = text.trim();
   if (t === "") return undefined;
-  if (t.length <= max) return t;
-  const last = t.charCodeAt(max - 1);
-  return t.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+  return cutText(t, max);
 }

@@ -8,6 +8,7 @@ import type { Condition } from "../catalogue/types.js";
 import { newTrace, run, HOLDS, type Compare, type Trace } from "./compare.js";
 import type { Scope } from "./types.js";
 import { MISSING } from "./read.js";
+import { cutText } from "../canonical/cut.js";
 
 const MAX_TEXT = 60;
 const MAX_ITEMS = 5;
@@ -15,7 +16,7 @@ const MAX_ITEMS = 5;
 /** A value in a sentence: strings quoted, long ones and long lists cut short. */
 function show(v: unknown, depth = 0): string {
   if (v === MISSING || v === undefined) return "nothing";
-  if (typeof v === "string") return JSON.stringify(v.length > MAX_TEXT ? v.slice(0, MAX_TEXT - 1) + "…" : v);
+  if (typeof v === "string") return JSON.stringify(v.length > MAX_TEXT ? cutText(v, MAX_TEXT - 1) + "…" : v);
   if (v === null || typeof v !== "object") return String(v);
   if (Array.isArray(v)) {
     if (depth > 1) return "[…]";
@@ -25,7 +26,7 @@ function show(v: unknown, depth = 0): string {
   }
   try {
     const s = JSON.stringify(v);
-    return s.length > MAX_TEXT ? s.slice(0, MAX_TEXT - 1) + "…" : s;
+    return s.length > MAX_TEXT ? cutText(s, MAX_TEXT - 1) + "…" : s;
   } catch {
     return "{…}";
   }

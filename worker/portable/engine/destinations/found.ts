@@ -1,4 +1,5 @@
 /** What one scan reports: destinations deduplicated, in order, within bounds. */
+import { cutText } from "../canonical/cut.js";
 
 /**
  * Bounds on what one call reports, so that a hostile argument cannot make the answer huge: a
@@ -22,7 +23,7 @@ export class Found {
   add(found: string): void {
     if (this.full) return;
     if (++this.finds > 10 * MAX_FOUND) return this.stop();
-    const d = found.length > MAX_LENGTH ? found.slice(0, MAX_LENGTH) + CUT : found;
+    const d = found.length > MAX_LENGTH ? cutText(found, MAX_LENGTH) + CUT : found;
     const seen = (this.seen ??= new Set());
     if (seen.has(d)) return;
     if (this.list.length === MAX_FOUND) return this.stop();
