@@ -10,7 +10,7 @@
  * outside (outside.ts).
  */
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server, type McpServerFactory, type ServerContext } from "@modelcontextprotocol/server";
-import type { CompiledCatalogue } from "../../worker/portable/engine/index.js";
+import { cutText, type CompiledCatalogue } from "../../worker/portable/engine/index.js";
 import type { Calls } from "./calls.js";
 import type { Upstream } from "./upstream.js";
 import { errorResult } from "./words.js";
@@ -73,6 +73,41 @@ export function serverFactory(o: ServeOptions, live: LiveServers): McpServerFact
   };
 }
 
+/**
+ * The SDK's Server, with a client's malformed params answered as Invalid params (-32602). The SDK
+ * (2.4) checks a request's params before the handler runs and throws a plain Error when they do not
+ * parse, which its dispatcher answers -32603 (internal error) with zod's issue list as the message:
+ * a client's mistake reported as the gateway's. That check throws synchronously, before any of our
+ * handlers (all async) run, so a synchronous throw here is exactly the params check.
+ */
+class GatewayServer extends Server {
+  protected override _wrapHandler(method: string, handler: Parameters<Server["_wrapHandler"]>[1]): ReturnType<Server["_wrapHandler"]> {
+    const checked: typeof handler = (request, ctx) => {
+      try {
+        return handler(request, ctx);
+      } catch (err) {
+        if (err instanceof ProtocolError) throw err;
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid params for ${method}: ${paramsProblem(err)}`);
+      }
+    };
+    return super._wrapHandler(method, checked);
+  }
+}
+
+/** zod's issue list (the SDK's message) as one line: "`params.uri`: expected string, received number". */
+export function paramsProblem(err: unknown): string {
+  const message = String((err as Error)?.message ?? err);
+  try {
+    const issues = JSON.parse(message) as { path?: unknown[]; message?: unknown }[];
+    if (Array.isArray(issues) && issues.length > 0) {
+      return issues.slice(0, 5).map((i) => `\`${Array.isArray(i.path) && i.path.length ? i.path.join(".") : "params"}\`: ${String(i.message ?? "invalid").replace(/^Invalid input: /, "")}`).join("; ");
+    }
+  } catch {
+    // not zod's list: the message as it came
+  }
+  return cutText(message, 300);
+}
+
 function buildServer(o: ServeOptions): Server {
   const up = o.upstream.capabilities();
   const has = (k: string) => up[k] !== undefined && up[k] !== null;
@@ -84,7 +119,7 @@ function buildServer(o: ServeOptions): Server {
   if (subscribe) capabilities.resources = { listChanged: true, subscribe: true };
   // deprecated in 2026-07-28, still what 2025-era clients and servers use
   if (has("logging")) capabilities.logging = {};
-  const server = new Server(
+  const server = new GatewayServer(
     { name: "stalwart-gateway", version: "0.1.0" },
     {
       capabilities,

@@ -7,12 +7,12 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
 import { homeMac } from "../../cli/approvals/mac.js";
 import { approvalStatus, decide } from "../../worker/portable/engine/index.js";
-import { allowedDir, filesystemCatalogue, FILESYSTEM, home, MAIN, ROOT } from "./helpers.js";
+import { allowedDir, EVERYTHING, filesystemCatalogue, FILESYSTEM, home, MAIN, ROOT } from "./helpers.js";
 
 interface Reply {
   jsonrpc: string;
@@ -48,6 +48,38 @@ async function rawGateway(args: string[]) {
 }
 
 describe("gateway on stdio, raw JSON-RPC lines", () => {
+  it("params a method cannot take are Invalid params (-32602) naming the field, not an internal error; then it keeps serving", async () => {
+    const dir = allowedDir();
+    const catalogue = join(dir, "agent.yaml");
+    writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - name: echo\n    args: {type: object, properties: {message: {type: string}}, additionalProperties: false}\n");
+    const g = await rawGateway(["--home", home(), "--catalogue", catalogue, "--", process.execPath, EVERYTHING, "stdio"]);
+    const bad: [string, unknown, string][] = [
+      ["resources/read", {}, "`params.uri`: expected string, received undefined"],
+      ["resources/read", { uri: 5 }, "`params.uri`: expected string, received number"],
+      ["logging/setLevel", { level: "loud" }, "`params.level`"],
+      ["prompts/get", { name: 5 }, "`params.name`"],
+      ["tools/list", { cursor: 5 }, "`params.cursor`"],
+      ["resources/subscribe", {}, "`params.uri`"],
+      ["completion/complete", {}, "`params.argument`"],
+    ];
+    bad.forEach(([method, params], i) => g.send({ jsonrpc: "2.0", id: 100 + i, method, params }));
+    g.send({ jsonrpc: "2.0", id: 99, method: "ping" });
+    // server-everything logs and notifies meanwhile: only the answers are read
+    const answers = async () => {
+      await expect.poll(() => g.replies().filter((r) => typeof r.id === "number" && (r.id as number) >= 99).length, { timeout: 30_000 }).toBe(bad.length + 1);
+      return new Map(g.replies().filter((r) => typeof r.id === "number").map((r) => [r.id as number, r]));
+    };
+    const got = await answers();
+    bad.forEach(([method, , field], i) => {
+      const r = got.get(100 + i)!;
+      expect(r.error?.code, method).toBe(-32602);
+      expect(r.error?.message, method).toContain(`invalid params for ${method}: `);
+      expect(r.error?.message, method).toContain(field);
+      expect(r.error?.message, method).not.toContain("\n");
+    });
+    expect(got.get(99)).toEqual({ jsonrpc: "2.0", id: 99, result: {} });
+  }, 60_000);
+
   it("a line that is not JSON gets a Parse error; a malformed request an Invalid Request, with its id when readable; then it keeps serving", async () => {
     const dir = allowedDir();
     const g = await rawGateway(["--home", home(), "--catalogue", filesystemCatalogue(dir, join(dir, "..", `agent-raw-${Date.now()}.yaml`)), "--", process.execPath, FILESYSTEM, dir]);
