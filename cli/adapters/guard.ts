@@ -49,7 +49,13 @@ export class CallGuard {
    * first checks of calls not settled yet, by call id (between "needs approval?" and "run"), each
    * with the tool and input it judged: a call id that comes back with another input is checked anew
    */
-  private readonly decided = new Map<string, { key: string | undefined; verdict: Verdict }>();
+  private readonly decided = new Map<string, Decided>();
+  /**
+   * Allowed checks let go before their call ran (another call came under the same id, so this
+   * one's next step checks afresh): reported `failed` before the next check, so that what they
+   * reserved is not held for a call that will not run on them.
+   */
+  private orphans: CheckResult[] = [];
   private reading: Promise<void> = Promise.resolve();
   private lastTexts: readonly string[] = [];
   /** the session's own inference view (an in-process `Client` session), read instead of its history */
@@ -109,6 +115,7 @@ export class CallGuard {
    */
   async check(callId: string, tool: string, args: unknown, answered = false): Promise<Verdict> {
     const known = this.known(callId, tool, args);
+    await this.releaseOrphans();
     if (known) return known;
     // A store that cannot be read holds nothing here: the call is checked, and a confirm it needs
     // cannot be kept either (below), so nothing runs on it.
@@ -155,6 +162,7 @@ export class CallGuard {
     // Shown after the decision is made, as a copy: the observer can neither fail nor change it.
     this.observe({ callId, tool, args, origins, check, approval: false });
     if (verdict.decision !== "confirm") this.decide(callId, key, verdict);
+    await this.releaseOrphans();
     return verdict;
   }
 
@@ -194,6 +202,7 @@ export class CallGuard {
    */
   async approved(callId: string, tool: string, args: unknown): Promise<Verdict> {
     const known = this.known(callId, tool, args);
+    await this.releaseOrphans();
     if (known) return known;
     const p = await this.stored(callId);
     const none = (why: string): Verdict => {
@@ -221,6 +230,7 @@ export class CallGuard {
     }
     this.decide(callId, keyOf(tool, args), verdict);
     this.observe({ callId, tool, args, origins, check, approval: true });
+    await this.releaseOrphans();
     return verdict;
   }
 
@@ -244,9 +254,31 @@ export class CallGuard {
 
   /** Keep a call's verdict until it settles; past `limit` unsettled ones, the oldest is checked again. */
   private decide(callId: string, key: string | undefined, verdict: Verdict): void {
+    const before = this.decided.get(callId);
+    if (before) this.letGo(before);
     this.decided.delete(callId);
     this.decided.set(callId, { key, verdict });
     trim(this.decided, this.limit);
+  }
+
+  /** A kept verdict replaced or dropped: an allowed check no run has taken is released. */
+  private letGo(d: Decided): void {
+    if (d.verdict.decision === "allow" && !d.taken && d.verdict.check.step >= 0) this.orphans.push(d.verdict.check);
+  }
+
+  private async releaseOrphans(): Promise<void> {
+    while (this.orphans.length > 0) await this.failed(this.orphans.shift()!);
+  }
+
+  /**
+   * The framework is about to run call `callId` on its allowed verdict: that verdict is spent. The
+   * same call id with the same input again (a model that sends one call twice, a framework that
+   * runs it twice) is checked afresh, so an `at_most: 1` runs once. `taken: false` gives it back
+   * (an agent tool whose nested run stopped for a person: it has not run yet).
+   */
+  take(callId: string, tool: string, args: unknown, taken = true): void {
+    const d = this.decided.get(callId);
+    if (d && d.key !== undefined && d.key === keyOf(tool, args)) d.taken = taken;
   }
 
   /** Keep an approval record: undefined, or the error the host's store answered with. */
@@ -280,14 +312,16 @@ export class CallGuard {
   private known(callId: string, tool: string, args: unknown): Verdict | undefined {
     const known = this.decided.get(callId);
     if (!known) return undefined;
-    if (known.key !== undefined && known.key === keyOf(tool, args)) return known.verdict;
+    if (known.key !== undefined && known.key === keyOf(tool, args)) return known.taken ? undefined : known.verdict;
+    this.letGo(known);
     this.decided.delete(callId);
     return undefined;
   }
 
   /** The verdict kept for a call id and input, without checking anything (undefined when none is kept). */
   keptVerdict(callId: string, tool: string, args: unknown): Verdict | undefined {
-    return this.known(callId, tool, args);
+    const d = this.decided.get(callId);
+    return d && !d.taken && d.key !== undefined && d.key === keyOf(tool, args) ? d.verdict : undefined;
   }
 
   /** The call settled (ran, failed, or was not run): forget its first check, and a nested record kept for it. */
@@ -378,6 +412,13 @@ export class CallGuard {
       /* a host's logger never breaks the loop */
     }
   }
+}
+
+/** A call's first verdict, kept by its id until it settles; `taken` once a run of it started. */
+interface Decided {
+  key: string | undefined;
+  verdict: Verdict;
+  taken?: boolean;
 }
 
 /** A session's history as plain data, if it can say (a remote one not created yet cannot). */

@@ -116,6 +116,7 @@ function guarded(name: string, t: Record<string, unknown>, execute: AnyExecute, 
       core.settle(id);
       throw new ToolCallRefused(v.message, v.check);
     }
+    core.take(id, name, input);
     return v.check;
   };
   const run = async (input: unknown, o: { toolCallId: string; messages?: ModelMessage[] } & Record<string, unknown>): Promise<unknown> => {

@@ -195,6 +195,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
       core.settle(call.callId);
       return v.decision === "refuse" ? v.message : `${v.question}\n\nThis call waits for a person's approval; it did not run.`;
     }
+    core.take(call.callId, name, args);
     let out: unknown;
     try {
       out = await t.invoke(ctx, input, details);
@@ -206,6 +207,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
     // An agent tool whose nested run waits for a person has not run yet: the framework invokes
     // this call again when it resumes, and that is the call checked here and reported.
     if (waitsForPerson(call)) {
+      core.take(call.callId, name, args, false);
       await core.waitsNested(call.callId, name, args, v);
       return out;
     }
