@@ -95,7 +95,11 @@ describe("check worker routes", () => {
     }
     const ok = await json(await call("POST", "/v1/plan", { session: s, kind: "undo", tool: "refund_card", args: { order_id: "4411", amount: 40 }, result: { refund_id: "rf-1" } }));
     expect(ok.status).toBe(200);
-    expect((await json(await call("POST", "/v1/plan", { session: s, kind: "judge", tool: "get_order", result: {} }))).status).toBe(200);
+    // judging needs an `outcome` to judge by: a read, or a tool the catalogue does not hold, is no "done"
+    for (const tool of ["get_order", "no_such_tool", "__proto__"]) {
+      const j = await json(await call("POST", "/v1/plan", { session: s, kind: "judge", tool, result: {} }));
+      expect({ status: j.status, code: j.body.error?.code, pointer: j.body.error?.pointer }, tool).toEqual({ status: 400, code: "invalid_request", pointer: "/tool" });
+    }
   });
 
   it("keeps tenants apart: catalogues, and histories MAC'd for another tenant", async () => {

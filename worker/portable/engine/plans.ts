@@ -13,6 +13,8 @@ import { evaluateAll } from "./conditions/index.js";
 import type { Scope } from "./conditions/evaluate.js";
 import { MISSING, readValue } from "./conditions/read.js";
 import { defineOwn, own, owns } from "./canonical/own.js";
+import { InputError } from "./errors.js";
+import { cutText } from "./canonical/cut.js";
 
 export function filterResult(tool: CompiledTool, result: unknown, from: Scope["from"]): FilterOutcome {
   if (!tool.filter) return { kept: result, dropped: 0, unknown: 0 };
@@ -73,10 +75,16 @@ export function planFollow(catalogue: CompiledCatalogue, tool: string, step: num
 
 export type Judged = "done" | "failed" | "pending";
 
-/** Does the follow read's result say the write is done, failed, or not yet? Unknown is not yet. */
+/**
+ * Does the follow read's result say the write is done, failed, or not yet? Unknown is not yet. A
+ * tool that declares no `outcome` has nothing to judge by: a typed error, never "done" (a host
+ * reading "done" would take a write nobody followed for finished).
+ */
 export function judgeOutcome(catalogue: CompiledCatalogue, tool: string, followResult: unknown, from: Scope["from"]): Judged {
-  const outcome = catalogue.tools.get(tool)?.outcome;
-  if (!outcome) return "done";
+  const known = catalogue.tools.get(tool);
+  if (!known) throw new InputError(`\`${cutText(String(tool), 100)}\` is not a tool of this catalogue`, "/tool");
+  const outcome = known.outcome;
+  if (!outcome) throw new InputError(`\`${tool}\` declares no \`outcome\`: there is nothing to judge its follow read by`, "/tool", "judge a write whose catalogue entry has `outcome: {follow, same, done_when}`");
   const scope = { subject: followResult, row: followResult, from };
   if (outcome.failedWhen.length > 0 && evaluateAll(outcome.failedWhen, scope).truth === "holds") return "failed";
   if (outcome.doneWhen.length > 0 && evaluateAll(outcome.doneWhen, scope).truth === "holds") return "done";
