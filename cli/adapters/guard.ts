@@ -25,6 +25,7 @@ import { newTurns } from "./turns.js";
 import { copyOf, isRecord, isThenable, keyOf, message, plainCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
 import { HistoryMirror } from "./view.js";
 import { NestedWaits } from "./nested-record.js";
+import { KeptVerdicts } from "./kept-verdicts.js";
 import type { CheckEvent, GuardOptions, GuardSession, Verdict } from "./types.js";
 
 export type { CheckEvent, GuardOptions, GuardSession, Verdict } from "./types.js";
@@ -45,17 +46,8 @@ export class CallGuard {
   readonly approvals: ApprovalStore;
   /** how many unsettled calls (and, in the default store, approval records) are kept */
   private readonly limit: number;
-  /**
-   * first checks of calls not settled yet, by call id (between "needs approval?" and "run"), each
-   * with the tool and input it judged: a call id that comes back with another input is checked anew
-   */
-  private readonly decided = new Map<string, Decided>();
-  /**
-   * Allowed checks let go before their call ran (another call came under the same id, so this
-   * one's next step checks afresh): reported `failed` before the next check, so that what they
-   * reserved is not held for a call that will not run on them.
-   */
-  private orphans: CheckResult[] = [];
+  /** first checks of calls not settled yet, by call id (kept-verdicts.ts) */
+  private readonly decided: KeptVerdicts;
   private reading: Promise<void> = Promise.resolve();
   private lastTexts: readonly string[] = [];
   /** the session's own inference view (an in-process `Client` session), read instead of its history */
@@ -86,6 +78,7 @@ export class CallGuard {
     const limit = options.limit ?? DEFAULT_APPROVALS_LIMIT;
     if (!Number.isSafeInteger(limit) || limit < 1) throw new StalwartError("InputError", "`limit` must be a whole number of calls, at least 1");
     this.limit = limit;
+    this.decided = new KeptVerdicts(limit);
     this.approvals = options.approvals ?? new MemoryApprovals(undefined, { limit });
     const plain = typeof session.toJSON === "function" ? () => plainEntries(session) : undefined;
     this.followed = info?.inference;
@@ -129,7 +122,7 @@ export class CallGuard {
       if (resumed) {
         this.allowed.set(p.step, tool);
         trim(this.allowed, this.limit);
-        this.decide(callId, key, resumed);
+        this.decided.keep(callId, key, resumed);
         return resumed;
       }
       stale = true;
@@ -161,7 +154,7 @@ export class CallGuard {
     if (stale) await this.drop(callId);
     // Shown after the decision is made, as a copy: the observer can neither fail nor change it.
     this.observe({ callId, tool, args, origins, check, approval: false });
-    if (verdict.decision !== "confirm") this.decide(callId, key, verdict);
+    if (verdict.decision !== "confirm") this.decided.keep(callId, key, verdict);
     await this.releaseOrphans();
     return verdict;
   }
@@ -228,7 +221,7 @@ export class CallGuard {
       const why = String(check.detail.confirmation ?? "the token covers another call");
       verdict = { decision: "refuse", check, message: `the approval does not cover this call of ${tool} (${why}), and it did not run.` };
     }
-    this.decide(callId, keyOf(tool, args), verdict);
+    this.decided.keep(callId, keyOf(tool, args), verdict);
     this.observe({ callId, tool, args, origins, check, approval: true });
     await this.releaseOrphans();
     return verdict;
@@ -252,33 +245,18 @@ export class CallGuard {
     }
   }
 
-  /** Keep a call's verdict until it settles; past `limit` unsettled ones, the oldest is checked again. */
-  private decide(callId: string, key: string | undefined, verdict: Verdict): void {
-    const before = this.decided.get(callId);
-    if (before) this.letGo(before);
-    this.decided.delete(callId);
-    this.decided.set(callId, { key, verdict });
-    trim(this.decided, this.limit);
-  }
-
-  /** A kept verdict replaced or dropped: an allowed check no run has taken is released. */
-  private letGo(d: Decided): void {
-    if (d.verdict.decision === "allow" && !d.taken && d.verdict.check.step >= 0) this.orphans.push(d.verdict.check);
-  }
-
+  /** Allowed checks let go before their call ran on them: reported `failed`, so they hold nothing. */
   private async releaseOrphans(): Promise<void> {
-    while (this.orphans.length > 0) await this.failed(this.orphans.shift()!);
+    for (const check of this.decided.drainOrphans()) await this.failed(check);
   }
 
   /**
-   * The framework is about to run call `callId` on its allowed verdict: that verdict is spent. The
-   * same call id with the same input again (a model that sends one call twice, a framework that
-   * runs it twice) is checked afresh, so an `at_most: 1` runs once. `taken: false` gives it back
-   * (an agent tool whose nested run stopped for a person: it has not run yet).
+   * The framework is about to run call `callId` on its allowed verdict: that verdict is spent, and
+   * the same id and input again is checked afresh. `taken: false` gives it back (an agent tool
+   * whose nested run stopped for a person has not run yet).
    */
   take(callId: string, tool: string, args: unknown, taken = true): void {
-    const d = this.decided.get(callId);
-    if (d && d.key !== undefined && d.key === keyOf(tool, args)) d.taken = taken;
+    this.decided.take(callId, keyOf(tool, args), taken);
   }
 
   /** Keep an approval record: undefined, or the error the host's store answered with. */
@@ -310,23 +288,17 @@ export class CallGuard {
 
   /** The verdict kept for this call id, if it judged this tool and input (else it is dropped). */
   private known(callId: string, tool: string, args: unknown): Verdict | undefined {
-    const known = this.decided.get(callId);
-    if (!known) return undefined;
-    if (known.key !== undefined && known.key === keyOf(tool, args)) return known.taken ? undefined : known.verdict;
-    this.letGo(known);
-    this.decided.delete(callId);
-    return undefined;
+    return this.decided.known(callId, keyOf(tool, args));
   }
 
   /** The verdict kept for a call id and input, without checking anything (undefined when none is kept). */
   keptVerdict(callId: string, tool: string, args: unknown): Verdict | undefined {
-    const d = this.decided.get(callId);
-    return d && !d.taken && d.key !== undefined && d.key === keyOf(tool, args) ? d.verdict : undefined;
+    return this.decided.peek(callId, keyOf(tool, args));
   }
 
   /** The call settled (ran, failed, or was not run): forget its first check, and a nested record kept for it. */
   settle(callId: string): void {
-    this.decided.delete(callId);
+    this.decided.settle(callId);
     if (this.nested.settled(callId)) void this.drop(callId);
   }
 
@@ -412,13 +384,6 @@ export class CallGuard {
       /* a host's logger never breaks the loop */
     }
   }
-}
-
-/** A call's first verdict, kept by its id until it settles; `taken` once a run of it started. */
-interface Decided {
-  key: string | undefined;
-  verdict: Verdict;
-  taken?: boolean;
 }
 
 /** A session's history as plain data, if it can say (a remote one not created yet cannot). */
