@@ -164,7 +164,11 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
   /** The call's verdict now: its first check, or — once the person approved it — the re-check with its token. */
   const verdictOf = async (ctx: RunContext<any>, callId: string, toolName: string, args: unknown): Promise<Verdict> => {
     // A person's answer held before the check asked (a standing `alwaysApprove`, an edited call) answers nothing.
-    const answer = ctx.isToolApproved({ toolName, callId });
+    // A verdict kept for the call (allow or refuse: the guardrail's, then `invoke`'s) is the
+    // answer whatever the person's, so theirs is not looked up: Agents JS 0.20 reads a bare tool
+    // name as JSON first, and the SyntaxError it throws and catches costs ~17 µs a lookup.
+    const kept = core.keptVerdict(callId, name, args);
+    const answer = kept === undefined || kept.decision === "confirm" ? ctx.isToolApproved({ toolName, callId }) : undefined;
     const v = await core.check(callId, name, args, answer !== undefined);
     if (v.decision !== "confirm") return v;
     if (answer !== true) return v;
