@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { approvalIdOf } from "../../worker/portable/engine/index.js";
 import { clip } from "../../worker/portable/approvals/words.js";
+import { inexactInteger } from "../../worker/workerd/http/exact-integers.js";
 
 async function json(r: Response) {
   return { status: r.status, body: (await r.json()) as any };
@@ -127,5 +128,56 @@ describe("clip, the one cut the API and the page make", () => {
     expect(clip("   ", 5)).toBeUndefined();
     expect(clip(5, 5)).toBeUndefined();
     for (let n = 1; n < 12; n++) expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(clip("é😀a🎉b".repeat(3), n)!), String(n)).toBe(false);
+  });
+});
+
+describe("an integer in a body that a JSON number cannot hold exactly", () => {
+  // A host in Python or Go reads 1234567890123456788 as that integer; JSON.parse rounds it to
+  // 1234567890123456768, so the check would judge another value than the one the tool runs with.
+  const pay = `tools:
+  - name: pay
+    args:
+      type: object
+      properties:
+        account: {type: integer, enum: [1234567890123456768]}
+      required: [account]
+      additionalProperties: false
+`;
+  async function session(call: ReturnType<typeof testApp>["call"]) {
+    expect((await call("PUT", "/v1/catalogues/pay", pay, KEY_A, "application/yaml")).status).toBe(200);
+    return JSON.stringify((await json(await call("POST", "/v1/sessions", { catalogue: "pay", name: "p" }, KEY_A))).body.session);
+  }
+  const typed = `"options":{}`; // no origins needed: `pay` is a read
+
+  it("is 400 invalid_request naming it, not checked as the number it rounds to", async () => {
+    const { call } = testApp();
+    for (const [text, pointer] of [
+      [`{"tool":"pay","args":{"account":1234567890123456788},${typed},"session":SESSION}`, "/args/account"],
+      [`{"tool":"pay","args":{"account":-9007199254740993},${typed},"session":SESSION}`, "/args/account"],
+      [`{"tool":"pay","args":{"account":1},"options":{"facts":{"a~b":[0, 90071992547409931]}},"session":SESSION}`, "/options/facts/a~0b/1"],
+    ] as const) {
+      const got = await json(await call("POST", "/v1/check", text.replace("SESSION", await session(call)), KEY_A));
+      expect({ status: got.status, code: got.body.error?.code, pointer: got.body.error?.pointer }, text).toEqual({ status: 400, code: "invalid_request", pointer });
+      expect(got.body.error.message).toMatch(/exactly/);
+    }
+  });
+
+  it("is taken when it is exact, in any form; a digit run inside a string is no number", async () => {
+    const { call } = testApp();
+    for (const account of ["1234567890123456768", "1.234567890123456768e18", "1234567890123456768.0"]) {
+      const got = await json(await call("POST", "/v1/check", `{"tool":"pay","args":{"account":${account}},${typed},"session":${await session(call)}}`, KEY_A));
+      expect({ status: got.status, decision: got.body.check?.decision }, account).toEqual({ status: 200, decision: "allow" });
+    }
+    const s = await session(call);
+    const got = await json(await call("POST", "/v1/check", `{"tool":"pay","args":{"account":1234567890123456768},"options":{"facts":{"note":"ref:1234567890123456788, [1234567890123456788]"}},"session":${s}}`, KEY_A));
+    expect(got.status, JSON.stringify(got.body)).toBe(200);
+  });
+});
+
+describe("inexactInteger, the scan behind it", () => {
+  it("names the integer by its pointer, past strings with quotes and digits in them", () => {
+    expect(inexactInteger(`{"a":"x\\":9007199254740993","b":[1,{"c/d":[2,9007199254740993]}]}`)).toEqual({ pointer: "/b/1/c~1d/1", written: "9007199254740993", read: 9007199254740992 });
+    expect(inexactInteger(`{"a": [ 9007199254740992, 2e400, 9007199254740993.5, -9007199254740991 ] }`)).toBeUndefined();
+    expect(inexactInteger(`{"":{"":[],"x":  -18446744073709551615}}`)).toMatchObject({ pointer: "//x" });
   });
 });

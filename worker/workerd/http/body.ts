@@ -8,6 +8,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { InputError } from "../../portable/engine/index.js";
 import { HttpError } from "./errors.js";
+import { inexactInteger } from "./exact-integers.js";
 
 /** Past `maxBytes`, 413 `body_too_large`, whether the length is declared or only streamed. */
 export function limitBody(maxBytes: number): MiddlewareHandler {
@@ -73,6 +74,12 @@ export function parseObject(text: string, rules: JsonRules = {}): Record<string,
     throw new HttpError("malformed_json", `the body is not JSON: ${(err as Error).message}`, "");
   }
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw (rules.invalid ?? inputError)("the body must be a JSON object", "");
+  // what is checked must be the number the caller wrote, not the one it rounds to
+  const inexact = inexactInteger(text);
+  if (inexact) {
+    const message = `the integer ${inexact.written} at \`${inexact.pointer}\` cannot be read exactly here (it would read as ${BigInt(inexact.read)}): JSON numbers are exact only within ±(2^53 − 1); send a larger one as a string`;
+    throw (rules.invalid ?? inputError)(message, inexact.pointer);
+  }
   return v as Record<string, unknown>;
 }
 
