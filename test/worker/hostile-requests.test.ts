@@ -181,3 +181,39 @@ describe("inexactInteger, the scan behind it", () => {
     expect(inexactInteger(`{"":{"":[],"x":  -18446744073709551615}}`)).toMatchObject({ pointer: "//x" });
   });
 });
+
+describe("a value that is not JSON data (1e400, a lone surrogate) in a result, a context or a plan", () => {
+  async function checked(call: ReturnType<typeof testApp>["call"]) {
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
+    const s = (await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "billing" }, KEY_A))).body.session;
+    const c = (await json(await call("POST", "/v1/check", { session: s, tool: "get_order", args: { order_id: "4411" } }, KEY_A))).body;
+    expect(c.check.decision).toBe("allow");
+    return { s: JSON.stringify(c.session), step: c.check.step as number };
+  }
+  const bad = [
+    ["1e400", "/total"],
+    [`"\\ud800"`, "/total"],
+    [`{"a/b":[-1e400]}`, "/total/a~1b/0"],
+  ] as const;
+
+  it("is 400 invalid_request named from the body's top, where the caller can find it", async () => {
+    const { call } = testApp();
+    for (const [value, at] of bad) {
+      const { s, step } = await checked(call);
+      for (const [route, text, pointer] of [
+        ["/v1/report", `{"session":${s},"step":${step},"outcome":"ran","result":{"total":${value}}}`, `/result${at}`],
+        ["/v1/filter", `{"session":${s},"step":${step},"result":{"total":${value}}}`, `/result${at}`],
+        ["/v1/sessions", `{"catalogue":"store","name":"b","context":{"total":${value}}}`, `/context${at}`],
+        ["/v1/check", `{"session":${s.replace('"context":{}', `"context":{"total":${value}}`)},"tool":"get_order","args":{"order_id":"4411"}}`, `/session/context${at}`],
+        ["/v1/plan", `{"session":${s},"kind":"undo","tool":"refund_card","args":{"order_id":"1","amount":${value}},"result":{}}`, `/args/amount${at.slice("/total".length)}`],
+        ["/v1/plan", `{"session":${s},"kind":"undo","tool":"refund_card","args":{"order_id":"1","amount":1},"result":{"total":${value}}}`, `/result${at}`],
+        ["/v1/plan", `{"session":${s},"kind":"follow","tool":"refund_card","step":${step},"args":{"order_id":"1","total":${value}},"result":{}}`, `/args${at}`],
+        ["/v1/plan", `{"session":${s},"kind":"judge","tool":"refund_card","result":{"total":${value}}}`, `/result${at}`],
+      ] as const) {
+        const got = await json(await call("POST", route, text, KEY_A));
+        expect({ status: got.status, code: got.body.error?.code, pointer: got.body.error?.pointer }, `${route} ${text.slice(-90)}`).toEqual({ status: 400, code: "invalid_request", pointer });
+        expect(got.body.error.message, route).toContain(pointer);
+      }
+    }
+  });
+});

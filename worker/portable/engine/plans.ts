@@ -15,6 +15,7 @@ import { MISSING, readValue } from "./conditions/read.js";
 import { defineOwn, own, owns } from "./canonical/own.js";
 import { InputError } from "./errors.js";
 import { cutText } from "./canonical/cut.js";
+import { canonicalizeAt } from "./canonical/jcs.js";
 
 export function filterResult(tool: CompiledTool, result: unknown, from: Scope["from"]): FilterOutcome {
   if (!tool.filter) return { kept: result, dropped: 0, unknown: 0 };
@@ -32,6 +33,7 @@ export interface UndoPlan {
  * declares no undo.
  */
 export function planUndo(catalogue: CompiledCatalogue, tool: string, args: Record<string, unknown>, result: unknown): UndoPlan | null {
+  planInput(args, result);
   const t = catalogue.tools.get(tool);
   if (!t?.undo) return null;
   const undo = catalogue.tools.get(t.undo);
@@ -58,6 +60,7 @@ export interface FollowPlan {
 }
 
 export function planFollow(catalogue: CompiledCatalogue, tool: string, step: number, args: Record<string, unknown>, result: unknown): FollowPlan | null {
+  planInput(args, result);
   const outcome = catalogue.tools.get(tool)?.outcome;
   if (!outcome) return null;
   const fromResult = readValue(result, outcome.same);
@@ -81,6 +84,7 @@ export type Judged = "done" | "failed" | "pending";
  * reading "done" would take a write nobody followed for finished).
  */
 export function judgeOutcome(catalogue: CompiledCatalogue, tool: string, followResult: unknown, from: Scope["from"]): Judged {
+  planInput(undefined, followResult);
   const known = catalogue.tools.get(tool);
   if (!known) throw new InputError(`\`${cutText(String(tool), 100)}\` is not a tool of this catalogue`, "/tool");
   const outcome = known.outcome;
@@ -89,4 +93,13 @@ export function judgeOutcome(catalogue: CompiledCatalogue, tool: string, followR
   if (outcome.failedWhen.length > 0 && evaluateAll(outcome.failedWhen, scope).truth === "holds") return "failed";
   if (outcome.doneWhen.length > 0 && evaluateAll(outcome.doneWhen, scope).truth === "holds") return "done";
   return "pending";
+}
+
+/**
+ * A plan is made from JSON data only: a value that is not (1e400 read as Infinity, a lone
+ * surrogate) would come back changed (Infinity as null) in an undo or follow bound from it.
+ */
+function planInput(args: unknown, result: unknown): void {
+  if (args !== undefined) canonicalizeAt(args, "args");
+  if (result !== undefined) canonicalizeAt(result, "result");
 }

@@ -15,7 +15,7 @@ import type { Engine } from "./engine.js";
 import { after, runSteps, STEPS, type NamedStep } from "./check/orchestrator.js";
 import { assemble, resultOf } from "./check/answer.js";
 import { settleLimits } from "./check/steps/limits.js";
-import { canonicalize } from "./canonical/jcs.js";
+import { canonicalizeAt } from "./canonical/jcs.js";
 import { randomBytes, toHex } from "./canonical/bytes.js";
 import { OUTCOMES, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 import { SignedHistory, type Head, type KnownPrefix } from "./history/signed.js";
@@ -82,7 +82,7 @@ export class Session {
     this.catalogue = catalogue;
     this.language = language;
     this.agent = opts.agent ?? null;
-    this.context = Object.freeze(JSON.parse(canonicalize(opts.context ?? {})));
+    this.context = Object.freeze(JSON.parse(canonicalizeAt(opts.context ?? {}, "context")));
     this.steps = opts.steps ?? STEPS;
     this.id = id ?? toHex(randomBytes(16));
     this.signed = new SignedHistory(engine.chain, this.id, catalogue, language);
@@ -242,7 +242,7 @@ export class Session {
     const tool = this.catalogue.tools.get(checked.tool);
     let keptResult: unknown = null;
     if (result !== undefined && tool) {
-      canonicalize(result); // throws InputError naming the pointer when it is not JSON data
+      canonicalizeAt(result, "result"); // throws InputError naming the pointer when it is not JSON data
       keptResult = tool.keepDeclared(result) ?? null;
     }
     const entry = this.signed.seal<ReportEntry>({ v: 1, step: 0, at: now, kind: "report", of: step, outcome, result: keptResult, link: "" });
@@ -275,7 +275,7 @@ export class Session {
     const checked = this.checkedEntry(step);
     const tool = this.catalogue.tools.get(checked.tool);
     if (checked.decision !== "allow" || !tool) throw new InputError(`step ${String(step)} is not an allowed call in this history`, "/step");
-    canonicalize(result);
+    canonicalizeAt(result, "result");
     return filterResult(tool, result, fromResults((t) => this.signed.index.lastResult.get(t)));
   }
 

@@ -22,6 +22,14 @@ export function canonicalize(value: unknown): string {
 }
 
 /**
+ * `canonicalize` for a value the caller passed at `at` (a report's `result`, a session's
+ * `context`): an error names it from there (`/result/total`), as a request body holds it.
+ */
+export function canonicalizeAt(value: unknown, ...at: string[]): string {
+  return write(value, at, 0);
+}
+
+/**
  * The canonical form of a plain object together with the canonical form of each of its own
  * values (the same substrings), so per-argument digests cost no second serialisation.
  */
