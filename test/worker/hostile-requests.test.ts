@@ -217,3 +217,20 @@ describe("a value that is not JSON data (1e400, a lone surrogate) in a result, a
     }
   });
 });
+
+describe("an argument name that looks like a declared one but is another unicode form", () => {
+  it("is refused as undeclared, and the answer says the two differ in their unicode form only", async () => {
+    const { call } = testApp();
+    const nfc = "pre\u00e7o";
+    const nfd = "prec\u0327o";
+    for (const [declared, sent] of [[nfc, nfd], [nfd, nfc]] as const) {
+      const yaml = `tools:\n  - name: price\n    args:\n      type: object\n      properties:\n        "${declared}": {type: number, maximum: 100}\n        other: {type: string}\n      additionalProperties: false\n`;
+      expect((await call("PUT", "/v1/catalogues/price", yaml, KEY_A, "application/yaml")).status).toBe(200);
+      const s = (await json(await call("POST", "/v1/sessions", { catalogue: "price", name: "p" }, KEY_A))).body.session;
+      const got = (await json(await call("POST", "/v1/check", { session: s, tool: "price", args: { [sent]: 1000 } }, KEY_A))).body.check;
+      expect(got).toMatchObject({ decision: "refuse", reasons: ["argument_schema"], detail: { pointer: `/${sent}`, rule: "additionalProperties" } });
+      expect(got.detail.failures[0].hint, sent).toContain("unicode form");
+      expect(got.detail.message).toContain("unicode form");
+    }
+  });
+});

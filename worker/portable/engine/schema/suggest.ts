@@ -24,11 +24,11 @@ function editDistance(a: string, b: string): number {
 
 /** The closest known word, if it is close enough to be a likely typo. */
 export function closest(word: string, known: readonly string[]): string | undefined {
-  const w = word.toLowerCase();
+  const w = folded(word);
   let best: string | undefined;
   let bestD = Infinity;
   for (const k of known) {
-    const d = editDistance(w, k.toLowerCase());
+    const d = editDistance(w, folded(k));
     if (d < bestD) {
       bestD = d;
       best = k;
@@ -36,10 +36,18 @@ export function closest(word: string, known: readonly string[]): string | undefi
   }
   if (best === undefined) return undefined;
   if (w.length >= 2 && bestD > 0) {
-    const prefixed = known.filter((k) => k.toLowerCase().startsWith(w));
+    const prefixed = known.filter((k) => folded(k).startsWith(w));
     if (prefixed.length === 1) return prefixed[0];
   }
   return bestD <= limitFor(best) ? best : undefined;
+}
+
+/**
+ * A word as compared: lower case, in one unicode form (NFC), so that `preço` written as `c` and a
+ * combining cedilla is the declared `preço`, not two letters away from it.
+ */
+function folded(word: string): string {
+  return word.normalize("NFC").toLowerCase();
 }
 
 /** How far a known word may be from a typo of it: none for 1–2 letters, then a third of it, 1–3. */
@@ -52,11 +60,11 @@ function limitFor(known: string): number {
  * order given); [] when none is. A word that starts `word` counts as near (`refund` → `refund_card`).
  */
 export function nearest(word: string, known: Iterable<string>, n = 3): string[] {
-  const w = word.toLowerCase();
+  const w = folded(word);
   const scored: { k: string; d: number; i: number }[] = [];
   let i = 0;
   for (const k of known) {
-    const lk = k.toLowerCase();
+    const lk = folded(k);
     const d = editDistance(w, lk);
     if (d <= limitFor(k) || (w.length >= 3 && lk.startsWith(w))) scored.push({ k, d, i });
     i++;
@@ -68,10 +76,17 @@ export function nearest(word: string, known: Iterable<string>, n = 3): string[] 
 /** `did you mean \`x\`?` for a likely typo, else undefined. */
 export function didYouMean(word: string, known: readonly string[]): string | undefined {
   const c = closest(word, known);
-  return c === undefined ? undefined : `did you mean \`${c}\`?`;
+  if (c === undefined) return undefined;
+  // the same letters in another unicode form look the same: say what differs, or the hint reads as a riddle
+  if (c !== word && c.normalize("NFC") === word.normalize("NFC")) return `did you mean \`${c}\`? It is the same text in another unicode form (${formOf(c)}; this is ${formOf(word)})`;
+  return `did you mean \`${c}\`?`;
 }
 
 /** A hint for an unknown word: the likely typo, or the words that fit here. */
 export function unknownWordHint(word: string, known: readonly string[]): string {
   return didYouMean(word, known) ?? `known words here: ${known.map((k) => `\`${k}\``).join(", ")}`;
+}
+
+function formOf(s: string): string {
+  return s === s.normalize("NFC") ? "NFC" : s === s.normalize("NFD") ? "NFD" : "neither NFC nor NFD";
 }
