@@ -10,9 +10,11 @@ import { FIXTURE_NOW, licensedHome } from "../helpers/licensed-home.js";
 import { REPO } from "../conformance/runner.js";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
-import { approvalIdOf } from "../../worker/portable/engine/index.js";
+import { approvalIdOf, MemoryApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { approvalsApp } from "../../worker/portable/approvals/app.js";
+import { argsDigest } from "../helpers/pending-record.js";
 import { clip } from "../../worker/portable/approvals/words.js";
-import { inexactInteger } from "../../worker/workerd/http/exact-integers.js";
+import { inexactInteger } from "../../worker/portable/engine/canonical/exact-integers.js";
 
 async function json(r: Response) {
   return { status: r.status, body: (await r.json()) as any };
@@ -232,5 +234,32 @@ describe("an argument name that looks like a declared one but is another unicode
       expect(got.detail.failures[0].hint, sent).toContain("unicode form");
       expect(got.detail.message).toContain("unicode form");
     }
+  });
+});
+
+describe("a person's edit on the approvals page of a number past 2^53", () => {
+  async function edit(amount: string) {
+    const store = new MemoryApprovalStore();
+    const args = { order_id: "4411", amount: 40 };
+    const record: PendingRecord = {
+      v: 1, id: "p_00000000000000d1", session: "s".repeat(32), step: 1, tool: "refund_card", agent: null, args, digest: argsDigest(args),
+      origins: {}, reasons: ["argument_origin"], wording: "Allow refund_card?", counters: [], token: "t", created: 0, expires: 10_000,
+    };
+    store.add(record);
+    const mac = () => new Uint8Array(32);
+    const app = approvalsApp({ base: "", local: true, now: () => 1, login: () => ({ by: "ana" }), storeFor: () => store, macFor: () => mac, cookieMac: () => mac });
+    const headers = { "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json" };
+    const login = await app.request("http://localhost/login", { method: "POST", headers, body: JSON.stringify({ code: "1", by: "ana" }) });
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const r = await app.request(`http://localhost/p/${record.id}/edit`, { method: "POST", headers: { ...headers, cookie }, body: JSON.stringify({ "arg:amount": amount }) });
+    return { status: r.status, body: (await r.json()) as any, edited: (await store.get(record.id))?.receipt?.edited };
+  }
+
+  it("is refused, not signed as the number it rounds to", async () => {
+    const got = await edit("9007199254740993");
+    expect({ status: got.status, code: got.body.error?.code }).toEqual({ status: 400, code: "invalid_request" });
+    expect(got.body.error.message).toContain("9007199254740993");
+    expect(got.edited).toBeUndefined();
+    expect((await edit("9007199254740992")).edited).toEqual({ order_id: "4411", amount: 9007199254740992 });
   });
 });

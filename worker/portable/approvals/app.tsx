@@ -15,7 +15,7 @@ import { bodyLimit } from "hono/body-limit";
 import { getCookie, setCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
 import { approvalStatus, decide, fromBase64Url, fromUtf8, StalwartError, toBase64Url, toHex, toWire, utf8, type Approval, type ApprovalStore, type ErrorCode, type Mac } from "../engine/index.js";
-import { equalBytes, fromHex } from "../engine/index.js";
+import { equalBytes, fromHex, inexactInteger } from "../engine/index.js";
 import { ListBody, LoginBody, OneBody, Page } from "./views.js";
 import { clip } from "./words.js";
 
@@ -184,6 +184,9 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
         } catch {
           return refuse(c, "InputError", `\`${k}\` must be JSON (it was ${JSON.stringify(was)})`);
         }
+        // the person's number, not the one it rounds to: a receipt signs what the person typed or nothing
+        const inexact = inexactInteger(text);
+        if (inexact) return refuse(c, "InputError", `\`${k}\`: ${inexact.written} cannot be kept exactly (it would be ${BigInt(inexact.read)}); a number is exact only within ±(2^53 − 1)`);
       }
     }
     const a = await decide(store, o.macFor(who, c.env), before.record.id, { decision: "edit", by: who.by, at: o.now(), edited });

@@ -6,9 +6,8 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { InputError } from "../../portable/engine/index.js";
+import { InputError, inexactInteger } from "../../portable/engine/index.js";
 import { HttpError } from "./errors.js";
-import { inexactInteger } from "./exact-integers.js";
 
 /** Past `maxBytes`, 413 `body_too_large`, whether the length is declared or only streamed. */
 export function limitBody(maxBytes: number): MiddlewareHandler {

@@ -1,5 +1,5 @@
 /**
- * Integers a JSON body holds that a JavaScript number cannot hold exactly. JSON.parse reads
+ * Integers JSON text holds that a JavaScript number cannot hold exactly. JSON.parse reads
  * `1234567890123456788` as 1234567890123456768; a host in Python or Go runs its tool with the
  * integer it wrote. Checked as the rounded number, a call could pass an `enum` or a `result:`
  * origin for another value than the one that runs (I-JSON, RFC 7493 §2.2: beyond ±(2^53 − 1) an
@@ -7,8 +7,8 @@
  * an exponent is a float to every parser, rounded the same way.
  */
 
-/** Where a number can start in JSON text: after `:`, `[` or `,` (and spaces); 16 digits or more. */
-const LONG_INTEGER = /[:,[]\s*-?\d{16}/;
+/** Where a number can start in JSON text: first, or after `:`, `[` or `,` (and spaces); 16 digits or more. */
+const LONG_INTEGER = /(?:^|[:,[])\s*-?\d{16}/;
 const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
 
 /**
