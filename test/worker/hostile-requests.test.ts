@@ -13,8 +13,9 @@ import { readFileSync } from "node:fs";
 import { approvalIdOf, MemoryApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { approvalsApp } from "../../worker/portable/approvals/app.js";
 import { argsDigest } from "../helpers/pending-record.js";
+import { compileRulebook, registryText } from "../../worker/portable/engine/rulebook/index.js";
 import { clip } from "../../worker/portable/approvals/words.js";
-import { inexactInteger } from "../../worker/portable/engine/canonical/exact-integers.js";
+import { duplicateKey, inexactInteger } from "../../worker/portable/engine/canonical/json-text.js";
 
 async function json(r: Response) {
   return { status: r.status, body: (await r.json()) as any };
@@ -261,5 +262,27 @@ describe("a person's edit on the approvals page of a number past 2^53", () => {
     expect(got.body.error.message).toContain("9007199254740993");
     expect(got.edited).toBeUndefined();
     expect((await edit("9007199254740992")).edited).toEqual({ order_id: "4411", amount: 9007199254740992 });
+  });
+});
+
+describe("a compiled rulebook registry (JSON) that gives a key twice in one object", () => {
+  // JSON.parse keeps the last `then`; a person reviewing the file reads the first. The digest is
+  // over what parsed, so it cannot tell. The same rulebook as YAML is refused (unique keys).
+  const text = registryText(compileRulebook(readFileSync(join(REPO, "examples/store/rulebook.yaml"), "utf8"), { file: "rulebook.yaml" }), { source: "rulebook.yaml" });
+
+  it("is refused naming the key, as the YAML reader refuses it", async () => {
+    const { call } = testApp();
+    expect((await call("PUT", "/v1/rulebooks/plain", text, KEY_A, "application/yaml")).status).toBe(200);
+    const twice = text.replace('"then": "refuse"', '"then": "ask", "then": "refuse"');
+    expect(twice).not.toBe(text);
+    const got = await json(await call("PUT", "/v1/rulebooks/twice", twice, KEY_A, "application/yaml"));
+    expect({ status: got.status, code: got.body.error?.code, pointer: got.body.error?.pointer }).toEqual({ status: 400, code: "catalogue_invalid", pointer: "/rules/0/then" });
+    expect(got.body.error.problems[0].message).toContain("`then` twice");
+  });
+
+  it("duplicateKey names the second of two keys in one object, not one key in two objects", () => {
+    expect(duplicateKey(`{"a":{"x":1},"b":{"x":2},"c":[{"x":1},{"x":2}]}`)).toBeUndefined();
+    expect(duplicateKey(`{"a":[{"k\\"":1,"y":"\\"k\\"","k\\"":2}]}`)).toEqual({ pointer: '/a/0/k"', key: 'k"' });
+    expect(duplicateKey(`{"a":1,"b":{},"a":2}`)).toEqual({ pointer: "/a", key: "a" });
   });
 });

@@ -12,6 +12,7 @@ import { readObject } from "../catalogue/source.js";
 import { OPERATORS, SUBJECTS } from "../catalogue/schema.js";
 import { CatalogueError, type CatalogueProblem } from "../errors.js";
 import { joinPointer } from "../schema/pointer.js";
+import { duplicateKey } from "../canonical/json-text.js";
 import { assemble, registryRule, rulesDigest } from "./compile.js";
 import { analyse, compileRulebook, compileSource, type RulebookOptions } from "./load.js";
 import type { CompiledRulebook, Registry } from "./types.js";
@@ -53,6 +54,9 @@ export function loadRegistry(json: string | object, options: RegistryOptions = {
     } catch (e) {
       fail(`is not JSON (${String((e as Error).message).slice(0, 120)})`);
     }
+    // JSON.parse keeps a key's last value, a reader its first: as the YAML reader, refuse either
+    const twice = duplicateKey(json);
+    if (twice) fail(`gives \`${twice.key}\` twice in one object (at \`${twice.pointer}\`): which one holds is not clear`, RECOMPILE, twice.pointer);
   }
   const plain = readObject(parsed);
   if (plain.problems.length > 0) fail(`is not plain JSON data: ${plain.problems[0]!.message}`);
@@ -160,7 +164,8 @@ export function rulebookFromText(text: string, options: RulebookOptions = {}): C
     }
     if (isObj(parsed) && "digest" in parsed) {
       const { format: _format, ...rest } = options;
-      return loadRegistry(parsed, { ...rest, file: options.file ?? REGISTRY_FILE });
+      // the text, not what it parsed to: what JSON.parse does not say (a key twice) is read there
+      return loadRegistry(text.replace(/^\ufeff/, ""), { ...rest, file: options.file ?? REGISTRY_FILE });
     }
   }
   return compileRulebook(text, options);
