@@ -153,7 +153,8 @@ async function macAlonePerEntry(env: ReturnType<typeof engineWith>, entries: num
   return median(samples);
 }
 
-async function cedar(): Promise<number | null> {
+/** One Cedar decision on a preparsed 5-policy set (the issue's yardstick), or null when cedar-wasm does not load. */
+async function cedarOp(): Promise<(() => unknown) | null> {
   try {
     const cedarWasm = await import("@cedar-policy/cedar-wasm/nodejs");
     const policies = {
@@ -176,11 +177,45 @@ async function cedar(): Promise<number | null> {
     };
     const answer = cedarWasm.statefulIsAuthorized(call as never);
     if (answer.type !== "success" || answer.response.decision !== "allow") throw new Error(JSON.stringify(answer));
-    return await measure(2000, 25, () => cedarWasm.statefulIsAuthorized(call as never));
+    return () => cedarWasm.statefulIsAuthorized(call as never);
   } catch (err) {
     console.error(`cedar: not measured (${(err as Error).message})`);
     return null;
   }
+}
+
+/**
+ * (b), Cedar and the two prototype rows taking turns in short batches, `rounds` times: each row
+ * above is timed in one stretch (the (b) row in ~20 ms of CPU), and on a shared machine whose
+ * speed moves between stretches (Cedar's row has read 26 to 48 µs on one machine in one day) a
+ * ratio of two stretches moves with it. Here every round times all four within a few ms, so each
+ * round's ratio is of the same moment; the medians of the per-round values are printed.
+ */
+async function interleaved(env: ReturnType<typeof engineWith>, ops: { cedar: () => unknown; proto: () => void; confirm: () => void }, rounds = 200) {
+  const per = { b: [] as number[], cedar: [] as number[], proto: [] as number[], confirm: [] as number[], bCedar: [] as number[], bConfirm: [] as number[] };
+  const timed = (n: number, op: () => unknown) => {
+    const t0 = cpuNow();
+    for (let i = 0; i < n; i++) op();
+    return (cpuNow() - t0) / n;
+  };
+  for (let r = 0; r < rounds; r++) {
+    // one sample in checksAt's shape: a 20-entry session, 5 checks to warm it, 50 timed
+    const s = await sessionWith(env, 20);
+    for (let w = 0; w < 5; w++) await s.checkToolCall("refund_card", refund, refundOpts);
+    const t0 = cpuNow();
+    for (let k = 0; k < 50; k++) await s.checkToolCall("refund_card", refund, refundOpts);
+    const b = (cpuNow() - t0) / 50;
+    const c = timed(25, ops.cedar);
+    const p = timed(75, ops.proto);
+    const q = timed(75, ops.confirm);
+    per.b.push(b); per.cedar.push(c); per.proto.push(p); per.confirm.push(q);
+    per.bCedar.push(b / c); per.bConfirm.push(b / q);
+  }
+  const quart = (xs: number[]) => {
+    const s = [...xs].sort((x, y) => x - y);
+    return { p25: s[Math.floor(s.length / 4)]!, p50: s[Math.floor(s.length / 2)]!, p75: s[Math.floor((3 * s.length) / 4)]! };
+  };
+  return { rounds, b: median(per.b), cedar: median(per.cedar), proto: median(per.proto), confirm: median(per.confirm), bCedar: quart(per.bCedar), bConfirm: quart(per.bConfirm) };
 }
 
 const fmt = (us: number | null) => (us === null ? "—" : `${us.toFixed(2)} µs`);
@@ -209,7 +244,8 @@ async function main() {
   rows.push(["floor of (d): the link MACs alone, per entry (verifyRun over bytes made beforehand)", await macAlonePerEntry(wasm, 2000), await macAlonePerEntry(js, 2000), ""]);
   // (b) repeats one call; a host's calls differ, so the same write with new values every check
   rows.push(["(b) with a new amount on every check (nothing recurs from the check before)", await checksAt(wasm, 20, "refund_card", 24, 50, true), await checksAt(js, 20, "refund_card", 24, 50, true), ""]);
-  const cedarUs = await cedar();
+  const cedarCall = await cedarOp();
+  const cedarUs = cedarCall ? await measure(2000, 25, cedarCall) : null;
   const proto = prototypeCheck(nodeCore(), canonicalize, key);
   const protoUs = await measure(2000, 25, proto.op);
   // The prototype with what a confirm of that call must also hash and sign, made with the engine's
@@ -223,6 +259,7 @@ async function main() {
     sealToken((t) => engine.macText(t), { tool: "refund_card", agent: null, digest: "0615b0213e7257c0e273f2782cf230926c248d4a5b7e45873a3e444936bd4da5", session: "bench-session-0", ask: 20, exp: 1_796_188_757_336 + 600_000 }, (b) => engine.mac(b));
   });
   const confirmSumUs = await measure(2000, 25, withConfirm.op);
+  const turns = cedarCall ? await interleaved(wasm, { cedar: cedarCall, proto: proto.op, confirm: withConfirm.op }) : null;
 
   console.log(`\nstalwart-agents bench — in-process, one run, medians (Node ${process.version})\n`);
   console.log("| case | WASM core | checks/s | pure-JS (node:crypto) | ratio JS/WASM | target |");
@@ -243,6 +280,11 @@ async function main() {
   if (cold) console.log(`(d) before its warm-up (the JIT compiling the resume path): the first resume ${fmt(cold.first)} per entry, the median of the first 15 ${fmt(cold.median)}`);
   console.log(`ratio stalwart write check / prototype floor: ${(b / protoUs).toFixed(2)}`);
   if (cedarUs) console.log(`ratio to the Cedar decision: the prototype ${(protoUs / cedarUs).toFixed(2)}; with a confirm's digests and token ${(confirmSumUs / cedarUs).toFixed(2)}; stalwart's write check / that sum ${(b / confirmSumUs).toFixed(2)}`);
+  if (turns) {
+    const q = (x: { p25: number; p50: number; p75: number }) => `${x.p50.toFixed(2)} (quartiles ${x.p25.toFixed(2)}–${x.p75.toFixed(2)})`;
+    console.log(`the same four taking turns, ${turns.rounds} rounds of (b) on a new 20-entry session (50 checks), 25 Cedar decisions, 75 of each prototype (medians of the rounds): (b) ${fmt(turns.b)}, Cedar ${fmt(turns.cedar)}, the prototype ${fmt(turns.proto)}, with a confirm's parts ${fmt(turns.confirm)}`);
+    console.log(`  per round: (b) / Cedar ${q(turns.bCedar)} (target ≤ 0.2); (b) / the prototype with a confirm's parts ${q(turns.bConfirm)} (1.0 = at that floor)`);
+  }
 
   console.log("\nworker, CPU per write check in Node through `app.request()` — two measures, both in this run:");
   console.log("  round 9's (the table below): the sources through tsx, 200 delta requests measured after 3,000 + 200 of warm-up, while the rows are still getting faster (docs/perf/worker.round9.md);");
