@@ -78,7 +78,8 @@ export function serverFactory(o: ServeOptions, live: LiveServers): McpServerFact
  * (2.4) checks a request's params before the handler runs and throws a plain Error when they do not
  * parse, which its dispatcher answers -32603 (internal error) with zod's issue list as the message:
  * a client's mistake reported as the gateway's. That check throws synchronously, before any of our
- * handlers (all async) run, so a synchronous throw here is exactly the params check.
+ * handlers (all async) run, so a synchronous throw here is exactly the params check. tools/call's
+ * is made in the SDK's wrapper around the handler, already -32602: only its wording is ours.
  */
 class GatewayServer extends Server {
   protected override _wrapHandler(method: string, handler: Parameters<Server["_wrapHandler"]>[1]): ReturnType<Server["_wrapHandler"]> {
@@ -90,7 +91,20 @@ class GatewayServer extends Server {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid params for ${method}: ${paramsProblem(err)}`);
       }
     };
-    return super._wrapHandler(method, checked);
+    const wrapped = super._wrapHandler(method, checked);
+    // tools/call's params are checked inside the SDK's own wrapper instead, which answers -32602
+    // with "Invalid tools/call request: " and zod's issue list: said here as every other method's
+    const prefix = `Invalid ${method} request: `;
+    return async (request, ctx) => {
+      try {
+        return await wrapped(request, ctx);
+      } catch (err) {
+        if (!(err instanceof ProtocolError) || err.code !== ProtocolErrorCode.InvalidParams) throw err;
+        const at = err.message.indexOf(prefix);
+        if (at < 0) throw err;
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid params for ${method}: ${paramsProblem(err.message.slice(at + prefix.length))}`);
+      }
+    };
   }
 }
 

@@ -10,8 +10,9 @@
  * never delivered (request-ids.ts).
  */
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { INVALID_REQUEST, PARSE_ERROR, STDIO_DEFAULT_MAX_BUFFER_SIZE, parseJSONRPCMessage, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/server";
+import { INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, STDIO_DEFAULT_MAX_BUFFER_SIZE, parseJSONRPCMessage, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/server";
 import { RequestIds, duplicateMessage } from "./request-ids.js";
+import { cutText } from "../../worker/portable/engine/index.js";
 
 export class CheckedStdioTransport extends StdioServerTransport {
   private buffer: Buffer | undefined;
@@ -67,6 +68,10 @@ export class CheckedStdioTransport extends StdioServerTransport {
     try {
       message = parseJSONRPCMessage(value);
     } catch {
+      // A request whose every JSON-RPC member is right failed on what MCP adds to its params, `_meta`:
+      // the request is valid, its params are not (-32602), as the SDK answers a params check.
+      const method = wellFormedRequest(value);
+      if (method !== undefined) return this.refuse(readableId(value), INVALID_PARAMS, `invalid params for ${cutText(method, 100)}: \`params._meta\` is not what MCP takes there (an object, its \`progressToken\` if any a string or number)`);
       // (the reason named, so a client's author sees what to fix: a batch is not the same mistake as a field's type)
       const why = Array.isArray(value) ? "a batch (MCP does not take batches)" : "not a JSON-RPC 2.0 request, notification or response (a member missing or of the wrong type: `jsonrpc` \"2.0\", an id that is a string or number, a string `method`, `params` an object)";
       return this.refuse(readableId(value), INVALID_REQUEST, `Invalid Request: ${why}`);
@@ -87,6 +92,15 @@ export class CheckedStdioTransport extends StdioServerTransport {
  * that is not a response (a response's id is one of the gateway's own, answering it would reach
  * whichever request of the client's has that number).
  */
+/** The method of a request that is JSON-RPC 2.0 in every member (`params`, when given, an object); else undefined. */
+function wellFormedRequest(value: unknown): string | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const m = value as Record<string, unknown>;
+  if (m.jsonrpc !== "2.0" || typeof m.method !== "string" || (typeof m.id !== "string" && typeof m.id !== "number")) return undefined;
+  if (m.params !== undefined && (typeof m.params !== "object" || m.params === null || Array.isArray(m.params))) return undefined;
+  return m.method;
+}
+
 function readableId(value: unknown): RequestId | null {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
   const m = value as Record<string, unknown>;

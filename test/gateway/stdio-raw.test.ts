@@ -48,7 +48,7 @@ async function rawGateway(args: string[]) {
 }
 
 describe("gateway on stdio, raw JSON-RPC lines", () => {
-  it("params a method cannot take are Invalid params (-32602) naming the field, not an internal error; then it keeps serving", async () => {
+  it("params a method cannot take are Invalid params (-32602) naming the field in one line, not an internal error or zod's issue list; then it keeps serving", async () => {
     const dir = allowedDir();
     const catalogue = join(dir, "agent.yaml");
     writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - name: echo\n    args: {type: object, properties: {message: {type: string}}, additionalProperties: false}\n");
@@ -61,6 +61,9 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
       ["tools/list", { cursor: 5 }, "`params.cursor`"],
       ["resources/subscribe", {}, "`params.uri`"],
       ["completion/complete", {}, "`params.argument`"],
+      // tools/call's params are checked by the SDK's own tools/call wrapper, not before the handler
+      ["tools/call", { name: 5 }, "`params.name`: expected string, received number"],
+      ["tools/call", { name: "echo", arguments: "x" }, "`params.arguments`: expected record, received string"],
     ];
     bad.forEach(([method, params], i) => g.send({ jsonrpc: "2.0", id: 100 + i, method, params }));
     g.send({ jsonrpc: "2.0", id: 99, method: "ping" });
@@ -80,7 +83,7 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
     expect(got.get(99)).toEqual({ jsonrpc: "2.0", id: 99, result: {} });
   }, 60_000);
 
-  it("a line that is not JSON gets a Parse error; a malformed request an Invalid Request, with its id when readable; then it keeps serving", async () => {
+  it("a line that is not JSON gets a Parse error; a malformed request an Invalid Request, with its id when readable; a request whose `_meta` is wrong Invalid params; then it keeps serving", async () => {
     const dir = allowedDir();
     const g = await rawGateway(["--home", home(), "--catalogue", filesystemCatalogue(dir, join(dir, "..", `agent-raw-${Date.now()}.yaml`)), "--", process.execPath, FILESYSTEM, dir]);
     const bad: [string, unknown, number][] = [
@@ -94,6 +97,9 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
       ["42", null, -32600],
       // a response's id is one of the gateway's own: not echoed
       ['{"jsonrpc":"2.0","id":3,"result":"not an object"}', null, -32600],
+      // a request right in every JSON-RPC member, with MCP's `_meta` wrong: its params are invalid
+      ['{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"read_file","_meta":5}}', 10, -32602],
+      ['{"jsonrpc":"2.0","id":"m","method":"tools/list","params":{"_meta":{"progressToken":{}}}}', "m", -32602],
     ];
     for (const [line] of bad) g.write(line);
     g.send({ jsonrpc: "2.0", id: 8, method: "ping" });
@@ -105,6 +111,8 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
     expect(replies[6]!.error!.message).toContain("MCP does not take batches");
     expect(replies[1]!.error!.message).not.toContain("batch");
     expect(replies[1]!.error!.message).toContain("a string `method`");
+    expect(replies[9]!.error!.message).toBe("invalid params for tools/call: `params._meta` is not what MCP takes there (an object, its `progressToken` if any a string or number)");
+    expect(replies[10]!.error!.message).toContain("invalid params for tools/list: `params._meta`");
   }, 60_000);
 
   it("a duplicate id while a checked call waits for a person: the duplicate is refused at once and never runs; the first runs once and gets its own answer", async () => {
