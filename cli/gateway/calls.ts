@@ -300,7 +300,10 @@ export class Calls {
       progressSent = progressSent.then(() => ctx.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token! } })).catch(() => undefined);
     };
     try {
-      const send = () => this.o.upstream.request("tools/call", params, { timeoutMs: this.o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) });
+      // `task` (2025-11-25): the gateway offers no tasks, so it runs the call as a plain one, as MCP
+      // asks of a receiver without them; forwarded, the upstream's answer was one it cannot read
+      const { task: _task, ...plain } = params as typeof params & { task?: unknown };
+      const send = () => this.o.upstream.request("tools/call", plain, { timeoutMs: this.o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) });
       result = await (this.o.relay ? this.o.relay.during(ctx, send) : send());
       // A client SDK that runs progress handlers a microtask late drops one read together with the
       // response; a few milliseconds between the last progress and the result, only after progress.

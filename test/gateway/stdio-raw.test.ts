@@ -83,6 +83,22 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
     expect(got.get(99)).toEqual({ jsonrpc: "2.0", id: 99, result: {} });
   }, 60_000);
 
+  it("a tools/call asking to run as a task (which the gateway does not offer) runs as a plain call, and its result comes back", async () => {
+    // MCP 2025-11-25, tasks: a receiver that does not declare tasks for a request type processes
+    // it normally, ignoring `task`. Forwarded, `task` made the upstream's answer unreadable to the
+    // gateway: the call ran, and the client was told the tool server did not answer.
+    const dir = allowedDir();
+    const catalogue = join(dir, "agent.yaml");
+    writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - name: echo\n    args: {type: object, properties: {message: {type: string}}, additionalProperties: false}\n");
+    const g = await rawGateway(["--home", home(), "--catalogue", catalogue, "--", process.execPath, EVERYTHING, "stdio"]);
+    g.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { message: "as a task" }, task: { ttl: 60_000 } } });
+    await expect.poll(() => g.replies().some((r) => r.id === 1), { timeout: 30_000 }).toBe(true);
+    const r = g.replies().find((x) => x.id === 1)!;
+    expect(r.error).toBeUndefined();
+    expect(r.result?.isError).not.toBe(true);
+    expect(r.result?.content?.[0]?.text).toBe("Echo: as a task");
+  }, 60_000);
+
   it("a line that is not JSON gets a Parse error; a malformed request an Invalid Request, with its id when readable; a request whose `_meta` is wrong Invalid params; then it keeps serving", async () => {
     const dir = allowedDir();
     const g = await rawGateway(["--home", home(), "--catalogue", filesystemCatalogue(dir, join(dir, "..", `agent-raw-${Date.now()}.yaml`)), "--", process.execPath, FILESYSTEM, dir]);
