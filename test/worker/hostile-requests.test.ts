@@ -286,3 +286,19 @@ describe("a compiled rulebook registry (JSON) that gives a key twice in one obje
     expect(duplicateKey(`{"a":1,"b":{},"a":2}`)).toEqual({ pointer: "/a", key: "a" });
   });
 });
+
+describe("POST /v1/sessions with a catalogue or rulebook name no PUT could have registered", () => {
+  // rulebooks share the tenant's store under `rulebook:<name>`: a catalogue named so read a
+  // registered rulebook and compiled it as a catalogue
+  it("is 400 invalid_request at /catalogue or /rulebook, and never reads the rulebook as a catalogue", async () => {
+    const { call } = testApp();
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
+    expect((await call("PUT", "/v1/rulebooks/store", readFileSync(join(REPO, "examples/store/rulebook.yaml"), "utf8"), KEY_A, "application/yaml")).status).toBe(200);
+    for (const [field, name] of [["catalogue", "rulebook:store"], ["catalogue", "__proto__"], ["catalogue", ""], ["rulebook", "__proto__"], ["rulebook", "a/b"]] as const) {
+      const got = await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "billing", [field]: name }, KEY_A));
+      expect({ status: got.status, code: got.body.error?.code, pointer: got.body.error?.pointer }, `${field}=${name}`).toEqual({ status: 400, code: "invalid_request", pointer: `/${field}` });
+      expect(got.body.error.message).toContain(`a ${field} name is 1–64`);
+    }
+    expect((await call("POST", "/v1/sessions", { catalogue: "store", name: "billing", rulebook: "store" }, KEY_A)).status).toBe(201);
+  });
+});

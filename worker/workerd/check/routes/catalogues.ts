@@ -15,13 +15,18 @@ import type { CheckRuntime } from "../runtime.js";
 const NAME = new RegExp(NAME_PATTERN);
 export const YAML_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "text/plain", "application/json"] as const;
 
-/** `:name` is 1–64 letters, digits, `.`, `_` or `-` (`what`: "catalogue" or "rulebook"). */
-export const nameParam = (what: string) =>
-  validator("param", (p: Record<string, string>) => {
-    const name = p.name ?? "";
-    if (!NAME.test(name)) throw new InputError(`a ${what} name is 1–64 letters, digits, \`.\`, \`_\` or \`-\``, "/name");
-    return { name };
-  });
+/**
+ * A registered name is 1–64 letters, digits, `.`, `_` or `-` (`what`: "catalogue" or "rulebook").
+ * Checked wherever a request names one: rulebooks share the store under `rulebook:<name>`, which
+ * would otherwise read a rulebook back as a catalogue.
+ */
+export function registeredName(name: string, what: string, pointer: string): string {
+  if (!NAME.test(name)) throw new InputError(`a ${what} name is 1–64 letters, digits, \`.\`, \`_\` or \`-\``, pointer);
+  return name;
+}
+
+/** `:name` is a registered name. */
+export const nameParam = (what: string) => validator("param", (p: Record<string, string>) => ({ name: registeredName(p.name ?? "", what, "/name") }));
 
 export function catalogueRoutes(rt: CheckRuntime): Hono<CheckEnv> {
   const app = new Hono<CheckEnv>();

@@ -8,20 +8,21 @@ import { fields, isBoolean, isObject, isString, jsonBody, oneOf } from "../../ht
 import { HttpError } from "../../http/errors.js";
 import { describe } from "../../http/openapi.js";
 import type { CheckEnv } from "../env.js";
-import { json, ok, session } from "../openapi.js";
+import { json, NAME_PATTERN, ok, session } from "../openapi.js";
 import { RULEBOOK, type CheckRuntime } from "../runtime.js";
 import { sessionOf } from "../session-shape.js";
+import { registeredName } from "./catalogues.js";
 
 const { field, optional } = fields();
 const LANGUAGES: readonly Language[] = ["en", "pt-BR"];
 
 const startBody = jsonBody((b) => ({
-  catalogue: field(b, "catalogue", isString, "the name of a registered catalogue"),
+  catalogue: registeredName(field(b, "catalogue", isString, "the name of a registered catalogue"), "catalogue", "/catalogue"),
   name: field(b, "name", isString, "the session's name"),
   language: optional(b, "language", oneOf(LANGUAGES), "`en` or `pt-BR`"),
   context: optional(b, "context", isObject, "an object"),
   agent: optional(b, "agent", isString, "an agent name"),
-  rulebook: optional(b, "rulebook", isString, "the name of a registered rulebook"),
+  rulebook: optional(b, "rulebook", (v): v is string => isString(v) && registeredName(v, "rulebook", "/rulebook") === v, "the name of a registered rulebook"),
   taint: optional(b, "taint_model_after_untrusted", isBoolean, "true or false"),
 }));
 
@@ -38,7 +39,7 @@ export function sessionRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       requestBody: json({
         type: "object",
         required: ["catalogue", "name"],
-        properties: { catalogue: { type: "string" }, name: { type: "string" }, language: { enum: ["en", "pt-BR"] }, context: { type: "object" }, agent: { type: "string" }, rulebook: { type: "string", description: "a registered rulebook's name" }, taint_model_after_untrusted: { type: "boolean" } },
+        properties: { catalogue: { type: "string", pattern: NAME_PATTERN }, name: { type: "string" }, language: { enum: ["en", "pt-BR"] }, context: { type: "object" }, agent: { type: "string" }, rulebook: { type: "string", pattern: NAME_PATTERN, description: "a registered rulebook's name" }, taint_model_after_untrusted: { type: "boolean" } },
       }),
       responses: ok({ type: "object", properties: { session } }, "201"),
     }),
