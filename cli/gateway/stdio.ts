@@ -70,7 +70,7 @@ export class CheckedStdioTransport extends StdioServerTransport {
     } catch {
       // A request whose every JSON-RPC member is right failed on what MCP adds to its params, `_meta`:
       // the request is valid, its params are not (-32602), as the SDK answers a params check.
-      const method = wellFormedRequest(value);
+      const method = metaOnlyFault(value);
       if (method !== undefined) return this.refuse(readableId(value), INVALID_PARAMS, `invalid params for ${cutText(method, 100)}: \`params._meta\` is not what MCP takes there (an object, its \`progressToken\` if any a string or number)`);
       // (the reason named, so a client's author sees what to fix: a batch is not the same mistake as a field's type)
       const why = Array.isArray(value) ? "a batch (MCP does not take batches)" : "not a JSON-RPC 2.0 request, notification or response (a member missing or of the wrong type: `jsonrpc` \"2.0\", an id that is a string or number, a string `method`, `params` an object)";
@@ -88,19 +88,25 @@ export class CheckedStdioTransport extends StdioServerTransport {
 }
 
 /**
+ * The method of a request that is right in every JSON-RPC member (an id that is a string or an
+ * integer, no `result` or `error`) and whose params object carries a `_meta`: MCP's own part of
+ * it, the one left to fail the SDK's parse. Else undefined.
+ */
+function metaOnlyFault(value: unknown): string | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const m = value as Record<string, unknown>;
+  if (m.jsonrpc !== "2.0" || typeof m.method !== "string" || (typeof m.id !== "string" && !Number.isInteger(m.id))) return undefined;
+  if ("result" in m || "error" in m) return undefined;
+  const p = m.params;
+  if (typeof p !== "object" || p === null || Array.isArray(p) || !Object.hasOwn(p, "_meta")) return undefined;
+  return m.method;
+}
+
+/**
  * The id of a message that is not valid, when it can be read: a string or number, on something
  * that is not a response (a response's id is one of the gateway's own, answering it would reach
  * whichever request of the client's has that number).
  */
-/** The method of a request that is JSON-RPC 2.0 in every member (`params`, when given, an object); else undefined. */
-function wellFormedRequest(value: unknown): string | undefined {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
-  const m = value as Record<string, unknown>;
-  if (m.jsonrpc !== "2.0" || typeof m.method !== "string" || (typeof m.id !== "string" && typeof m.id !== "number")) return undefined;
-  if (m.params !== undefined && (typeof m.params !== "object" || m.params === null || Array.isArray(m.params))) return undefined;
-  return m.method;
-}
-
 function readableId(value: unknown): RequestId | null {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
   const m = value as Record<string, unknown>;

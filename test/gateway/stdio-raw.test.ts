@@ -113,6 +113,8 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
       ["42", null, -32600],
       // a response's id is one of the gateway's own: not echoed
       ['{"jsonrpc":"2.0","id":3,"result":"not an object"}', null, -32600],
+      // an id that is not an integer is the request's own mistake, whatever its params hold
+      ['{"jsonrpc":"2.0","id":1.5,"method":"ping","params":{"_meta":{}}}', 1.5, -32600],
       // a request right in every JSON-RPC member, with MCP's `_meta` wrong: its params are invalid
       ['{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"read_file","_meta":5}}', 10, -32602],
       ['{"jsonrpc":"2.0","id":"m","method":"tools/list","params":{"_meta":{"progressToken":{}}}}', "m", -32602],
@@ -127,8 +129,8 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
     expect(replies[6]!.error!.message).toContain("MCP does not take batches");
     expect(replies[1]!.error!.message).not.toContain("batch");
     expect(replies[1]!.error!.message).toContain("a string `method`");
-    expect(replies[9]!.error!.message).toBe("invalid params for tools/call: `params._meta` is not what MCP takes there (an object, its `progressToken` if any a string or number)");
-    expect(replies[10]!.error!.message).toContain("invalid params for tools/list: `params._meta`");
+    expect(replies[10]!.error!.message).toBe("invalid params for tools/call: `params._meta` is not what MCP takes there (an object, its `progressToken` if any a string or number)");
+    expect(replies[11]!.error!.message).toContain("invalid params for tools/list: `params._meta`");
   }, 60_000);
 
   it("a duplicate id while a checked call waits for a person: the duplicate is refused at once and never runs; the first runs once and gets its own answer", async () => {
