@@ -27,6 +27,7 @@ export function notReplayable(c: Case): string | null {
     for (const k of ["history", "resume", "snapshot", "resume_snapshot"] as const) if (k in s) return `a \`${k}\` step: a trace is what happened, not a saved history to edit, resume or fork`;
     if ("together" in s) return "checks asked at once: a trace is in the order things happened";
     if ("expect_error" in s) return "an input refused as an error: replay reports it as a bad trace line, with no answer to compare";
+    if ("advance" in s && s.advance.startsWith("-")) return "a clock set back: a trace is in the order things happened, and replay refuses time that goes backwards";
     if (!("check" in s)) continue;
     const k = s.check;
     if (k.explain) return "`explain` is an option of a live check, not a trace field";

@@ -118,7 +118,7 @@ export function loadCases(): Case[] {
 
 const UNITS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3 };
 function duration(s: string): number {
-  const m = /^(\d+)(s|m|h|d)$/.exec(s);
+  const m = /^(-?\d+)(s|m|h|d)$/.exec(s); // negative: the clock set back
   if (!m) throw new Error(`bad duration \`${s}\``);
   return Number(m[1]) * UNITS[m[2]!]!;
 }

@@ -41,6 +41,8 @@ export interface MetaRow {
   due?: number;
   /** the fingerprint of the history key the state was made under (home.ts `keyId`); absent until first bound */
   key?: string;
+  /** the latest `now` a counter write was given (ms): no count goes into a period that ended before it (rules.ts `checkClock`) */
+  latest?: number;
 }
 
 export interface SessionRow {
@@ -73,6 +75,7 @@ export function checkMeta(v: unknown): MetaRow {
   if (!Number.isSafeInteger(m.generation) || (m.generation as number) < 0) throw new Garbage(`its generation is \`${String(m.generation)}\`, not a whole number`);
   if (!Array.isArray(m.resets)) throw new Garbage("its reset record is not a list");
   if (m.due !== undefined && !num(m.due)) throw new Garbage(`its next expiry is \`${String(m.due)}\`, not a time`);
+  if (m.latest !== undefined && !num(m.latest)) throw new Garbage(`its latest time is \`${String(m.latest)}\`, not a time`);
   if (m.key !== undefined && (typeof m.key !== "string" || !/^[0-9a-f]{32}$/.test(m.key))) throw new Garbage("its history key fingerprint is not 32 hex digits");
 
   return m as MetaRow;

@@ -11,7 +11,7 @@ import type { CommitAnswer, CounterItem, CounterStore, ReserveAnswer, SessionSta
 import type { StateFile, Tables, Tx } from "./file.js";
 import { Garbage, NEVER, cellKey, checkCounterRow, checkReservationRow, checkSessionRow, expiryBound, expiryKey, expiryTime, headOf, parseExpiry, spentPrefix, type CounterRow, type MetaRow, type SessionRow } from "./rows.js";
 
-const { IDLE_MS, RECLAIM_PER_OP, addTallyPairs, talliesOf, checkChange, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, reservationExpiry, usedNow } = stateRules;
+const { IDLE_MS, RECLAIM_PER_OP, addTallyPairs, talliesOf, checkChange, checkClock, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, latestAfter, reservationExpiry, usedNow } = stateRules;
 
 export class NodeStateStore implements SessionStateStore, CounterStore {
   /** @param now the clock sessions are reclaimed by (ms); counters use the `now` each call passes */
@@ -98,6 +98,7 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
     const cells = checked.map((it) => cellKey(it));
     return this.counting(now, (tx) => {
       if (tx.reservations.get(id) !== undefined) throw new InputError(`reservation \`${id}\` was taken already; an id names one history entry and is never reused`, "/reservation");
+      checkClock(checked, tx.row.latest ?? -Infinity, now);
       const rows = cells.map((c) => counterRow(tx, c));
       const answer = fitsAll(checked, (it, k) => usedNow(rows[k]?.[0], it, now), (_, k) => cells[k]!);
       if (!answer.ok) return answer;
@@ -122,7 +123,8 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
   peek(items: CounterItem[], now: number): ReserveAnswer {
     const checked = checkItems(items);
     const cells = checked.map((it) => cellKey(it));
-    return this.file.read((t) => {
+    return this.file.read((t, meta) => {
+      checkClock(checked, meta.latest ?? -Infinity, now);
       const rows = cells.map((c) => counterRow(t, c));
       return fitsAll(checked, (it, k) => usedNow(rows[k]?.[0], it, now), (_, k) => cells[k]!);
     });
@@ -176,6 +178,9 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
     const r = this.file.run((tx) => {
       const out = fn(tx);
       if (tx.dirty) {
+        // in the meta row, which every write rewrites anyway
+        const latest = latestAfter(tx.row.latest, now);
+        if (latest !== tx.row.latest) tx.row = { ...tx.row, latest };
         from = this.stamp(tx.row.id, tx.row.generation);
         to = this.stamp(tx.row.id, tx.row.generation + 1);
       }

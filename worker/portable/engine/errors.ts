@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   CatalogueMismatch: { status: 409, wire: "catalogue_mismatch" },
   RulebookMismatch: { status: 409, wire: "rulebook_mismatch" },
   ClockUnreadable: { status: 500, wire: "clock_unreadable" },
+  // a counter store's clock behind a period it has seen end (state/rules.ts checkClock)
+  ClockBehind: { status: 409, wire: "clock_behind" },
   LicenceRequired: { status: 503, wire: "licence_required" },
   LicenceInvalid: { status: 503, wire: "licence_invalid" },
   CheckTimeout: { status: 504, wire: "check_timeout" },

@@ -8,22 +8,42 @@
  * storage stays bounded by what is live. Values that are not what it writes answer `{damaged}`.
  */
 import { DurableObject } from "cloudflare:workers";
-import { stateRules, type CounterItem, type ReserveAnswer } from "../../portable/engine/index.js";
+import { StalwartError, stateRules, type CounterItem, type ReserveAnswer } from "../../portable/engine/index.js";
 
-const { GRACE_MS, IDLE_MS, RECLAIM_PER_OP, fitsAll, isCount, reservationExpiry, usedNow } = stateRules;
+const { GRACE_MS, IDLE_MS, RECLAIM_PER_OP, checkClock, fitsAll, isCount, latestAfter, reservationExpiry, usedNow } = stateRules;
 const LAYOUT = "3";
 
-export type CounterReply = ReserveAnswer | { duplicate: true } | { damaged: string };
+export type CounterReply = ReserveAnswer | { duplicate: true } | { damaged: string } | { clockBehind: string };
 
 class Bad extends Error {}
 
 export class CounterObject extends DurableObject {
   private readonly sql: SqlStorage;
+  /** the latest `now` a write was given, kept in `counter_meta` (rules.ts `checkClock`); undefined until read */
+  private latest: number | undefined;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
     this.sql = ctx.storage.sql;
     ctx.storage.transactionSync(() => this.migrate());
+  }
+
+  private latestSeen(): number {
+    if (this.latest === undefined) {
+      const raw = this.sql.exec<{ value: string }>(`SELECT value FROM counter_meta WHERE key = 'latest'`).toArray()[0]?.value;
+      const t = raw === undefined ? -Infinity : Number(raw);
+      if (raw !== undefined && !Number.isFinite(t)) throw new Bad(`the latest time holds \`${raw.slice(0, 40)}\`, not a time`);
+      this.latest = t;
+    }
+    return this.latest;
+  }
+
+  /** In the write's transaction; kept in memory only once it committed (`guard`). */
+  private noteTime(now: number): number | undefined {
+    const was = this.latestSeen();
+    if (now <= was) return undefined;
+    this.sql.exec(`INSERT INTO counter_meta (key, value) VALUES ('latest', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, String(latestAfter(was, now)));
+    return now;
   }
 
   /** Layout 1 (migration v1) kept one row per reserved item and no expiry; layout 2 had no `released`; layout 3 is STORAGE.md's. */
@@ -76,11 +96,19 @@ export class CounterObject extends DurableObject {
     return fitsAll(items, (it) => usedNow(this.used(it), it, now));
   }
 
-  private guard<T>(work: () => T): T | { damaged: string } {
+  private guard<T>(work: () => T, now: number): T | { damaged: string } | { clockBehind: string } {
     try {
-      return this.ctx.storage.transactionSync(work);
+      let noted: number | undefined;
+      const r = this.ctx.storage.transactionSync(() => {
+        const out = work();
+        noted = this.noteTime(now);
+        return out;
+      });
+      if (noted !== undefined) this.latest = noted;
+      return r;
     } catch (err) {
       if (err instanceof Bad) return { damaged: err.message };
+      if (err instanceof StalwartError && err.code === "ClockBehind") return { clockBehind: err.message };
       throw err;
     }
   }
@@ -88,6 +116,7 @@ export class CounterObject extends DurableObject {
   reserve(reservation: string, items: CounterItem[], now: number): CounterReply {
     return this.guard((): CounterReply => {
       if (this.sql.exec(`SELECT 1 FROM reservation WHERE id = ?`, reservation).toArray().length > 0) return { duplicate: true };
+      checkClock(items, this.latestSeen(), now);
       const answer = this.fits(items, now);
       if (!answer.ok) return answer;
       for (const it of items) {
@@ -96,14 +125,16 @@ export class CounterObject extends DurableObject {
       this.putReservation(reservation, items, now);
       this.prune(now);
       return answer;
-    });
+    }, now);
   }
 
   peek(items: CounterItem[], now: number): CounterReply {
     try {
+      checkClock(items, this.latestSeen(), now);
       return this.fits(items, now);
     } catch (err) {
       if (err instanceof Bad) return { damaged: err.message };
+      if (err instanceof StalwartError && err.code === "ClockBehind") return { clockBehind: err.message };
       throw err;
     }
   }
@@ -122,7 +153,7 @@ export class CounterObject extends DurableObject {
     return { cells: cells as [string, number, number][], released: row.released === 1 };
   }
 
-  release(reservation: string, now: number): { ok: true } | { damaged: string } {
+  release(reservation: string, now: number): { ok: true } | { damaged: string } | { clockBehind: string } {
     return this.guard(() => {
       const r = this.cellsOf(reservation);
       // released already, or pruned once its periods ended: nothing to give back
@@ -132,11 +163,11 @@ export class CounterObject extends DurableObject {
       this.sql.exec(`UPDATE reservation SET released = 1 WHERE id = ?`, reservation);
       this.prune(now);
       return { ok: true as const };
-    });
+    }, now);
   }
 
   /** A released reservation counted again, past any ceiling: the call was reported `failed`, then `ran`. */
-  recount(reservation: string, now: number): { counted: boolean } | { damaged: string } {
+  recount(reservation: string, now: number): { counted: boolean } | { damaged: string } | { clockBehind: string } {
     return this.guard(() => {
       const r = this.cellsOf(reservation);
       if (!r || !r.released) return { counted: false };
@@ -146,7 +177,7 @@ export class CounterObject extends DurableObject {
       this.sql.exec(`UPDATE reservation SET released = 0 WHERE id = ?`, reservation);
       this.prune(now);
       return { counted: true };
-    });
+    }, now);
   }
 
   /** Bounded: a few of the rows that can no longer matter go with every write. */

@@ -5,7 +5,7 @@
  * they cross to an object; an object's `{damaged}` or `{duplicate}` answer becomes the typed
  * error the engine expects (StoreDamaged, InputError), since an RPC error keeps only a message.
  */
-import { InputError, StoreDamaged, stateRules, type SessionStateStore } from "../../portable/engine/index.js";
+import { InputError, StalwartError, StoreDamaged, stateRules, type SessionStateStore } from "../../portable/engine/index.js";
 import type { CatalogueObject } from "./catalogue-object.js";
 import type { CounterObject, CounterReply } from "./counter-object.js";
 import type { LicenceStateObject } from "./licence-state-object.js";
@@ -48,6 +48,7 @@ const RECOVER = "the object's storage holds what the worker never writes; delete
 
 function counterAnswer(tenant: string, reply: CounterReply, id?: string): ReserveAnswer {
   if ("damaged" in reply) throw new StoreDamaged(`CounterObject ${tenant}`, reply.damaged, RECOVER);
+  if ("clockBehind" in reply) throw new StalwartError("ClockBehind", reply.clockBehind);
   if ("duplicate" in reply) throw new InputError(`reservation \`${id}\` was taken already; an id names one history entry and is never reused`, "/reservation");
   return reply;
 }
@@ -75,10 +76,12 @@ export function durableStores(env: DurableEnv): Stores {
         release: async (id, now) => {
           const r = await stub().release(checkReservation(id), now);
           if ("damaged" in r) throw new StoreDamaged(`CounterObject ${tenant}`, r.damaged, RECOVER);
+          if ("clockBehind" in r) throw new StalwartError("ClockBehind", r.clockBehind);
         },
         recount: async (id, now) => {
           const r = await stub().recount(checkReservation(id), now);
           if ("damaged" in r) throw new StoreDamaged(`CounterObject ${tenant}`, r.damaged, RECOVER);
+          if ("clockBehind" in r) throw new StalwartError("ClockBehind", r.clockBehind);
           return r.counted;
         },
       };

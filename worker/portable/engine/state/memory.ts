@@ -7,7 +7,7 @@
 import { InputError } from "../errors.js";
 import type { CounterItem, CounterStore, ReserveAnswer } from "../counters/store.js";
 import type { CommitAnswer, Head, SessionState, SessionStateStore, StateChange } from "./store.js";
-import { addTallies, checkChange, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, IDLE_MS, reservationExpiry, usedNow } from "./rules.js";
+import { addTallies, checkChange, checkClock, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, IDLE_MS, latestAfter, reservationExpiry, usedNow } from "./rules.js";
 
 interface SessionRow {
   head: Head | null;
@@ -31,6 +31,8 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
   private readonly counters = new Map<string, { used: number; until: number; touched: number }>();
   private readonly reservations = new Map<string, { cells: { id: string; amount: number }[]; expires: number; released?: boolean }>();
   private sweptAt = -Infinity;
+  /** the latest `now` a counter write was given (rules.ts `checkClock`) */
+  private latest = -Infinity;
 
   constructor(private readonly opts: MemoryStateOptions = {}) {}
 
@@ -63,6 +65,7 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
     const id = checkReservation(reservation);
     const checked = checkItems(items);
     if (this.reservations.has(id)) throw new InputError(`reservation \`${id}\` was taken already; an id names one history entry and is never reused`, "/reservation");
+    checkClock(checked, this.latest, now);
     const answer = fitsAll(checked, (it) => usedNow(this.counters.get(cellId(it))?.used, it, now));
     if (!answer.ok) return answer;
     for (const it of checked) {
@@ -72,12 +75,15 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
       this.counters.set(cid, { used: used + it.amount, until: it.until, touched: now });
     }
     this.reservations.set(id, { cells: checked.map((it) => ({ id: cellId(it), amount: it.amount })), expires: reservationExpiry(checked, now) });
+    this.latest = latestAfter(this.latest, now);
     this.sweep(now);
     return answer;
   }
 
   peek(items: CounterItem[], now: number): ReserveAnswer {
-    return fitsAll(checkItems(items), (it) => usedNow(this.counters.get(cellId(it))?.used, it, now));
+    const checked = checkItems(items);
+    checkClock(checked, this.latest, now);
+    return fitsAll(checked, (it) => usedNow(this.counters.get(cellId(it))?.used, it, now));
   }
 
   release(reservation: string, now: number): void {
@@ -90,6 +96,7 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
     }
     // Kept, released, until its periods end: a late `ran` counts it again (recount).
     r.released = true;
+    this.latest = latestAfter(this.latest, now);
     this.sweep(now);
   }
 
@@ -103,6 +110,7 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
       else this.counters.set(c.id, { used: c.amount, until: JSON.parse(c.id)[1] as number, touched: now });
     }
     r.released = false;
+    this.latest = latestAfter(this.latest, now);
     this.sweep(now);
     return true;
   }

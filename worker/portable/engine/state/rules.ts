@@ -3,7 +3,7 @@
  * store in cli/sdk/state/, the Durable Objects): input checks, the head comparison, tallies, and
  * when a row may be reclaimed. Plain functions of plain data; the clock is passed in.
  */
-import { InputError } from "../errors.js";
+import { InputError, StalwartError } from "../errors.js";
 import type { CounterItem, ReserveAnswer } from "../counters/store.js";
 import type { Head, StateChange } from "./store.js";
 
@@ -165,4 +165,39 @@ export function counterExpiry(until: number, touched: number): number {
 export function reservationExpiry(items: readonly CounterItem[], now: number): number {
   if (items.length > 0 && items.every((i) => i.until !== 0)) return Math.max(...items.map((i) => i.until)) + GRACE_MS;
   return now + IDLE_MS;
+}
+
+/**
+ * How far behind the latest time a counter store was given a clock may read before counting is
+ * refused. Clocks step back a little (NTP, one isolate a few ms behind another); a counter row of
+ * an ended period is kept GRACE_MS, so a call this late still counts in that period's row.
+ */
+export const CLOCK_SLACK_MS = 5_000;
+
+/**
+ * Refuse to count in a period the store has seen end. Periods are named by the clock, so a clock
+ * set back a month would count in a month whose row is gone (or was never made), from zero: a
+ * second ceiling. `latest` is the latest `now` the store was given by a write (its high-water
+ * mark, kept with its rows); a store that never kept one passes -Infinity.
+ */
+export function checkClock(items: readonly CounterItem[], latest: number, now: number): void {
+  for (const it of items) {
+    if (it.until !== 0 && it.until <= latest - CLOCK_SLACK_MS) {
+      throw new StalwartError(
+        "ClockBehind",
+        `the clock reads ${iso(now)}, but this counter store was already given ${iso(latest)}: counter \`${it.key}\`'s period ended at ${iso(it.until)}, and counting in it again would start it from zero (clock set back?)`,
+        { hint: "set the clock right; the counters keep counting where they were" },
+      );
+    }
+  }
+}
+
+/** The store's high-water mark after a write at `now`. */
+export function latestAfter(latest: number | undefined, now: number): number {
+  return latest === undefined || now > latest ? now : latest;
+}
+
+function iso(ms: number): string {
+  const d = new Date(ms);
+  return Number.isFinite(d.getTime()) ? d.toISOString() : String(ms);
 }
