@@ -38,6 +38,7 @@ import { approvedFor, canonicalize, editedOrigins, pendingFrom, waitForDecision,
 import { errorResult, faultCheck, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, packState, unpackState } from "./form.js";
 import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
+import { sendToolCall, type TaskTools } from "./task-tools.js";
 import { resultValue } from "./result-value.js";
 import { progressTokenOf, safeCanonical, safeDigest, summary } from "./call-parts.js";
 
@@ -69,6 +70,8 @@ export interface CallsOptions {
   log?: (line: string) => void;
   /** pinned tool definitions (pins.ts); a changed one is refused before the check */
   pins?: Pins;
+  /** which tools the upstream runs only as tasks (task-tools.ts) */
+  tasks?: TaskTools;
   /** catalogue entries the gateway added itself (outside.ts): never callable as tools */
   hidden?: ReadonlySet<string>;
   /** a new pending record covered by a standing approval ("always for this session"), decided so with its own receipt (index.ts) */
@@ -300,10 +303,7 @@ export class Calls {
       progressSent = progressSent.then(() => ctx.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token! } })).catch(() => undefined);
     };
     try {
-      // `task` (2025-11-25): the gateway offers no tasks, so it runs the call as a plain one, as MCP
-      // asks of a receiver without them; forwarded, the upstream's answer was one it cannot read
-      const { task: _task, ...plain } = params as typeof params & { task?: unknown };
-      const send = () => this.o.upstream.request("tools/call", plain, { timeoutMs: this.o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) });
+      const send = () => sendToolCall(this.o.upstream, this.o.tasks, params, { timeoutMs: this.o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) });
       result = await (this.o.relay ? this.o.relay.during(ctx, send) : send());
       // A client SDK that runs progress handlers a microtask late drops one read together with the
       // response; a few milliseconds between the last progress and the result, only after progress.

@@ -19,6 +19,7 @@ import { LiveServers, serverFactory } from "./server.js";
 import { Upstream, type UpstreamSpec } from "./upstream.js";
 import { listen } from "./http.js";
 import { Pins, pinsOf } from "./pins.js";
+import { TaskTools } from "./task-tools.js";
 import { OUTSIDE_TOOLS, withOutsideReads } from "./outside.js";
 import { Relay } from "./relay.js";
 import { CheckedStdioTransport } from "./stdio.js";
@@ -110,19 +111,21 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const relay = new Relay({ askTimeoutMs, serverName: () => name, log });
   let http: Awaited<ReturnType<typeof listen>> | undefined;
   let pins: Pins | undefined;
+  let tasks: TaskTools | undefined;
   const upstream = await new Upstream(o.upstream, {
-    toolsChanged: () => (pins?.invalidate(), live.toolsChanged(), http?.toolsChanged()),
+    toolsChanged: () => (pins?.invalidate(), tasks?.invalidate(), live.toolsChanged(), http?.toolsChanged()),
     resourcesChanged: () => (live.resourcesChanged(), http?.resourcesChanged()),
     promptsChanged: () => (live.promptsChanged(), http?.promptsChanged()),
     request: (method, params, signal) => relay.request(method, params, signal),
     message: (params) => relay.message(params),
     resourceUpdated: (params) => relay.updated(params),
     // the server that answers next (`npx` may fetch a newer build) is compared with the pins afresh
-    lost: () => pins?.invalidate(),
+    lost: () => (pins?.invalidate(), tasks?.invalidate()),
   }).start();
   name = upstream.serverInfo()?.name ?? name;
 
   pins = new Pins(pinsOf(source), () => upstream.listTools());
+  tasks = new TaskTools(() => upstream.listTools());
   const pending = new FileApprovalStore(home);
   const remote = !o.session && o.checkUrl ? remoteStanding(o.checkUrl, o.key) : undefined;
   const callTimeoutMs = o.callTimeoutMs ?? DAY;
@@ -144,8 +147,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     return decide(pending, m, record.id, { decision: "approve", by: s.receipt.by, at: record.created, message: `always for this session (${s.record.id})` });
   };
   const approvals = remote?.store ?? pending;
-  const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, log, pins, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
-  const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, hidden, log }, live);
+  const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
+  const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, tasks, hidden, log }, live);
 
   let closeDownstream: () => Promise<void>;
   let ended: Promise<Error | undefined> | undefined;

@@ -15,6 +15,7 @@ import type { Calls } from "./calls.js";
 import type { Upstream } from "./upstream.js";
 import { errorResult } from "./words.js";
 import type { Pins } from "./pins.js";
+import { offered, type TaskTools } from "./task-tools.js";
 import { readFromOutside } from "./outside.js";
 import type { Relay } from "./relay.js";
 
@@ -28,6 +29,7 @@ export interface ServeOptions {
   askTimeoutMs: number;
   callTimeoutMs: number;
   pins: Pins;
+  tasks: TaskTools;
   /** catalogue entries the gateway added itself (outside.ts), never offered as tools */
   hidden: ReadonlySet<string>;
   log: (line: string) => void;
@@ -161,8 +163,9 @@ function buildServer(o: ServeOptions): Server {
     const page = await forward("tools/list", request.params?.cursor !== undefined ? { cursor: request.params.cursor } : undefined, bound(ctx));
     const tools = Array.isArray(page.tools) ? page.tools : [];
     // Only the tools the catalogue names and whose pinned definition holds; each one as the upstream described it.
+    o.tasks.note(tools);
     const named = tools.filter((t: { name?: unknown }) => typeof t?.name === "string" && o.catalogue.tools.has(t.name) && !o.hidden.has(t.name));
-    return { ...page, tools: o.pins.filterPage(named) } as never;
+    return { ...page, tools: o.pins.filterPage(named).map(offered) } as never;
   });
 
   server.setRequestHandler("tools/call", async (request, ctx) => {

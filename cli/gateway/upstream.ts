@@ -31,12 +31,42 @@ export interface UpstreamEvents {
   lost?: () => void;
 }
 
+export type Progress = { progress: number; total?: number; message?: string };
+
 /** Per request: long by default, because a tool may itself wait on a person. */
 export interface CallOptions {
   signal?: AbortSignal;
   timeoutMs: number;
-  onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
+  onprogress?: (p: Progress) => void;
+  /** a progress token that outlives the request (`progressChannel`): a task's progress comes after its creation's answer */
+  progress?: { token: string };
+  /** the result as a task's creation (`task` in the params): checked for its task id only */
+  creatingTask?: true;
+  /** a method outside the SDK's spec (the tasks extension's): its result checked as `resultAs`'s, or only for being an object */
+  resultAs?: string | null;
 }
+
+/** Any JSON object: what `tasks/cancel` answers is not read. */
+const ANY_OBJECT: StandardSchemaV1 = {
+  "~standard": {
+    version: 1,
+    vendor: "stalwart-gateway",
+    validate: (value: unknown) => (typeof value === "object" && value !== null && !Array.isArray(value) ? { value } : { issues: [{ message: "the answer is not an object" }] }),
+  },
+};
+
+/** A task creation's answer (2025-11-25): `{task: {taskId, …}}`; the SDK's tools/call validator takes only a tool result. */
+const CREATED_TASK: StandardSchemaV1 = {
+  "~standard": {
+    version: 1,
+    vendor: "stalwart-gateway",
+    validate(value: unknown) {
+      const task = typeof value === "object" && value !== null ? (value as { task?: unknown }).task : undefined;
+      const id = typeof task === "object" && task !== null ? (task as { taskId?: unknown }).taskId : undefined;
+      return typeof id === "string" && id !== "" ? { value } : { issues: [{ message: "the answer to a task-augmented tools/call has no `task.taskId`" }] };
+    },
+  },
+};
 
 /**
  * The SDK's client, with each method's result validator made once per wire era. Asked without a
@@ -112,7 +142,10 @@ export class Upstream {
     const options = { timeout: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) };
     let sent = params;
     let token: string | undefined;
-    if (o.onprogress) {
+    if (o.progress) {
+      const meta = typeof params?._meta === "object" && params._meta !== null ? (params._meta as Record<string, unknown>) : {};
+      sent = { ...(params ?? {}), _meta: { ...meta, progressToken: o.progress.token } };
+    } else if (o.onprogress) {
       // Our own token and handler, not the SDK's `onprogress`: the SDK drops a progress
       // notification that arrives in the same read as the response, and this one must reach the
       // person's client.
@@ -124,7 +157,7 @@ export class Upstream {
     try {
       // Typed per method by the SDK; the gateway forwards whatever the server said, so it reads it as a record.
       const request = { method: method as "tools/call", ...(sent ? { params: sent } : {}) };
-      const validator = client.resultValidator(method);
+      const validator = o.creatingTask ? CREATED_TASK : o.resultAs !== undefined ? (o.resultAs === null ? ANY_OBJECT : client.resultValidator(o.resultAs)) : client.resultValidator(method);
       const result: unknown = await (validator ? client.request(request, validator, options) : client.request(request, options));
       // notification handlers run a microtask late: let any progress read with the response through first
       if (token) await new Promise((r) => setImmediate(r));
@@ -171,7 +204,14 @@ export class Upstream {
   }
 
   private progressCounter = 0;
-  private readonly progress = new Map<string, (p: { progress: number; total?: number; message?: string }) => void>();
+  private readonly progress = new Map<string, (p: Progress) => void>();
+
+  /** A progress token of the gateway's own, relayed to `onprogress` until `close()`: for requests whose progress outlives their answer. */
+  progressChannel(onprogress: (p: Progress) => void): { token: string; close(): void } {
+    const token = `stalwart-${++this.progressCounter}`;
+    this.progress.set(token, onprogress);
+    return { token, close: () => void this.progress.delete(token) };
+  }
 
   async close(): Promise<void> {
     this.closed = true;

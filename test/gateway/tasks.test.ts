@@ -1,0 +1,75 @@
+/**
+ * A tool the tool server runs only as a task (`execution.taskSupport: "required"`): the real
+ * server-everything's `simulate-research-query`. Called plainly, that server refuses it (-32601),
+ * so through the gateway it could never run. The gateway offers its clients no tasks: it offers
+ * the tool without `taskSupport`, runs the checked call as a task upstream, and answers with the
+ * task's result as a plain call's. The server's question during the task reaches the client.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Upstream } from "../../cli/gateway/upstream.js";
+import { sendToolCall, TaskTools } from "../../cli/gateway/task-tools.js";
+import { allowedDir, downstreamClient, EVERYTHING, home, overStdio, text, type Downstream } from "./helpers.js";
+
+const open: Downstream[] = [];
+afterEach(async () => {
+  for (const d of open.splice(0)) await d.client.close().catch(() => undefined);
+});
+
+function catalogue(): string {
+  const at = join(allowedDir(), "agent.yaml");
+  writeFileSync(at, "settings: {language: en}\ntools:\n  - name: simulate-research-query\n    args: {type: object, properties: {topic: {type: string}, ambiguous: {type: boolean}}, required: [topic]}\n");
+  return at;
+}
+
+async function gateway(o: { answer?: "accept"; modern?: boolean } = {}): Promise<Downstream> {
+  const d = await overStdio(downstreamClient(o), ["--home", home(), "--catalogue", catalogue(), "--", process.execPath, EVERYTHING, "stdio"]);
+  open.push(d);
+  return d;
+}
+
+describe("a tool the tool server runs only as a task", () => {
+  for (const modern of [false, true]) {
+    it(`is offered without taskSupport and runs when called plainly (${modern ? "2026-07-28" : "2025-11-25"} client)`, async () => {
+      const d = await gateway({ modern });
+      const { tools } = await d.client.listTools();
+      const tool = tools.find((t) => t.name === "simulate-research-query");
+      expect(tool).toBeDefined();
+      expect(tool!.execution?.taskSupport).toBeUndefined();
+      const r = await d.client.callTool({ name: "simulate-research-query", arguments: { topic: "tea" } });
+      expect(r.isError, text(r)).not.toBe(true);
+      expect(text(r)).toContain("# Research Report: tea");
+      // the upstream task's id is the gateway's own business
+      expect(Object.keys((r._meta as Record<string, unknown> | undefined) ?? {})).not.toContain("io.modelcontextprotocol/related-task");
+    }, 60_000);
+  }
+
+  it("runs when called before any listing, and the server's question during the task reaches the person", async () => {
+    const d = await gateway({ answer: "accept" });
+    const r = await d.client.callTool({ name: "simulate-research-query", arguments: { topic: "tea", ambiguous: true } });
+    expect(r.isError, text(r)).not.toBe(true);
+    expect(text(r)).toContain("# Research Report: tea");
+    expect(d.asked.some((q) => q.includes("could have multiple interpretations"))).toBe(true);
+  }, 60_000);
+});
+
+describe("the gateway's side of a task call, against the real server", () => {
+  it("a call cancelled while its task runs cancels the task upstream", async () => {
+    const up = await new Upstream({ command: process.execPath, args: [EVERYTHING, "stdio"] }).start();
+    try {
+      const tasks = new TaskTools(() => up.listTools());
+      const abort = new AbortController();
+      const call = sendToolCall(up, tasks, { name: "simulate-research-query", arguments: { topic: "tea" } }, { timeoutMs: 60_000, signal: abort.signal });
+      // the task exists upstream, working
+      const listed = async () => ((await up.request("tasks/list", {}, { timeoutMs: 10_000, resultAs: null })).tasks ?? []) as { taskId: string; status: string }[];
+      await expect.poll(async () => (await listed()).length, { timeout: 20_000 }).toBe(1);
+      expect((await listed())[0]!.status).toBe("working");
+      abort.abort();
+      await expect(call).rejects.toThrow();
+      await expect.poll(async () => (await listed())[0]?.status, { timeout: 20_000 }).toBe("cancelled");
+    } finally {
+      await up.close();
+    }
+  }, 60_000);
+});
