@@ -39,19 +39,22 @@ export class TaskTools {
     this.required.clear();
   }
 
-  /** Whether `tool` must be called as a task; a listing that fails says no (the plain call then gets the server's own answer). */
-  async needsTask(tool: string): Promise<boolean> {
-    if (!this.known.has(tool) && !this.fresh) {
-      try {
-        const tools = await this.listAll();
+  /**
+   * Whether `tool` must be called as a task: at once when a listing said (every call after the
+   * first), else after one full listing. A listing that fails says no (the plain call then gets
+   * the server's own answer).
+   */
+  needsTask(tool: string): boolean | Promise<boolean> {
+    if (this.known.has(tool) || this.fresh) return this.required.has(tool);
+    return this.listAll().then(
+      (tools) => {
         this.invalidate();
         this.note(tools);
         this.fresh = true;
-      } catch {
-        return false;
-      }
-    }
-    return this.required.has(tool);
+        return this.required.has(tool);
+      },
+      () => false,
+    );
   }
 }
 
@@ -79,10 +82,12 @@ export interface SendOptions {
  * `task` the client asked for is dropped: the gateway offers no tasks, so it runs the call as
  * MCP asks of a receiver without them (forwarded, the upstream's answer is one it cannot read).
  */
-export async function sendToolCall(upstream: Upstream, tasks: TaskTools | undefined, params: { name: string } & Record<string, unknown>, o: SendOptions): Promise<Record<string, unknown>> {
+export function sendToolCall(upstream: Upstream, tasks: TaskTools | undefined, params: { name: string } & Record<string, unknown>, o: SendOptions): Promise<Record<string, unknown>> {
   const { task: _task, ...plain } = params;
-  if (await tasks?.needsTask(params.name)) return callAsTask(upstream, plain, o);
-  return upstream.request("tools/call", plain, o);
+  const send = (asTask: boolean) => (asTask ? callAsTask(upstream, plain, o) : upstream.request("tools/call", plain, o));
+  // known from a listing (nearly every call): sent now, with no step through the microtask queue
+  const needs = tasks ? tasks.needsTask(params.name) : false;
+  return typeof needs === "boolean" ? send(needs) : needs.then(send);
 }
 
 async function callAsTask(upstream: Upstream, params: Record<string, unknown>, o: SendOptions): Promise<Record<string, unknown>> {
