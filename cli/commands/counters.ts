@@ -55,7 +55,11 @@ const run = (argv: string[], io?: Io): Promise<number> => runGroup(command, argv
 function formatStatus(s: StateStatus): string {
   const lines = [`store        ${s.file}`];
   if (!s.exists) lines.push("state        none yet (the first counted call creates it)");
-  else if (s.healthy) lines.push(`state        healthy, generation ${s.generation}`, `rows         ${Object.entries(s.rows ?? {}).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  else if (s.healthy) {
+    lines.push(`state        healthy, generation ${s.generation}`, `rows         ${Object.entries(s.rows ?? {}).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+    // a clock that ran ahead and was set back: periods that ended before this are refused (docs/checks.md)
+    if (s.latest !== undefined) lines.push(`latest time  ${new Date(s.latest).toISOString()} (no count goes into a period that ended before it)`);
+  }
   else lines.push(`state        DAMAGED: ${s.problem?.message ?? "unknown"}`, `fix          ${s.problem?.hint ?? ""}`);
   for (const r of s.resets) lines.push(`reset        ${r.at} by ${r.by}: ${r.what}`);
   return lines.join("\n");

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { Client } from "../../cli/sdk/index.js";
 import { MemoryStateStore, StalwartError, type CounterItem } from "../../worker/portable/engine/index.js";
 import { copyLicence } from "../helpers/licensed-home.js";
+import { stalwart } from "../helpers/licence-cli.js";
 
 const catalogue = join(resolve(import.meta.dirname, "../.."), "test/fixtures/ceiling.yaml");
 const NOV15 = Date.parse("2026-11-15T12:00:00Z");
@@ -55,6 +56,11 @@ describe("the home's store, through the SDK", () => {
     // The latest time is kept with the rows: a new client (a restarted process) knows it too.
     const again = new Client({ home, now: () => new Date("2026-10-20T12:00:00Z") }).session("b", { catalogue });
     expect((await again.checkToolCall("tip", { amount: 10 }, { origins: { amount: "context" } })).reasons).toEqual(["spend_unknown"]);
+
+    // `stalwart counters status` says what the store saw last, for a clock that ran ahead
+    const status = await stalwart(["counters", "status", "--home", home], {});
+    expect(status.stdout).toContain("latest time  2026-11-15T12:00:00.000Z");
+    expect((await stalwart(["counters", "status", "--json", "--home", home], {})).json().latest).toBe(NOV15);
 
     // Back to the right time, the month's count is where it was.
     t = NOV15 + 60_000;

@@ -27,6 +27,8 @@ export interface StateStatus {
   generation?: number;
   created?: MetaRow["created"];
   rows?: Record<string, number>;
+  /** the latest time a counter write was given (ms): counting in a period that ended before it is refused */
+  latest?: number;
   resets: ResetRecord[];
 }
 
@@ -43,7 +45,7 @@ export function stateStatus(home: string): StateStatus {
   try {
     const meta = file.meta();
     const { meta: _, ...rows } = file.counts();
-    return { ...base, exists: true, healthy: true, id: meta.id, generation: meta.generation, created: meta.created, rows, resets: meta.resets };
+    return { ...base, exists: true, healthy: true, id: meta.id, generation: meta.generation, created: meta.created, rows, ...(meta.latest !== undefined ? { latest: meta.latest } : {}), resets: meta.resets };
   } catch (err) {
     const fsError = err as NodeJS.ErrnoException;
     if (!(err instanceof StoreDamaged) && typeof fsError.syscall === "string") {
