@@ -39,7 +39,7 @@ describe("the memory store", () => {
 });
 
 describe("the home's store, through the SDK", () => {
-  it("a clock set back a month refuses the spend and the rate, in this client and in a new one", async () => {
+  it("a clock set back a month: the session counts where its history is; a new session is refused, in this client and a new one", async () => {
     const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-clock-back-")));
     let t = NOV15;
     const client = new Client({ home, now: () => new Date(t) });
@@ -48,13 +48,20 @@ describe("the home's store, through the SDK", () => {
     expect((await s.checkToolCall("ping", { n: 1 })).decision).toBe("allow");
 
     t = Date.parse("2026-10-15T12:00:00Z");
-    const pay = await s.checkToolCall("pay", { amount: 450 }, { origins: { amount: "context" } });
+    // the session's last entry is from 15 November: its check is made then, in November
+    const same = await s.checkToolCall("pay", { amount: 450 }, { origins: { amount: "context" } });
+    expect(same).toMatchObject({ decision: "refuse", reasons: ["spend_exceeded"], detail: { used: 450 } });
+    expect(s.history.entries.at(-1)!.at).toBe(NOV15);
+
+    // a new session has no history to keep time by: the store refuses
+    const fresh = client.session("b", { catalogue });
+    const pay = await fresh.checkToolCall("pay", { amount: 450 }, { origins: { amount: "context" } });
     expect(pay).toMatchObject({ decision: "refuse", reasons: ["spend_unknown"] });
     expect(String(pay.detail.wording)).toContain("this counter store was already given 2026-11-15T12:00:00.000Z");
-    expect((await s.checkToolCall("ping", { n: 2 })).reasons).toEqual(["usage_unknown"]);
+    expect((await client.session("c", { catalogue }).checkToolCall("ping", { n: 2 })).reasons).toEqual(["usage_unknown"]);
 
     // The latest time is kept with the rows: a new client (a restarted process) knows it too.
-    const again = new Client({ home, now: () => new Date("2026-10-20T12:00:00Z") }).session("b", { catalogue });
+    const again = new Client({ home, now: () => new Date("2026-10-20T12:00:00Z") }).session("d", { catalogue });
     expect((await again.checkToolCall("tip", { amount: 10 }, { origins: { amount: "context" } })).reasons).toEqual(["spend_unknown"]);
 
     // `stalwart counters status` says what the store saw last, for a clock that ran ahead

@@ -4,7 +4,7 @@
  * Pure.
  */
 import type { Verdict } from "./check/types.js";
-import type { Outcome } from "./history/entry.js";
+import type { Entry, Outcome } from "./history/entry.js";
 import type { StalwartError } from "./errors.js";
 import { NOTHING_KEPT, type KeptState } from "./state/changes.js";
 import type { Head } from "./state/store.js";
@@ -40,3 +40,13 @@ export function storeRefusal(error: StalwartError, needs: readonly { kind: "rate
   return { kind: "refuse", reason, detail: { error: error.code, wording: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
 }
 
+/**
+ * A time for a history's next entry, given the clock's: never before its last entry (only for a
+ * history that verified: its times are then this engine's own). A clock set back then cannot
+ * revive an expired confirmation token or count in an older period, and a session's times never
+ * go backwards.
+ */
+export function notBefore(entries: readonly Entry[], now: number): number {
+  const last = entries.length > 0 ? entries[entries.length - 1]!.at : undefined;
+  return typeof last === "number" && last > now ? last : now;
+}

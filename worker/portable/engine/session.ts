@@ -30,7 +30,7 @@ import { filterResult, planFollow, planUndo, judgeOutcome, type FollowPlan, type
 import type { FilterOutcome } from "./conditions/filter.js";
 import type { CompiledRulebook } from "./rulebook/types.js";
 import { InputError, StalwartError } from "./errors.js";
-import { LATER, laterReport, storeRefusal, UNKEPT } from "./session-rules.js";
+import { LATER, laterReport, notBefore, storeRefusal, UNKEPT } from "./session-rules.js";
 import { receiptEntry } from "./approvals/history.js";
 import { headerSeal, readSaved, restoreSaved, restoreUntrusted, savedOf, savedPartsOf, type SavedParts, type SavedSession, type SealedHeader, type SessionHeader } from "./saved-session.js";
 import { SessionRecord, type Committed, type Kept } from "./session-record.js";
@@ -126,11 +126,12 @@ export class Session {
     const kept = this.engine.state ? await this.record.load() : UNKEPT;
     if ("error" in kept) throw kept.error;
     let expect: Head | "restart" = this.signed.head;
+    let at = now;
     if (!this.record.verifiedAgainst(kept.head).ok) {
       this.signed.restart();
       expect = "restart";
-    }
-    const entry = this.signed.seal<TurnEntry>({ v: 1, step: 0, at: now, kind: "turn", text, link: "" });
+    } else at = notBefore(this.signed.entries, now);
+    const entry = this.signed.seal<TurnEntry>({ v: 1, step: 0, at, kind: "turn", text, link: "" });
     if (this.engine.state && !(await this.record.commit(expect, entry, { spend: [], tally: {} })).ok) {
       // Another answer moved this session on meanwhile: the turn starts a new history.
       this.signed.restart();
@@ -159,9 +160,8 @@ export class Session {
 
   private async checkStored(tool: string, args: unknown, options: CallOptions): Promise<CheckResult> {
     const now = this.nowMs();
-    // First on what this runtime's own last commit of the session left, when this history is that
-    // one (no store read): its commit proves the state still held; when it did not, nothing of
-    // that pass is kept and the check is made again on a load.
+    // First on what this runtime's own last commit of the session left, when this history is that one
+    // (no store read): its commit proves the state held; if it did not, the check is made on a load.
     const own = this.record.own();
     if (own && !("error" in own) && this.record.verifiedAgainst(own.head).ok) {
       const answered = await this.decide(tool, args, options, now, own, true);
@@ -173,6 +173,7 @@ export class Session {
   /** A check decided on `kept`; undefined when that was `own` state and the call is counted, or the commit did not find it still held. */
   private async decide(tool: string, args: unknown, options: CallOptions, now: number, kept: Kept, own: boolean): Promise<CheckResult | undefined> {
     const verified = "error" in kept ? this.signed.verify() : this.record.verifiedAgainst(kept.head);
+    if (verified.ok) now = notBefore(this.signed.entries, now);
     const facts = checkFacts(this.fixed, verified, kept, now);
 
     const call = normaliseCall(tool, args, options, this.agent, this.shaHex);
@@ -229,12 +230,12 @@ export class Session {
 
   /** The caller's report of what happened to a checked call (`failed` releases its counters). */
   async report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
-    const now = this.nowMs();
+    const clock = this.nowMs();
     if (!OUTCOMES.includes(outcome)) throw new InputError(`outcome \`${String(outcome)}\` is not one of ${OUTCOMES.join(", ")}`, "/outcome");
-    // No load first: the commit below is a compare-and-set on this history's head, so a history
-    // that is not the newest the store holds (a fork, an older copy) is refused there, as a load
-    // compared first would; the report is then one store operation, not two.
+    // No load first: the commit below is a compare-and-set on this history's head, so a fork or an
+    // older copy is refused there, as a load compared first would: one store operation, not two.
     const checked = this.checkedEntry(step);
+    const now = notBefore(this.signed.entries, clock);
     const before = this.signed.index.lastReport.get(step)?.outcome;
     if (before !== undefined && before !== outcome && !laterReport(before, outcome)) {
       throw new InputError(`step ${step} was reported \`${before}\`; a report is final but for what comes to be known later (after \`${before}\`: ${LATER[before].map((o) => `\`${o}\``).join(", ") || "nothing"})`, "/outcome");
@@ -265,7 +266,7 @@ export class Session {
     const kept = this.engine.state ? await this.record.load() : UNKEPT;
     if ("error" in kept) throw kept.error;
     if (!this.record.verifiedAgainst(kept.head).ok) throw new StalwartError("HistoryInvalid", "the history does not verify, or is not this session's newest; the receipt is not recorded");
-    const entry = this.signed.seal(receiptEntry(this.macFn, signed, this.id, this.signed.entries, this.nowMs(), this.catalogue.settings.confirmationTtlMs));
+    const entry = this.signed.seal(receiptEntry(this.macFn, signed, this.id, this.signed.entries, notBefore(this.signed.entries, this.nowMs()), this.catalogue.settings.confirmationTtlMs));
     if (this.engine.state && !(await this.record.commit(this.signed.head, entry, { spend: [], tally: {} })).ok) throw new StalwartError("HistoryInvalid", "another answer of this session came first; the receipt is not recorded");
     this.signed.push(entry);
     return { step: entry.step };
