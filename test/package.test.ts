@@ -74,7 +74,10 @@ console.log(JSON.stringify({ decision: check.decision, reasons: check.reasons, a
     };
     expect(pkg.peerDependenciesMeta).toEqual({ ai: { optional: true }, "@openai/agents": { optional: true } });
     expect(() => execFileSync("node", ["-e", "require.resolve('ai')"], { cwd: app, stdio: "pipe" })).toThrow();
-    for (const sub of Object.keys(pkg.exports)) {
+    // the examples are files, not modules: a shipped one resolves by the package's name, wherever it is installed
+    const example = execFileSync("node", ["--input-type=module", "-e", `console.log(import.meta.resolve("stalwart-agents/examples/store/agent.yaml"))`], { cwd: app, encoding: "utf8" }).trim();
+    expect(readFileSync(new URL(example), "utf8")).toBe(readFileSync(join(repo, "examples/store/agent.yaml"), "utf8"));
+    for (const sub of Object.keys(pkg.exports).filter((k) => !k.includes("*"))) {
       const name = sub === "." ? "stalwart-agents" : `stalwart-agents/${sub.slice(2)}`;
       const keys = execFileSync("node", ["--input-type=module", "-e", `const m = await import(${JSON.stringify(name)}); console.log(JSON.stringify(Object.keys(m)))`], { cwd: app, encoding: "utf8" });
       expect(JSON.parse(keys).length, name).toBeGreaterThan(0);
