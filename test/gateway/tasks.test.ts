@@ -6,7 +6,8 @@
  * task's result as a plain call's. The server's question during the task reaches the client.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Upstream } from "../../cli/gateway/upstream.js";
 import { sendToolCall, TaskTools } from "../../cli/gateway/task-tools.js";
@@ -51,6 +52,25 @@ describe("a tool the tool server runs only as a task", () => {
     expect(r.isError, text(r)).not.toBe(true);
     expect(text(r)).toContain("# Research Report: tea");
     expect(d.asked.some((q) => q.includes("could have multiple interpretations"))).toBe(true);
+  }, 60_000);
+});
+
+describe("a task's progress", () => {
+  it("reaches the client under its own token, though it comes after the task was created", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "stalwart-task-progress-"));
+    const at = join(dir, "agent.yaml"), log = join(dir, "upstream.log");
+    writeFileSync(at, "settings: {language: en}\ntools:\n  - name: count\n    args: {type: object, properties: {label: {type: string}}}\n");
+    const server = join(import.meta.dirname, "fixtures/task-progress-server.ts");
+    const d = await overStdio(downstreamClient({}), ["--home", home(), "--catalogue", at, "--", process.execPath, "--import", "tsx", server], { TASK_LOG: log });
+    open.push(d);
+    const seen: { progress: number; total?: number; message?: string }[] = [];
+    const r = await d.client.callTool({ name: "count", arguments: { label: "x" } }, { onprogress: (p) => void seen.push(p) });
+    expect(r.isError, text(r)).not.toBe(true);
+    expect(text(r)).toBe("counted to 3");
+    expect(seen.map((p) => [p.progress, p.total, p.message])).toEqual([[1, 3, "step 1"], [2, 3, "step 2"], [3, 3, "step 3"]]);
+    // upstream, the call was a task: created, then its result asked for
+    const methods = readFileSync(log, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { method?: string }).method);
+    expect(methods.filter((m) => m === "tools/call" || m === "tasks/result")).toEqual(["tools/call", "tasks/result"]);
   }, 60_000);
 });
 
