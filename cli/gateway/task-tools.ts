@@ -102,7 +102,11 @@ async function callAsTask(upstream: Upstream, params: Record<string, unknown>, o
   o.signal?.addEventListener("abort", cancel, { once: true });
   try {
     const base = { timeoutMs: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) };
-    const created = await upstream.request("tools/call", { ...params, task: { ttl: o.timeoutMs } }, { ...base, creatingTask: true, ...(channel ? { progress: channel } : {}) });
+    // Not given the client's signal: cancelling the creating request (notifications/cancelled)
+    // may leave a task the server made anyway running, unwatched and never cancelled. A client
+    // that cancels meanwhile is answered at once, and the task is cancelled once its id is known.
+    const creating = upstream.request("tools/call", { ...params, task: { ttl: o.timeoutMs } }, { timeoutMs: o.timeoutMs, creatingTask: true, ...(channel ? { progress: channel } : {}) });
+    const created = await (o.signal ? untilAborted(creating, o.signal, upstream) : creating);
     taskId = (created.task as { taskId: string }).taskId;
     if (o.signal?.aborted) cancel();
     const result = await upstream.request("tasks/result", { taskId }, { ...base, resultAs: "tools/call" });
@@ -115,6 +119,32 @@ async function callAsTask(upstream: Upstream, params: Record<string, unknown>, o
     o.signal?.removeEventListener("abort", cancel);
     channel?.close();
   }
+}
+
+/**
+ * `creating`, or a rejection as soon as `signal` aborts. When it aborts first, the task the
+ * server goes on to create is cancelled when its answer comes (the caller's `cancel` cannot: it
+ * has no id yet).
+ */
+function untilAborted(creating: Promise<Record<string, unknown>>, signal: AbortSignal, upstream: Upstream): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason instanceof Error ? signal.reason : new Error("the call was cancelled"));
+      void creating.then(
+        (created) => {
+          const id = (created.task as { taskId?: unknown } | undefined)?.taskId;
+          if (typeof id === "string") void upstream.request("tasks/cancel", { taskId: id }, { timeoutMs: 10_000, resultAs: null }).catch(() => undefined);
+        },
+        () => undefined,
+      );
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    creating.then(
+      (v) => (signal.removeEventListener("abort", onAbort), resolve(v)),
+      (e: unknown) => (signal.removeEventListener("abort", onAbort), reject(e)),
+    );
+  });
 }
 
 /** The result without the upstream's task id in `_meta`: the client asked for no task, and that id is the gateway's. */

@@ -63,7 +63,7 @@ describe("a task's progress", () => {
     const server = join(import.meta.dirname, "fixtures/task-progress-server.ts");
     const d = await overStdio(downstreamClient({}), ["--home", home(), "--catalogue", at, "--", process.execPath, "--import", "tsx", server], { TASK_LOG: log });
     open.push(d);
-    const seen: { progress: number; total?: number; message?: string }[] = [];
+    const seen: { progress: number; total?: number | undefined; message?: string | undefined }[] = [];
     const r = await d.client.callTool({ name: "count", arguments: { label: "x" } }, { onprogress: (p) => void seen.push(p) });
     expect(r.isError, text(r)).not.toBe(true);
     expect(text(r)).toBe("counted to 3");
@@ -71,6 +71,26 @@ describe("a task's progress", () => {
     // upstream, the call was a task: created, then its result asked for
     const methods = readFileSync(log, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { method?: string }).method);
     expect(methods.filter((m) => m === "tools/call" || m === "tasks/result")).toEqual(["tools/call", "tasks/result"]);
+  }, 60_000);
+});
+
+describe("a task-required call cancelled before its task was created", () => {
+  it("cancels the task the server goes on to create", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "stalwart-task-cancel-"));
+    const at = join(dir, "agent.yaml"), log = join(dir, "upstream.log");
+    writeFileSync(at, "settings: {language: en}\ntools:\n  - name: count\n    args: {type: object, properties: {label: {type: string}}}\n");
+    const server = join(import.meta.dirname, "fixtures/task-progress-server.ts");
+    const d = await overStdio(downstreamClient({}), ["--home", home(), "--catalogue", at, "--", process.execPath, "--import", "tsx", server], { TASK_LOG: log });
+    open.push(d);
+    await d.client.listTools();
+    const abort = new AbortController();
+    const call = d.client.callTool({ name: "count", arguments: { label: "slow" } }, { signal: abort.signal });
+    const upstreamSaw = () => readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { method?: string; params?: { taskId?: string } });
+    // cancelled once the creating call is upstream, before its answer (400 ms late)
+    await expect.poll(() => upstreamSaw().some((m) => m.method === "tools/call"), { timeout: 20_000 }).toBe(true);
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    await expect.poll(() => upstreamSaw().filter((m) => m.method === "tasks/cancel").map((m) => m.params?.taskId), { timeout: 20_000 }).toEqual(["task-1"]);
   }, 60_000);
 });
 
