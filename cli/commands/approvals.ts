@@ -65,7 +65,11 @@ function decideCommand(verb: "approve" | "deny") {
       const by = values.as ?? userInfo().username;
       if (by.trim() === "") throw usageError("`--as` needs a name");
       const v = values as { always?: boolean };
-      const a = await decide(new FileApprovalStore(h), homeMac(h), positionals[0] ?? "", {
+      // The home's key is loaded once a record is found: an unknown id (a mistyped id or
+      // --home) makes no key in a home that had none.
+      let mac: ((text: string) => Uint8Array) | undefined;
+      const lazyMac = (text: string) => (mac ??= homeMac(h))(text);
+      const a = await decide(new FileApprovalStore(h), lazyMac, positionals[0] ?? "", {
         decision: verb, by, at: Date.now(), message: values.message, ...(v.always ? { always: true } : {}),
       });
       if (values.json) out(io, a.receipt);

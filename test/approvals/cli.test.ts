@@ -3,7 +3,7 @@
  * the CLI's decision is a signed receipt the waiting run records before the tool runs.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runGroup, type Io } from "../../cli/command.js";
@@ -54,5 +54,16 @@ describe("stalwart approvals", () => {
     const missing = await stalwart(["approvals", "show", "p_0000000000000000", "--home", home]);
     expect(missing.code).toBe(1);
     expect((await stalwart(["approvals", "show", "nope", "--home", home])).code).not.toBe(0);
+  }, 60_000);
+
+  it("deciding an id that is in no home (a mistyped id or --home) makes no home and no key", async () => {
+    const nowhere = join(mkdtempSync(join(tmpdir(), "stalwart-approvals-cli-")), "typo");
+    for (const verb of ["approve", "deny"]) {
+      const r = await stalwart(["approvals", verb, "p_0123456789abcdef", "--home", nowhere]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("ApprovalNotFound");
+      expect((await stalwart(["approvals", verb, "nope", "--home", nowhere])).stderr).toContain("is not a pending confirmation id");
+    }
+    expect(existsSync(nowhere)).toBe(false);
   }, 60_000);
 });
