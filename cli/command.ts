@@ -182,7 +182,9 @@ function optionError(leaf: Leaf, argv: string[], options: ParseOptions): Stalwar
     }
     const declared = Object.hasOwn(leaf.options, t.name) ? leaf.options[t.name] : undefined;
     if (spec.type === "string" && (t.value === undefined || (!t.inlineValue && t.value.startsWith("-")))) {
-      return usageError(`\`${t.rawName}\` needs a value`, `e.g. \`${t.rawName} ${declared?.value ?? "VALUE"}\``);
+      // `--call-timeout -5`: a negative number (or `-`) starts with a dash, so the parser took it for an option
+      const dashed = t.value !== undefined && !t.inlineValue && /^-(\d|\.\d|$)/.test(t.value) ? `; \`${t.value}\` starts with a dash, so it was read as an option (write \`--${t.name}=${t.value}\` if it is the value)` : "";
+      return usageError(`\`${t.rawName}\` needs a value${dashed}`, `e.g. \`${t.rawName} ${declared?.value ?? "VALUE"}\``);
     }
     if (spec.type === "boolean" && t.value !== undefined) return usageError(`\`${t.rawName}\` takes no value`);
   }

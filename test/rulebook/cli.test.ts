@@ -155,6 +155,7 @@ describe("usage", () => {
     [["check", "a.yaml", "b.yaml"], "one rulebook at a time", CHECK],
     [["check", "a.yaml", "-o", "d"], "unknown option `-o`", CHECK],
     [["compile", "a.yaml", "-o"], "`-o` needs a value", COMPILE],
+    [["compile", "a.yaml", "-o", "-1"], "`-1` starts with a dash, so it was read as an option (write `--out=-1` if it is the value)", COMPILE],
     [["check", "a.yaml", "--verbose"], "unknown option `--verbose`", CHECK],
     [["compile", "a.yaml", "-o", "d", "--catalog", "x"], "did you mean `--catalogue`?", COMPILE],
   ])("%j → exit 2", async (argv, message, usage) => {
