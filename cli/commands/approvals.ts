@@ -11,6 +11,7 @@ import { FileApprovalStore } from "../approvals/store.js";
 import { homeMac } from "../approvals/mac.js";
 import { listText, showText } from "../approvals/format.js";
 import { serveApprovals } from "../approvals/serve.js";
+import { existsSync } from "node:fs";
 import { userInfo } from "node:os";
 
 const home = { type: "string", value: "DIR", help: "the home holding approvals/ (default $STALWART_HOME, else ~/.stalwart)" } as const;
@@ -27,9 +28,12 @@ const list = defineCommand({
   options: { home, json, all: { type: "boolean", help: "also the decided, spent and expired ones" } },
   run: async ({ values, io }) => {
     const now = Date.now();
-    const all = store(values.home).list().filter((a) => values.all === true || approvalStatus(a, now) === "pending");
+    const h = resolveHome(values.home);
+    const all = new FileApprovalStore(h).list().filter((a) => values.all === true || approvalStatus(a, now) === "pending");
     if (values.json) out(io, all.map((a) => ({ ...a, status: approvalStatus(a, now) })));
     else io.stdout.write(listText(all, now));
+    // a mistyped --home is not a home where nothing waits
+    if (!values.json && !existsSync(h)) io.stderr.write(`(there is no home at \`${h}\`)\n`);
     return 0;
   },
 });

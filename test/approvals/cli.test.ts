@@ -56,7 +56,7 @@ describe("stalwart approvals", () => {
     expect((await stalwart(["approvals", "show", "nope", "--home", home])).code).not.toBe(0);
   }, 60_000);
 
-  it("deciding an id that is in no home (a mistyped id or --home) makes no home and no key", async () => {
+  it("deciding an id that is in no home (a mistyped id or --home) makes no home and no key; listing one says so", async () => {
     const nowhere = join(mkdtempSync(join(tmpdir(), "stalwart-approvals-cli-")), "typo");
     for (const verb of ["approve", "deny"]) {
       const r = await stalwart(["approvals", verb, "p_0123456789abcdef", "--home", nowhere]);
@@ -64,6 +64,9 @@ describe("stalwart approvals", () => {
       expect(r.stderr).toContain("ApprovalNotFound");
       expect((await stalwart(["approvals", verb, "nope", "--home", nowhere])).stderr).toContain("is not a pending confirmation id");
     }
+    const listed = await stalwart(["approvals", "list", "--home", nowhere]);
+    expect([listed.code, listed.stdout]).toEqual([0, "nothing waits for a person\n"]);
+    expect(listed.stderr).toContain(`there is no home at \`${nowhere}\``);
     expect(existsSync(nowhere)).toBe(false);
   }, 60_000);
 });
