@@ -21,6 +21,8 @@ import { listen } from "./http.js";
 import { Pins, pinsOf } from "./pins.js";
 import { TaskTools } from "./task-tools.js";
 import { OUTSIDE_TOOLS, withOutsideReads } from "./outside.js";
+import { gatewayAgent } from "./agent.js";
+import { loadRulebookNode } from "../sdk/rulebook-node.js";
 import { Relay } from "./relay.js";
 import { CheckedStdioTransport } from "./stdio.js";
 
@@ -39,6 +41,10 @@ export interface GatewayOptions {
   checkUrl?: string;
   key?: string;
   sessionName?: string;
+  /** the catalogue's agent whose calls these are (`--agent`); required when it names several */
+  agent?: string;
+  /** a rulebook (`--rulebook`): a path to .yaml / .csv, or a compiled registry folder */
+  rulebook?: string;
   language?: Language;
   context?: Record<string, unknown>;
   /** how long a person may take to answer (default: a day) */
@@ -84,6 +90,10 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const effective = withOutsideReads(source);
   const catalogue = loadCatalogue(effective, { file: o.catalogue, schemaCompiler: ajvCompiler });
   const hidden = new Set([...OUTSIDE_TOOLS].filter((n) => !own.tools.has(n)));
+  const { agent, reach } = gatewayAgent(catalogue, o.agent);
+  // compiled now so that a bad rulebook stops the gateway with where it is wrong, not every call
+  // later (with --check-url the worker compiles it again)
+  if (o.rulebook !== undefined) loadRulebookNode(o.rulebook, { catalogue });
   const home = resolveHome(o.home);
   const language = o.language ?? catalogue.settings.language;
   const context = o.context ?? {};
@@ -101,7 +111,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       ...(o.checkUrl ? { url: o.checkUrl, timeoutMs: 5000 } : {}),
       ...(o.key ? { key: o.key } : {}),
     }, { sessionsInProcess: !o.checkUrl });
-    session = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context });
+    session = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context, ...(agent ? { agent } : {}), ...(o.rulebook !== undefined ? { rulebook: o.rulebook } : {}) });
   }
 
   const live = new LiveServers();
@@ -148,7 +158,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   };
   const approvals = remote?.store ?? pending;
   const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
-  const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, tasks, hidden, log }, live);
+  const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, tasks, hidden, ...(reach ? { reach } : {}), log }, live);
 
   let closeDownstream: () => Promise<void>;
   let ended: Promise<Error | undefined> | undefined;

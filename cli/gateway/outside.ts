@@ -56,12 +56,26 @@ const ENTRIES: Record<string, Record<string, unknown>> = {
   },
 };
 
-/** The catalogue source with the two outside-read entries added where it does not name them. */
+/**
+ * The catalogue source with the two outside-read entries added where it does not name them. An
+ * entry added here is also in every agent's reach: a catalogue with agents lists its own tools
+ * for each, and without this every read from outside was `unknown_tool` for its agent. (A
+ * catalogue that names an entry itself says which agents reach it.)
+ */
 export function withOutsideReads(source: Record<string, unknown>): Record<string, unknown> {
   const tools = Object.hasOwn(source, "tools") && Array.isArray(source.tools) ? (source.tools as unknown[]) : [];
   const named = new Set(tools.map((t) => (typeof t === "object" && t !== null && Object.hasOwn(t, "name") ? (t as { name: unknown }).name : undefined)));
-  const added = Object.keys(ENTRIES).filter((n) => !named.has(n)).map((n) => ENTRIES[n]!);
-  return { ...source, tools: [...tools, ...added] };
+  const added = Object.keys(ENTRIES).filter((n) => !named.has(n));
+  const agents = Object.hasOwn(source, "agents") && Array.isArray(source.agents) ? { agents: (source.agents as unknown[]).map((a) => reaching(a, added)) } : {};
+  return { ...source, ...agents, tools: [...tools, ...added.map((n) => ENTRIES[n]!)] };
+}
+
+/** An agent entry that also reaches `names` (anything not an agent with a list of tools is left for the lint to name). */
+function reaching(agent: unknown, names: readonly string[]): unknown {
+  if (typeof agent !== "object" || agent === null || !Object.hasOwn(agent, "tools")) return agent;
+  const tools = (agent as { tools: unknown }).tools;
+  if (!Array.isArray(tools)) return agent;
+  return { ...agent, tools: [...tools, ...names.filter((n) => !tools.includes(n))] };
 }
 
 /** The arguments the check sees for a resources/read or prompts/get (only what the entry declares). */

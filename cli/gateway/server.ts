@@ -32,6 +32,8 @@ export interface ServeOptions {
   tasks: TaskTools;
   /** catalogue entries the gateway added itself (outside.ts), never offered as tools */
   hidden: ReadonlySet<string>;
+  /** the tools the gateway's agent reaches (agent.ts); absent: every tool the catalogue names */
+  reach?: ReadonlySet<string>;
   log: (line: string) => void;
 }
 
@@ -162,9 +164,9 @@ function buildServer(o: ServeOptions): Server {
   server.setRequestHandler("tools/list", async (request, ctx) => {
     const page = await forward("tools/list", request.params?.cursor !== undefined ? { cursor: request.params.cursor } : undefined, bound(ctx));
     const tools = Array.isArray(page.tools) ? page.tools : [];
-    // Only the tools the catalogue names and whose pinned definition holds; each one as the upstream described it.
+    // Only the tools the catalogue names (and the agent reaches) and whose pinned definition holds; each one as the upstream described it.
     o.tasks.note(tools);
-    const named = tools.filter((t: { name?: unknown }) => typeof t?.name === "string" && o.catalogue.tools.has(t.name) && !o.hidden.has(t.name));
+    const named = tools.filter((t: { name?: unknown }) => typeof t?.name === "string" && o.catalogue.tools.has(t.name) && !o.hidden.has(t.name) && (!o.reach || o.reach.has(t.name)));
     return { ...page, tools: o.pins.filterPage(named).map(offered) } as never;
   });
 
