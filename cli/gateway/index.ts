@@ -45,6 +45,8 @@ export interface GatewayOptions {
   agent?: string;
   /** a rulebook (`--rulebook`): a path to .yaml / .csv, or a compiled registry folder */
   rulebook?: string;
+  /** every `model` argument written after an untrusted read carries its label (`--taint-model-after-untrusted`) */
+  taintModelAfterUntrusted?: boolean;
   language?: Language;
   context?: Record<string, unknown>;
   /** how long a person may take to answer (default: a day) */
@@ -111,7 +113,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       ...(o.checkUrl ? { url: o.checkUrl, timeoutMs: 5000 } : {}),
       ...(o.key ? { key: o.key } : {}),
     }, { sessionsInProcess: !o.checkUrl });
-    session = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context, ...(agent ? { agent } : {}), ...(o.rulebook !== undefined ? { rulebook: o.rulebook } : {}) });
+    session = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context, ...(agent ? { agent } : {}), ...(o.rulebook !== undefined ? { rulebook: o.rulebook } : {}), ...(o.taintModelAfterUntrusted ? { taintModelAfterUntrusted: true } : {}) });
   }
 
   const live = new LiveServers();

@@ -29,7 +29,6 @@ const META_KEY = "stalwart-agents/check";
 export function notThroughGateway(c: Case): string | null {
   if (c.sessions && Object.keys(c.sessions).length > 1) return "several sessions: a gateway serves one session";
   const s = c.session ?? {};
-  if (s.taintModelAfterUntrusted) return "`taint_model_after_untrusted`: the gateway has no such option";
   const reported = new Map<string, number>();
   /** every value an earlier report's result holds (the gateway infers `result:` for it) */
   const results: unknown[] = [];
@@ -145,13 +144,13 @@ class GatewaySession implements DriverSession {
 
   constructor(name: string, opts: Record<string, unknown>, now: () => Date, private readonly c: Case, closers: (() => Promise<void>)[]) {
     this.ready = (async () => {
-      const { catalogue, language, agent, rulebook } = opts as { catalogue: string | object; language?: "en" | "pt-BR"; agent?: string; rulebook?: string };
+      const { catalogue, language, agent, rulebook, taintModelAfterUntrusted } = opts as { catalogue: string | object; language?: "en" | "pt-BR"; agent?: string; rulebook?: string; taintModelAfterUntrusted?: boolean };
       const context = contextOf(c);
       let file = catalogue as string;
       if (typeof catalogue !== "string") writeFileSync((file = join(mkdtempSync(join(tmpdir(), "stalwart-conf-gw-")), "agent.json")), JSON.stringify(catalogue));
       const tools = [...new Set(c.steps.flatMap((s) => ("check" in s ? [s.check.tool] : [])))];
       const upstream = await toolServer(tools);
-      const gw = await startGateway({ catalogue: file, upstream: { url: upstream.url }, listen: { host: "127.0.0.1", port: 0 }, home: home(), sessionName: name, now, log: () => undefined, ...(language ? { language } : {}), ...(agent ? { agent } : {}), ...(rulebook ? { rulebook } : {}), context });
+      const gw = await startGateway({ catalogue: file, upstream: { url: upstream.url }, listen: { host: "127.0.0.1", port: 0 }, home: home(), sessionName: name, now, log: () => undefined, ...(language ? { language } : {}), ...(agent ? { agent } : {}), ...(rulebook ? { rulebook } : {}), ...(taintModelAfterUntrusted ? { taintModelAfterUntrusted } : {}), context });
       const client = new Client({ name: "conformance", version: "1.0.0" }, { capabilities: {} });
       await client.connect(new StreamableHTTPClientTransport(new URL(gw.url!)));
       closers.push(async () => {
