@@ -23,12 +23,14 @@ export interface OptionSpec {
   help: string;
   /** set on a required option: the usage error when it is missing */
   required?: string;
+  /** a string option that may be given more than once: its value is the list, in order */
+  multiple?: boolean;
 }
 
 export type OptionSpecs = Record<string, OptionSpec>;
 
 type Values<O extends OptionSpecs> = {
-  [K in keyof O]?: O[K]["type"] extends "boolean" ? boolean : O[K]["type"] extends "string" ? string : string | boolean;
+  [K in keyof O]?: O[K]["type"] extends "boolean" ? boolean : O[K]["multiple"] extends true ? string[] : O[K]["type"] extends "string" ? string : string | boolean | string[];
 };
 
 interface ArgsSpec {
@@ -102,7 +104,7 @@ function synopsis(leaf: Leaf): string {
   const entries = Object.entries(leaf.options);
   const required = entries.filter(([, o]) => o.required);
   const optional = entries.filter(([, o]) => !o.required);
-  const part = ([name, o]: [string, OptionSpec]) => `${flag(name, o)}${o.type === "string" ? ` ${o.value ?? "VALUE"}` : ""}`;
+  const part = ([name, o]: [string, OptionSpec]) => `${flag(name, o)}${o.type === "string" ? ` ${o.value ?? "VALUE"}` : ""}${o.multiple ? "…" : ""}`;
   return ["stalwart", leaf.path, leaf.args.synopsis, ...required.map(part), ...optional.map((e) => `[${part(e)}]`)].filter((s) => s !== "").join(" ");
 }
 
@@ -154,11 +156,11 @@ function usageHint(c: Command): string {
 
 // ---- parsing -----------------------------------------------------------------------------------
 
-type ParseOptions = Record<string, { type: "string" | "boolean"; short?: string }>;
+type ParseOptions = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
 
 function parseOptions(leaf: Leaf): ParseOptions {
   const out: ParseOptions = {};
-  for (const [name, o] of Object.entries({ ...leaf.options, help: HELP })) out[name] = o.short ? { type: o.type, short: o.short } : { type: o.type };
+  for (const [name, o] of Object.entries({ ...leaf.options, help: HELP })) out[name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
   return out;
 }
 
@@ -191,13 +193,14 @@ function optionError(leaf: Leaf, argv: string[], options: ParseOptions): Stalwar
   return usageError("the options do not parse");
 }
 
-function parse(leaf: Leaf, argv: string[]): { values: Record<string, string | boolean | undefined>; positionals: string[]; beforeEnd: number } {
+function parse(leaf: Leaf, argv: string[]): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[]; beforeEnd: number } {
   const options = parseOptions(leaf);
-  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[]; beforeEnd: number };
+  let parsed: { values: Record<string, string | boolean | string[] | undefined>; positionals: string[]; beforeEnd: number };
   try {
     const { values, positionals, tokens } = parseArgs({ args: argv, options, allowPositionals: true, strict: true, tokens: true });
     const end = tokens.findIndex((t) => t.kind === "option-terminator");
-    parsed = { values, positionals, beforeEnd: tokens.slice(0, end < 0 ? tokens.length : end).filter((t) => t.kind === "positional").length };
+    // only string options are `multiple`: their lists hold strings
+    parsed = { values: values as Record<string, string | boolean | string[] | undefined>, positionals, beforeEnd: tokens.slice(0, end < 0 ? tokens.length : end).filter((t) => t.kind === "positional").length };
   } catch {
     throw optionError(leaf, argv, options);
   }

@@ -22,6 +22,7 @@ export const command = defineCommand({
   options: {
     catalogue: { type: "string", value: "FILE", help: "the catalogue (agent.yaml); tools/list offers only the tools it names" },
     url: { type: "string", value: "URL", help: "the tool server's streamable HTTP URL, instead of `-- CMD ARGS…`" },
+    header: { type: "string", multiple: true, value: "'NAME: VALUE'", help: "with --url: a header sent with every request to the tool server (e.g. its Authorization); again for another" },
     listen: { type: "string", value: "HOST:PORT", help: "serve streamable HTTP at http://HOST:PORT/mcp (loopback only); default: stdio" },
     "check-url": { type: "string", value: "URL", help: "check against a check worker (shared ceilings across gateways)" },
     key: { type: "string", value: "KEY", help: "the check worker's key" },
@@ -45,7 +46,7 @@ export const command = defineCommand({
     // after `--` every word is the tool server's command: `-- init …` is a server named init
     if (beforeEnd > 0 && positionals[0] === "init") return init(v, positionals.slice(1));
     if (!v.catalogue) throw usageError("`--catalogue` is required");
-    const upstream = upstreamOf(v.url, positionals);
+    const upstream = upstreamOf(v.url, positionals, v.header ?? []);
     if (typeof upstream === "string") throw usageError(upstream);
     if (v.language !== undefined && v.language !== "en" && v.language !== "pt-BR") throw usageError(`\`--language ${v.language}\` is not en or pt-BR`);
     for (const flag of ["session-idle", "max-sessions"] as const) if (v[flag] !== undefined && !v.listen) throw usageError(`\`--${flag}\` is for \`--listen\` (HTTP sessions); on stdio the client's one connection ends with it`);
@@ -91,8 +92,8 @@ export const command = defineCommand({
 const summary = command.summary;
 const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);
 
-async function init(v: { url?: string | undefined; out?: string | undefined; force?: boolean | undefined }, positionals: string[]): Promise<number> {
-  const upstream = upstreamOf(v.url, positionals);
+async function init(v: { url?: string | undefined; header?: string[] | undefined; out?: string | undefined; force?: boolean | undefined }, positionals: string[]): Promise<number> {
+  const upstream = upstreamOf(v.url, positionals, v.header ?? []);
   if (typeof upstream === "string") throw usageError(upstream);
   const out = v.out ?? "agent.yaml";
   const { writeStarter } = await import("../gateway/init.js");
@@ -102,15 +103,35 @@ async function init(v: { url?: string | undefined; out?: string | undefined; for
   return 0;
 }
 
-function upstreamOf(url: string | undefined, positionals: string[]): UpstreamSpec | string {
+function upstreamOf(url: string | undefined, positionals: string[], header: readonly string[]): UpstreamSpec | string {
   if (url !== undefined && positionals.length > 0) return "give the tool server as `-- CMD ARGS…` or `--url URL`, not both";
   if (url !== undefined) {
     if (!/^https?:\/\//.test(url)) return `\`--url ${url}\` is not an http(s) URL`;
-    return { url };
+    const headers = headersOf(header);
+    if (typeof headers === "string") return headers;
+    return { url, ...(header.length > 0 ? { headers } : {}) };
   }
+  if (header.length > 0) return "`--header` is for `--url` (a tool server over HTTP); a command's server takes its settings from its arguments and environment";
   const [command, ...args] = positionals;
   if (!command) return "no tool server: give `-- CMD ARGS…` (stdio) or `--url URL` (streamable HTTP)";
   return { command, args };
+}
+
+/** `--header 'NAME: VALUE'`, each once: an HTTP field name and a value without line breaks. */
+function headersOf(given: readonly string[]): Record<string, string> | string {
+  const headers: Record<string, string> = {};
+  const seen = new Set<string>();
+  for (const h of given) {
+    const colon = h.indexOf(":");
+    const name = colon < 0 ? h : h.slice(0, colon).trim();
+    if (colon < 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return `\`--header ${h.split(":")[0]}…\` is not NAME: VALUE (e.g. \`--header 'Authorization: Bearer …'\`)`;
+    const value = h.slice(colon + 1).trim();
+    if (/[\r\n\0]/.test(value)) return `\`--header ${name}\`: a value cannot hold a line break`;
+    if (seen.has(name.toLowerCase())) return `\`--header ${name}\` is given twice`;
+    seen.add(name.toLowerCase());
+    headers[name] = value;
+  }
+  return headers;
 }
 
 /**

@@ -11,7 +11,7 @@ import { Client, SdkHttpError, StreamableHTTPClientTransport, type StandardSchem
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StalwartError } from "../../worker/portable/engine/index.js";
 
-export type UpstreamSpec = { command: string; args: string[]; cwd?: string; env?: Record<string, string> } | { url: string };
+export type UpstreamSpec = { command: string; args: string[]; cwd?: string; env?: Record<string, string> } | { url: string; headers?: Record<string, string> };
 
 /** A tool as the server listed it: a name, and the rest as it came. */
 export type ListedTool = { name: string; [key: string]: unknown };
@@ -250,7 +250,7 @@ export class Upstream {
     });
     const transport =
       "url" in this.spec
-        ? new StreamableHTTPClientTransport(new URL(this.spec.url))
+        ? new StreamableHTTPClientTransport(new URL(this.spec.url), this.spec.headers ? { requestInit: { headers: this.spec.headers } } : undefined)
         : new StdioClientTransport({
             command: this.spec.command, args: this.spec.args, stderr: "inherit",
             // The host configured its environment for the tool server behind us: pass it on whole
