@@ -63,4 +63,24 @@ describe("two gateways, one check worker", () => {
       await Promise.all([a.client.close(), b.client.close()]);
     }
   }, 180_000);
+
+  it("--agent and --rulebook reach the worker: the agent's tools, its rule applied there", async () => {
+    const dir = allowedDir();
+    const catalogue = join(dir, "agents.yaml");
+    writeFileSync(catalogue, `settings: {language: en}\nagents:\n  - {name: desk, tools: [pay]}\n  - {name: viewer, tools: []}\ntools:\n  - name: pay\n    writes: true\n    args: {type: object, properties: {amount: {type: number, minimum: 0}}, required: [amount], additionalProperties: false}\n`);
+    const rules = join(dir, "rules.yaml");
+    writeFileSync(rules, "rules:\n  - {name: no_large_payments, flow: payments, tools: [pay], when: [{field: args.amount, over: 400}], then: refuse, because: Large payments go through finance.}\n");
+    const log = join(dir, "pay.log");
+    const d = await overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--agent", "desk", "--rulebook", rules, "--catalogue", catalogue, "--", process.execPath, "--import", "tsx", PAY], { PAY_LOG: log });
+    try {
+      expect((await d.client.listTools()).tools.map((t) => t.name)).toEqual(["pay"]);
+      const big = await d.client.callTool({ name: "pay", arguments: { amount: 450 } });
+      expect(big._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", reasons: ["no_large_payments"] });
+      const small = await d.client.callTool({ name: "pay", arguments: { amount: 20 } });
+      expect(small.isError, text(small)).toBeFalsy();
+      expect(readFileSync(log, "utf8").trim().split("\n").map((l) => Number(l.split(" ")[2]))).toEqual([20]);
+    } finally {
+      await d.client.close();
+    }
+  }, 180_000);
 });
