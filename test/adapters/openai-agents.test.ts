@@ -86,6 +86,26 @@ describe("stalwart-agents/openai-agents", () => {
     expect(seen(model, model.calls.length - 1)).toMatch(/approval was already used/);
   });
 
+  it("a streamed run: the write is the interruption, runs once after state.approve, and is reported", async () => {
+    const { session, b, model, agent } = setup();
+    model.enqueue(call("get_order", { order_id: "4411" }, "c1"), call("refund_card", { order_id: "4411", amount: 40 }, "c2"));
+    const first = await run(agent, "refund 40.00 on order 4411", { stream: true });
+    for await (const _event of first.toStream()) void _event;
+    await first.completed;
+    expect(first.interruptions.map((i) => (i as RunToolApprovalItem).name)).toEqual(["refund_card"]);
+    expect(b.count("refund_card")).toBe(0);
+    first.state.approve(first.interruptions[0] as RunToolApprovalItem);
+    model.enqueue(said("refunded"));
+    const second = await run(agent, first.state, { stream: true });
+    for await (const _event of second.toStream()) void _event;
+    await second.completed;
+    expect(second.finalOutput).toBe("refunded");
+    expect(b.count("refund_card")).toBe(1);
+    const refunds = checks(session.history.entries).filter((e) => e.tool === "refund_card");
+    expect(refunds.map((e) => [e.decision, e.reasons])).toEqual([["confirm", ["write"]], ["allow", ["confirmed"]]]);
+    expect(reportOf(session.history.entries, refunds[1]!.step)).toMatchObject([{ outcome: "ran", result: { refund_id: "rf-4411" } }]);
+  });
+
   it("state.reject runs nothing and reports nothing", async () => {
     const { session, b, model, agent } = setup();
     model.enqueue(call("get_order", { order_id: "4411" }, "c1"), call("refund_card", { order_id: "4411", amount: 40 }, "c2"));
