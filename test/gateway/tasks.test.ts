@@ -55,14 +55,20 @@ describe("a tool the tool server runs only as a task", () => {
   }, 60_000);
 });
 
+/** The gateway in front of fixtures/task-progress-server.ts (`count`, run only as a task); `log`: every message the server got. */
+async function countingGateway(): Promise<{ d: Downstream; log: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "stalwart-task-count-"));
+  const at = join(dir, "agent.yaml"), log = join(dir, "upstream.log");
+  writeFileSync(at, "settings: {language: en}\ntools:\n  - name: count\n    args: {type: object, properties: {label: {type: string}}}\n");
+  const server = join(import.meta.dirname, "fixtures/task-progress-server.ts");
+  const d = await overStdio(downstreamClient({}), ["--home", home(), "--catalogue", at, "--", process.execPath, "--import", "tsx", server], { TASK_LOG: log });
+  open.push(d);
+  return { d, log };
+}
+
 describe("a task's progress", () => {
   it("reaches the client under its own token, though it comes after the task was created", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "stalwart-task-progress-"));
-    const at = join(dir, "agent.yaml"), log = join(dir, "upstream.log");
-    writeFileSync(at, "settings: {language: en}\ntools:\n  - name: count\n    args: {type: object, properties: {label: {type: string}}}\n");
-    const server = join(import.meta.dirname, "fixtures/task-progress-server.ts");
-    const d = await overStdio(downstreamClient({}), ["--home", home(), "--catalogue", at, "--", process.execPath, "--import", "tsx", server], { TASK_LOG: log });
-    open.push(d);
+    const { d, log } = await countingGateway();
     const seen: { progress: number; total?: number | undefined; message?: string | undefined }[] = [];
     const r = await d.client.callTool({ name: "count", arguments: { label: "x" } }, { onprogress: (p) => void seen.push(p) });
     expect(r.isError, text(r)).not.toBe(true);
@@ -76,12 +82,7 @@ describe("a task's progress", () => {
 
 describe("a task-required call cancelled before its task was created", () => {
   it("cancels the task the server goes on to create", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "stalwart-task-cancel-"));
-    const at = join(dir, "agent.yaml"), log = join(dir, "upstream.log");
-    writeFileSync(at, "settings: {language: en}\ntools:\n  - name: count\n    args: {type: object, properties: {label: {type: string}}}\n");
-    const server = join(import.meta.dirname, "fixtures/task-progress-server.ts");
-    const d = await overStdio(downstreamClient({}), ["--home", home(), "--catalogue", at, "--", process.execPath, "--import", "tsx", server], { TASK_LOG: log });
-    open.push(d);
+    const { d, log } = await countingGateway();
     await d.client.listTools();
     const abort = new AbortController();
     const call = d.client.callTool({ name: "count", arguments: { label: "slow" } }, { signal: abort.signal });
