@@ -74,7 +74,10 @@ export const command = defineCommand({
       ...(v["approval-wait"] && Number(v["approval-wait"]) !== 0 ? { approvalWaitMs: seconds(v["approval-wait"], "--approval-wait") } : {}),
       log: quiet ? () => undefined : v.json ? (line) => process.stderr.write(JSON.stringify({ gateway: line }) + "\n") : (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
     });
-    process.stderr.write(`stalwart gateway: checking ${gateway.catalogue.tools.size} tools; ${gateway.url ? `listening on ${gateway.url}` : "serving on stdio"}\n`);
+    // said even with --quiet: it is not a decision, and it is why every decision would be a refusal
+    for (const w of gateway.warnings) process.stderr.write(`stalwart gateway: warning: ${w}\n`);
+    const n = gateway.catalogue.tools.size;
+    process.stderr.write(`stalwart gateway: checking ${n} tool${n === 1 ? "" : "s"}; ${gateway.url ? `listening on ${gateway.url}` : "serving on stdio"}\n`);
     // Run until the client goes away (stdio end) or a signal; then stop the tool server too.
     const failure = await new Promise<Error | undefined>((resolve) => {
       process.once("SIGINT", () => resolve(undefined));

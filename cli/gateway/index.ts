@@ -24,6 +24,7 @@ import { OUTSIDE_TOOLS, withOutsideReads } from "./outside.js";
 import { gatewayAgent } from "./agent.js";
 import { loadRulebookNode } from "../sdk/rulebook-node.js";
 import { Relay } from "./relay.js";
+import { licenceWarning } from "./licence-warning.js";
 import { CheckedStdioTransport } from "./stdio.js";
 
 export interface GatewayOptions {
@@ -72,6 +73,8 @@ export interface RunningGateway {
   /** the store the gateway's pending ids are in: the home's, or with `checkUrl` the check worker's */
   approvals: ApprovalStore;
   catalogue: CompiledCatalogue;
+  /** what the person should read at the start: in-process, a home whose licence refuses calls (licence-warning.ts) */
+  warnings: string[];
   /** downstream connections open (a stdio connection, 2025-era HTTP sessions): each one's server is let go when it ends */
   connections(): number;
   /** the session's history (what the check signed); a call's report is in it once `settled()` resolves */
@@ -116,6 +119,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     session = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context, ...(agent ? { agent } : {}), ...(o.rulebook !== undefined ? { rulebook: o.rulebook } : {}), ...(o.taintModelAfterUntrusted ? { taintModelAfterUntrusted: true } : {}) });
   }
 
+  // read before the tool server starts, with the session's clock: the licence the checks will read
+  const licence = client && !o.checkUrl ? await licenceWarning(home, o.now?.() ?? new Date()) : undefined;
   const live = new LiveServers();
   const log = o.log ?? (() => undefined);
   const askTimeoutMs = o.askTimeoutMs ?? DAY;
@@ -198,6 +203,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     approvals,
     // the person's catalogue, as they wrote it (the check also has the outside-read entries)
     catalogue: own,
+    warnings: licence ? [licence] : [],
     connections: () => live.size,
     entries: () => session.history.entries,
     settled: () => calls.settled(),

@@ -1,0 +1,89 @@
+/**
+ * A gateway started on a home whose licence stops calls says so once, at the start, on stderr
+ * (where an MCP host's log shows it), besides refusing each call with why. Before, it said only
+ * "checking N tools; serving on stdio", and a person setting it up saw every call refused
+ * `internal_error` with nothing in the log to tell them why.
+ */
+import { describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startGateway } from "../../cli/gateway/index.js";
+import { writeFixtureInstallation } from "../helpers/licence-fixtures.js";
+import { allowedDir, downstreamClient, home, MAIN, overHttp, ROOT, text } from "./helpers.js";
+
+const FAULTS = join(import.meta.dirname, "fixtures/faults-server.ts");
+const CATALOGUE = "settings: {language: en}\ntools:\n  - {name: note, args: {type: object, properties: {text: {type: string}}, additionalProperties: false}}\n";
+const DAY = 86_400_000;
+
+function catalogue(): string {
+  const file = join(allowedDir(), "agent.yaml");
+  writeFileSync(file, CATALOGUE);
+  return file;
+}
+
+async function warningsOf(homeDir: string, now?: Date): Promise<string[]> {
+  const gw = await startGateway({
+    catalogue: catalogue(), home: homeDir, listen: { host: "127.0.0.1", port: 0 }, ...(now ? { now: () => now } : {}),
+    upstream: { command: process.execPath, args: ["--import", "tsx", FAULTS] },
+  });
+  try {
+    return gw.warnings;
+  } finally {
+    await gw.close();
+  }
+}
+
+describe("the gateway's licence, said at the start", { timeout: 60_000 }, () => {
+  it("an activated licence in its term: nothing to say", async () => {
+    expect(await warningsOf(home())).toEqual([]);
+  });
+
+  it("no licence in the home: said, with the commands that give it one; each call is still refused, saying why", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "stalwart-gw-nolicence-"));
+    const gw = await startGateway({ catalogue: catalogue(), home: empty, listen: { host: "127.0.0.1", port: 0 }, upstream: { command: process.execPath, args: ["--import", "tsx", FAULTS] } });
+    try {
+      expect(gw.warnings).toHaveLength(1);
+      expect(gw.warnings[0]).toContain(`no activated licence in \`${join(empty, "licence")}\`: every call is refused until the home has a licence`);
+      expect(gw.warnings[0]).toContain("`stalwart licence dev`");
+      const d = await overHttp(downstreamClient({}), gw.url!);
+      const r = await d.client.callTool({ name: "note", arguments: { text: "x" } });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toContain("internal_error (LicenceRequired)");
+      await d.client.close();
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("a lease in its grace, and a lapsed licence, by the gateway's clock", async () => {
+    const now = new Date("2031-03-01T00:00:00Z");
+    const refusing = await writeFixtureInstallation({ home: mkdtempSync(join(tmpdir(), "stalwart-gw-grace-")), now, leaseEndsInDays: 7, graceDays: 30, licenceEndsInDays: 365, onLapse: "refuse", plan: "enterprise" });
+    const grace = await warningsOf(refusing.home, new Date(now.getTime() + 8 * DAY));
+    expect(grace).toEqual([`the licence's lease ended on 2031-03-08T00:00:00.000Z and was not renewed: calls are checked as usual until 2031-04-07T00:00:00.000Z, then every call is refused (\`stalwart licence status\`)`]);
+    expect(await warningsOf(refusing.home, new Date(now.getTime() + 40 * DAY))).toEqual(["the licence lapsed on 2031-04-07T00:00:00.000Z: every call is refused (`stalwart licence status`)"]);
+    expect(await warningsOf(refusing.home, new Date(now.getTime() + DAY))).toEqual([]);
+    const readsOnly = await writeFixtureInstallation({ home: mkdtempSync(join(tmpdir(), "stalwart-gw-lapsed-")), now, leaseEndsInDays: 7, graceDays: 30, licenceEndsInDays: 365, onLapse: "reads_only", plan: "enterprise" });
+    expect(await warningsOf(readsOnly.home, new Date(now.getTime() + 40 * DAY))).toEqual(["the licence lapsed on 2031-04-07T00:00:00.000Z: writes are refused; reads run (`stalwart licence status`)"]);
+  });
+
+  it("`stalwart gateway` writes it on stderr before it serves, even with --quiet", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "stalwart-gw-nolicence-"));
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--quiet", "--home", empty, "--catalogue", catalogue(), "--", process.execPath, "--import", "tsx", FAULTS], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on("data", (b: Buffer) => {
+        stderr += b.toString();
+        if (stderr.includes("serving on stdio")) resolve();
+      });
+      child.once("exit", () => reject(new Error(`the gateway exited before it served:\n${stderr}`)));
+    });
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const lines = stderr.split("\n").filter((l) => l.startsWith("stalwart gateway:"));
+    expect(lines[0]).toMatch(/^stalwart gateway: warning: no activated licence in `.*`: every call is refused until the home has a licence \(.*`stalwart licence dev`\)$/);
+    expect(lines[1]).toBe("stalwart gateway: checking 1 tool; serving on stdio");
+  });
+});
