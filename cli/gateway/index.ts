@@ -25,6 +25,7 @@ import { gatewayAgent } from "./agent.js";
 import { loadRulebookNode } from "../sdk/rulebook-node.js";
 import { Relay } from "./relay.js";
 import { licenceWarning } from "./licence-warning.js";
+import { startNotes } from "./start-notes.js";
 import { CheckedStdioTransport } from "./stdio.js";
 
 export interface GatewayOptions {
@@ -73,7 +74,7 @@ export interface RunningGateway {
   /** the store the gateway's pending ids are in: the home's, or with `checkUrl` the check worker's */
   approvals: ApprovalStore;
   catalogue: CompiledCatalogue;
-  /** what the person should read at the start: in-process, a home whose licence refuses calls (licence-warning.ts) */
+  /** what the person should read at the start: in-process, a home whose licence refuses calls (licence-warning.ts); tools left out of `tools/list` (start-notes.ts) */
   warnings: string[];
   /** downstream connections open (a stdio connection, 2025-era HTTP sessions): each one's server is let go when it ends */
   connections(): number;
@@ -85,6 +86,7 @@ export interface RunningGateway {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+const START_LISTING_MS = 5000;
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   // The person's file is linted as it is (its problems point at its own lines); the check then
@@ -142,6 +144,11 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   name = upstream.serverInfo()?.name ?? name;
 
   pins = new Pins(pinsOf(source), () => upstream.listTools());
+  // One listing at the start, for what a person should read before a tool goes missing in their
+  // client (start-notes.ts); a server slow to list, or with no tools, is not waited for long.
+  const listed = await upstream.listTools(START_LISTING_MS).catch(() => undefined);
+  const named = [...own.tools.keys()].filter((n) => !OUTSIDE_TOOLS.has(n) && (!reach || reach.has(n)));
+  const notes = listed ? startNotes({ listed, named, pins: pinsOf(source) }) : [];
   tasks = new TaskTools(() => upstream.listTools());
   const pending = new FileApprovalStore(home);
   const remote = !o.session && o.checkUrl ? remoteStanding(o.checkUrl, o.key) : undefined;
@@ -203,7 +210,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     approvals,
     // the person's catalogue, as they wrote it (the check also has the outside-read entries)
     catalogue: own,
-    warnings: licence ? [licence] : [],
+    warnings: [...(licence ? [licence] : []), ...notes],
     connections: () => live.size,
     entries: () => session.history.entries,
     settled: () => calls.settled(),

@@ -1,0 +1,54 @@
+/**
+ * What the gateway says at its start about the tool server's tools, from one listing, against the
+ * catalogue (docs/gateway.md). Each of these leaves a tool out of `tools/list` without a word,
+ * and a person would otherwise learn of it only as a tool missing from their client:
+ *
+ *   - a pinned tool the server now describes otherwise, or no longer lists (pins.ts: not offered,
+ *     its calls refused `tool_definition_changed`) — the "rug pull", or a server's new version;
+ *   - a tool the catalogue names that the server does not list, when the server lists one of a
+ *     near name that the catalogue does not name: a misspelt name offers nothing. A catalogue may
+ *     name the tools of several servers (a gateway for each), so a name with no near one is not
+ *     said.
+ */
+import { closest } from "../../worker/portable/engine/index.js";
+import { definitionDigest, type ToolDefinition } from "./pins.js";
+
+export interface StartNotesInput {
+  /** every tool the server lists now */
+  listed: readonly ToolDefinition[];
+  /** the tools of the person's catalogue the gateway may offer (its agent's reach, no outside-read entries) */
+  named: readonly string[];
+  /** the catalogue's pins, by tool */
+  pins: ReadonlyMap<string, string>;
+}
+
+export function startNotes({ listed, named, pins }: StartNotesInput): string[] {
+  const notes: string[] = [];
+  const byName = new Map<string, ToolDefinition[]>();
+  for (const t of listed) {
+    if (typeof t.name !== "string") continue;
+    const copies = byName.get(t.name);
+    if (copies) copies.push(t);
+    else byName.set(t.name, [t]);
+  }
+  const namedSet = new Set(named);
+  const unnamed = [...byName.keys()].filter((n) => !namedSet.has(n));
+  for (const name of named) {
+    const copies = byName.get(name);
+    const pin = pins.get(name);
+    if (pin !== undefined) {
+      if (!copies) {
+        const near = closest(name, unnamed);
+        const also = near === undefined ? "" : `; it lists \`${near}\`, which the catalogue does not name (a misspelt name?)`;
+        notes.push(`\`${name}\` is pinned in the catalogue, and the tool server does not list it: its calls are refused \`tool_definition_changed\`${also}`);
+      } else if (copies.some((t) => definitionDigest(t) !== pin)) {
+        notes.push(`the tool server describes \`${name}\` otherwise than its pin in the catalogue: it is not offered, and its calls are refused \`tool_definition_changed\` (read the new description; if you accept it, write the catalogue again with \`stalwart gateway init\`)`);
+      }
+      continue;
+    }
+    if (copies) continue;
+    const near = closest(name, unnamed);
+    if (near !== undefined) notes.push(`the catalogue names \`${name}\`, which the tool server does not list; it lists \`${near}\`, which the catalogue does not name: neither is offered (a misspelt name?)`);
+  }
+  return notes;
+}
