@@ -8,10 +8,12 @@
  *   - a tool the catalogue names that the server does not list, when the server lists one of a
  *     near name that the catalogue does not name: a misspelt name offers nothing. A catalogue may
  *     name the tools of several servers (a gateway for each), so a name with no near one is not
- *     said.
+ *     said;
+ *   - a catalogue none of whose tools the server lists (the catalogue of another server).
  */
 import { closest } from "../../worker/portable/engine/index.js";
 import { definitionDigest, type ToolDefinition } from "./pins.js";
+import { quotedName } from "./words.js";
 
 export interface StartNotesInput {
   /** every tool the server lists now */
@@ -31,6 +33,11 @@ export function startNotes({ listed, named, pins }: StartNotesInput): string[] {
     if (copies) copies.push(t);
     else byName.set(t.name, [t]);
   }
+  // the catalogue of another server: nothing at all is offered, and that is the one thing to say
+  if (named.length > 0 && byName.size > 0 && !named.some((n) => byName.has(n))) {
+    const which = named.length === 1 ? `the one tool the catalogue names, ${nameOf(named[0]!)}, is not one` : `none of the ${named.length} tools the catalogue names is one`;
+    return [`${which} the tool server lists (it lists ${listOf([...byName.keys()])}): no tool is offered; is it the catalogue for this server?`];
+  }
   const namedSet = new Set(named);
   const unnamed = [...byName.keys()].filter((n) => !namedSet.has(n));
   for (const name of named) {
@@ -39,7 +46,7 @@ export function startNotes({ listed, named, pins }: StartNotesInput): string[] {
     if (pin !== undefined) {
       if (!copies) {
         const near = closest(name, unnamed);
-        const also = near === undefined ? "" : `; it lists \`${near}\`, which the catalogue does not name (a misspelt name?)`;
+        const also = near === undefined ? "" : `; it lists ${nameOf(near)}, which the catalogue does not name (a misspelt name?)`;
         notes.push(`\`${name}\` is pinned in the catalogue, and the tool server does not list it: its calls are refused \`tool_definition_changed\`${also}`);
       } else if (copies.some((t) => definitionDigest(t) !== pin)) {
         notes.push(`the tool server describes \`${name}\` otherwise than its pin in the catalogue: it is not offered, and its calls are refused \`tool_definition_changed\` (read the new description; if you accept it, write the catalogue again with \`stalwart gateway init\`)`);
@@ -48,7 +55,18 @@ export function startNotes({ listed, named, pins }: StartNotesInput): string[] {
     }
     if (copies) continue;
     const near = closest(name, unnamed);
-    if (near !== undefined) notes.push(`the catalogue names \`${name}\`, which the tool server does not list; it lists \`${near}\`, which the catalogue does not name: neither is offered (a misspelt name?)`);
+    if (near !== undefined) notes.push(`the catalogue names \`${name}\`, which the tool server does not list; it lists ${nameOf(near)}, which the catalogue does not name: neither is offered (a misspelt name?)`);
   }
   return notes;
+}
+
+/** A name the tool server chose, on one line: a line break in it could write a log line of its own. */
+function nameOf(n: string): string {
+  return /^[\w.:/-]{1,100}$/.test(n) ? `\`${n}\`` : quotedName(n);
+}
+
+/** Up to five names, then how many more. */
+function listOf(names: readonly string[]): string {
+  const shown = names.slice(0, 5).map(nameOf).join(", ");
+  return names.length > 5 ? `${shown} and ${names.length - 5} more` : shown;
 }
