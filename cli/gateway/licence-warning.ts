@@ -14,7 +14,7 @@ export async function licenceWarning(home: string, now: Date): Promise<string | 
     state = stateOf(await loadInstallation(home));
   } catch (err) {
     const e = err as { message?: unknown; hint?: unknown };
-    const hint = typeof e.hint === "string" ? ` (${e.hint})` : "";
+    const hint = typeof e.hint === "string" ? ` — ${e.hint}` : "";
     return `${String(e.message ?? err)}: every call is refused until the home has a licence${hint}`;
   }
   const view = licenceView(state, now);

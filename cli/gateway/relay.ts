@@ -83,7 +83,7 @@ export class Relay {
     if (!need) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `the gateway does not relay ${method}`);
     const to = this.target();
     const refuse = (why: string) => {
-      this.o.log(`relay ${method}: not relayed (${why})`);
+      this.o.log(`relay ${method}: not relayed: ${why}`);
       return new ProtocolError(ProtocolErrorCode.InvalidRequest, `stalwart gateway: ${method} not relayed to the client: ${why}`);
     };
     if (!to) throw refuse(this.inflight.length ? "calls of several clients are in flight, and JSON-RPC does not say which one this belongs to" : "no call of a client is in flight (the gateway relays a tool server's requests only during a call it forwards)");

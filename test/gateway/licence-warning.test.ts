@@ -83,7 +83,7 @@ describe("the gateway's licence, said at the start", { timeout: 60_000 }, () => 
     child.stdin.end();
     expect(await exited).toBe(0);
     const lines = stderr.split("\n").filter((l) => l.startsWith("stalwart gateway:"));
-    expect(lines[0]).toMatch(/^stalwart gateway: warning: no activated licence in `.*`: every call is refused until the home has a licence \(.*`stalwart licence dev`\)$/);
+    expect(lines[0]).toMatch(/^stalwart gateway: warning: no activated licence in `.*`: every call is refused until the home has a licence — .*`stalwart licence dev`$/);
     expect(lines[1]).toBe("stalwart gateway: checking 1 tool; serving on stdio");
   });
 });

@@ -74,7 +74,7 @@ describe("the tool server's own requests, logs and updates, over streamable HTTP
       expect(body).toContain(`the client did not declare ${need}`);
     }
     expect(seen.asked).toEqual([]);
-    expect(log.some((l) => l.includes("not relayed (the client did not declare sampling)"))).toBe(true);
+    expect(log.some((l) => l.includes("not relayed: the client did not declare sampling"))).toBe(true);
     await client.close();
   });
 
