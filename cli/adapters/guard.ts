@@ -19,7 +19,7 @@ import { catalogueFrom } from "../sdk/catalogue-input.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { nodeCore } from "../sdk/wasm-node.js";
 import { sessionInfo } from "../sdk/session-info.js";
-import { question, refusalText } from "../gateway/words.js";
+import { faultCheck, question, refusalText } from "../gateway/words.js";
 import { DEFAULT_APPROVALS_LIMIT, MemoryApprovals, type ApprovalStore, type PendingApproval } from "./approvals.js";
 import { newTurns } from "./turns.js";
 import { copyOf, isRecord, isThenable, keyOf, message, plainCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
@@ -357,7 +357,8 @@ export class CallGuard {
       this.mirror?.own(this.session.history.entries, check.step, { kind: "check", tool, decision: check.decision, origins: options.origins });
       return check;
     } catch (err) {
-      return { decision: "refuse", reasons: ["internal_error"], detail: { message: message(err) }, step: -1 };
+      // with the error's stable code and hint (LicenceRequired names the command that fixes it), as the gateway says it
+      return faultCheck(err);
     }
   }
 
