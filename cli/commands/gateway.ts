@@ -34,6 +34,7 @@ export const command = defineCommand({
     language: { type: "string", value: "en|pt-BR", help: "the session language (default: the catalogue's)" },
     "ask-timeout": { type: "string", value: "SECS", help: "how long to wait for the person's answer (default 86400)" },
     "call-timeout": { type: "string", value: "SECS", help: "how long a forwarded call may take (default 86400)" },
+    "start-timeout": { type: "string", value: "SECS", help: "how long the tool server has to answer `initialize` when it starts (default 60: `npx` may fetch it first)" },
     "session-idle": { type: "string", value: "SECS", help: "with --listen: a 2025-era HTTP session with nothing running and no request for this long is ended (default 1800)" },
     "max-sessions": { type: "string", value: "N", help: "with --listen: at most N 2025-era HTTP sessions are held; a new one ends the least recently used idle one (default 100)" },
     "approval-wait": { type: "string", value: "SECS", help: "a client without elicitation: how long a call that needs a person waits for their decision in the approvals store before answering (default 0: answer at once with the pending id)" },
@@ -68,10 +69,12 @@ export const command = defineCommand({
       ...(v.language ? { language: v.language as Language } : {}),
       ...(v["ask-timeout"] ? { askTimeoutMs: seconds(v["ask-timeout"], "--ask-timeout", MAX_TIMER_SECONDS) } : {}),
       ...(v["call-timeout"] ? { callTimeoutMs: seconds(v["call-timeout"], "--call-timeout", MAX_TIMER_SECONDS) } : {}),
+      ...(v["start-timeout"] ? { upstreamStartMs: seconds(v["start-timeout"], "--start-timeout", MAX_TIMER_SECONDS) } : {}),
       ...(v["session-idle"] ? { sessionIdleMs: seconds(v["session-idle"], "--session-idle") } : {}),
       ...(v["max-sessions"] ? { maxSessions: count(v["max-sessions"], "--max-sessions") } : {}),
       // 0 is the default written out: answer at once with the pending id
       ...(v["approval-wait"] && Number(v["approval-wait"]) !== 0 ? { approvalWaitMs: seconds(v["approval-wait"], "--approval-wait") } : {}),
+      notice: (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
       log: quiet ? () => undefined : v.json ? (line) => process.stderr.write(JSON.stringify({ gateway: line }) + "\n") : (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
     });
     // said even with --quiet: it is not a decision, and it is why every decision would be a refusal

@@ -59,6 +59,10 @@ export interface GatewayOptions {
   callTimeoutMs?: number;
   now?: () => Date;
   log?: (line: string) => void;
+  /** how long the tool server has to answer `initialize` (default a minute: `npx` may fetch it first) */
+  upstreamStartMs?: number;
+  /** lines about the start itself, said whatever `log` does (`--quiet` too): a tool server slow to answer `initialize` */
+  notice?: (line: string) => void;
   /** programmatic only (never a flag): a session of the caller's own instead of a stalwart one — bench/gateway.ts stubs the check with it to measure the gateway alone */
   session?: GatewaySession;
 }
@@ -87,6 +91,9 @@ export interface RunningGateway {
 
 const DAY = 24 * 60 * 60 * 1000;
 const START_LISTING_MS = 5000;
+/** how long the tool server has to answer `initialize` (`npx` may fetch it first), and when to say it is slow */
+const UPSTREAM_START_MS = 60_000;
+const SLOW_START_MS = 10_000;
 
 export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   // The person's file is linted as it is (its problems point at its own lines); the check then
@@ -131,6 +138,13 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   let http: Awaited<ReturnType<typeof listen>> | undefined;
   let pins: Pins | undefined;
   let tasks: TaskTools | undefined;
+  // A tool server's first start may be slow (`npx` fetching it), and the MCP host gives up on the
+  // gateway after its own timeout: say what is being waited for, so its log shows why.
+  const what = "url" in o.upstream ? `at ${o.upstream.url}` : `\`${[o.upstream.command, ...o.upstream.args].join(" ")}\``;
+  const startMs = o.upstreamStartMs ?? UPSTREAM_START_MS;
+  const slowMs = Math.min(SLOW_START_MS, startMs / 2);
+  const slow = o.notice ? setTimeout(() => o.notice!(`the tool server ${what} has not answered \`initialize\` after ${slowMs / 1000} s; waiting up to ${startMs / 1000} s`), slowMs) : undefined;
+  slow?.unref();
   const upstream = await new Upstream(o.upstream, {
     toolsChanged: () => (pins?.invalidate(), tasks?.invalidate(), live.toolsChanged(), http?.toolsChanged()),
     resourcesChanged: () => (live.resourcesChanged(), http?.resourcesChanged()),
@@ -140,7 +154,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     resourceUpdated: (params) => relay.updated(params),
     // the server that answers next (`npx` may fetch a newer build) is compared with the pins afresh
     lost: () => (pins?.invalidate(), tasks?.invalidate()),
-  }).start();
+  }, startMs).start().finally(() => clearTimeout(slow));
   name = upstream.serverInfo()?.name ?? name;
 
   pins = new Pins(pinsOf(source), () => upstream.listTools());

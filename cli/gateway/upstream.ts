@@ -251,7 +251,7 @@ export class Upstream {
     const transport =
       "url" in this.spec
         ? new StreamableHTTPClientTransport(new URL(this.spec.url), this.spec.headers ? { requestInit: { headers: this.spec.headers } } : undefined)
-        : new StdioClientTransport({
+        : new ToolServerProcess({
             command: this.spec.command, args: this.spec.args, stderr: "inherit",
             // The host configured its environment for the tool server behind us: pass it on whole
             // (the SDK's default would keep only HOME, PATH and a few more).
@@ -264,10 +264,38 @@ export class Upstream {
       await client.connect(transport, { timeout: this.connectTimeoutMs });
     } catch (err) {
       await client.close().catch(() => undefined);
+      if (transport instanceof ToolServerProcess) transport.stop();
       throw new UpstreamUnavailable(`the tool server ${"url" in this.spec ? `at ${this.spec.url}` : `\`${[this.spec.command, ...this.spec.args].join(" ")}\``} did not start: ${(err as Error).message}`);
     }
     this.client = client;
     return client;
+  }
+}
+
+/**
+ * The SDK's stdio transport, keeping its child's pid. A connect that fails (no answer to
+ * `initialize` in time) closes the transport without waiting for it, and that close ends the
+ * child only after its own unref'd timers: a gateway exiting on the failure left the tool server
+ * running, with nobody to stop it.
+ */
+class ToolServerProcess extends StdioClientTransport {
+  private started: number | null = null;
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.started = this.pid;
+  }
+
+  /** End the tool server's process now (once). */
+  stop(): void {
+    const pid = this.started;
+    this.started = null;
+    if (pid === null) return;
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      // gone already
+    }
   }
 }
 

@@ -1,21 +1,33 @@
 /**
- * A gateway started on a home whose licence stops calls says so once, at the start, on stderr
- * (where an MCP host's log shows it), besides refusing each call with why. Before, it said only
- * "checking N tools; serving on stdio", and a person setting it up saw every call refused
- * `internal_error` with nothing in the log to tell them why.
+ * What the gateway says and does as it starts.
+ *
+ * - A home whose licence stops calls is said once, on stderr (where an MCP host's log shows it),
+ *   besides each call's refusal. Before, it said only "checking N tools; serving on stdio", and a
+ *   person setting it up saw every call refused `internal_error` with nothing in the log to say why.
+ * - A tool server slow to answer `initialize` is said while the gateway waits (an MCP host gives
+ *   up on the gateway after its own timeout); `--start-timeout` sets the wait; and a tool server
+ *   that never answered is stopped when the gateway gives up (it was left running).
  */
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startGateway } from "../../cli/gateway/index.js";
+import { runGroup } from "../../cli/command.js";
+import { root } from "../../cli/commands/index.js";
 import { writeFixtureInstallation } from "../helpers/licence-fixtures.js";
 import { allowedDir, downstreamClient, home, MAIN, overHttp, ROOT, text } from "./helpers.js";
 
 const FAULTS = join(import.meta.dirname, "fixtures/faults-server.ts");
 const CATALOGUE = "settings: {language: en}\ntools:\n  - {name: note, args: {type: object, properties: {text: {type: string}}, additionalProperties: false}}\n";
 const DAY = 86_400_000;
+
+async function stalwartRun(argv: string[]): Promise<{ code: number; stderr: string }> {
+  let stderr = "";
+  const code = await runGroup(root, argv, { stdout: { write: () => undefined }, stderr: { write: (t: string) => (stderr += t) } });
+  return { code, stderr };
+}
 
 function catalogue(): string {
   const file = join(allowedDir(), "agent.yaml");
@@ -85,5 +97,51 @@ describe("the gateway's licence, said at the start", { timeout: 60_000 }, () => 
     const lines = stderr.split("\n").filter((l) => l.startsWith("stalwart gateway:"));
     expect(lines[0]).toMatch(/^stalwart gateway: warning: no activated licence in `.*`: every call is refused until the home has a licence — .*`stalwart licence dev`$/);
     expect(lines[1]).toBe("stalwart gateway: checking 1 tool; serving on stdio");
+  });
+});
+
+describe("a tool server slow to start", { timeout: 60_000 }, () => {
+  it("is said while the gateway waits for it, and then it does not start, naming the command", async () => {
+    const notices: string[] = [];
+    const started = startGateway({
+      catalogue: catalogue(), home: home(), listen: { host: "127.0.0.1", port: 0 }, upstreamStartMs: 1500, notice: (l) => notices.push(l),
+      upstream: { command: process.execPath, args: ["-e", "setTimeout(() => {}, 60000)"] },
+    });
+    await expect(started).rejects.toMatchObject({ code: "UpstreamUnavailable", message: expect.stringContaining("did not start") });
+    expect(notices).toEqual([`the tool server \`${process.execPath} -e setTimeout(() => {}, 60000)\` has not answered \`initialize\` after 0.75 s; waiting up to 1.5 s`]);
+  });
+
+  it("`stalwart gateway --start-timeout 1`: it says so, gives up, and stops the tool server it started (it was left running)", async () => {
+    const dir = allowedDir();
+    const pidFile = join(dir, "upstream.pid");
+    const hang = `require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => {}, 60000)`;
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--quiet", "--home", home(), "--start-timeout", "1", "--catalogue", catalogue(), "--", process.execPath, "-e", hang], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain("has not answered `initialize` after 0.5 s; waiting up to 1 s");
+    expect(stderr).toContain("UpstreamUnavailable");
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 40 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+    const left = alive();
+    if (left) process.kill(pid, "SIGKILL");
+    expect(left, "the tool server outlived the gateway").toBe(false);
+    expect((await stalwartRun(["gateway", "--home", home(), "--start-timeout", "soon", "--catalogue", catalogue(), "--", "x"])).stderr).toContain("`--start-timeout soon` is not a number of seconds");
+  });
+
+  it("one that answers in time: nothing is said", async () => {
+    const notices: string[] = [];
+    const gw = await startGateway({ catalogue: catalogue(), home: home(), listen: { host: "127.0.0.1", port: 0 }, notice: (l) => notices.push(l), upstream: { command: process.execPath, args: ["--import", "tsx", FAULTS] } });
+    await gw.close();
+    expect(notices).toEqual([]);
   });
 });
