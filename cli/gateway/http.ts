@@ -40,6 +40,15 @@ export function parseListen(value: string): { host: string; port: number } {
   return { host: host.replace(/^\[|\]$/g, ""), port: Number(m[2]) };
 }
 
+/** A bind that failed, as what the person can do about it (`EADDRINUSE` was an "internal error" with a stack). */
+function listenError(err: NodeJS.ErrnoException, at: { host: string; port: number }): Error {
+  const where = `${at.host.includes(":") ? `[${at.host}]` : at.host}:${at.port}`;
+  if (err.code === "EADDRINUSE") return new InputError(`\`--listen ${where}\`: another process listens there`, undefined, "choose another port, or stop what listens there (`ss -ltnp` names it)");
+  if (err.code === "EACCES") return new InputError(`\`--listen ${where}\`: this user may not listen on port ${at.port}`, undefined, "choose a port above 1023");
+  if (err.code === "EADDRNOTAVAIL") return new InputError(`\`--listen ${where}\`: this machine has no such address`, undefined, "use 127.0.0.1");
+  return err;
+}
+
 export interface ListenOptions {
   /** the gateway's clock (idle sessions are measured on it) */
   now?: () => Date;
@@ -127,7 +136,7 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
       own = new Set([at.host, a.address].map((h) => new URL(`http://${h.includes(":") ? `[${h}]` : h}:${a.port}`).origin));
       resolve(s);
     });
-    s.once("error", reject);
+    s.once("error", (err: NodeJS.ErrnoException) => reject(listenError(err, at)));
   });
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;

@@ -196,6 +196,11 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       ...(o.now ? { now: o.now } : {}),
       ...(o.sessionIdleMs ? { sessionIdleMs: o.sessionIdleMs } : {}),
       ...(o.maxSessions ? { maxSessions: o.maxSessions } : {}),
+    }).catch(async (err: unknown) => {
+      // nothing will serve: the tool server started for it is stopped, not left behind
+      await upstream.close();
+      client?.close();
+      throw err;
     });
     closeDownstream = () => http!.close();
   } else {

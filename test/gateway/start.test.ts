@@ -11,6 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startGateway } from "../../cli/gateway/index.js";
@@ -22,6 +23,22 @@ import { allowedDir, downstreamClient, home, MAIN, overHttp, ROOT, text } from "
 const FAULTS = join(import.meta.dirname, "fixtures/faults-server.ts");
 const CATALOGUE = "settings: {language: en}\ntools:\n  - {name: note, args: {type: object, properties: {text: {type: string}}, additionalProperties: false}}\n";
 const DAY = 86_400_000;
+
+/** Whether process `pid` ends within `ms` (one still running then is killed, so no test leaves it behind). */
+async function goneWithin(pid: number, ms: number): Promise<boolean> {
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let waited = 0; waited < ms && alive(); waited += 100) await new Promise((r) => setTimeout(r, 100));
+  if (!alive()) return true;
+  process.kill(pid, "SIGKILL");
+  return false;
+}
 
 async function stalwartRun(argv: string[]): Promise<{ code: number; stderr: string }> {
   let stderr = "";
@@ -123,19 +140,27 @@ describe("a tool server slow to start", { timeout: 60_000 }, () => {
     expect(stderr).toContain("has not answered `initialize` after 0.5 s; waiting up to 1 s");
     expect(stderr).toContain("UpstreamUnavailable");
     const pid = Number(readFileSync(pidFile, "utf8"));
-    const alive = () => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    for (let i = 0; i < 40 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
-    const left = alive();
-    if (left) process.kill(pid, "SIGKILL");
-    expect(left, "the tool server outlived the gateway").toBe(false);
+    expect(await goneWithin(pid, 4000), "the tool server outlived the gateway").toBe(true);
     expect((await stalwartRun(["gateway", "--home", home(), "--start-timeout", "soon", "--catalogue", catalogue(), "--", "x"])).stderr).toContain("`--start-timeout soon` is not a number of seconds");
+  });
+
+  it("--listen on a port another process holds: a usage error naming it, and the tool server started for it is stopped", async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
+    const port = (taken.address() as AddressInfo).port;
+    const dir = allowedDir();
+    const pidFile = join(dir, "upstream.pid");
+    try {
+      const started = startGateway({
+        catalogue: catalogue(), home: home(), listen: { host: "127.0.0.1", port },
+        upstream: { command: "sh", args: ["-c", `echo $$ > ${JSON.stringify(pidFile)}; exec ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(FAULTS)}`], cwd: ROOT },
+      });
+      await expect(started).rejects.toMatchObject({ code: "InputError", message: `\`--listen 127.0.0.1:${port}\`: another process listens there` });
+      const pid = Number(readFileSync(pidFile, "utf8"));
+      expect(await goneWithin(pid, 4000), "the tool server outlived the failed start").toBe(true);
+    } finally {
+      taken.close();
+    }
   });
 
   it("one that answers in time: nothing is said", async () => {
