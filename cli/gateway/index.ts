@@ -25,6 +25,7 @@ import { gatewayAgent } from "./agent.js";
 import { loadRulebookNode } from "../sdk/rulebook-node.js";
 import { Relay } from "./relay.js";
 import { licenceWarning } from "./licence-warning.js";
+import { workerWarning } from "./worker-warning.js";
 import { startNotes } from "./start-notes.js";
 import { CheckedStdioTransport } from "./stdio.js";
 
@@ -78,7 +79,7 @@ export interface RunningGateway {
   /** the store the gateway's pending ids are in: the home's, or with `checkUrl` the check worker's */
   approvals: ApprovalStore;
   catalogue: CompiledCatalogue;
-  /** what the person should read at the start: in-process, a home whose licence refuses calls (licence-warning.ts); tools left out of `tools/list` (start-notes.ts) */
+  /** what the person should read at the start: a home's licence, or with `checkUrl` a check worker, that refuses calls (licence-warning.ts, worker-warning.ts); tools left out of `tools/list` (start-notes.ts) */
   warnings: string[];
   /** downstream connections open (a stdio connection, 2025-era HTTP sessions): each one's server is let go when it ends */
   connections(): number;
@@ -128,8 +129,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     session = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context, ...(agent ? { agent } : {}), ...(o.rulebook !== undefined ? { rulebook: o.rulebook } : {}), ...(o.taintModelAfterUntrusted ? { taintModelAfterUntrusted: true } : {}) });
   }
 
-  // read before the tool server starts, with the session's clock: the licence the checks will read
-  const licence = client && !o.checkUrl ? await licenceWarning(home, o.now?.() ?? new Date()) : undefined;
+  // Before the tool server starts: what the checks will run under — the home's licence on the
+  // session's clock, or with a check worker, whether it answers, is licensed and takes the key.
+  const checker = !client ? undefined : o.checkUrl ? await workerWarning(o.checkUrl, o.key) : await licenceWarning(home, o.now?.() ?? new Date());
   const live = new LiveServers();
   const log = o.log ?? (() => undefined);
   const askTimeoutMs = o.askTimeoutMs ?? DAY;
@@ -229,7 +231,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     approvals,
     // the person's catalogue, as they wrote it (the check also has the outside-read entries)
     catalogue: own,
-    warnings: [...(licence ? [licence] : []), ...notes],
+    warnings: [...(checker ? [checker] : []), ...notes],
     connections: () => live.size,
     entries: () => session.history.entries,
     settled: () => calls.settled(),

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
+import { startGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, home, overStdio, text } from "./helpers.js";
 
 const PAY = join(import.meta.dirname, "fixtures/pay-server.ts");
@@ -30,6 +31,19 @@ afterAll(async () => {
 });
 
 describe("two gateways, one check worker", () => {
+  it("at the start, the worker is probed: its key taken, nothing to say; a key it refuses, said", async () => {
+    const dir = allowedDir();
+    const catalogue = join(dir, "agent.yaml");
+    writeFileSync(catalogue, CATALOGUE);
+    const warningsWith = async (key: string) => {
+      const gw = await startGateway({ catalogue, home: home(), checkUrl: worker.url, key, listen: { host: "127.0.0.1", port: 0 }, upstream: { command: process.execPath, args: ["--import", "tsx", PAY], env: { ...(process.env as Record<string, string>), PAY_LOG: join(dir, "pay.log") } } });
+      await gw.close();
+      return gw.warnings;
+    };
+    expect(await warningsWith(worker.keys[0]!)).toEqual([]);
+    expect(await warningsWith("not-a-key-of-this-worker")).toEqual([`the check worker at ${worker.url.replace(/\/+$/, "")} refuses the key given with \`--key\` (401): every call is refused`]);
+  });
+
   it("a spend ceiling is held across both gateway processes", async () => {
     const dir = allowedDir();
     const catalogue = join(dir, "agent.yaml");

@@ -11,6 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -114,6 +115,45 @@ describe("the gateway's licence, said at the start", { timeout: 60_000 }, () => 
     const lines = stderr.split("\n").filter((l) => l.startsWith("stalwart gateway:"));
     expect(lines[0]).toMatch(/^stalwart gateway: warning: no activated licence in `.*`: every call is refused until the home has a licence — .*`stalwart licence dev`$/);
     expect(lines[1]).toBe("stalwart gateway: checking 1 tool; serving on stdio");
+  });
+});
+
+describe("with --check-url, the check worker at the start", { timeout: 60_000 }, () => {
+  const gatewayOn = async (checkUrl: string, key?: string) => {
+    const gw = await startGateway({ catalogue: catalogue(), home: home(), checkUrl, ...(key ? { key } : {}), listen: { host: "127.0.0.1", port: 0 }, upstream: { command: process.execPath, args: ["--import", "tsx", FAULTS] } });
+    await gw.close();
+    return gw.warnings;
+  };
+
+  it("one that does not answer: said, naming the address", async () => {
+    const s = createServer();
+    await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+    const port = (s.address() as AddressInfo).port;
+    await new Promise((r) => s.close(r));
+    const [w, ...rest] = await gatewayOn(`http://127.0.0.1:${port}/`, "k");
+    expect(rest).toEqual([]);
+    expect(w).toMatch(new RegExp(`^the check worker at http://127\\.0\\.0\\.1:${port} does not answer \\(.*ECONNREFUSED.*\\): every call is refused \`check_unavailable\` until it does$`));
+  });
+
+  it("what its health says of its licence, and a key it refuses (a server answering as the worker does)", async () => {
+    let licence: Record<string, unknown> = { stage: "active" };
+    const worker = createHttpServer((req, res) => {
+      if (req.url === "/v1/health") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, service: "stalwart-check", licence }));
+      res.writeHead(req.headers.authorization === "Bearer good" ? 404 : 401, { "content-type": "application/json" }).end("{}");
+    });
+    await new Promise<void>((r) => worker.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(worker.address() as AddressInfo).port}`;
+    try {
+      expect(await gatewayOn(url, "good")).toEqual([]);
+      expect(await gatewayOn(url, "bad")).toEqual([`the check worker at ${url} refuses the key given with \`--key\` (401): every call is refused`]);
+      expect(await gatewayOn(url)).toEqual([`the check worker at ${url} refuses calls without a key: give one with \`--key\` (401): every call is refused`]);
+      licence = { stage: "none" };
+      expect(await gatewayOn(url, "good")).toEqual([`the check worker at ${url} has no licence (its \`STALWART_LICENCE\`): every call is refused`]);
+      licence = { stage: "lapsed", lapsed_at: "2031-04-07T00:00:00.000Z" };
+      expect(await gatewayOn(url, "good")).toEqual([`the check worker at ${url} has a licence that lapsed on 2031-04-07T00:00:00.000Z: calls are refused \`licence_lapsed\``]);
+    } finally {
+      worker.close();
+    }
   });
 });
 
