@@ -26,7 +26,7 @@ import { loadRulebookNode } from "../sdk/rulebook-node.js";
 import { Relay } from "./relay.js";
 import { licenceWarning } from "./licence-warning.js";
 import { workerWarning } from "./worker-warning.js";
-import { startNotes } from "./start-notes.js";
+import { rulebookNotes, startNotes } from "./start-notes.js";
 import { CheckedStdioTransport } from "./stdio.js";
 
 export interface GatewayOptions {
@@ -108,7 +108,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const { agent, reach } = gatewayAgent(catalogue, o.agent);
   // compiled now so that a bad rulebook stops the gateway with where it is wrong, not every call
   // later (with --check-url the worker compiles it again)
-  if (o.rulebook !== undefined) loadRulebookNode(o.rulebook, { catalogue });
+  const rulebook = o.rulebook !== undefined ? loadRulebookNode(o.rulebook, { catalogue }) : undefined;
   const home = resolveHome(o.home);
   const language = o.language ?? catalogue.settings.language;
   const context = o.context ?? {};
@@ -231,7 +231,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     approvals,
     // the person's catalogue, as they wrote it (the check also has the outside-read entries)
     catalogue: own,
-    warnings: [...(checker ? [checker] : []), ...notes],
+    warnings: [...(checker ? [checker] : []), ...notes, ...(rulebook ? rulebookNotes(rulebook) : [])],
     connections: () => live.size,
     entries: () => session.history.entries,
     settled: () => calls.settled(),

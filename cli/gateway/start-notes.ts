@@ -11,7 +11,7 @@
  *     said;
  *   - a catalogue none of whose tools the server lists (the catalogue of another server).
  */
-import { closest } from "../../worker/portable/engine/index.js";
+import { closest, type CompiledRulebook, type Condition } from "../../worker/portable/engine/index.js";
 import { definitionDigest, type ToolDefinition } from "./pins.js";
 import { quotedName } from "./words.js";
 
@@ -69,4 +69,24 @@ function nameOf(n: string): string {
 function listOf(names: readonly string[]): string {
   const shown = names.slice(0, 5).map(nameOf).join(", ");
   return names.length > 5 ? `${shown} and ${names.length - 5} more` : shown;
+}
+
+/**
+ * A rule that reads `facts.…`: MCP carries no facts, so through the gateway it never reads a value,
+ * and a rule that cannot read its value fails closed on every call it gates (docs/gateway.md).
+ */
+export function rulebookNotes(rulebook: CompiledRulebook): string[] {
+  const notes: string[] = [];
+  for (const rule of rulebook.rules) {
+    const facts = [...new Set(rule.when.flatMap(factPaths))];
+    if (facts.length === 0) continue;
+    const on = rule.tools ? rule.tools.map((t) => `\`${t}\``).join(", ") : "every tool";
+    notes.push(`rule \`${rule.name}\` (${on}) reads ${facts.map((f) => `\`${f}\``).join(", ")}, which no call through the gateway carries (MCP has no facts); a rule that cannot read a value fails closed, so it ${rule.then === "refuse" ? "refuses" : "asks about"} the calls it looks at: write it on \`args.…\` to use it here`);
+  }
+  return notes;
+}
+
+function factPaths(c: Condition): string[] {
+  if (c.kind === "any") return c.conditions.flatMap(factPaths);
+  return c.subject.path === "facts" || c.subject.path.startsWith("facts.") ? [c.subject.path] : [];
 }

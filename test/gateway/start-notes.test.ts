@@ -10,8 +10,10 @@ import { join } from "node:path";
 import { startGateway } from "../../cli/gateway/index.js";
 import { writeStarter } from "../../cli/gateway/init.js";
 import { definitionDigest } from "../../cli/gateway/pins.js";
-import { startNotes } from "../../cli/gateway/start-notes.js";
-import { allowedDir, home } from "./helpers.js";
+import { rulebookNotes, startNotes } from "../../cli/gateway/start-notes.js";
+import { loadCatalogueNode } from "../../cli/sdk/catalogue-node.js";
+import { loadRulebookNode } from "../../cli/sdk/rulebook-node.js";
+import { allowedDir, home, ROOT } from "./helpers.js";
 
 const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.ts");
 const upstream = (env: Record<string, string> = {}) => ({ command: process.execPath, args: ["--import", "tsx", OUTSIDE], env: { ...(process.env as Record<string, string>), ...env } });
@@ -62,6 +64,22 @@ describe("startNotes", () => {
   });
 });
 
+describe("rulebookNotes", () => {
+  it("a rule that reads facts (in an `any` too) is said once, with what it reads; a rule on args is not", () => {
+    const catalogue = loadCatalogueNode(join(ROOT, "examples/store/agent.yaml"));
+    const rulebook = loadRulebookNode(join(ROOT, "examples/store/rulebook.yaml"), { catalogue });
+    expect(rulebookNotes(rulebook)).toEqual([
+      "rule `refund_only_paid_orders` (`refund_card`) reads `facts.order_status`, which no call through the gateway carries (MCP has no facts); a rule that cannot read a value fails closed, so it refuses the calls it looks at: write it on `args.…` to use it here",
+    ]);
+    const any = loadRulebookNode({ rules: [{ name: "vip_or_small", flow: "refunds", tools: ["refund_card"], when: [{ any: [{ field: "facts.tier", is: "vip" }, { field: "args.amount", under: 10 }] }], then: "ask", question: "ok?" }] }, { catalogue });
+    const everyTool = loadRulebookNode({ rules: [{ name: "tier_known", flow: "all", when: [{ field: "facts.tier", is: "none" }], then: "refuse", because: "no tier" }] }, { catalogue });
+    expect(rulebookNotes(everyTool)).toEqual([expect.stringMatching(/^rule `tier_known` \(every tool\) reads `facts\.tier`, .* so it refuses the calls it looks at/)]);
+    expect(rulebookNotes(any)).toEqual([
+      "rule `vip_or_small` (`refund_card`) reads `facts.tier`, which no call through the gateway carries (MCP has no facts); a rule that cannot read a value fails closed, so it asks about the calls it looks at: write it on `args.…` to use it here",
+    ]);
+  });
+});
+
 describe("the gateway's start", { timeout: 60_000 }, () => {
   it("a pinned tool rewritten before the gateway started, and a misspelt catalogue name, are said in warnings", async () => {
     const dir = allowedDir();
@@ -74,6 +92,17 @@ describe("the gateway's start", { timeout: 60_000 }, () => {
         expect.stringContaining("the tool server describes `echo` otherwise than its pin in the catalogue"),
         "`svae` is pinned in the catalogue, and the tool server does not list it: its calls are refused `tool_definition_changed`; it lists `save`, which the catalogue does not name (a misspelt name?)",
       ]);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("--rulebook with a rule that reads facts: said at the start", async () => {
+    const gw = await startGateway({ catalogue: join(ROOT, "examples/store/agent.yaml"), rulebook: join(ROOT, "examples/store/rulebook.yaml"), upstream: upstream(), listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    try {
+      expect(gw.warnings).toContainEqual(expect.stringMatching(/^rule `refund_only_paid_orders` \(`refund_card`\) reads `facts\.order_status`, which no call through the gateway carries/));
+      // the store's catalogue in front of another server: that is said too
+      expect(gw.warnings).toContainEqual(expect.stringMatching(/^none of the \d+ tools the catalogue names is one the tool server lists/));
     } finally {
       await gw.close();
     }
