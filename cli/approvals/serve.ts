@@ -12,6 +12,7 @@ import { StalwartError, toWire } from "../../worker/portable/engine/index.js";
 import { FileApprovalStore } from "./store.js";
 import { homeMac } from "./mac.js";
 import { loopbackHost } from "../loopback.js";
+import { listenError } from "../listen-error.js";
 
 export interface ServeOptions {
   home: string;
@@ -67,7 +68,7 @@ export async function serveApprovals(o: ServeOptions): Promise<RunningPage> {
       app = page(port);
       resolve(s);
     });
-    s.once("error", reject);
+    s.once("error", (err: NodeJS.ErrnoException) => reject(listenError(err, `--port ${o.port}`, o.port)));
   });
   const host = o.host.includes(":") ? `[${o.host}]` : o.host;
   return {

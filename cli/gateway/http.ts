@@ -17,6 +17,7 @@ import {
   type JSONRPCMessage, type McpServerFactory, type RequestId,
 } from "@modelcontextprotocol/server";
 import { InputError } from "../../worker/portable/engine/index.js";
+import { listenError } from "../listen-error.js";
 import { loopbackHost } from "../loopback.js";
 import { RequestIds, duplicateMessage } from "./request-ids.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, Sessions, type Session } from "./sessions.js";
@@ -38,15 +39,6 @@ export function parseListen(value: string): { host: string; port: number } {
   const host = m[1]!;
   if (!LOOPBACK.has(host)) throw new InputError(`\`--listen ${value}\`: the gateway binds to loopback only`, undefined, "use 127.0.0.1 (the person's own machine); put a reverse proxy with authentication in front for anything else");
   return { host: host.replace(/^\[|\]$/g, ""), port: Number(m[2]) };
-}
-
-/** A bind that failed, as what the person can do about it (`EADDRINUSE` was an "internal error" with a stack). */
-function listenError(err: NodeJS.ErrnoException, at: { host: string; port: number }): Error {
-  const where = `${at.host.includes(":") ? `[${at.host}]` : at.host}:${at.port}`;
-  if (err.code === "EADDRINUSE") return new InputError(`\`--listen ${where}\`: another process listens there`, undefined, "choose another port, or stop what listens there (`ss -ltnp` names it)");
-  if (err.code === "EACCES") return new InputError(`\`--listen ${where}\`: this user may not listen on port ${at.port}`, undefined, "choose a port above 1023");
-  if (err.code === "EADDRNOTAVAIL") return new InputError(`\`--listen ${where}\`: this machine has no such address`, undefined, "use 127.0.0.1");
-  return err;
 }
 
 export interface ListenOptions {
@@ -136,7 +128,7 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
       own = new Set([at.host, a.address].map((h) => new URL(`http://${h.includes(":") ? `[${h}]` : h}:${a.port}`).origin));
       resolve(s);
     });
-    s.once("error", (err: NodeJS.ErrnoException) => reject(listenError(err, at)));
+    s.once("error", (err: NodeJS.ErrnoException) => reject(listenError(err, `--listen ${at.host.includes(":") ? `[${at.host}]` : at.host}:${at.port}`, at.port)));
   });
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;

@@ -134,3 +134,15 @@ describe("approvals serve: the sign-in cookie", () => {
     expect(await list(b, `stalwart_approvals_${new URL(b.url).port}=${va}`)).toBe(401);
   });
 });
+
+describe("a port another process holds", () => {
+  it("is a usage error naming it, not an internal error with a stack (the page's own default port, 8700, the likeliest)", async () => {
+    const first = await start(newHome());
+    const port = Number(new URL(first.url).port);
+    await expect(serveApprovals({ home: newHome(), host: "127.0.0.1", port, code: "424242" })).rejects.toMatchObject({
+      code: "InputError",
+      message: `\`--port ${port}\`: another process listens there`,
+      hint: "choose another port, or stop what listens there (`ss -ltnp` names it)",
+    });
+  });
+});
