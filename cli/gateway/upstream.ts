@@ -7,7 +7,7 @@
  * An upstream that dies is not the end of the gateway: the next request starts (or reaches) it
  * again once, and a call that cannot reach it answers `isError` (server.ts).
  */
-import { Client, SdkHttpError, StreamableHTTPClientTransport, type StandardSchemaV1 } from "@modelcontextprotocol/client";
+import { Client, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type StandardSchemaV1 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StalwartError } from "../../worker/portable/engine/index.js";
 
@@ -264,7 +264,8 @@ export class Upstream {
       await client.connect(transport, { timeout: this.connectTimeoutMs });
     } catch (err) {
       await client.close().catch(() => undefined);
-      if (transport instanceof ToolServerProcess) transport.stop();
+      // only a server that is still there, not answering (one that exited has no pid of its own any more)
+      if (transport instanceof ToolServerProcess && err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) transport.stop();
       throw new UpstreamUnavailable(`the tool server ${"url" in this.spec ? `at ${this.spec.url}` : `\`${[this.spec.command, ...this.spec.args].join(" ")}\``} did not start: ${(err as Error).message}`);
     }
     this.client = client;
