@@ -156,92 +156,98 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     resourceUpdated: (params) => relay.updated(params),
     // the server that answers next (`npx` may fetch a newer build) is compared with the pins afresh
     lost: () => (pins?.invalidate(), tasks?.invalidate()),
-  }, startMs).start().finally(() => clearTimeout(slow));
-  name = upstream.serverInfo()?.name ?? name;
+  }, startMs).start().catch((err: unknown) => {
+    client?.close(); // its licence counts written, its timers let go: nothing will check
+    throw err;
+  }).finally(() => clearTimeout(slow));
+  // From here the tool server runs: a start that fails after this point stops it (and the
+  // client) before it throws, rather than leave it behind (a taken --listen port, for one).
+  try {
+    name = upstream.serverInfo()?.name ?? name;
 
-  pins = new Pins(pinsOf(source), () => upstream.listTools());
-  // One listing at the start, for what a person should read before a tool goes missing in their
-  // client (start-notes.ts); a server slow to list, or with no tools, is not waited for long.
-  const listed = await upstream.listTools(START_LISTING_MS).catch(() => undefined);
-  const named = [...own.tools.keys()].filter((n) => !OUTSIDE_TOOLS.has(n) && (!reach || reach.has(n)));
-  const notes = listed ? startNotes({ listed, named, pins: pinsOf(source) }) : [];
-  tasks = new TaskTools(() => upstream.listTools());
-  const pending = new FileApprovalStore(home);
-  const remote = !o.session && o.checkUrl ? remoteStanding(o.checkUrl, o.key) : undefined;
-  const callTimeoutMs = o.callTimeoutMs ?? DAY;
-  // "Always for this session" (`stalwart approvals approve --always`): a later ask of the same call is
-  // approved at once, by the same person, with a receipt of its own — as `run()` does (guarded.ts).
-  // The key is loaded once, at the first standing approval: after `stalwart key reset` its MAC
-  // refuses (KeyChanged) until the gateway is restarted, as the session's own checks do.
-  let mac: Mac | undefined;
-  const standing = async (record: PendingRecord) => {
-    const s = await standingIn(pending, record.session, record.tool, record.agent, record.digest);
-    if (!s?.receipt) return undefined;
-    const m = (mac ??= homeMac(home));
-    // a standing approval is the person's only when its receipt verifies: one edited by hand signs nothing new
-    const bad = receiptProblem(m, s.receipt);
-    if (bad) {
-      log(`standing approval ${s.record.id} not used: ${bad}`);
-      return undefined;
+    pins = new Pins(pinsOf(source), () => upstream.listTools());
+    // One listing at the start, for what a person should read before a tool goes missing in their
+    // client (start-notes.ts); a server slow to list, or with no tools, is not waited for long.
+    const listed = await upstream.listTools(START_LISTING_MS).catch(() => undefined);
+    const named = [...own.tools.keys()].filter((n) => !OUTSIDE_TOOLS.has(n) && (!reach || reach.has(n)));
+    const notes = listed ? startNotes({ listed, named, pins: pinsOf(source) }) : [];
+    tasks = new TaskTools(() => upstream.listTools());
+    const pending = new FileApprovalStore(home);
+    const remote = !o.session && o.checkUrl ? remoteStanding(o.checkUrl, o.key) : undefined;
+    const callTimeoutMs = o.callTimeoutMs ?? DAY;
+    // "Always for this session" (`stalwart approvals approve --always`): a later ask of the same call is
+    // approved at once, by the same person, with a receipt of its own — as `run()` does (guarded.ts).
+    // The key is loaded once, at the first standing approval: after `stalwart key reset` its MAC
+    // refuses (KeyChanged) until the gateway is restarted, as the session's own checks do.
+    let mac: Mac | undefined;
+    const standing = async (record: PendingRecord) => {
+      const s = await standingIn(pending, record.session, record.tool, record.agent, record.digest);
+      if (!s?.receipt) return undefined;
+      const m = (mac ??= homeMac(home));
+      // a standing approval is the person's only when its receipt verifies: one edited by hand signs nothing new
+      const bad = receiptProblem(m, s.receipt);
+      if (bad) {
+        log(`standing approval ${s.record.id} not used: ${bad}`);
+        return undefined;
+      }
+      return decide(pending, m, record.id, { decision: "approve", by: s.receipt.by, at: record.created, message: `always for this session (${s.record.id})` });
+    };
+    const approvals = remote?.store ?? pending;
+    const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
+    const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, tasks, hidden, ...(reach ? { reach } : {}), log }, live);
+
+    let closeDownstream: () => Promise<void>;
+    let ended: Promise<Error | undefined> | undefined;
+    if (o.listen) {
+      http = await listen(factory, o.listen, {
+        log,
+        ...(o.now ? { now: o.now } : {}),
+        ...(o.sessionIdleMs ? { sessionIdleMs: o.sessionIdleMs } : {}),
+        ...(o.maxSessions ? { maxSessions: o.maxSessions } : {}),
+      });
+      closeDownstream = () => http!.close();
+    } else {
+      // The SDK's stdio transport ends the connection on a message over its buffer (10 MB) and says
+      // so only to `onerror`: the gateway must not vanish without saying why (exit 0, nothing logged).
+      // It answers what the SDK's transport drops in silence (stdio.ts).
+      const transport = new CheckedStdioTransport();
+      let failure: Error | undefined;
+      const handle = serveStdio(factory, { transport, onerror: (err) => void (/exceeded maximum size/.test(err.message) && (failure = err)) });
+      ended = new Promise((resolve) => {
+        const prev = transport.onclose;
+        transport.onclose = () => {
+          prev?.();
+          resolve(failure);
+        };
+      });
+      closeDownstream = () => handle.close();
     }
-    return decide(pending, m, record.id, { decision: "approve", by: s.receipt.by, at: record.created, message: `always for this session (${s.record.id})` });
-  };
-  const approvals = remote?.store ?? pending;
-  const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}) });
-  const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, tasks, hidden, ...(reach ? { reach } : {}), log }, live);
-
-  let closeDownstream: () => Promise<void>;
-  let ended: Promise<Error | undefined> | undefined;
-  if (o.listen) {
-    http = await listen(factory, o.listen, {
-      log,
-      ...(o.now ? { now: o.now } : {}),
-      ...(o.sessionIdleMs ? { sessionIdleMs: o.sessionIdleMs } : {}),
-      ...(o.maxSessions ? { maxSessions: o.maxSessions } : {}),
-    }).catch(async (err: unknown) => {
-      // nothing will serve: the tool server started for it is stopped, not left behind
-      await upstream.close();
-      client?.close();
-      throw err;
-    });
-    closeDownstream = () => http!.close();
-  } else {
-    // The SDK's stdio transport ends the connection on a message over its buffer (10 MB) and says
-    // so only to `onerror`: the gateway must not vanish without saying why (exit 0, nothing logged).
-    // It answers what the SDK's transport drops in silence (stdio.ts).
-    const transport = new CheckedStdioTransport();
-    let failure: Error | undefined;
-    const handle = serveStdio(factory, { transport, onerror: (err) => void (/exceeded maximum size/.test(err.message) && (failure = err)) });
-    ended = new Promise((resolve) => {
-      const prev = transport.onclose;
-      transport.onclose = () => {
-        prev?.();
-        resolve(failure);
-      };
-    });
-    closeDownstream = () => handle.close();
+    return {
+      ...(http ? { url: http.url } : {}),
+      ...(ended ? { ended } : {}),
+      get sessionId() {
+        return session.id;
+      },
+      pending,
+      approvals,
+      // the person's catalogue, as they wrote it (the check also has the outside-read entries)
+      catalogue: own,
+      warnings: [...(checker ? [checker] : []), ...notes, ...(rulebook ? rulebookNotes(rulebook) : [])],
+      connections: () => live.size,
+      entries: () => session.history.entries,
+      settled: () => calls.settled(),
+      close: async () => {
+        await closeDownstream().catch(() => undefined);
+        await calls.settled();
+        await upstream.close();
+        client?.close();
+      },
+    };
+  } catch (err) {
+    await upstream.close();
+    client?.close();
+    throw err;
   }
-  return {
-    ...(http ? { url: http.url } : {}),
-    ...(ended ? { ended } : {}),
-    get sessionId() {
-      return session.id;
-    },
-    pending,
-    approvals,
-    // the person's catalogue, as they wrote it (the check also has the outside-read entries)
-    catalogue: own,
-    warnings: [...(checker ? [checker] : []), ...notes, ...(rulebook ? rulebookNotes(rulebook) : [])],
-    connections: () => live.size,
-    entries: () => session.history.entries,
-    settled: () => calls.settled(),
-    close: async () => {
-      await closeDownstream().catch(() => undefined);
-      await calls.settled();
-      await upstream.close();
-      client?.close();
-    },
-  };
 }
 
 /**
