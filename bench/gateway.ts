@@ -15,7 +15,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Server } from "@modelcontextprotocol/server";
@@ -57,7 +57,8 @@ async function passThrough(command: string[]): Promise<void> {
 
 /** The gateway with a session that allows every call at once and records nothing (programmatic only: `startGateway({session})`). */
 async function stubbedGateway(home: string, catalogue: string, command: string[]): Promise<void> {
-  const { startGateway } = await import("../cli/gateway/index.js");
+  // the same build as the gateway's row (dist/, not the sources through tsx: its helpers cost per call)
+  const { startGateway } = (await import(pathToFileURL(join(DIST, "cli/gateway/index.js")).href)) as typeof import("../cli/gateway/index.js");
   const session = {
     id: "bench-stub",
     history: { entries: [] },
