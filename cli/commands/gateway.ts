@@ -23,6 +23,7 @@ export const command = defineCommand({
     catalogue: { type: "string", value: "FILE", help: "the catalogue (agent.yaml); tools/list offers only the tools it names" },
     url: { type: "string", value: "URL", help: "the tool server's streamable HTTP URL, instead of `-- CMD ARGS…`" },
     header: { type: "string", multiple: true, value: "'NAME: VALUE'", help: "with --url: a header sent with every request to the tool server (e.g. its Authorization); again for another" },
+    "header-env": { type: "string", multiple: true, value: "NAME=VAR", help: "with --url: like --header, its value read from the gateway's environment variable VAR (a secret kept out of the arguments, which the process list shows)" },
     listen: { type: "string", value: "HOST:PORT", help: "serve streamable HTTP at http://HOST:PORT/mcp (loopback only); default: stdio" },
     "check-url": { type: "string", value: "URL", help: "check against a check worker (shared ceilings across gateways)" },
     key: { type: "string", value: "KEY", help: "the check worker's key" },
@@ -47,7 +48,7 @@ export const command = defineCommand({
     // after `--` every word is the tool server's command: `-- init …` is a server named init
     if (beforeEnd > 0 && positionals[0] === "init") return init(v, positionals.slice(1));
     if (!v.catalogue) throw usageError("`--catalogue` is required");
-    const upstream = upstreamOf(v.url, positionals, v.header ?? []);
+    const upstream = upstreamOf(v.url, positionals, { literal: v.header ?? [], fromEnv: v["header-env"] ?? [] });
     if (typeof upstream === "string") throw usageError(upstream);
     if (v.language !== undefined && v.language !== "en" && v.language !== "pt-BR") throw usageError(`\`--language ${v.language}\` is not en or pt-BR`);
     for (const flag of ["session-idle", "max-sessions"] as const) if (v[flag] !== undefined && !v.listen) throw usageError(`\`--${flag}\` is for \`--listen\` (HTTP sessions); on stdio the client's one connection ends with it`);
@@ -98,8 +99,8 @@ export const command = defineCommand({
 const summary = command.summary;
 const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);
 
-async function init(v: { url?: string | undefined; header?: string[] | undefined; out?: string | undefined; force?: boolean | undefined }, positionals: string[]): Promise<number> {
-  const upstream = upstreamOf(v.url, positionals, v.header ?? []);
+async function init(v: { url?: string | undefined; header?: string[] | undefined; "header-env"?: string[] | undefined; out?: string | undefined; force?: boolean | undefined }, positionals: string[]): Promise<number> {
+  const upstream = upstreamOf(v.url, positionals, { literal: v.header ?? [], fromEnv: v["header-env"] ?? [] });
   if (typeof upstream === "string") throw usageError(upstream);
   const out = v.out ?? "agent.yaml";
   const { writeStarter } = await import("../gateway/init.js");
@@ -109,33 +110,61 @@ async function init(v: { url?: string | undefined; header?: string[] | undefined
   return 0;
 }
 
-function upstreamOf(url: string | undefined, positionals: string[], header: readonly string[]): UpstreamSpec | string {
+/** The headers given: `--header 'NAME: VALUE'` and `--header-env NAME=VAR`, as typed. */
+interface HeaderFlags {
+  literal: readonly string[];
+  fromEnv: readonly string[];
+}
+
+function upstreamOf(url: string | undefined, positionals: string[], header: HeaderFlags): UpstreamSpec | string {
   if (url !== undefined && positionals.length > 0) return "give the tool server as `-- CMD ARGS…` or `--url URL`, not both";
+  const given = header.literal.length + header.fromEnv.length;
   if (url !== undefined) {
     if (!/^https?:\/\//.test(url)) return `\`--url ${url}\` is not an http(s) URL`;
     const headers = headersOf(header);
     if (typeof headers === "string") return headers;
-    return { url, ...(header.length > 0 ? { headers } : {}) };
+    return { url, ...(given > 0 ? { headers } : {}) };
   }
-  if (header.length > 0) return "`--header` is for `--url` (a tool server over HTTP); a command's server takes its settings from its arguments and environment";
+  if (given > 0) return `\`--${header.literal.length > 0 ? "header" : "header-env"}\` is for \`--url\` (a tool server over HTTP); a command's server takes its settings from its arguments and environment`;
   const [command, ...args] = positionals;
   if (!command) return "no tool server: give `-- CMD ARGS…` (stdio) or `--url URL` (streamable HTTP)";
   return { command, args };
 }
 
-/** `--header 'NAME: VALUE'`, each once: an HTTP field name and a value without line breaks. */
-function headersOf(given: readonly string[]): Record<string, string> | string {
+const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Each header once: an HTTP field name and a value without line breaks. A `--header-env` value is
+ * the gateway's own environment variable, so that a secret reaches it through the MCP host's `env`
+ * rather than its arguments. No template syntax in `--header` does that: hosts expand `${VAR}` in
+ * the arguments themselves (Claude Code's `.mcp.json` does), which would put the secret back there.
+ * A fault names the header and the variable, never a value.
+ */
+function headersOf(given: HeaderFlags, env: NodeJS.ProcessEnv = process.env): Record<string, string> | string {
   const headers: Record<string, string> = {};
   const seen = new Set<string>();
-  for (const h of given) {
-    const colon = h.indexOf(":");
-    const name = colon < 0 ? h : h.slice(0, colon).trim();
-    if (colon < 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return `\`--header ${h.split(":")[0]}…\` is not NAME: VALUE (e.g. \`--header 'Authorization: Bearer …'\`)`;
-    const value = h.slice(colon + 1).trim();
-    if (/[\r\n\0]/.test(value)) return `\`--header ${name}\`: a value cannot hold a line break`;
-    if (seen.has(name.toLowerCase())) return `\`--header ${name}\` is given twice`;
+  const add = (flag: string, name: string, value: string): string | undefined => {
+    if (/[\r\n\0]/.test(value)) return `\`${flag} ${name}\`: a value cannot hold a line break`;
+    if (seen.has(name.toLowerCase())) return `the header ${name} is given twice (\`--header\`, \`--header-env\`)`;
     seen.add(name.toLowerCase());
     headers[name] = value;
+    return undefined;
+  };
+  for (const h of given.literal) {
+    const colon = h.indexOf(":");
+    const name = colon < 0 ? h : h.slice(0, colon).trim();
+    if (colon < 0 || !FIELD_NAME.test(name)) return `\`--header ${h.split(":")[0]}…\` is not NAME: VALUE (e.g. \`--header 'Authorization: Bearer …'\`)`;
+    const fault = add("--header", name, h.slice(colon + 1).trim());
+    if (fault) return fault;
+  }
+  for (const h of given.fromEnv) {
+    const m = /^([^=]+)=([A-Za-z_][A-Za-z0-9_]*)$/.exec(h);
+    if (!m || !FIELD_NAME.test(m[1]!)) return `\`--header-env ${h}\` is not NAME=VAR, a header's name and the environment variable that holds its value (e.g. \`--header-env Authorization=TOOLS_AUTH\`)`;
+    const name = m[1]!, variable = m[2]!;
+    const value = Object.hasOwn(env, variable) ? env[variable] : undefined;
+    if (value === undefined || value.trim() === "") return `\`--header-env ${name}=${variable}\`: ${variable} is ${value === undefined ? "not set" : "empty"} in the gateway's environment (set it where the MCP host starts the gateway, e.g. its \`env\`)`;
+    const fault = add("--header-env", name, value.trim());
+    if (fault) return fault;
   }
   return headers;
 }

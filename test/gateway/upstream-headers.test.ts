@@ -2,6 +2,7 @@
  * `--url URL --header 'NAME: VALUE'`: a tool server over HTTP that wants a credential (most
  * hosted MCP servers ask for an Authorization header) gets it on every request the gateway
  * makes, the session's later ones included; a malformed or misplaced `--header` is a usage error.
+ * `--header-env NAME=VAR` takes the value from the gateway's environment (the host's `env`, not its arguments).
  */
 import { describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
@@ -60,6 +61,54 @@ describe("--header", { timeout: 60_000 }, () => {
     }
   });
 
+  it("--header-env NAME=VAR: the value from the gateway's environment, not its arguments", async () => {
+    const up = await guardedServer();
+    const argv = ["--home", home(), "--catalogue", catalogue(), "--url", up.url, "--header-env", "Authorization=STALWART_TEST_TOOLS_AUTH", "--header", "X-Team: ${TEAM}"];
+    const d = await overStdio(downstreamClient({}), argv, { STALWART_TEST_TOOLS_AUTH: "Bearer s3cret" });
+    try {
+      const r = await d.client.callTool({ name: "echo", arguments: { text: "hi" } });
+      expect(text(r)).toBe("hi");
+      const posts = up.seen.filter((s) => s.startsWith("POST"));
+      expect(posts.length).toBeGreaterThanOrEqual(2);
+      // the variable's value went out; a `--header` value is sent as written (no template in it)
+      expect(posts.every((s) => s === "POST Bearer s3cret ${TEAM}")).toBe(true);
+    } finally {
+      await d.client.close();
+      up.close();
+    }
+  });
+
+  it("--header-env with its variable unset or empty, malformed, or naming a header twice: a usage error that never shows a value", async () => {
+    process.env.STALWART_TEST_EMPTY_AUTH = " ";
+    process.env.STALWART_TEST_SET_AUTH = "Bearer v4lue";
+    process.env.STALWART_TEST_BROKEN_AUTH = "Bearer v4lue\r\nX-Evil: 1";
+    try {
+      const cases: [string[], string][] = [
+        [["--header-env", "Authorization=STALWART_TEST_NEVER_SET_AUTH"], "`--header-env Authorization=STALWART_TEST_NEVER_SET_AUTH`: STALWART_TEST_NEVER_SET_AUTH is not set in the gateway's environment"],
+        [["--header-env", "Authorization=STALWART_TEST_EMPTY_AUTH"], "STALWART_TEST_EMPTY_AUTH is empty"],
+        [["--header-env", "Authorization=STALWART_TEST_BROKEN_AUTH"], "`--header-env Authorization`: a value cannot hold a line break"],
+        [["--header-env", "Authorization: STALWART_TEST_SET_AUTH"], "is not NAME=VAR"],
+        [["--header-env", "Authorization=$STALWART_TEST_SET_AUTH"], "is not NAME=VAR"],
+        [["--header", "authorization: x", "--header-env", "Authorization=STALWART_TEST_SET_AUTH"], "the header Authorization is given twice"],
+      ];
+      for (const [flags, message] of cases) {
+        let err = "";
+        const io: Io = { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } };
+        expect(await runLeaf(command, ["--catalogue", catalogue(), "--url", "http://127.0.0.1:9/mcp", ...flags], io)).toBe(2);
+        expect(err).toContain(message);
+        expect(err).not.toContain("v4lue");
+      }
+      let err = "";
+      const io: Io = { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } };
+      expect(await runLeaf(command, ["--catalogue", catalogue(), "--header-env", "Authorization=STALWART_TEST_SET_AUTH", "--", "node", "server.js"], io)).toBe(2);
+      expect(err).toContain("`--header-env` is for `--url`");
+    } finally {
+      delete process.env.STALWART_TEST_EMPTY_AUTH;
+      delete process.env.STALWART_TEST_SET_AUTH;
+      delete process.env.STALWART_TEST_BROKEN_AUTH;
+    }
+  });
+
   it("without it, the tool server's refusal is why the gateway does not start", async () => {
     const up = await guardedServer();
     let err = "";
@@ -77,7 +126,7 @@ describe("--header", { timeout: 60_000 }, () => {
     const cases: [string[], string][] = [
       [["--url", "http://127.0.0.1:9/mcp", "--header", "Authorization Bearer x"], "is not NAME: VALUE"],
       [["--url", "http://127.0.0.1:9/mcp", "--header", "Bad Name: x"], "is not NAME: VALUE"],
-      [["--url", "http://127.0.0.1:9/mcp", "--header", "X-A: 1", "--header", "x-a: 2"], "`--header x-a` is given twice"],
+      [["--url", "http://127.0.0.1:9/mcp", "--header", "X-A: 1", "--header", "x-a: 2"], "the header x-a is given twice"],
       [["--header", "X-A: 1", "--", "node", "server.js"], "`--header` is for `--url`"],
     ];
     for (const [argv, message] of cases) {
