@@ -266,7 +266,10 @@ export class Upstream {
       await client.close().catch(() => undefined);
       // only a server that is still there, not answering (one that exited has no pid of its own any more)
       if (transport instanceof ToolServerProcess && err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) transport.stop();
-      throw new UpstreamUnavailable(`the tool server ${"url" in this.spec ? `at ${this.spec.url}` : `\`${[this.spec.command, ...this.spec.args].join(" ")}\``} did not start: ${(err as Error).message}`);
+      // the SDK's "Connection closed" says nothing of whose: a command's server exited or closed its stdout
+      const exited = transport instanceof ToolServerProcess && err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed;
+      const why = exited ? "it exited (or closed its standard output) before it answered `initialize`; what it wrote on stderr, above, may say why" : (err as Error).message;
+      throw new UpstreamUnavailable(`the tool server ${"url" in this.spec ? `at ${this.spec.url}` : `\`${[this.spec.command, ...this.spec.args].join(" ")}\``} did not start: ${why}`);
     }
     this.client = client;
     return client;

@@ -168,6 +168,14 @@ describe("a tool server slow to start", { timeout: 60_000 }, () => {
     expect(notices).toEqual([`the tool server \`${process.execPath} -e setTimeout(() => {}, 60000)\` has not answered \`initialize\` after 0.75 s; waiting up to 1.5 s`]);
   });
 
+  it("one that exits before it answers: said so, not the SDK's bare \"Connection closed\"", async () => {
+    const started = startGateway({ catalogue: catalogue(), home: home(), listen: { host: "127.0.0.1", port: 0 }, upstream: { command: process.execPath, args: ["-e", "process.exit(3)"] } });
+    await expect(started).rejects.toMatchObject({
+      code: "UpstreamUnavailable",
+      message: `the tool server \`${process.execPath} -e process.exit(3)\` did not start: it exited (or closed its standard output) before it answered \`initialize\`; what it wrote on stderr, above, may say why`,
+    });
+  });
+
   it("`stalwart gateway --start-timeout 1`: it says so, gives up, and stops the tool server it started (it was left running)", async () => {
     const dir = allowedDir();
     const pidFile = join(dir, "upstream.pid");
