@@ -29,12 +29,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { inputRequired, inputResponse, type ServerContext } from "@modelcontextprotocol/server";
 import type { CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
-import { bindsOf, inferOrigins, originsOf } from "../../worker/portable/engine/index.js";
 import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import type { Upstream } from "./upstream.js";
 import type { Relay } from "./relay.js";
-import { approvedFor, canonicalize, editedOrigins, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { approvedFor, bindsOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { errorResult, faultCheck, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, packState, unpackState } from "./form.js";
 import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
@@ -89,6 +88,7 @@ export class Calls {
   private readonly history: HistoryView;
   /** the session's own inference view, when it is an in-process `Client` session */
   private readonly followed: (() => FollowedView) | undefined;
+  private readonly receipted = new Set<number>(); // steps whose receipt this gateway entered
   private readonly answeredStates = new Set<string>();
   /** signs the person's edited arguments carried in `requestState` (form.ts); a restart forgets it, as it forgets the session */
   private readonly stateKey = randomBytes(32);
@@ -98,8 +98,7 @@ export class Calls {
    * first, so the next check (and its inferred origins) sees every earlier result.
    */
   private reporting: Promise<void> = Promise.resolve();
-  /** reports queued and not yet made: none, and a call need not wait (a turn of the microtask queue less) */
-  private queued = 0;
+  private queued = 0; // reports queued and not yet made: none, and a call need not wait
   constructor(private readonly o: CallsOptions) {
     this.history = new HistoryView(o.catalogue, o.language, o.context);
     this.followed = sessionInfo(o.session)?.inference;
@@ -110,9 +109,7 @@ export class Calls {
   }
 
   /** Once every report of a call answered so far is recorded (it never rejects). */
-  settled(): Promise<void> {
-    return this.reporting;
-  }
+  settled = (): Promise<void> => this.reporting;
 
   /**
    * Fail closed: a fault anywhere before the call is forwarded (the approval store, the clock, the
@@ -277,9 +274,13 @@ export class Calls {
   /** The decision enters the session history before anything it allows runs. */
   private async recorded(a: Approval): Promise<boolean> {
     if (!a.receipt || !this.o.session.receipt) return true;
-    if (this.o.session.history.entries.some((e) => e.kind === "receipt" && e.of === a.record.step)) return true;
+    const step = a.record.step;
+    if (this.receipted.has(step)) return true;
+    // in process, this is the only writer of receipts (and reading `history.entries` makes the engine copy every entry from then on)
+    if (!this.followed && this.o.session.history.entries.some((e) => e.kind === "receipt" && e.of === step)) return true;
     try {
       await this.o.session.receipt(a.receipt);
+      this.receipted.add(step);
       return true;
     } catch (err) {
       this.log(`receipt of ${a.record.id} not recorded: ${(err as Error).message}`);
