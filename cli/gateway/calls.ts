@@ -22,9 +22,9 @@
  *      checked again from step 1. Undecided, the client gets `isError` naming the pending id, and
  *      once a person approves it the identical call spends that token; each decision is a
  *      receipt in the session history;
- *   5. allow → forwarded as it came (progress under the client's token, cancellation passed on),
- *      and the gateway reports what it saw: `ran` with the result, `failed` on `isError`,
- *      `outcome_unknown` when the upstream could not answer (it may have run).
+ *   5. allow → forwarded as it came (forward.ts), and the gateway reports what it saw. A 2026-07-28
+ *      client's retry that answers the tool server's own request resumes the held call
+ *      (held-calls.ts), never checked again.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { inputRequired, inputResponse, type ServerContext } from "@modelcontextprotocol/server";
@@ -37,8 +37,9 @@ import { approvedFor, bindsOf, canonicalize, editedOrigins, inferOrigins, origin
 import { errorResult, faultCheck, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, packState, unpackState } from "./form.js";
 import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
-import { sendToolCall, type TaskTools } from "./task-tools.js";
-import { resultValue } from "./result-value.js";
+import type { TaskTools } from "./task-tools.js";
+import { forward, resume, type ForwardOptions } from "./forward.js";
+import { HeldCalls } from "./held-calls.js";
 import { progressTokenOf, safeCanonical, safeDigest, summary } from "./call-parts.js";
 
 /** The part of the SDK's session the gateway uses (in-process and remote alike). */
@@ -65,6 +66,8 @@ export interface CallsOptions {
   context: Record<string, unknown>;
   /** how long a forwarded call may take, progress or not */
   callTimeoutMs: number;
+  /** how long a 2026-07-28 client's call is held for its answer to the tool server (default a day) */
+  askTimeoutMs?: number;
   /** where the gateway says what it did, one line per call (stderr by default) */
   log?: (line: string) => void;
   /** pinned tool definitions (pins.ts); a changed one is refused before the check */
@@ -99,9 +102,20 @@ export class Calls {
    */
   private reporting: Promise<void> = Promise.resolve();
   private queued = 0; // reports queued and not yet made: none, and a call need not wait
+  /** calls of 2026-07-28 clients held open while the client answers the tool server (held-calls.ts) */
+  private readonly held: HeldCalls;
+  private readonly forwarding: ForwardOptions;
   constructor(private readonly o: CallsOptions) {
     this.history = new HistoryView(o.catalogue, o.language, o.context);
     this.followed = sessionInfo(o.session)?.inference;
+    this.held = new HeldCalls({ waitMs: o.askTimeoutMs ?? 86_400_000, log: (l) => this.log(l) });
+    const report = (step: number, outcome: Outcome, result?: unknown) => this.reportAfter(step, outcome, result);
+    this.forwarding = { upstream: o.upstream, held: this.held, callTimeoutMs: o.callTimeoutMs, report, log: (l) => this.log(l), ...(o.relay ? { relay: o.relay } : {}), ...(o.tasks ? { tasks: o.tasks } : {}) };
+  }
+
+  /** The gateway closes: held calls end (their tool servers' requests fail, their outcomes are reported). */
+  close(): void {
+    this.held.close();
   }
 
   get session(): GatewaySession {
@@ -136,7 +150,7 @@ export class Calls {
       if (refused) return refused;
     }
     const state = ctx.mcpReq.requestState();
-    if (typeof state === "string") return this.answered(params, args, state, ctx);
+    if (typeof state === "string") return HeldCalls.owns(state) ? resume(this.forwarding, params, state, ctx) : this.answered(params, args, state, ctx);
 
     const origins = this.infer(tool, args);
     const check = await this.check(tool, args, origins);
@@ -227,7 +241,7 @@ export class Calls {
     }
   }
 
-  private async hold(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, text: string): Promise<ToolResult> {
+  private async hold(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, text: string): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     const labels: Record<string, string[]> = {};
     for (const k of Object.keys(origins)) labels[k] = origins[k]!.labels;
     const record = pendingFrom({ session: this.o.session.id, tool, args, check, origins: originsOf(origins), labels, catalogue: this.o.catalogue, now: this.nowMs() });
@@ -292,38 +306,8 @@ export class Calls {
     return (this.o.now ?? (() => new Date()))().getTime();
   }
 
-  private async forward(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, check: CheckResult, ctx: ServerContext): Promise<ToolResult> {
-    const tool = params.name;
-    const token = progressTokenOf(params._meta);
-    let result: Record<string, unknown>;
-    // Progress goes out in order and before the result (a client drops progress after the response).
-    let progressSent: Promise<void> = Promise.resolve();
-    let relayed = 0;
-    const relay = (p: { progress: number; total?: number; message?: string }) => {
-      relayed++;
-      progressSent = progressSent.then(() => ctx.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token! } })).catch(() => undefined);
-    };
-    try {
-      const send = () => sendToolCall(this.o.upstream, this.o.tasks, params, { timeoutMs: this.o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) });
-      result = await (this.o.relay ? this.o.relay.during(ctx, send) : send());
-      // A client SDK that runs progress handlers a microtask late drops one read together with the
-      // response; a few milliseconds between the last progress and the result, only after progress.
-      if (relayed > 0) {
-        await progressSent;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    } catch (err) {
-      // Sent but not answered: it may have run, so its counters stay reserved.
-      await this.reportAfter(check.step, "outcome_unknown");
-      this.log(`allow ${tool}: the tool server did not answer (${(err as Error).message})`);
-      if (ctx.mcpReq.signal.aborted) throw err;
-      return errorResult(`${tool} was allowed, but the tool server did not answer: ${(err as Error).message}`, { ...summary(check), outcome: "outcome_unknown" });
-    }
-    const failed = result.isError === true;
-    // Not awaited: made once the reply is on its way (reportAfter); the next call waits for it.
-    void this.reportAfter(check.step, failed ? "failed" : "ran", failed ? undefined : resultValue(result));
-    this.log(`allow ${tool}${check.reasons.length ? ` ${check.reasons.join(",")}` : ""}: ${failed ? "failed" : "ran"}`);
-    return result as ToolResult;
+  private forward(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, check: CheckResult, ctx: ServerContext): Promise<ToolResult | ReturnType<typeof inputRequired>> {
+    return forward(this.forwarding, params, check, ctx);
   }
 
   /** The gateway's own refusals, before the check: a tool it added itself, a pinned definition the upstream changed. */

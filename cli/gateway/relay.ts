@@ -6,9 +6,11 @@
  *     connection shared by every downstream one, and JSON-RPC does not say which call a request
  *     belongs to, so it goes to the client whose request the gateway is forwarding right now — only
  *     when that is one connection (several clients' calls in flight: an error, never a guess),
- *     only when that client declared the capability (else an error), and only on a 2025-era
- *     connection (2026-07-28 has no mid-call requests: an error). A tool server's own question is
- *     marked as its own, so the person can tell it from stalwart's approval question.
+ *     and only when that client declared the capability (else an error). On a 2025-era connection
+ *     it is sent to the client during the call; 2026-07-28 has no mid-call requests, so there the
+ *     call is held and the request goes back in the call's answer (held-calls.ts). A tool
+ *     server's own question is marked as its own, so the person can tell it from stalwart's
+ *     approval question.
  *   - `notifications/message`: to the client whose request is in flight, else to every open
  *     connection, each at the level it set;
  *   - `notifications/resources/updated`: to the connections that subscribed to that URI.
@@ -16,15 +18,19 @@
  * None of this is a way around the check: what a client answers goes to the tool server inside a
  * call the check already allowed, and any tool call it leads to is a `tools/call` like any other.
  */
-import { LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from "@modelcontextprotocol/server";
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from "@modelcontextprotocol/server";
 import { quotedName } from "./words.js";
 
 const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
 export type Level = (typeof LEVELS)[number];
 
+/** Where a 2026-07-28 client's call takes the tool server's requests (held-calls.ts). */
+export type Hold = (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
 interface InFlight {
   server: Server;
   ctx: ServerContext;
+  hold?: Hold;
 }
 
 /** The methods a tool server may ask the client, and the capability each needs. */
@@ -64,10 +70,10 @@ export class Relay {
   }
 
   /** Run `fn` (a request forwarded upstream) with `ctx`'s client as where the tool server's requests go meanwhile. */
-  async during<T>(ctx: ServerContext, fn: () => Promise<T>): Promise<T> {
+  async during<T>(ctx: ServerContext, fn: () => Promise<T>, hold?: Hold): Promise<T> {
     const server = this.contexts.get(ctx);
     if (!server) return fn();
-    const entry = { server, ctx };
+    const entry: InFlight = { server, ctx, ...(hold ? { hold } : {}) };
     this.inflight.push(entry);
     try {
       return await fn();
@@ -87,8 +93,10 @@ export class Relay {
       return new ProtocolError(ProtocolErrorCode.InvalidRequest, `stalwart gateway: ${method} not relayed to the client: ${why}`);
     };
     if (!to) throw refuse(this.inflight.length ? "calls of several clients are in flight, and JSON-RPC does not say which one this belongs to" : "no call of a client is in flight (the gateway relays a tool server's requests only during a call it forwards)");
-    if (modernOf(to.ctx)) throw refuse("the client speaks protocol 2026-07-28, which has no requests from a server in the middle of a call");
-    const caps = (to.server.getClientCapabilities() ?? {}) as Record<string, unknown>;
+    const modern = modernOf(to.ctx);
+    if (modern && !to.hold) throw refuse("the client speaks protocol 2026-07-28, which has no requests from a server in the middle of a call");
+    // a 2026-07-28 request carries the client's capabilities itself
+    const caps = ((modern ? envelopeOf(to.ctx)[CLIENT_CAPABILITIES_META_KEY] : undefined) ?? to.server.getClientCapabilities() ?? {}) as Record<string, unknown>;
     if (caps[need] === undefined || caps[need] === null) throw refuse(`the client did not declare ${need}`);
     let sent = params ?? {};
     if (method === "elicitation/create") {
@@ -96,8 +104,11 @@ export class Relay {
       const mode = sent.mode === "url" ? "url" : "form";
       const modes = e.form === undefined && e.url === undefined ? ["form"] : [...(e.form !== undefined ? ["form"] : []), ...(e.url !== undefined ? ["url"] : [])];
       if (!modes.includes(mode)) throw refuse(`the client does not take ${mode} elicitation`);
+      // its 2026-07-28 shape drops the 2025 elicitationId that the tool server's completion notice names
+      if (modern && mode === "url") throw refuse("URL-mode elicitation is not relayed to a 2026-07-28 client");
       sent = { ...sent, message: ownQuestion(this.o.serverName(), sent.message) };
     }
+    if (modern) return to.hold!(method, sent);
     this.o.log(`relay ${method}: from the tool server to the client`);
     try {
       const r: unknown = await to.ctx.mcpReq.send({ method: method as "roots/list", params: sent }, { signal, timeout: this.o.askTimeoutMs });

@@ -56,28 +56,30 @@ describe("a tool the tool server runs only as a task", () => {
 });
 
 /** The gateway in front of fixtures/task-progress-server.ts (`count`, run only as a task); `log`: every message the server got. */
-async function countingGateway(): Promise<{ d: Downstream; log: string }> {
+async function countingGateway(modern = false): Promise<{ d: Downstream; log: string }> {
   const dir = mkdtempSync(join(tmpdir(), "stalwart-task-count-"));
   const at = join(dir, "agent.yaml"), log = join(dir, "upstream.log");
   writeFileSync(at, "settings: {language: en}\ntools:\n  - name: count\n    args: {type: object, properties: {label: {type: string}}}\n");
   const server = join(import.meta.dirname, "fixtures/task-progress-server.ts");
-  const d = await overStdio(downstreamClient({}), ["--home", home(), "--catalogue", at, "--", process.execPath, "--import", "tsx", server], { TASK_LOG: log });
+  const d = await overStdio(downstreamClient({ modern }), ["--home", home(), "--catalogue", at, "--", process.execPath, "--import", "tsx", server], { TASK_LOG: log });
   open.push(d);
   return { d, log };
 }
 
 describe("a task's progress", () => {
-  it("reaches the client under its own token, though it comes after the task was created", async () => {
-    const { d, log } = await countingGateway();
-    const seen: { progress: number; total?: number | undefined; message?: string | undefined }[] = [];
-    const r = await d.client.callTool({ name: "count", arguments: { label: "x" } }, { onprogress: (p) => void seen.push(p) });
-    expect(r.isError, text(r)).not.toBe(true);
-    expect(text(r)).toBe("counted to 3");
-    expect(seen.map((p) => [p.progress, p.total, p.message])).toEqual([[1, 3, "step 1"], [2, 3, "step 2"], [3, 3, "step 3"]]);
-    // upstream, the call was a task: created, then its result asked for
-    const methods = readFileSync(log, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { method?: string }).method);
-    expect(methods.filter((m) => m === "tools/call" || m === "tasks/result")).toEqual(["tools/call", "tasks/result"]);
-  }, 60_000);
+  for (const modern of [false, true]) {
+    it(`reaches the client under its own token, though it comes after the task was created (${modern ? "2026-07-28" : "2025-11-25"} client)`, async () => {
+      const { d, log } = await countingGateway(modern);
+      const seen: { progress: number; total?: number | undefined; message?: string | undefined }[] = [];
+      const r = await d.client.callTool({ name: "count", arguments: { label: "x" } }, { onprogress: (p) => void seen.push(p) });
+      expect(r.isError, text(r)).not.toBe(true);
+      expect(text(r)).toBe("counted to 3");
+      expect(seen.map((p) => [p.progress, p.total, p.message])).toEqual([[1, 3, "step 1"], [2, 3, "step 2"], [3, 3, "step 3"]]);
+      // upstream, the call was a task: created, then its result asked for
+      const methods = readFileSync(log, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { method?: string }).method);
+      expect(methods.filter((m) => m === "tools/call" || m === "tasks/result")).toEqual(["tools/call", "tasks/result"]);
+    }, 60_000);
+  }
 });
 
 describe("a task-required call cancelled before its task was created", () => {

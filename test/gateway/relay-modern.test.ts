@@ -1,0 +1,200 @@
+/**
+ * A tool server's own requests during a call of a 2026-07-28 client (cli/gateway/held-calls.ts).
+ * That protocol has no request from a server in the middle of a call, so the gateway holds the
+ * tool server's call, answers the client `input_required` with the tool server's request, and
+ * resumes the call with the answer the client's retry brings, without checking it again.
+ * Clients: the SDK's own, pinned to 2026-07-28, over streamable HTTP and over stdio. Upstream:
+ * fixtures/asks-server.ts, which answers with what it got.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
+import { allowedDir, home, overHttp, overStdio, text } from "./helpers.js";
+
+const ASKS = join(import.meta.dirname, "fixtures/asks-server.ts");
+const TOOLS = ["ask_model", "ask_person", "list_roots", "chatty", "touch", "ask_then_wait"];
+const CATALOGUE = `settings: {language: en}\ntools:\n${TOOLS.map((t) => `  - {name: ${t}, args: {type: object, additionalProperties: false}}`).join("\n")}\n`;
+
+/** A 2026-07-28 host that can sample, elicit and list roots (each as declared), and keeps what it was asked. */
+function modernHost(caps: { sampling?: boolean; elicitation?: boolean; roots?: boolean } = { sampling: true, elicitation: true, roots: true }) {
+  const seen = { asked: [] as string[], sampled: 0, rooted: 0 };
+  const client = new Client(
+    { name: "modern-host", version: "1.0.0" },
+    {
+      capabilities: { ...(caps.sampling ? { sampling: {} } : {}), ...(caps.elicitation ? { elicitation: {} } : {}), ...(caps.roots ? { roots: {} } : {}) },
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    },
+  );
+  if (caps.elicitation) client.setRequestHandler("elicitation/create", async (req) => (seen.asked.push(String((req.params as { message?: unknown }).message)), { action: "accept", content: { colour: "teal" } }));
+  if (caps.sampling) client.setRequestHandler("sampling/createMessage", async () => (seen.sampled++, { role: "assistant", content: { type: "text", text: "hi from the model" }, model: "test-model", stopReason: "endTurn" }));
+  if (caps.roots) client.setRequestHandler("roots/list", async () => (seen.rooted++, { roots: [{ uri: "file:///home/me/project", name: "project" }] }));
+  return { client, seen };
+}
+
+const call = async (c: Client, name: string) => {
+  const r = await c.callTool({ name, arguments: {} });
+  return { r, body: text(r) };
+};
+
+async function relaysEachKind(client: Client, seen: ReturnType<typeof modernHost>["seen"]) {
+  const person = await call(client, "ask_person");
+  expect(person.r.isError, person.body).toBeFalsy();
+  expect(JSON.parse(person.body)).toEqual({ action: "accept", content: { colour: "teal" } });
+  expect(seen.asked).toHaveLength(1);
+  expect(seen.asked[0]).toMatch(/^\[The tool server "asks" asks this itself\. It is not stalwart's approval of a call/);
+  expect(seen.asked[0]).toContain("Which colour?");
+
+  const model = await call(client, "ask_model");
+  expect(model.r.isError, model.body).toBeFalsy();
+  expect(JSON.parse(model.body)).toMatchObject({ role: "assistant", content: { text: "hi from the model" } });
+  expect(seen.sampled).toBe(1);
+
+  const roots = await call(client, "list_roots");
+  expect(JSON.parse(roots.body)).toEqual({ roots: [{ uri: "file:///home/me/project", name: "project" }] });
+  expect(seen.rooted).toBe(1);
+}
+
+describe("a tool server's request during a call of a 2026-07-28 client", { timeout: 60_000 }, () => {
+  let gw: RunningGateway;
+  const log: string[] = [];
+  beforeAll(async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: (l) => void log.push(l) });
+  }, 60_000);
+  afterAll(() => gw?.close());
+
+  it("over HTTP: goes to the client in the call's answer, and its answer back to the tool server; each call checked once, reported ran", async () => {
+    const { client, seen } = modernHost();
+    await overHttp({ client, asked: [] }, gw.url!);
+    try {
+      const before = gw.entries().length;
+      await relaysEachKind(client, seen);
+      await gw.settled();
+      const added = gw.entries().slice(before);
+      // three calls: one check and one report each, whatever the rounds in between
+      expect(added.map((e) => e.kind)).toEqual(["check", "report", "check", "report", "check", "report"]);
+      expect(added.filter((e) => e.kind === "report").map((e) => (e as { outcome?: string }).outcome)).toEqual(["ran", "ran", "ran"]);
+      expect(log.some((l) => l.includes("relay elicitation/create: to the client, which answers in its next round"))).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a capability the client did not declare: the tool server is told so, the call still ends", async () => {
+    const { client } = modernHost({ elicitation: true });
+    await overHttp({ client, asked: [] }, gw.url!);
+    try {
+      const model = await call(client, "ask_model");
+      expect(model.body).toContain("asked and failed");
+      expect(model.body).toContain("the client did not declare sampling");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+/** A 2026-07-28 client that answers `input_required` itself (the SDK's own retry turned off). */
+async function manualClient(url: string): Promise<Client> {
+  const client = new Client({ name: "manual-host", version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } }, inputRequired: { autoFulfill: false } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+type Asked = { resultType?: string; inputRequests: Record<string, { method?: string; params?: Record<string, unknown> }>; requestState: string };
+const KEY = "stalwart_tool_server_request";
+const accept = { [KEY]: { action: "accept", content: { colour: "teal" } } };
+
+describe("the held call's requestState", { timeout: 60_000 }, () => {
+  it("is spent by its retry, fits no other call, and cannot be made up", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    const client = await manualClient(gw.url!);
+    try {
+      const asked = (await client.callTool({ name: "ask_person", arguments: {} }, { allowInputRequired: true })) as unknown as Asked;
+      expect(asked.resultType).toBe("input_required");
+      expect(asked.inputRequests[KEY]).toMatchObject({ method: "elicitation/create", params: { requestedSchema: { properties: { colour: { type: "string" } } } } });
+      expect(String(asked.inputRequests[KEY]!.params!.message)).toMatch(/asks this itself[\s\S]*Which colour\?$/);
+      const retry = (name: string, state: string) => client.callTool({ name, arguments: {}, inputResponses: accept, requestState: state } as never, { allowInputRequired: true });
+      const other = await retry("list_roots", asked.requestState);
+      expect(other.isError).toBe(true);
+      expect(text(other)).toBe("list_roots: this answer belongs to another call (of ask_person, with its own arguments); nothing was sent to the tool server.");
+      const made = await retry("ask_person", `stalwart-relay.${"A".repeat(22)}.${"B".repeat(43)}`);
+      expect(text(made)).toContain("no call of this gateway is held for this answer");
+      // the one the gateway minted, not spent by the refusals above
+      const answered = await retry("ask_person", asked.requestState);
+      expect(answered.isError, text(answered)).toBeFalsy();
+      expect(JSON.parse(text(answered))).toEqual({ action: "accept", content: { colour: "teal" } });
+      const again = await retry("ask_person", asked.requestState);
+      expect(again.isError).toBe(true);
+      expect(text(again)).toContain("no call of this gateway is held for this answer (it was answered already");
+      await gw.settled();
+      expect(gw.entries().filter((e) => e.kind === "check").length).toBe(1);
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+
+  it("cancelling the retry that resumed the call cancels the tool server's call, reported outcome_unknown", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    const client = await manualClient(gw.url!);
+    try {
+      const asked = (await client.callTool({ name: "ask_then_wait", arguments: {} }, { allowInputRequired: true })) as unknown as Asked;
+      expect(asked.resultType).toBe("input_required");
+      const stop = new AbortController();
+      const resumed = client.callTool({ name: "ask_then_wait", arguments: {}, inputResponses: { [KEY]: { action: "accept", content: {} } }, requestState: asked.requestState } as never, { allowInputRequired: true, signal: stop.signal });
+      setTimeout(() => stop.abort(), 500);
+      await expect(resumed).rejects.toThrow();
+      // the tool server's minute-long wait ends with the cancellation, not after a minute
+      const started = Date.now();
+      for (; Date.now() - started < 20_000 && !gw.entries().some((e) => e.kind === "report"); ) await new Promise((r) => setTimeout(r, 50));
+      await gw.settled();
+      expect(gw.entries().filter((e) => e.kind === "report").map((e) => (e as { outcome?: string }).outcome)).toEqual(["outcome_unknown"]);
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+
+  it("a client that does not come back: the tool server is told when the wait ends, and the call's outcome is reported", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const log: string[] = [];
+    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), askTimeoutMs: 300, log: (l) => void log.push(l) });
+    const client = await manualClient(gw.url!);
+    try {
+      const asked = (await client.callTool({ name: "ask_person", arguments: {} }, { allowInputRequired: true })) as unknown as Asked;
+      expect(asked.resultType).toBe("input_required");
+      // the tool server, told, ends its call (it answers "asked and failed"): reported as failed
+      for (let i = 0; i < 100 && !gw.entries().some((e) => e.kind === "report"); i++) await new Promise((r) => setTimeout(r, 50));
+      await gw.settled();
+      expect(gw.entries().filter((e) => e.kind === "report").map((e) => (e as { outcome?: string }).outcome)).toEqual(["failed"]);
+      expect(log.some((l) => l.includes("the client did not come back within the ask timeout"))).toBe(true);
+      const late = await client.callTool({ name: "ask_person", arguments: {}, inputResponses: accept, requestState: asked.requestState } as never, { allowInputRequired: true });
+      expect(text(late)).toContain("no call of this gateway is held for this answer");
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+});
+
+describe("the same over stdio, the gateway started as an MCP host starts it", { timeout: 60_000 }, () => {
+  it("relays each kind and answers the calls", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const { client, seen } = modernHost();
+    await overStdio({ client, asked: [] }, ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", ASKS]);
+    try {
+      await relaysEachKind(client, seen);
+    } finally {
+      await client.close();
+    }
+  });
+});
