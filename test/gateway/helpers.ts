@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { copyLicence } from "../helpers/licensed-home.js";
+import { startGateway, type GatewayOptions, type RunningGateway } from "../../cli/gateway/index.js";
 
 const require = createRequire(import.meta.url);
 export const ROOT = join(import.meta.dirname, "../..");
@@ -17,6 +18,8 @@ export const FILESYSTEM = require.resolve("@modelcontextprotocol/server-filesyst
 export const MEMORY = require.resolve("@modelcontextprotocol/server-memory/dist/index.js");
 export const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 export const MAIN = join(ROOT, "cli/main.ts");
+/** A tool server that asks the client things of its own during a call (relay tests). */
+export const ASKS = join(import.meta.dirname, "fixtures/asks-server.ts");
 
 export function home(): string {
   return copyLicence(mkdtempSync(join(tmpdir(), "stalwart-gw-home-")));
@@ -97,4 +100,11 @@ export async function overStdio(d: Downstream, args: string[], env: Record<strin
 export function text(result: { content?: unknown }): string {
   const c = (result.content as { type: string; text?: string }[] | undefined) ?? [];
   return c.map((x) => x.text ?? "").join("\n");
+}
+
+/** The gateway over streamable HTTP (in-process) in front of fixtures/asks-server.ts, with `catalogue` as its agent.yaml. */
+export async function asksGateway(catalogue: string, o: Partial<GatewayOptions> = {}): Promise<RunningGateway> {
+  const dir = allowedDir();
+  writeFileSync(join(dir, "agent.yaml"), catalogue);
+  return startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), ...o });
 }

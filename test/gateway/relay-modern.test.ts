@@ -6,14 +6,13 @@
  * Clients: the SDK's own, pinned to 2026-07-28, over streamable HTTP and over stdio. Upstream:
  * fixtures/asks-server.ts, which answers with what it got.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
-import { allowedDir, home, overHttp, overStdio, text } from "./helpers.js";
+import type { GatewayOptions, RunningGateway } from "../../cli/gateway/index.js";
+import { allowedDir, ASKS, asksGateway, home, overHttp, overStdio, text } from "./helpers.js";
 
-const ASKS = join(import.meta.dirname, "fixtures/asks-server.ts");
 const TOOLS = ["ask_model", "ask_person", "list_roots", "chatty", "touch", "ask_then_wait"];
 const CATALOGUE = `settings: {language: en}\ntools:\n${TOOLS.map((t) => `  - {name: ${t}, args: {type: object, additionalProperties: false}}`).join("\n")}\n`;
 
@@ -57,16 +56,9 @@ async function relaysEachKind(client: Client, seen: ReturnType<typeof modernHost
 }
 
 describe("a tool server's request during a call of a 2026-07-28 client", { timeout: 60_000 }, () => {
-  let gw: RunningGateway;
-  const log: string[] = [];
-  beforeAll(async () => {
-    const dir = allowedDir();
-    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: (l) => void log.push(l) });
-  }, 60_000);
-  afterAll(() => gw?.close());
-
   it("over HTTP: goes to the client in the call's answer, and its answer back to the tool server; each call checked once, reported ran", async () => {
+    const log: string[] = [];
+    const gw = await asksGateway(CATALOGUE, { log: (l) => void log.push(l) });
     const { client, seen } = modernHost();
     await overHttp({ client, asked: [] }, gw.url!);
     try {
@@ -76,14 +68,16 @@ describe("a tool server's request during a call of a 2026-07-28 client", { timeo
       const added = gw.entries().slice(before);
       // three calls: one check and one report each, whatever the rounds in between
       expect(added.map((e) => e.kind)).toEqual(["check", "report", "check", "report", "check", "report"]);
-      expect(added.filter((e) => e.kind === "report").map((e) => (e as { outcome?: string }).outcome)).toEqual(["ran", "ran", "ran"]);
+      expect(outcomes(added)).toEqual(["ran", "ran", "ran"]);
       expect(log.some((l) => l.includes("relay elicitation/create: to the client, which answers in its next round"))).toBe(true);
     } finally {
       await client.close();
+      await gw.close();
     }
   });
 
   it("a capability the client did not declare: the tool server is told so, the call still ends", async () => {
+    const gw = await asksGateway(CATALOGUE, { log: () => undefined });
     const { client } = modernHost({ elicitation: true });
     await overHttp({ client, asked: [] }, gw.url!);
     try {
@@ -92,6 +86,7 @@ describe("a tool server's request during a call of a 2026-07-28 client", { timeo
       expect(model.body).toContain("the client did not declare sampling");
     } finally {
       await client.close();
+      await gw.close();
     }
   });
 });
@@ -107,15 +102,29 @@ type Asked = { resultType?: string; inputRequests: Record<string, { method?: str
 const KEY = "stalwart_tool_server_request";
 const accept = { [KEY]: { action: "accept", content: { colour: "teal" } } };
 
+/** A gateway, a manual client, and its first call of `tool`, answered `input_required` (the call held). */
+async function held(tool: string, o: Partial<GatewayOptions> = {}) {
+  const gw = await asksGateway(CATALOGUE, { log: () => undefined, ...o });
+  const client = await manualClient(gw.url!);
+  const asked = (await client.callTool({ name: tool, arguments: {} }, { allowInputRequired: true })) as unknown as Asked;
+  expect(asked.resultType).toBe("input_required");
+  return { gw, client, asked, close: async () => (await client.close(), await gw.close()) };
+}
+
+/** Each report's outcome, in order. */
+const outcomes = (entries: readonly { kind: string }[]) => entries.filter((e) => e.kind === "report").map((e) => (e as { outcome?: string }).outcome);
+
+/** Once the held call's report is in the history (the tool server ends it in its own time). */
+async function reported(gw: RunningGateway): Promise<(string | undefined)[]> {
+  for (let i = 0; i < 400 && !gw.entries().some((e) => e.kind === "report"); i++) await new Promise((r) => setTimeout(r, 50));
+  await gw.settled();
+  return outcomes(gw.entries());
+}
+
 describe("the held call's requestState", { timeout: 60_000 }, () => {
   it("is spent by its retry, fits no other call, and cannot be made up", async () => {
-    const dir = allowedDir();
-    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
-    const client = await manualClient(gw.url!);
+    const { gw, client, asked, close } = await held("ask_person");
     try {
-      const asked = (await client.callTool({ name: "ask_person", arguments: {} }, { allowInputRequired: true })) as unknown as Asked;
-      expect(asked.resultType).toBe("input_required");
       expect(asked.inputRequests[KEY]).toMatchObject({ method: "elicitation/create", params: { requestedSchema: { properties: { colour: { type: "string" } } } } });
       expect(String(asked.inputRequests[KEY]!.params!.message)).toMatch(/asks this itself[\s\S]*Which colour\?$/);
       const retry = (name: string, state: string) => client.callTool({ name, arguments: {}, inputResponses: accept, requestState: state } as never, { allowInputRequired: true });
@@ -134,53 +143,35 @@ describe("the held call's requestState", { timeout: 60_000 }, () => {
       await gw.settled();
       expect(gw.entries().filter((e) => e.kind === "check").length).toBe(1);
     } finally {
-      await client.close();
-      await gw.close();
+      await close();
     }
   });
 
   it("cancelling the retry that resumed the call cancels the tool server's call, reported outcome_unknown", async () => {
-    const dir = allowedDir();
-    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
-    const client = await manualClient(gw.url!);
+    const { gw, client, asked, close } = await held("ask_then_wait");
     try {
-      const asked = (await client.callTool({ name: "ask_then_wait", arguments: {} }, { allowInputRequired: true })) as unknown as Asked;
-      expect(asked.resultType).toBe("input_required");
       const stop = new AbortController();
       const resumed = client.callTool({ name: "ask_then_wait", arguments: {}, inputResponses: { [KEY]: { action: "accept", content: {} } }, requestState: asked.requestState } as never, { allowInputRequired: true, signal: stop.signal });
       setTimeout(() => stop.abort(), 500);
       await expect(resumed).rejects.toThrow();
-      // the tool server's minute-long wait ends with the cancellation, not after a minute
-      const started = Date.now();
-      for (; Date.now() - started < 20_000 && !gw.entries().some((e) => e.kind === "report"); ) await new Promise((r) => setTimeout(r, 50));
-      await gw.settled();
-      expect(gw.entries().filter((e) => e.kind === "report").map((e) => (e as { outcome?: string }).outcome)).toEqual(["outcome_unknown"]);
+      // the tool server's minute-long wait ends with the cancellation, within the 20 s looked at
+      expect(await reported(gw)).toEqual(["outcome_unknown"]);
     } finally {
-      await client.close();
-      await gw.close();
+      await close();
     }
   });
 
   it("a client that does not come back: the tool server is told when the wait ends, and the call's outcome is reported", async () => {
-    const dir = allowedDir();
-    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
     const log: string[] = [];
-    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), askTimeoutMs: 300, log: (l) => void log.push(l) });
-    const client = await manualClient(gw.url!);
+    const { gw, client, asked, close } = await held("ask_person", { askTimeoutMs: 300, log: (l) => void log.push(l) });
     try {
-      const asked = (await client.callTool({ name: "ask_person", arguments: {} }, { allowInputRequired: true })) as unknown as Asked;
-      expect(asked.resultType).toBe("input_required");
       // the tool server, told, ends its call (it answers "asked and failed"): reported as failed
-      for (let i = 0; i < 100 && !gw.entries().some((e) => e.kind === "report"); i++) await new Promise((r) => setTimeout(r, 50));
-      await gw.settled();
-      expect(gw.entries().filter((e) => e.kind === "report").map((e) => (e as { outcome?: string }).outcome)).toEqual(["failed"]);
+      expect(await reported(gw)).toEqual(["failed"]);
       expect(log.some((l) => l.includes("the client did not come back within the ask timeout"))).toBe(true);
       const late = await client.callTool({ name: "ask_person", arguments: {}, inputResponses: accept, requestState: asked.requestState } as never, { allowInputRequired: true });
       expect(text(late)).toContain("no call of this gateway is held for this answer");
     } finally {
-      await client.close();
-      await gw.close();
+      await close();
     }
   });
 });

@@ -9,9 +9,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
-import { allowedDir, home, overHttp, overStdio, text } from "./helpers.js";
+import { allowedDir, ASKS, asksGateway, home, overHttp, overStdio, text } from "./helpers.js";
 
-const ASKS = join(import.meta.dirname, "fixtures/asks-server.ts");
 const CATALOGUE = `settings: {language: en}\ntools:\n${["ask_model", "ask_person", "list_roots", "chatty", "touch"].map((t) => `  - {name: ${t}, args: {type: object, additionalProperties: false}}`).join("\n")}\n`;
 
 /** A host that can sample, elicit and list roots, and keeps what it was asked and told. */
@@ -37,9 +36,7 @@ describe("the tool server's own requests, logs and updates, over streamable HTTP
   let gw: RunningGateway;
   const log: string[] = [];
   beforeAll(async () => {
-    const dir = allowedDir();
-    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: (l) => void log.push(l) });
+    gw = await asksGateway(CATALOGUE, { log: (l) => void log.push(l) });
   }, 60_000);
   afterAll(() => gw?.close());
 
