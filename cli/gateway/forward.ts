@@ -80,7 +80,8 @@ function forwardHeld(o: ForwardOptions, relay: Relay, params: Params, check: Che
     call.progressSent = call.progressSent.then(() => to.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token } })).catch(() => undefined);
   };
   const send = () => sendToolCall(o.upstream, o.tasks, params, { timeoutMs: o.callTimeoutMs, signal: call.abort.signal, onprogress });
-  call.run(relay.during(ctx, send, (method, sent) => call.ask(method, sent)));
+  // reported as the tool server ends it, whether or not a request of the client is there to read it
+  call.run(relay.during(ctx, send, (method, sent, signal) => call.ask(method, sent, signal)), (end) => void report(o, call, end));
   return answer(o, call, ctx);
 }
 
@@ -94,25 +95,27 @@ async function answer(o: ForwardOptions, call: HeldCall, ctx: ServerContext): Pr
     const next = await call.next();
     if (next.kind === "ask") {
       o.log(`relay ${next.ask.method}: to the client, which answers in its next round (protocol 2026-07-28)`);
-      return o.held.hold(call, next.ask, (end) => void settle(o, call, end));
+      return o.held.hold(call, next.ask);
+    }
+    if (next.kind === "error") {
+      if (signal.aborted) throw next.error;
+      return errorResult(`${call.tool} was allowed, but the tool server did not answer: ${next.error.message}`, { ...summary(call.check), outcome: "outcome_unknown" });
     }
     // as forward's: the last progress before the result, a few milliseconds apart
-    if (next.kind === "done" && call.relayed > 0) {
+    if (call.relayed > 0) {
       await call.progressSent;
       await new Promise((r) => setTimeout(r, 5));
     }
-    const result = await settle(o, call, next);
-    if (next.kind === "error" && signal.aborted) throw next.error;
-    return result;
+    return next.result as ToolResult;
   } finally {
     signal.removeEventListener("abort", cancel);
   }
 }
 
-function settle(o: ForwardOptions, call: HeldCall, end: Next): Promise<ToolResult> | ToolResult {
-  if (end.kind === "done") return ended(o, call.tool, call.check, end.result);
-  const error = end.kind === "error" ? end.error : new Error("the tool server asked again after its client went away");
-  return unanswered(o, call.tool, call.check, error).then(() => errorResult(`${call.tool} was allowed, but the tool server did not answer: ${error.message}`, { ...summary(call.check), outcome: "outcome_unknown" }));
+/** A held call's end, reported once, as the tool server gives it. */
+async function report(o: ForwardOptions, call: HeldCall, end: Next): Promise<void> {
+  if (end.kind === "done") ended(o, call.tool, call.check, end.result);
+  else if (end.kind === "error") await unanswered(o, call.tool, call.check, end.error);
 }
 
 /** Sent but not answered: it may have run, so its counters stay reserved. */

@@ -11,8 +11,9 @@
  *   - the retry is not checked again: the check allowed this call once, and reserved its
  *     counters then. It resumes the call: the answer goes to the tool server, and the retry waits
  *     for the tool server's next request or its result;
- *   - a client that does not come back within the ask timeout: the tool server's request is
- *     answered with an error, and the call's outcome is reported when the tool server ends it;
+ *   - the call's outcome is reported when the tool server ends it, whether or not its client is
+ *     there to read it (forward.ts); a client that does not come back within the ask timeout:
+ *     the tool server's request is answered with an error;
  *   - progress goes to the request the client is waiting on now, and cancelling that request
  *     cancels the tool server's call.
  *
@@ -71,19 +72,36 @@ export class HeldCall {
     this.token = token;
   }
 
-  /** The tool server's call, started by the caller: its end is kept until a request reads it. */
-  run(call: Promise<Record<string, unknown>>): void {
+  /**
+   * The tool server's call, started by the caller. `ended` runs once as it ends (the report); the
+   * end is kept until a request reads it.
+   */
+  run(call: Promise<Record<string, unknown>>, ended: (end: Next) => void): void {
+    const end = (next: Next) => {
+      this.ended = next;
+      ended(next);
+      this.wake?.();
+    };
     call.then(
-      (result) => this.end({ kind: "done", result }),
-      (error: unknown) => this.end({ kind: "error", error: error instanceof Error ? error : new Error(String(error)) }),
+      (result) => end({ kind: "done", result }),
+      (error: unknown) => end({ kind: "error", error: error instanceof Error ? error : new Error(String(error)) }),
     );
   }
 
-  /** The tool server's request, answered when the client's retry brings the answer (relay.ts). */
-  ask(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /**
+   * The tool server's request, answered when the client's retry brings the answer (relay.ts). One
+   * the tool server cancels before the client saw it is withdrawn.
+   */
+  ask(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
     if (this.orphaned) return Promise.reject(new Error("the client did not come back with an answer"));
     return new Promise((answer, fail) => {
-      this.asks.push({ method, params, answer, fail });
+      const ask: Ask = { method, params, answer, fail };
+      this.asks.push(ask);
+      signal?.addEventListener("abort", () => {
+        const i = this.asks.indexOf(ask);
+        if (i >= 0) this.asks.splice(i, 1);
+        fail(signal.reason instanceof Error ? signal.reason : new Error("the tool server cancelled its request"));
+      }, { once: true });
       this.wake?.();
     });
   }
@@ -100,21 +118,15 @@ export class HeldCall {
   }
 
   /** Nobody will come back for it: every request of the tool server, now and later, fails. */
-  orphan(why: Error): Promise<Next> {
+  orphan(why: Error): void {
     this.orphaned = true;
     for (const ask of this.asks.splice(0)) ask.fail(why);
-    return this.next();
-  }
-
-  private end(next: Next): void {
-    this.ended = next;
-    this.wake?.();
   }
 }
 
 /** The held calls of one gateway session, by id. */
 export class HeldCalls {
-  private readonly held = new Map<string, { call: HeldCall; ask: Ask; timer: ReturnType<typeof setTimeout>; settle: (end: Next) => void }>();
+  private readonly held = new Map<string, { call: HeldCall; ask: Ask; timer: ReturnType<typeof setTimeout> }>();
   private readonly key = randomBytes(32);
 
   constructor(private readonly o: HeldCallsOptions) {}
@@ -124,21 +136,18 @@ export class HeldCalls {
     return state.startsWith(PREFIX);
   }
 
-  /**
-   * Hold `call` on `ask` and answer the client with it. `settle` reports the call's end if the
-   * client never comes back.
-   */
-  hold(call: HeldCall, ask: Ask, settle: (end: Next) => void): ReturnType<typeof inputRequired> {
+  /** Hold `call` on `ask` and answer the client with it. */
+  hold(call: HeldCall, ask: Ask): ReturnType<typeof inputRequired> {
     const id = randomBytes(16).toString("base64url");
     const timer = setTimeout(() => {
       if (!this.held.delete(id)) return;
       this.o.log(`relay ${ask.method}: the client did not come back within the ask timeout; the tool server is told`);
-      ask.fail(new Error("the client did not come back with an answer"));
-      // Nothing is waiting for the call any more: its end is reported when the tool server gives it.
-      void call.orphan(new Error("the client did not come back with an answer")).then(settle);
+      const gone = new Error("the client did not come back with an answer");
+      ask.fail(gone);
+      call.orphan(gone);
     }, this.o.waitMs);
     timer.unref?.();
-    this.held.set(id, { call, ask, timer, settle });
+    this.held.set(id, { call, ask, timer });
     return inputRequired({ inputRequests: { [RELAY_KEY]: { method: ask.method, params: ask.params } as never }, requestState: `${PREFIX}${id}.${this.mac(id)}` });
   }
 
@@ -168,13 +177,13 @@ export class HeldCalls {
 
   /** Every held call's client is gone (the gateway closes): the tool server's requests fail. */
   close(): void {
-    for (const [id, { call, ask, timer, settle }] of this.held) {
+    for (const [id, { call, ask, timer }] of this.held) {
       clearTimeout(timer);
       this.held.delete(id);
       const closing = new Error("the gateway is closing");
       ask.fail(closing);
+      call.orphan(closing);
       call.abort.abort(closing);
-      void call.orphan(closing).then(settle);
     }
   }
 

@@ -25,7 +25,7 @@ const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "aler
 export type Level = (typeof LEVELS)[number];
 
 /** Where a 2026-07-28 client's call takes the tool server's requests (held-calls.ts). */
-export type Hold = (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
+export type Hold = (method: string, params: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
 
 interface InFlight {
   server: Server;
@@ -108,7 +108,7 @@ export class Relay {
       if (modern && mode === "url") throw refuse("URL-mode elicitation is not relayed to a 2026-07-28 client");
       sent = { ...sent, message: ownQuestion(this.o.serverName(), sent.message) };
     }
-    if (modern) return to.hold!(method, sent);
+    if (modern) return to.hold!(method, sent, signal);
     this.o.log(`relay ${method}: from the tool server to the client`);
     try {
       const r: unknown = await to.ctx.mcpReq.send({ method: method as "roots/list", params: sent }, { signal, timeout: this.o.askTimeoutMs });

@@ -13,7 +13,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import type { GatewayOptions, RunningGateway } from "../../cli/gateway/index.js";
 import { allowedDir, ASKS, asksGateway, home, overHttp, overStdio, text } from "./helpers.js";
 
-const TOOLS = ["ask_model", "ask_person", "list_roots", "chatty", "touch", "ask_then_wait"];
+const TOOLS = ["ask_model", "ask_person", "list_roots", "chatty", "touch", "ask_then_wait", "ask_briefly"];
 const CATALOGUE = `settings: {language: en}\ntools:\n${TOOLS.map((t) => `  - {name: ${t}, args: {type: object, additionalProperties: false}}`).join("\n")}\n`;
 
 /** A 2026-07-28 host that can sample, elicit and list roots (each as declared), and keeps what it was asked. */
@@ -156,6 +156,19 @@ describe("the held call's requestState", { timeout: 60_000 }, () => {
       await expect(resumed).rejects.toThrow();
       // the tool server's minute-long wait ends with the cancellation, within the 20 s looked at
       expect(await reported(gw)).toEqual(["outcome_unknown"]);
+    } finally {
+      await close();
+    }
+  });
+
+  it("a tool server that gives up on its question ends the call: reported then, and the client's late answer reads the result", async () => {
+    const { gw, client, asked, close } = await held("ask_briefly");
+    try {
+      // the gateway's ask timeout is a day: the report comes from the tool server's end, not from it
+      expect(await reported(gw)).toEqual(["failed"]);
+      const late = await client.callTool({ name: "ask_briefly", arguments: {}, inputResponses: { [KEY]: { action: "accept", content: {} } }, requestState: asked.requestState } as never, { allowInputRequired: true });
+      expect(late.isError).toBe(true);
+      expect(text(late)).toContain("asked and failed");
     } finally {
       await close();
     }
