@@ -5,10 +5,10 @@
  * have run). A call of a 2026-07-28 client during which the tool server asks the client something
  * is held open between the client's rounds (held-calls.ts).
  */
-import { PROTOCOL_VERSION_META_KEY, type inputRequired, type ServerContext } from "@modelcontextprotocol/server";
+import type { inputRequired, ServerContext } from "@modelcontextprotocol/server";
 import type { CheckResult, Outcome } from "../../worker/portable/engine/index.js";
 import type { Upstream } from "./upstream.js";
-import type { Relay } from "./relay.js";
+import { modernOf, type Relay } from "./relay.js";
 import { HeldCall, type HeldCalls, type Next } from "./held-calls.js";
 import { sendToolCall, type TaskTools } from "./task-tools.js";
 import { errorResult, type ToolResult } from "./words.js";
@@ -30,7 +30,7 @@ type Params = { name: string; arguments?: Record<string, unknown>; _meta?: Recor
 type Answer = ToolResult | ReturnType<typeof inputRequired>;
 
 export async function forward(o: ForwardOptions, params: Params, check: CheckResult, ctx: ServerContext): Promise<Answer> {
-  if (o.relay && modern(ctx)) return forwardHeld(o, o.relay, params, check, ctx);
+  if (o.relay && modernOf(ctx)) return forwardHeld(o, o.relay, params, check, ctx);
   const tool = params.name;
   const token = progressTokenOf(params._meta);
   let result: Record<string, unknown>;
@@ -130,9 +130,4 @@ function ended(o: ForwardOptions, tool: string, check: CheckResult, result: Reco
   void o.report(check.step, failed ? "failed" : "ran", failed ? undefined : resultValue(result));
   o.log(`allow ${tool}${check.reasons.length ? ` ${check.reasons.join(",")}` : ""}: ${failed ? "failed" : "ran"}`);
   return result as ToolResult;
-}
-
-/** A 2026-07-28 request carries its protocol version in its envelope; a 2025-era one does not. */
-function modern(ctx: ServerContext): boolean {
-  return ((ctx.mcpReq.envelope ?? {}) as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY] !== undefined;
 }

@@ -180,7 +180,7 @@ function envelopeOf(ctx: ServerContext): Record<string, unknown> {
 }
 
 /** A 2026-07-28 request carries its protocol version in its envelope; a 2025-era one does not. */
-function modernOf(ctx: ServerContext): boolean {
+export function modernOf(ctx: ServerContext): boolean {
   return envelopeOf(ctx)[PROTOCOL_VERSION_META_KEY] !== undefined;
 }
 
