@@ -11,13 +11,13 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { GatewayOptions, RunningGateway } from "../../cli/gateway/index.js";
-import { allowedDir, ASKS, asksGateway, home, overHttp, overStdio, text } from "./helpers.js";
+import { allowedDir, ASKS, asksGateway, EVERYTHING, home, overHttp, overStdio, text } from "./helpers.js";
 
 const TOOLS = ["ask_model", "ask_person", "list_roots", "chatty", "touch", "ask_then_wait", "ask_briefly"];
 const CATALOGUE = `settings: {language: en}\ntools:\n${TOOLS.map((t) => `  - {name: ${t}, args: {type: object, additionalProperties: false}}`).join("\n")}\n`;
 
 /** A 2026-07-28 host that can sample, elicit and list roots (each as declared), and keeps what it was asked. */
-function modernHost(caps: { sampling?: boolean; elicitation?: boolean; roots?: boolean } = { sampling: true, elicitation: true, roots: true }) {
+function modernHost(caps: { sampling?: boolean; elicitation?: boolean; roots?: boolean } = { sampling: true, elicitation: true, roots: true }, answer: Record<string, string | number | boolean | string[]> = { colour: "teal" }) {
   const seen = { asked: [] as string[], sampled: 0, rooted: 0 };
   const client = new Client(
     { name: "modern-host", version: "1.0.0" },
@@ -26,7 +26,7 @@ function modernHost(caps: { sampling?: boolean; elicitation?: boolean; roots?: b
       versionNegotiation: { mode: { pin: "2026-07-28" } },
     },
   );
-  if (caps.elicitation) client.setRequestHandler("elicitation/create", async (req) => (seen.asked.push(String((req.params as { message?: unknown }).message)), { action: "accept", content: { colour: "teal" } }));
+  if (caps.elicitation) client.setRequestHandler("elicitation/create", async (req) => (seen.asked.push(String((req.params as { message?: unknown }).message)), { action: "accept", content: answer }));
   if (caps.sampling) client.setRequestHandler("sampling/createMessage", async () => (seen.sampled++, { role: "assistant", content: { type: "text", text: "hi from the model" }, model: "test-model", stopReason: "endTurn" }));
   if (caps.roots) client.setRequestHandler("roots/list", async () => (seen.rooted++, { roots: [{ uri: "file:///home/me/project", name: "project" }] }));
   return { client, seen };
@@ -197,6 +197,29 @@ describe("the same over stdio, the gateway started as an MCP host starts it", { 
     await overStdio({ client, asked: [] }, ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", ASKS]);
     try {
       await relaysEachKind(client, seen);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the registry's server-everything behind the gateway, a 2026-07-28 client in front", { timeout: 90_000 }, () => {
+  it("its elicitation and sampling tools reach the person and the model, and return what they said", async () => {
+    const dir = allowedDir();
+    const catalogue = join(dir, "agent.yaml");
+    writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - {name: trigger-elicitation-request, args: {type: object}}\n  - {name: trigger-sampling-request, args: {type: object, properties: {prompt: {type: string}, maxTokens: {type: number}}}}\n");
+    const { client, seen } = modernHost(undefined, { name: "Ada Lovelace" });
+    await overStdio({ client, asked: [] }, ["--home", home(), "--catalogue", catalogue, "--", process.execPath, EVERYTHING, "stdio"]);
+    try {
+      const asked = await client.callTool({ name: "trigger-elicitation-request", arguments: {} });
+      expect(asked.isError, text(asked)).toBeFalsy();
+      expect(text(asked)).toContain("User provided the requested information");
+      expect(text(asked)).toContain("Ada Lovelace");
+      expect(seen.asked[0]).toContain("Please provide inputs for the following fields");
+      const sampled = await client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "say hi", maxTokens: 10 } });
+      expect(sampled.isError, text(sampled)).toBeFalsy();
+      expect(text(sampled)).toContain("hi from the model");
+      expect(seen.sampled).toBe(1);
     } finally {
       await client.close();
     }
