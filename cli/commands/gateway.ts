@@ -33,7 +33,7 @@ export const command = defineCommand({
     rulebook: { type: "string", value: "FILE", help: "a rulebook the check applies (.yaml, .csv, or a compiled registry folder)" },
     "taint-model-after-untrusted": { type: "boolean", help: "every argument the model writes after anything untrusted was read carries that read's label (held tainted_call)" },
     language: { type: "string", value: "en|pt-BR", help: "the session language (default: the catalogue's)" },
-    "ask-timeout": { type: "string", value: "SECS", help: "how long to wait for the person's answer (default 86400)" },
+    "ask-timeout": { type: "string", value: "SECS", help: "how long to wait for the person's answer, or for a 2026-07-28 client's answer to the tool server's own question (default 86400)" },
     "call-timeout": { type: "string", value: "SECS", help: "how long a forwarded call may take (default 86400)" },
     "start-timeout": { type: "string", value: "SECS", help: "how long the tool server has to answer `initialize` when it starts (default 60: `npx` may fetch it first)" },
     "session-idle": { type: "string", value: "SECS", help: "with --listen: a 2025-era HTTP session with nothing running and no request for this long is ended (default 1800)" },
