@@ -108,10 +108,13 @@ class UpstreamClient extends Client {
 }
 
 class UpstreamUnavailable extends StalwartError {
-  constructor(message: string) {
-    super("UpstreamUnavailable", message, { hint: "is the tool server's command right, and does it start on its own?" });
+  constructor(message: string, hint = "is the tool server's command right, and does it start on its own?") {
+    super("UpstreamUnavailable", message, { hint });
   }
 }
+
+/** A command's server that runs and never answers: what to look at (the SDK skips any stdout line that is not JSON). */
+const SILENT_HINT = "is it an MCP server on stdio? One served over HTTP is given with `--url URL`, and lines it writes on stdout that are not JSON-RPC are skipped unread; an `npx` that fetches the server first may need a longer `--start-timeout`";
 
 export class Upstream {
   private client: UpstreamClient | undefined;
@@ -264,12 +267,13 @@ export class Upstream {
       await client.connect(transport, { timeout: this.connectTimeoutMs });
     } catch (err) {
       await client.close().catch(() => undefined);
+      const command = transport instanceof ToolServerProcess && err instanceof SdkError ? err.code : undefined;
       // only a server that is still there, not answering (one that exited has no pid of its own any more)
-      if (transport instanceof ToolServerProcess && err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) transport.stop();
+      const silent = command === SdkErrorCode.RequestTimeout;
+      if (silent && transport instanceof ToolServerProcess) transport.stop();
       // the SDK's "Connection closed" says nothing of whose: a command's server exited or closed its stdout
-      const exited = transport instanceof ToolServerProcess && err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed;
-      const why = exited ? "it exited (or closed its standard output) before it answered `initialize`; what it wrote on stderr, above, may say why" : (err as Error).message;
-      throw new UpstreamUnavailable(`the tool server ${"url" in this.spec ? `at ${this.spec.url}` : `\`${[this.spec.command, ...this.spec.args].join(" ")}\``} did not start: ${why}`);
+      const why = command === SdkErrorCode.ConnectionClosed ? "it exited (or closed its standard output) before it answered `initialize`; what it wrote on stderr, above, may say why" : (err as Error).message;
+      throw new UpstreamUnavailable(`the tool server ${"url" in this.spec ? `at ${this.spec.url}` : `\`${[this.spec.command, ...this.spec.args].join(" ")}\``} did not start: ${why}`, silent ? SILENT_HINT : undefined);
     }
     this.client = client;
     return client;

@@ -164,7 +164,8 @@ describe("a tool server slow to start", { timeout: 60_000 }, () => {
       catalogue: catalogue(), home: home(), listen: { host: "127.0.0.1", port: 0 }, upstreamStartMs: 1500, notice: (l) => notices.push(l),
       upstream: { command: process.execPath, args: ["-e", "setTimeout(() => {}, 60000)"] },
     });
-    await expect(started).rejects.toMatchObject({ code: "UpstreamUnavailable", message: expect.stringContaining("did not start") });
+    // it runs and never answers: the hint names what to look at (an HTTP server, stdout lines the SDK skips, npx)
+    await expect(started).rejects.toMatchObject({ code: "UpstreamUnavailable", message: expect.stringContaining("did not start"), hint: expect.stringContaining("is it an MCP server on stdio? One served over HTTP is given with `--url URL`") });
     expect(notices).toEqual([`the tool server \`${process.execPath} -e setTimeout(() => {}, 60000)\` has not answered \`initialize\` after 0.75 s; waiting up to 1.5 s`]);
   });
 
@@ -173,6 +174,7 @@ describe("a tool server slow to start", { timeout: 60_000 }, () => {
     await expect(started).rejects.toMatchObject({
       code: "UpstreamUnavailable",
       message: `the tool server \`${process.execPath} -e process.exit(3)\` did not start: it exited (or closed its standard output) before it answered \`initialize\`; what it wrote on stderr, above, may say why`,
+      hint: "is the tool server's command right, and does it start on its own?",
     });
   });
 
