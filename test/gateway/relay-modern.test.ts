@@ -13,7 +13,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import type { GatewayOptions, RunningGateway } from "../../cli/gateway/index.js";
 import { allowedDir, ASKS, asksGateway, EVERYTHING, home, overHttp, overStdio, text } from "./helpers.js";
 
-const TOOLS = ["ask_model", "ask_person", "list_roots", "chatty", "touch", "ask_then_wait", "ask_briefly"];
+const TOOLS = ["ask_model", "ask_person", "list_roots", "chatty", "touch", "ask_then_wait", "ask_briefly", "ask_two"];
 const CATALOGUE = `settings: {language: en}\ntools:\n${TOOLS.map((t) => `  - {name: ${t}, args: {type: object, additionalProperties: false}}`).join("\n")}\n`;
 
 /** A 2026-07-28 host that can sample, elicit and list roots (each as declared), and keeps what it was asked. */
@@ -169,6 +169,20 @@ describe("the held call's requestState", { timeout: 60_000 }, () => {
       const late = await client.callTool({ name: "ask_briefly", arguments: {}, inputResponses: { [KEY]: { action: "accept", content: {} } }, requestState: asked.requestState } as never, { allowInputRequired: true });
       expect(late.isError).toBe(true);
       expect(text(late)).toContain("asked and failed");
+    } finally {
+      await close();
+    }
+  });
+
+  it("a question the tool server gives up on before the client saw it is withdrawn, never asked", async () => {
+    const { client, asked, close } = await held("ask_two");
+    try {
+      expect(String(asked.inputRequests[KEY]!.params!.message)).toContain("First?");
+      // the second question waits behind the first, and the tool server gives up on it meanwhile
+      await new Promise((r) => setTimeout(r, 800));
+      const r = (await client.callTool({ name: "ask_two", arguments: {}, inputResponses: { [KEY]: { action: "accept", content: {} } }, requestState: asked.requestState } as never, { allowInputRequired: true })) as unknown as { resultType?: string; isError?: boolean; content?: unknown };
+      expect(r.resultType, JSON.stringify(r)).not.toBe("input_required");
+      expect(JSON.parse(text(r))).toEqual({ first: { action: "accept", content: {} }, second: "gave up" });
     } finally {
       await close();
     }
