@@ -6,7 +6,7 @@ export function listText(all: readonly Approval[], now: number): string {
   if (all.length === 0) return "nothing waits for a person\n";
   const lines = all.map((a) => {
     const s = approvalStatus(a, now);
-    return `${a.record.id}  ${s.padEnd(8)}  ${a.record.tool}  ${when(a.record.created)}  ${a.record.reasons.join(",")}`;
+    return `${a.record.id}  ${s.padEnd(9)}  ${a.record.tool}  ${when(a.record.created)}  ${a.record.reasons.join(",")}`;
   });
   return lines.join("\n") + "\n";
 }

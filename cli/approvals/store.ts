@@ -4,7 +4,8 @@
  * a complete record or none; a decision is `<home>/approvals/receipts/<id>.json`, linked into
  * place — `link(2)` fails when the name exists, so of two people deciding at once exactly one
  * wins, and the loser is told; `used/<id>` is created exclusively the same way, so a token an
- * approval covers is handed out once. Nothing is ever rewritten, so there is no lost update.
+ * approval covers is handed out once, and `withdrawn/<id>` closes a record whose session ended
+ * with its process (a gateway's). Nothing is ever rewritten, so there is no lost update.
  * `standing/<hash of the call>` names the newest standing approval of a call ("always for this
  * session"), so a confirm reads one file, not every record (issue 14); it is only an index: what it
  * names is read and checked, and a home from before it is indexed once (`standing/.indexed`).
@@ -43,7 +44,9 @@ export class FileApprovalStore implements ApprovalStore {
     if (badReceipt) throw unreadable(receiptFile, badReceipt);
     // a receipt copied in from another record would approve this record's call on someone else's decision
     if (receipt && !receiptNames(receipt, record, id)) throw unreadable(receiptFile, `it is the receipt of another call (\`${receipt.id}\`)`);
-    return { record, receipt, used: existsSync(join(this.dir, "used", id)) };
+    const a: Approval = { record, receipt, used: existsSync(join(this.dir, "used", id)) };
+    if (existsSync(join(this.dir, "withdrawn", id))) a.withdrawn = true;
+    return a;
   }
 
   list(): Approval[] {
@@ -83,7 +86,7 @@ export class FileApprovalStore implements ApprovalStore {
     const key = standingKey(session, tool, agent, digest);
     const id = readId(join(this.dir, "standing", standingFile(key)));
     const a = id ? this.get(id) : undefined;
-    return a && standingKeyOf(a) === key ? a : undefined;
+    return a && !a.withdrawn && standingKeyOf(a) === key ? a : undefined;
   }
 
   /** Name `a` as its call's standing approval, unless a newer one is named (two writers: either is a standing approval). */
@@ -113,6 +116,12 @@ export class FileApprovalStore implements ApprovalStore {
     const a = this.get(id);
     if (!a || a.receipt?.decision !== "approve") return false;
     return this.writeNew(join(this.dir, "used"), id, "used\n", true);
+  }
+
+  withdraw(id: string): boolean {
+    const a = this.get(id);
+    if (!a || a.used || a.withdrawn || (a.receipt && a.receipt.decision !== "approve")) return false;
+    return this.writeNew(join(this.dir, "withdrawn"), id, "withdrawn\n", true);
   }
 
   /** Write `name` whole; with `exclusive`, only if it does not exist yet (false when it did). */

@@ -40,6 +40,7 @@ import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
 import type { TaskTools } from "./task-tools.js";
 import { forward, resume, type ForwardOptions } from "./forward.js";
 import { HeldCalls } from "./held-calls.js";
+import { AskedRecords } from "./asked.js";
 import { progressTokenOf, safeCanonical, safeDigest, summary } from "./call-parts.js";
 
 /** The part of the SDK's session the gateway uses (in-process and remote alike). */
@@ -78,6 +79,8 @@ export interface CallsOptions {
   hidden?: ReadonlySet<string>;
   /** a new pending record covered by a standing approval ("always for this session"), decided so with its own receipt (index.ts) */
   standing?: (record: PendingRecord) => Promise<Approval | undefined>;
+  /** the session ends with this process (the gateway's own, in-process): its open pending records are withdrawn as it stops (asked.ts) */
+  withdrawOnClose?: boolean;
 }
 
 /** Whether the client can be asked (server.ts works it out for a call only when a person is to be asked). */
@@ -105,7 +108,9 @@ export class Calls {
   /** calls of 2026-07-28 clients held open while the client answers the tool server (held-calls.ts) */
   private readonly held: HeldCalls;
   private readonly forwarding: ForwardOptions;
+  private readonly asked: AskedRecords;
   constructor(private readonly o: CallsOptions) {
+    this.asked = new AskedRecords(o.withdrawOnClose ? o.pending : undefined);
     this.history = new HistoryView(o.catalogue, o.language, o.context);
     this.followed = sessionInfo(o.session)?.inference;
     this.held = new HeldCalls({ waitMs: o.askTimeoutMs ?? 86_400_000, log: (l) => this.log(l) });
@@ -113,9 +118,10 @@ export class Calls {
     this.forwarding = { upstream: o.upstream, held: this.held, callTimeoutMs: o.callTimeoutMs, report, log: (l) => this.log(l), ...(o.relay ? { relay: o.relay } : {}), ...(o.tasks ? { tasks: o.tasks } : {}) };
   }
 
-  /** The gateway closes: held calls end (their tool servers' requests fail, their outcomes are reported). */
-  close(): void {
+  /** The gateway closes: held calls end (their tool servers' requests fail, their outcomes are reported); its open pending records are withdrawn. */
+  async close(): Promise<void> {
     this.held.close();
+    await this.asked.withdrawAll(this.nowMs(), (l) => this.log(l));
   }
 
   get session(): GatewaySession {
@@ -162,6 +168,7 @@ export class Calls {
     if (!(await this.recorded(approved))) return errorResult(`${tool} was approved, but the decision could not be recorded in the history; it did not run.`, { decision: "confirm", reasons: [] });
     const again = await this.check(tool, args, origins, approved.record.token);
     if (again.decision === "allow") await this.o.pending.markUsed(approved.record.id);
+    if (again.decision === "allow") this.asked.settled(approved.record.id);
     return this.decided(params, ctx, canElicit, tool, args, origins, again);
   }
 
@@ -252,6 +259,7 @@ export class Calls {
       return errorResult(`${text}\n\nThis call waits for a person, but the pending confirmation could not be stored (${(err as Error).message}).`, summary(check));
     }
     const id = record.id;
+    this.asked.asked(id);
     this.log(`confirm ${tool} ${check.reasons.join(",")}: waiting as ${id}`);
     const waitMs = this.o.approvalWaitMs ?? 0;
     const standing = await this.o.standing?.(record).catch(() => undefined);
@@ -262,6 +270,7 @@ export class Calls {
       return errorResult(`${text}\n\nThis call waits for a person (pending ${id}); it did not run. Once it is approved, the same call with the same arguments runs once.`, { ...summary(check), pending: id });
     }
     if (!(await this.recorded(a))) return errorResult(`${tool}: the decision could not be recorded in the history; it did not run.`, { ...summary(check), pending: id });
+    if (receipt.decision !== "approve") this.asked.settled(id);
     if (receipt.decision === "deny") {
       this.log(`confirm ${tool}: denied by ${receipt.by} (${id})`);
       return errorResult(`${tool} was denied by ${receipt.by}${receipt.message ? `: ${receipt.message}` : ""}, and it did not run.`, { ...summary(check), pending: id, approved: false });
@@ -281,6 +290,7 @@ export class Calls {
     const check2 = await this.check(tool, args, origins, record.token);
     if (check2.decision !== "allow") return errorResult(`${tool} was approved by ${receipt.by}, but the approval does not cover this call (${String(check2.detail.confirmation ?? check2.reasons.join(","))}); it did not run.`, summary(check2));
     await this.o.pending.markUsed(id);
+    this.asked.settled(id);
     this.log(`confirm ${tool}: approved by ${receipt.by} (${id})`);
     return this.forward(params, check2, ctx);
   }

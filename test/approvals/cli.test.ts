@@ -37,7 +37,7 @@ describe("stalwart approvals", () => {
     }
     expect(id).toMatch(/^p_[0-9a-f]{16}$/);
     const text = await stalwart(["approvals", "list", "--home", home]);
-    expect(text.stdout).toContain(`${id}  pending   refund_card`);
+    expect(text.stdout).toContain(`${id}  pending    refund_card`);
     const show = await stalwart(["approvals", "show", id, "--home", home]);
     expect(show.stdout).toContain('amount = 40  — written by the model  [!]');
     expect(show.stdout).toContain("spend refund_card (USD): 0 → 40 of 500 per month");

@@ -135,6 +135,50 @@ describe.each(stores)("approval store (%s)", (_name, make) => {
   });
 });
 
+// The worker's store has no withdraw: a check worker's sessions outlive any one gateway.
+describe.each(stores.slice(0, 2))("withdrawing a record whose session ended (%s)", (_name, make) => {
+  it("closes a pending or approved-unrun record once; it can no longer be decided or found approved", async () => {
+    const s = make();
+    const waiting = record(), approved = record();
+    for (const r of [waiting, approved]) await s.add(r);
+    await decide(s, K, approved.id, { decision: "approve", by: "ana", at: T0 + 1 });
+    expect(await s.withdraw!(waiting.id)).toBe(true);
+    expect(await s.withdraw!(waiting.id), "once").toBe(false);
+    expect(await s.withdraw!(approved.id)).toBe(true);
+    expect(approvalStatus((await s.get(waiting.id))!, T0 + 2)).toBe("withdrawn");
+    expect(approvalStatus((await s.get(approved.id))!, T0 + 2)).toBe("withdrawn");
+    await expect(decide(s, K, waiting.id, { decision: "approve", by: "bob", at: T0 + 3 })).rejects.toThrow(/cannot be decided: it is withdrawn/);
+    expect((await s.get(waiting.id))!.receipt, "no receipt stored").toBeNull();
+    expect(approvedFor(await s.list(), "s1", "refund_card", approved.digest, T0 + 3), "an approval withdrawn covers nothing").toBeUndefined();
+  });
+
+  it("leaves a record that was used, denied or edited as it is", async () => {
+    const s = make();
+    const used = record(), denied = record(), edited = record();
+    for (const r of [used, denied, edited]) await s.add(r);
+    await decide(s, K, used.id, { decision: "approve", by: "ana", at: T0 + 1 });
+    await s.markUsed(used.id);
+    await decide(s, K, denied.id, { decision: "deny", by: "ana", at: T0 + 1 });
+    await decide(s, K, edited.id, { decision: "edit", by: "ana", at: T0 + 1, edited: { order_id: "4411", amount: 4 } });
+    for (const [r, status] of [[used, "used"], [denied, "denied"], [edited, "edited"]] as const) {
+      expect(await s.withdraw!(r.id), status).toBe(false);
+      expect(approvalStatus((await s.get(r.id))!, T0 + 2)).toBe(status);
+    }
+    expect(await s.withdraw!("p_00000000000000ff"), "an unknown id").toBe(false);
+  });
+
+  it("a standing approval withdrawn stands for nothing", async () => {
+    const s = make();
+    const always = record();
+    await s.add(always);
+    await decide(s, K, always.id, { decision: "approve", by: "ana", at: T0, always: true });
+    expect((await standingIn(s, "s1", "refund_card", null, always.digest))?.record.id).toBe(always.id);
+    await s.withdraw!(always.id);
+    expect(standingFor(await s.list(), "s1", "refund_card", null, always.digest)).toBeUndefined();
+    expect(await standingIn(s, "s1", "refund_card", null, always.digest)).toBeUndefined();
+  });
+});
+
 describe("the home's standing index", () => {
   it("is built once for a home whose records predate it, and a damaged one names nothing it should not", async () => {
     const home = mkdtempSync(join(tmpdir(), "stalwart-approvals-"));

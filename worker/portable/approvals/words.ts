@@ -51,6 +51,8 @@ export function statusWords(s: ApprovalStatus, a: Approval): string {
       return `denied by ${by}`;
     case "edited":
       return `edited by ${by} (checked again as a new call)`;
+    case "withdrawn":
+      return r?.decision === "approve" ? `approved by ${by}, withdrawn unrun (the gateway that asked stopped)` : "withdrawn undecided (the gateway that asked stopped)";
     case "expired":
       return "expired undecided";
   }

@@ -14,7 +14,7 @@ export async function decide(store: ApprovalStore, mac: Mac, id: string, d: Deci
   const answer = await store.decide(id, receipt, d.at);
   if (answer.ok) return answer.approval;
   const was = answer.approval?.receipt;
-  const why = answer.why === "decided" && was ? `${was.decision === "approve" ? "approved" : was.decision === "deny" ? "denied" : "edited"} by ${was.by}` : answer.why === "expired" ? "expired" : answer.why === "decided" ? "spent" : "not this call";
+  const why = answer.why === "decided" && was ? `${was.decision === "approve" ? "approved" : was.decision === "deny" ? "denied" : "edited"} by ${was.by}` : answer.why === "expired" ? "expired" : answer.why === "withdrawn" ? "withdrawn: the gateway that asked stopped, and the session its call belonged to ended with it (the same call made again is asked again)" : answer.why === "decided" ? "spent" : "not this call";
   throw new StalwartError("ApprovalDecided", `confirmation \`${id}\` cannot be decided: it is ${why}`);
 }
 

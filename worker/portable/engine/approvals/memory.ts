@@ -25,7 +25,7 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
   standing(session: string, tool: string, agent: string | null, digest: string): Approval | undefined {
     const a = this.standingBy.get(standingKey(session, tool, agent, digest));
-    return a ? cloneData(a) : undefined;
+    return a && !a.withdrawn ? cloneData(a) : undefined;
   }
   decide(id: string, receipt: SignedReceipt, now: number): DecideAnswer {
     const a = this.byId.get(id);
@@ -41,6 +41,12 @@ export class MemoryApprovalStore implements ApprovalStore {
     const a = this.byId.get(id);
     if (!a || a.used || a.receipt?.decision !== "approve") return false;
     a.used = true;
+    return true;
+  }
+  withdraw(id: string): boolean {
+    const a = this.byId.get(id);
+    if (!a || a.used || a.withdrawn || (a.receipt && a.receipt.decision !== "approve")) return false;
+    a.withdrawn = true;
     return true;
   }
 }

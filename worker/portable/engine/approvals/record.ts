@@ -7,7 +7,7 @@
  */
 import { isTime, type SignedReceipt } from "./receipts.js";
 
-export type ApprovalStatus = "pending" | "approved" | "denied" | "edited" | "used" | "expired";
+export type ApprovalStatus = "pending" | "approved" | "denied" | "edited" | "used" | "withdrawn" | "expired";
 
 /** One argument as a person needs to see it: the value, where it came from, what it carries. */
 export interface ArgumentOrigin {
@@ -83,9 +83,15 @@ export interface Approval {
   receipt: SignedReceipt | null;
   /** the approved call spent the token */
   used: boolean;
+  /**
+   * The session that asked ended with its process before the call ran (a gateway that stopped:
+   * its session lives in its memory only), so nothing can spend the token any more. Set by
+   * stores that keep it (the home's); absent otherwise.
+   */
+  withdrawn?: true;
 }
 
-export type DecideAnswer = { ok: true; approval: Approval } | { ok: false; why: "unknown" | "decided" | "expired" | "mismatch"; approval?: Approval };
+export type DecideAnswer = { ok: true; approval: Approval } | { ok: false; why: "unknown" | "decided" | "withdrawn" | "expired" | "mismatch"; approval?: Approval };
 
 /** One interface, three homes: memory (memory.ts), files under the home (cli/approvals/), a Durable Object per tenant. */
 export interface ApprovalStore {
@@ -97,6 +103,13 @@ export interface ApprovalStore {
   decide(id: string, receipt: SignedReceipt, now: number): Promise<DecideAnswer> | DecideAnswer;
   /** true the first time only */
   markUsed(id: string): Promise<boolean> | boolean;
+  /**
+   * The asking session ended for good (its process stopped, and it cannot be resumed): an
+   * undecided or approved, unused record is closed as `withdrawn`, so no person is asked to
+   * decide a call that can no longer run. True the first time only; false for a record already
+   * used, denied or edited.
+   */
+  withdraw?(id: string): Promise<boolean> | boolean;
   /**
    * The newest standing approval ("always for this session") of exactly this call — what
    * `standingFor` finds in `list()` — read from an index, so a confirm costs the same whatever
@@ -112,6 +125,7 @@ export function approvalStatus(a: Approval, now: number): ApprovalStatus {
   const r = a.receipt;
   if (r?.decision === "deny") return "denied";
   if (r?.decision === "edit") return "edited";
+  if (a.withdrawn) return "withdrawn";
   if (now >= a.record.expires) return "expired";
   return r?.decision === "approve" ? "approved" : "pending";
 }
@@ -120,6 +134,7 @@ export function approvalStatus(a: Approval, now: number): ApprovalStatus {
 export function decideProblem(a: Approval | undefined, receipt: SignedReceipt, now: number): Exclude<DecideAnswer, { ok: true }>["why"] | null {
   if (!a) return "unknown";
   if (a.receipt || a.used) return "decided";
+  if (a.withdrawn) return "withdrawn";
   if (now >= a.record.expires) return "expired";
   const r = a.record;
   if (receipt.id !== r.id || receipt.session !== r.session || receipt.ask !== r.step || receipt.tool !== r.tool || receipt.agent !== r.agent || receipt.args !== r.digest) return "mismatch";
@@ -136,7 +151,7 @@ export function approvedFor(all: readonly Approval[], session: string, tool: str
  * same argument digest in the same session — never the whole tool, never another session.
  */
 export function standingFor(all: readonly Approval[], session: string, tool: string, agent: string | null, digest: string): Approval | undefined {
-  return all.find((a) => a.receipt?.decision === "approve" && a.receipt.always && a.record.session === session && a.record.tool === tool && a.record.agent === agent && a.record.digest === digest);
+  return all.find((a) => a.receipt?.decision === "approve" && a.receipt.always && !a.withdrawn && a.record.session === session && a.record.tool === tool && a.record.agent === agent && a.record.digest === digest);
 }
 
 /** What a standing approval is indexed under: the session, tool, agent and argument digest it covers. */
