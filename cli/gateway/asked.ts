@@ -1,6 +1,13 @@
 /**
- * The pending confirmations this gateway put in the approval store and has not seen settled. The
- * gateway's session lives in its memory only: once the process stops, no later process can spend
+ * The pending confirmations this gateway put in the approval store and has not seen settled.
+ *
+ * The same call made again while its record waits (a model that retries, a client's own retry)
+ * waits on that record: the person is asked once, not once per attempt. Only when it is shown the
+ * same way (the arguments and where each came from, the reasons and their words, the counters)
+ * and is still undecided: an ask that reads otherwise now is a record of its own, so nobody
+ * approves a call on reasons that no longer hold.
+ *
+ * The gateway's session lives in its memory only: once the process stops, no later process can spend
  * a token of it (a new gateway is a new session, with a history of its own). A record left
  * pending would ask a person to decide a call that can no longer run, and their approval would
  * let nothing through: the same call, made again, is asked again under a new id. So as the
@@ -8,16 +15,27 @@
  * denied, edited or expired is left as it is. A gateway that is killed withdraws nothing: its
  * records expire with their tokens.
  */
-import type { ApprovalStore } from "../../worker/portable/engine/index.js";
+import { approvalStatus, canonicalize, type ApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
 
 export class AskedRecords {
-  private readonly open = new Set<string>();
+  /** id → what its person is shown (`shownAs`) */
+  private readonly open = new Map<string, string>();
 
-  /** `store` undefined: the session outlives this gateway (the caller's own, or the check worker's), nothing is withdrawn */
+  /** `store` undefined: the records are not this gateway's own (the caller's session, or the check worker's), each ask is added as it comes and nothing is withdrawn */
   constructor(private readonly store: ApprovalStore | undefined) {}
 
-  asked(id: string): void {
-    if (this.store?.withdraw) this.open.add(id);
+  /** The record this ask waits on: an open one of the same call shown the same way, else `fresh`, added with `add`. */
+  async enter(fresh: PendingRecord, now: number, add: (r: PendingRecord) => Promise<void> | void): Promise<PendingRecord> {
+    const shown = this.store ? shownAs(fresh) : undefined;
+    for (const [id, s] of this.open) {
+      if (s !== shown) continue;
+      // unreadable now: a record of its own, as if none were open
+      const a = await Promise.resolve(this.store!.get(id)).catch(() => undefined);
+      if (a && approvalStatus(a, now) === "pending") return a.record;
+    }
+    await add(fresh);
+    if (shown !== undefined) this.open.set(fresh.id, shown);
+    return fresh;
   }
 
   /** The record was used, denied or edited: nothing to withdraw. */
@@ -29,7 +47,7 @@ export class AskedRecords {
   async withdrawAll(now: number, log: (line: string) => void): Promise<number> {
     const store = this.store;
     let n = 0;
-    for (const id of this.open) {
+    for (const id of this.open.keys()) {
       try {
         const a = await store?.get(id);
         // an expired record is closed by the clock already, and says so
@@ -42,4 +60,9 @@ export class AskedRecords {
     if (n > 0) log(`withdrew ${n} pending confirmation${n === 1 ? "" : "s"}: this gateway's session ends as it stops, so no later call can use them`);
     return n;
   }
+}
+
+/** Everything a person reads of an ask, and the call it covers: two asks equal here are one decision. */
+function shownAs(r: PendingRecord): string {
+  return canonicalize([r.session, r.tool, r.agent, r.digest, r.origins, r.reasons, r.wording, r.counters]);
 }

@@ -251,16 +251,16 @@ export class Calls {
   private async hold(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, text: string): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     const labels: Record<string, string[]> = {};
     for (const k of Object.keys(origins)) labels[k] = origins[k]!.labels;
-    const record = pendingFrom({ session: this.o.session.id, tool, args, check, origins: originsOf(origins), labels, catalogue: this.o.catalogue, now: this.nowMs() });
-    if (!record) return errorResult(`${text}\n\nThis call waits for a person, and no approval can be recorded for it.`, summary(check));
+    const fresh = pendingFrom({ session: this.o.session.id, tool, args, check, origins: originsOf(origins), labels, catalogue: this.o.catalogue, now: this.nowMs() });
+    if (!fresh) return errorResult(`${text}\n\nThis call waits for a person, and no approval can be recorded for it.`, summary(check));
+    let record: PendingRecord;
     try {
-      await this.o.pending.add(record);
+      record = await this.asked.enter(fresh, this.nowMs(), (r) => this.o.pending.add(r)); // the same call asked again: its record
     } catch (err) {
       return errorResult(`${text}\n\nThis call waits for a person, but the pending confirmation could not be stored (${(err as Error).message}).`, summary(check));
     }
     const id = record.id;
-    this.asked.asked(id);
-    this.log(`confirm ${tool} ${check.reasons.join(",")}: waiting as ${id}`);
+    this.log(`confirm ${tool} ${check.reasons.join(",")}: ${record === fresh ? "waiting" : "still waiting (asked again)"} as ${id}`);
     const waitMs = this.o.approvalWaitMs ?? 0;
     const standing = await this.o.standing?.(record).catch(() => undefined);
     const a = standing ?? (waitMs > 0 ? await waitForDecision(this.o.pending, id, { ms: waitMs, signal: ctx.mcpReq.signal }) : undefined);

@@ -1,0 +1,107 @@
+/**
+ * The pending confirmations a gateway leaves in the home's store for a client without elicitation.
+ *
+ * The same call made again while its record waits undecided waits on that record: a person is
+ * asked once, however often the model retries. An ask that reads otherwise (here: an argument
+ * now copied from a result) is a record of its own.
+ *
+ * A gateway's session lives in its memory: once it stops, nothing can spend a token it handed
+ * out, so the pending confirmations it left would ask a person to decide calls that can no longer
+ * run (and their approval would let nothing through). As it stops, it withdraws each one still
+ * open; one already used stays used, and a person who then tries to decide a withdrawn one is told
+ * why.
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { approvalStatus, decide } from "../../worker/portable/engine/index.js";
+import { statusWords } from "../../worker/portable/approvals/words.js";
+import { homeMac } from "../../cli/approvals/mac.js";
+import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { startGateway } from "../../cli/gateway/index.js";
+import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, overHttp, text } from "./helpers.js";
+
+describe("the same call asked again", { timeout: 60_000 }, () => {
+  it("waits on the record that waits for it; once that is used, a new one; an ask that reads otherwise has its own", async () => {
+    const dir = allowedDir();
+    const h = home();
+    const lines: string[] = [];
+    const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-again-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: (l) => lines.push(l) });
+    const { client } = await overHttp(downstreamClient({}), gw.url!);
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const r = await client.callTool({ name, arguments: args });
+      return { r, pending: (r._meta?.["stalwart-agents/check"] as { pending?: string } | undefined)?.pending };
+    };
+    const target = join(dir, "note.txt");
+    const write = () => call("write_file", { path: target, content: "hello" });
+    try {
+      const first = await write();
+      expect(first.pending).toMatch(/^p_/);
+      for (let i = 0; i < 2; i++) expect((await write()).pending, "a retry waits on the same record").toBe(first.pending);
+      expect((await gw.pending.list()).length).toBe(1);
+      expect(lines).toContain(`confirm write_file argument_origin: still waiting (asked again) as ${first.pending}`);
+      await decide(gw.pending, homeMac(h), first.pending!, { decision: "approve", by: "ana", at: Date.now() });
+      const ran = await write();
+      expect(ran.r.isError, text(ran.r)).toBeFalsy();
+      expect(readFileSync(target, "utf8")).toBe("hello");
+      const after = await write();
+      expect(after.pending, "its record is used: the next call is a new ask").toMatch(/^p_/);
+      expect(after.pending).not.toBe(first.pending);
+
+      // the content now also comes from a result: shown otherwise, so a record of its own
+      writeFileSync(join(dir, "source.txt"), "hello");
+      const read = await call("read_text_file", { path: join(dir, "source.txt") });
+      expect(read.r.isError, text(read.r)).toBeFalsy();
+      const copied = await write();
+      expect(copied.pending).toMatch(/^p_/);
+      expect(copied.pending).not.toBe(after.pending);
+      const record = (await gw.pending.get(copied.pending!))!.record;
+      expect(record.origins.content!.origin).toMatch(/^result:\d+/);
+      expect((await gw.pending.get(after.pending!))!.record.origins.content!.origin).toBe("model");
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+});
+
+describe("pending confirmations of a gateway that stops", { timeout: 60_000 }, () => {
+  it("are withdrawn, undecided or approved and unrun; a used one stays used", async () => {
+    const dir = allowedDir();
+    const h = home();
+    const lines: string[] = [];
+    const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-withdraw-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: (l) => lines.push(l) });
+    const { client } = await overHttp(downstreamClient({}), gw.url!);
+    const write = async (name: string) => {
+      const r = await client.callTool({ name: "write_file", arguments: { path: join(dir, name), content: name } });
+      return { r, pending: (r._meta?.["stalwart-agents/check"] as { pending?: string } | undefined)?.pending };
+    };
+    const mac = homeMac(h);
+    let undecided: string, approved: string, used: string;
+    try {
+      undecided = (await write("a.txt")).pending!;
+      approved = (await write("b.txt")).pending!;
+      const ran = await write("c.txt");
+      used = ran.pending!;
+      for (const id of [undecided, approved, used]) expect(id).toMatch(/^p_/);
+      await decide(gw.pending, mac, approved, { decision: "approve", by: "ana", at: Date.now() });
+      await decide(gw.pending, mac, used, { decision: "approve", by: "ana", at: Date.now() });
+      const again = await write("c.txt");
+      expect(again.r.isError, text(again.r)).toBeFalsy();
+      expect(existsSync(join(dir, "c.txt"))).toBe(true);
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+    // another process reads the home as it is now
+    const store = new FileApprovalStore(h);
+    const status = (id: string) => approvalStatus(store.get(id)!, Date.now());
+    expect(status(undecided)).toBe("withdrawn");
+    expect(status(approved)).toBe("withdrawn");
+    expect(status(used)).toBe("used");
+    expect(statusWords("withdrawn", store.get(approved)!)).toBe("approved by ana, withdrawn unrun (the gateway that asked stopped)");
+    await expect(decide(store, mac, undecided, { decision: "approve", by: "bob", at: Date.now() })).rejects.toThrow(/withdrawn: the gateway that asked stopped/);
+    expect(lines).toContain("withdrew 2 pending confirmations: this gateway's session ends as it stops, so no later call can use them");
+    expect(existsSync(join(dir, "a.txt")) || existsSync(join(dir, "b.txt")), "nothing withdrawn ran").toBe(false);
+  });
+});
