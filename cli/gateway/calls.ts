@@ -79,8 +79,8 @@ export interface CallsOptions {
   hidden?: ReadonlySet<string>;
   /** a new pending record covered by a standing approval ("always for this session"), decided so with its own receipt (index.ts) */
   standing?: (record: PendingRecord) => Promise<Approval | undefined>;
-  /** the session ends with this process (the gateway's own, in-process): its open pending records are withdrawn as it stops (asked.ts) */
-  withdrawOnClose?: boolean;
+  /** the pending records are this process's own (its in-process session ends with it): a retry waits on its open record, and the open ones are withdrawn as it stops (asked.ts) */
+  ownRecords?: boolean;
 }
 
 /** Whether the client can be asked (server.ts works it out for a call only when a person is to be asked). */
@@ -110,7 +110,7 @@ export class Calls {
   private readonly forwarding: ForwardOptions;
   private readonly asked: AskedRecords;
   constructor(private readonly o: CallsOptions) {
-    this.asked = new AskedRecords(o.withdrawOnClose ? o.pending : undefined);
+    this.asked = new AskedRecords(o.ownRecords ? o.pending : undefined);
     this.history = new HistoryView(o.catalogue, o.language, o.context);
     this.followed = sessionInfo(o.session)?.inference;
     this.held = new HeldCalls({ waitMs: o.askTimeoutMs ?? 86_400_000, log: (l) => this.log(l) });
@@ -167,8 +167,10 @@ export class Calls {
     if (!approved) return this.decided(params, ctx, canElicit, tool, args, origins, check);
     if (!(await this.recorded(approved))) return errorResult(`${tool} was approved, but the decision could not be recorded in the history; it did not run.`, { decision: "confirm", reasons: [] });
     const again = await this.check(tool, args, origins, approved.record.token);
-    if (again.decision === "allow") await this.o.pending.markUsed(approved.record.id);
-    if (again.decision === "allow") this.asked.settled(approved.record.id);
+    if (again.decision === "allow") {
+      await this.o.pending.markUsed(approved.record.id);
+      this.asked.settled(approved.record.id);
+    }
     return this.decided(params, ctx, canElicit, tool, args, origins, again);
   }
 
