@@ -21,17 +21,24 @@ import { FileApprovalStore } from "../../cli/approvals/store.js";
 import { startGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, overHttp, text } from "./helpers.js";
 
+/** A gateway over HTTP in front of the filesystem server, a client without elicitation, and its log. */
+async function started(tag: string) {
+  const dir = allowedDir();
+  const h = home();
+  const lines: string[] = [];
+  const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-${tag}-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: (l) => lines.push(l) });
+  const { client } = await overHttp(downstreamClient({}), gw.url!);
+  /** a call, and the pending id it got (if any) */
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await client.callTool({ name, arguments: args });
+    return { r, pending: (r._meta?.["stalwart-agents/check"] as { pending?: string } | undefined)?.pending };
+  };
+  return { dir, h, lines, gw, client, call };
+}
+
 describe("the same call asked again", { timeout: 60_000 }, () => {
   it("waits on the record that waits for it; once that is used, a new one; an ask that reads otherwise has its own", async () => {
-    const dir = allowedDir();
-    const h = home();
-    const lines: string[] = [];
-    const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-again-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: (l) => lines.push(l) });
-    const { client } = await overHttp(downstreamClient({}), gw.url!);
-    const call = async (name: string, args: Record<string, unknown>) => {
-      const r = await client.callTool({ name, arguments: args });
-      return { r, pending: (r._meta?.["stalwart-agents/check"] as { pending?: string } | undefined)?.pending };
-    };
+    const { dir, h, lines, gw, client, call } = await started("again");
     const target = join(dir, "note.txt");
     const write = () => call("write_file", { path: target, content: "hello" });
     try {
@@ -67,15 +74,8 @@ describe("the same call asked again", { timeout: 60_000 }, () => {
 
 describe("pending confirmations of a gateway that stops", { timeout: 60_000 }, () => {
   it("are withdrawn, undecided or approved and unrun; a used one stays used", async () => {
-    const dir = allowedDir();
-    const h = home();
-    const lines: string[] = [];
-    const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-withdraw-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: (l) => lines.push(l) });
-    const { client } = await overHttp(downstreamClient({}), gw.url!);
-    const write = async (name: string) => {
-      const r = await client.callTool({ name: "write_file", arguments: { path: join(dir, name), content: name } });
-      return { r, pending: (r._meta?.["stalwart-agents/check"] as { pending?: string } | undefined)?.pending };
-    };
+    const { dir, h, lines, gw, client, call } = await started("withdraw");
+    const write = (name: string) => call("write_file", { path: join(dir, name), content: name });
     const mac = homeMac(h);
     let undecided: string, approved: string, used: string;
     try {
