@@ -18,8 +18,8 @@
 import { approvalStatus, canonicalize, type ApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
 
 export class AskedRecords {
-  /** id → what its person is shown (`shownAs`) */
-  private readonly open = new Map<string, string>();
+  /** id → what its person is shown (`shownAs`), and when its token expires */
+  private readonly open = new Map<string, { shown: string; expires: number }>();
 
   /** `store` undefined: the records are not this gateway's own (the caller's session, or the check worker's), each ask is added as it comes and nothing is withdrawn */
   constructor(private readonly store: ApprovalStore | undefined) {}
@@ -27,14 +27,16 @@ export class AskedRecords {
   /** The record this ask waits on: an open one of the same call shown the same way, else `fresh`, added with `add`. */
   async enter(fresh: PendingRecord, now: number, add: (r: PendingRecord) => Promise<void> | void): Promise<PendingRecord> {
     const shown = this.store ? shownAs(fresh) : undefined;
-    for (const [id, s] of this.open) {
-      if (s !== shown) continue;
+    for (const [id, o] of this.open) {
+      // expired: closed by the clock, nothing to reuse or withdraw (a long-running gateway forgets it)
+      if (now >= o.expires) this.open.delete(id);
+      if (o.shown !== shown || now >= o.expires) continue;
       // unreadable now: a record of its own, as if none were open
       const a = await Promise.resolve(this.store!.get(id)).catch(() => undefined);
       if (a && approvalStatus(a, now) === "pending") return a.record;
     }
     await add(fresh);
-    if (shown !== undefined) this.open.set(fresh.id, shown);
+    if (shown !== undefined) this.open.set(fresh.id, { shown, expires: fresh.expires });
     return fresh;
   }
 
