@@ -6,6 +6,8 @@
  *
  * The trace's call ids are mapped to the replayed session's step numbers: the step that was allowed
  * (after an approval, the step the token was presented at), else the step of the call's last check.
+ * An approval comes with its call (`approved`) or later, as an `answer` event: the token is then
+ * presented at the answer's time, where the live session presented it.
  * `undo_of` and `result:<id>.<path>` origins are rewritten with that number.
  */
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
@@ -81,6 +83,8 @@ export async function replayTrace(trace: Trace, opts: ReplayOptions): Promise<Re
     const summary = { name: spec.name, language: spec.language ?? null, calls: 0 };
     sessions.push(summary);
     const byId = new Map<string, ReplayedCall>();
+    /** a confirmed call's check again with its token, for an `answer` event that approves it */
+    const presents = new Map<string, (token: string) => Promise<CheckResult>>();
     /** the replayed step a trace id stands for */
     const stepOf = (id: string): number => {
       const c = byId.get(id)!;
@@ -91,11 +95,20 @@ export async function replayTrace(trace: Trace, opts: ReplayOptions): Promise<Re
       if (ev.type === "turn") {
         await sdkAsync(trace, ev.line, () => session.read(ev.text));
       } else if (ev.type === "call") {
-        const rec = await replayCall(trace, session, spec.name, ev, stepOf, clock);
+        const { rec, present } = await replayCall(trace, session, spec.name, ev, stepOf, clock);
         byId.set(ev.id, rec);
+        presents.set(ev.id, present);
         calls.push(rec);
         summary.calls++;
         opts.onProgress?.(++done, trace.calls);
+      } else if (ev.type === "answer") {
+        const rec = byId.get(ev.call)!;
+        rec.approved = ev.approved;
+        const token = rec.check.confirmation;
+        if (ev.approved && rec.check.decision === "confirm" && token !== undefined) {
+          rec.afterApproval = await sdkAsync(trace, ev.line, () => presents.get(ev.call)!(token));
+          if (rec.afterApproval.decision === "allow") rec.allowedStep = rec.afterApproval.step;
+        }
       } else {
         const rec = byId.get(ev.call)!;
         const reported = rec.allowedStep !== null;
@@ -107,7 +120,7 @@ export async function replayTrace(trace: Trace, opts: ReplayOptions): Promise<Re
   return { trace, sessions, calls };
 }
 
-async function replayCall(trace: Trace, session: ReplaySession, sessionName: string, ev: TraceCall, stepOf: (id: string) => number, clock: ReplayClock): Promise<ReplayedCall> {
+async function replayCall(trace: Trace, session: ReplaySession, sessionName: string, ev: TraceCall, stepOf: (id: string) => number, clock: ReplayClock): Promise<{ rec: ReplayedCall; present: (token: string) => Promise<CheckResult> }> {
   const options: CallOptions = {};
   if (ev.origins) {
     const origins = Object.create(null) as Record<string, string>;
@@ -122,6 +135,7 @@ async function replayCall(trace: Trace, session: ReplaySession, sessionName: str
   if (ev.undoOf !== undefined) options.undoOf = stepOf(ev.undoOf);
 
   const check = await sdkAsync(trace, ev.line, () => session.checkToolCall(ev.tool, ev.args, options));
+  const present = (token: string) => session.checkToolCall(ev.tool, ev.args, { ...options, confirmation: token });
   const rec: ReplayedCall = {
     id: ev.id, session: sessionName, tool: ev.tool, line: ev.line, check, allowedStep: null, outcomes: [],
     ...(ev.approved !== undefined ? { approved: ev.approved } : {}),
@@ -131,11 +145,11 @@ async function replayCall(trace: Trace, session: ReplaySession, sessionName: str
     // The person approved when asked: the call comes back with the token, checked at step 10.
     clock.ms = ev.approvedAt ?? ev.at;
     const token = check.confirmation;
-    rec.afterApproval = await sdkAsync(trace, ev.line, () => session.checkToolCall(ev.tool, ev.args, { ...options, confirmation: token }));
+    rec.afterApproval = await sdkAsync(trace, ev.line, () => present(token));
   }
   const last = rec.afterApproval ?? check;
   if (last.decision === "allow") rec.allowedStep = last.step;
-  return rec;
+  return { rec, present };
 }
 
 /** An SDK error while replaying a line is that line's problem, not a crash. */

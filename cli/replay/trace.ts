@@ -1,9 +1,9 @@
 /**
  * The trace format of `stalwart replay` (docs/trace-format.md), version 1: JSON Lines, one event a
- * line — `session`, `turn`, `call`, `outcome`. This module only reads text into plain data and
+ * line — `session`, `turn`, `call`, `answer`, `outcome`. This module only reads text into plain data and
  * says, line by line, what is wrong; it does no I/O and runs nothing.
  *
- * Calls are named by the trace's own ids. Everything that points at a call (`outcome.call`,
+ * Calls are named by the trace's own ids. Everything that points at a call (`outcome.call`, `answer.call`,
  * `call.undo_of`, a `result:<id>.<path>` origin) must name a call defined on an earlier line of the
  * same session, so that replay can map it to the replayed session's step number.
  */
@@ -27,7 +27,7 @@ interface TraceSession {
   events: TraceEvent[];
 }
 
-type TraceEvent = TraceTurn | TraceCall | TraceOutcomeEvent;
+type TraceEvent = TraceTurn | TraceCall | TraceAnswer | TraceOutcomeEvent;
 
 interface TraceTurn {
   type: "turn";
@@ -53,6 +53,15 @@ export interface TraceCall {
   /** when the person answered (the token is presented then); default: `at` */
   approvedAt?: number;
   verdict?: Verdict;
+  at: number;
+  line: number;
+}
+
+/** The person's answer to a call put to them after it was written (a recorder that writes calls as they come). */
+export interface TraceAnswer {
+  type: "answer";
+  call: string;
+  approved: boolean;
   at: number;
   line: number;
 }
@@ -89,6 +98,7 @@ const FIELDS: Record<string, readonly string[]> = {
   session: ["v", "type", "name", "language", "context", "agent", "at"],
   turn: ["v", "type", "text", "at"],
   call: ["v", "type", "id", "tool", "args", "origins", "labels", "agent", "facts", "undo_of", "approved", "approved_at", "verdict", "at"],
+  answer: ["v", "type", "call", "approved", "at"],
   outcome: ["v", "type", "call", "outcome", "result", "at"],
 };
 const TYPES = Object.keys(FIELDS);
@@ -130,6 +140,8 @@ export function parseTrace(text: string, file: string): Trace {
   let current: TraceSession | undefined;
   let clock: number | undefined;
   let calls = 0;
+  /** calls the person answered (`approved` on the call, or an `answer` event): once each */
+  const answered = new Set<string>();
 
   const lines = text.split("\n");
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
@@ -171,8 +183,15 @@ export function parseTrace(text: string, file: string): Trace {
         if (ids.has(call.id)) fail(`call id \`${call.id}\` is used twice`, "give every call of the trace its own id");
         if (call.approvedAt !== undefined) clock = call.approvedAt;
         ids.set(call.id, here);
+        if (call.approved !== undefined) answered.add(call.id);
         session.events.push(call);
         calls++;
+      } else if (type === "answer") {
+        const callId = ref(ev.call, "call");
+        if (typeof ev.approved !== "boolean") fail(`an answer's \`approved\` must be true or false, not ${describe(ev.approved)}`);
+        if (answered.has(callId)) fail(`call \`${callId}\` was answered already`, "a call is put to the person once: one `approved` on its `call` event, or one `answer` event");
+        answered.add(callId);
+        session.events.push({ type: "answer", call: callId, approved: ev.approved as boolean, at, line: lineNo });
       } else {
         const callId = ref(ev.call, "call");
         if (typeof ev.outcome !== "string" || !OUTCOMES.includes(ev.outcome as TraceOutcome)) {

@@ -162,11 +162,11 @@ describe("stalwart replay: malformed traces are `file:line` errors, exit 1", () 
     expect(r.stderr).toBe(
       [
         "test/fixtures/traces/unknown-type.jsonl:2: error: unknown event type `tool_call`",
-        "  hint: event types are `session`, `turn`, `call`, `outcome`",
+        "  hint: event types are `session`, `turn`, `call`, `answer`, `outcome`",
         "test/fixtures/traces/unknown-type.jsonl:3: error: unknown field `origin` in a `call` event",
         "  hint: did you mean `origins`? a `call` event has `v`, `type`, `id`, `tool`, `args`, `origins`, `labels`, `agent`, `facts`, `undo_of`, `approved`, `approved_at`, `verdict`, `at`",
         "test/fixtures/traces/unknown-type.jsonl:4: error: unknown event type `outcom`",
-        "  hint: did you mean `outcome`? event types are `session`, `turn`, `call`, `outcome`",
+        "  hint: did you mean `outcome`? event types are `session`, `turn`, `call`, `answer`, `outcome`",
         "test/fixtures/traces/unknown-type.jsonl: 3 errors",
         "",
       ].join("\n"),

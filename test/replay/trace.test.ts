@@ -61,7 +61,7 @@ describe("parseTrace: errors name the line, say what is wrong and how to fix it"
   });
 
   it("unknown types and fields, with a suggestion", () => {
-    expect(one(SESSION, `{"type":"cal","id":"c1","tool":"x","args":{}}`)).toMatchObject({ line: 2, message: "unknown event type `cal`", hint: "did you mean `call`? event types are `session`, `turn`, `call`, `outcome`" });
+    expect(one(SESSION, `{"type":"cal","id":"c1","tool":"x","args":{}}`)).toMatchObject({ line: 2, message: "unknown event type `cal`", hint: "did you mean `call`? event types are `session`, `turn`, `call`, `answer`, `outcome`" });
     expect(one(SESSION, `{"type":"call","id":"c1","tool":"x","args":{},"undo":"c0"}`)).toMatchObject({ message: "unknown field `undo` in a `call` event", hint: expect.stringMatching(/^did you mean `undo_of`\? a `call` event has `v`, `type`, `id`/) });
     expect(one(`{"v":1,"type":"session","name":"b","at":"2026-11-29T12:00:00Z","lang":"en"}`)).toMatchObject({ line: 1, message: "unknown field `lang` in a `session` event" });
   });
