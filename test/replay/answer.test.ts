@@ -35,7 +35,7 @@ afterAll(() => {
   else process.env.STALWART_HOME = saved;
 });
 
-const start = [
+const start: Record<string, unknown>[] = [
   { v: 1, type: "session", name: "billing", language: "en", at: "2031-03-02T10:00:00Z" },
   { type: "turn", text: "refund order 4411" },
   { type: "call", id: "c1", tool: "get_order", args: { order_id: "4411" }, origins: { order_id: "typed" } },
@@ -68,7 +68,7 @@ describe("stalwart replay: answers on lines of their own", () => {
     const twice = await replay([...start, { type: "answer", call: "c2", approved: true }, { type: "answer", call: "c2", approved: false }]);
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(":8: error: call `c2` was answered already");
-    const inline = await replay([...start.slice(0, 4), { ...start[4], approved: true }, start[5], { type: "answer", call: "c2", approved: true }]);
+    const inline = await replay([...start.slice(0, 4), { ...start[4]!, approved: true }, start[5]!, { type: "answer", call: "c2", approved: true }]);
     expect(inline.stderr).toContain("call `c2` was answered already");
     const unknown = await replay([...start, { type: "answer", call: "c9", approved: true }]);
     expect(unknown.stderr).toContain("`call` names call `c9`, which no earlier line defines");
