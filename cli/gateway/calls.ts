@@ -36,7 +36,9 @@ import type { Relay } from "./relay.js";
 import { approvedFor, bindsOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { errorResult, faultCheck, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, packState, unpackState } from "./form.js";
-import { TOOL_DEFINITION_CHANGED, type Pins } from "./pins.js";
+import type { Pins } from "./pins.js";
+import { gatewayRefusal } from "./refusals.js";
+import type { TraceFile } from "./trace-file.js";
 import type { TaskTools } from "./task-tools.js";
 import { forward, resume, type ForwardOptions } from "./forward.js";
 import { HeldCalls } from "./held-calls.js";
@@ -81,6 +83,8 @@ export interface CallsOptions {
   standing?: (record: PendingRecord) => Promise<Approval | undefined>;
   /** the pending records are this process's own (its in-process session ends with it): a retry waits on its open record, and the open ones are withdrawn as it stops (asked.ts) */
   ownRecords?: boolean;
+  /** `--trace FILE`: each call, the person's answers and the outcomes, as `stalwart replay` reads them */
+  trace?: TraceFile;
 }
 
 /** Whether the client can be asked (server.ts works it out for a call only when a person is to be asked). */
@@ -152,7 +156,7 @@ export class Calls {
     const tool = params.name;
     const args = params.arguments ?? {};
     if (this.o.hidden?.has(tool) || this.o.pins?.has(tool)) {
-      const refused = await this.gatewayRefusal(tool);
+      const refused = await gatewayRefusal(tool, this.o.hidden, this.o.pins, (l) => this.log(l));
       if (refused) return refused;
     }
     const state = ctx.mcpReq.requestState();
@@ -160,6 +164,7 @@ export class Calls {
 
     const origins = this.infer(tool, args);
     const check = await this.check(tool, args, origins);
+    this.o.trace?.call(tool, args, origins, check);
     if (check.decision !== "confirm") return this.decided(params, ctx, canElicit, tool, args, origins, check);
     // Only a call that needs a person can be covered by a person's approval in the store: the
     // store is read here, not on every call (its list grows with every record kept).
@@ -167,6 +172,7 @@ export class Calls {
     if (!approved) return this.decided(params, ctx, canElicit, tool, args, origins, check);
     if (!(await this.recorded(approved))) return errorResult(`${tool} was approved, but the decision could not be recorded in the history; it did not run.`, { decision: "confirm", reasons: [] });
     const again = await this.check(tool, args, origins, approved.record.token);
+    this.o.trace?.answer(approved.record.token, true, again);
     if (again.decision === "allow") {
       await this.o.pending.markUsed(approved.record.id);
       this.asked.settled(approved.record.id);
@@ -216,6 +222,7 @@ export class Calls {
     const args = carried ?? sent;
     const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
     const approved = answer.kind === "elicit" && answer.action === "accept" && answer.content?.[FORM_KEY] === true;
+    if (answer.kind === "elicit" && !approved) this.o.trace?.answer(token, false);
     if (!approved) {
       const how = answer.kind === "elicit" ? (answer.action === "accept" ? "not approved" : answer.action === "decline" ? "declined" : "cancelled") : "not answered";
       this.log(`confirm ${tool}: ${how}; it did not run`);
@@ -230,12 +237,15 @@ export class Calls {
       const next = { ...args, ...edits };
       for (const k of Object.keys(edits)) Object.defineProperty(origins, k, { value: { origin: "reply", labels: [] }, enumerable: true, writable: true, configurable: true }); // `__proto__` too
       const check = await this.check(tool, next, origins);
+      this.o.trace?.answer(token, false); // the call as proposed was not approved: the edited one is a call of its own
+      this.o.trace?.call(tool, next, origins, check);
       this.log(`confirm ${tool}: the person changed ${Object.keys(edits).join(", ")}; checked again: ${check.decision}`);
       return this.decided({ ...params, arguments: next }, ctx, ELICITS, tool, next, origins, check, true);
     }
     // Re-checked from step 1 with the token: a changed argument or a spent or forged token covers
     // nothing, and the call is confirmed again (asked again) instead of allowed.
     const check = await this.check(tool, args, origins, token);
+    this.o.trace?.answer(token, true, check);
     if (check.decision === "allow") return this.forward({ ...params, arguments: args }, check, ctx);
     if (check.decision === "refuse") return errorResult(refusalText(tool, check), summary(check));
     this.log(`confirm ${tool}: the approval does not cover this call (${String(check.detail.confirmation ?? "")})`);
@@ -273,6 +283,7 @@ export class Calls {
     }
     if (!(await this.recorded(a))) return errorResult(`${tool}: the decision could not be recorded in the history; it did not run.`, { ...summary(check), pending: id });
     if (receipt.decision !== "approve") this.asked.settled(id);
+    if (receipt.decision !== "approve") this.o.trace?.answer(record.token, false);
     if (receipt.decision === "deny") {
       this.log(`confirm ${tool}: denied by ${receipt.by} (${id})`);
       return errorResult(`${tool} was denied by ${receipt.by}${receipt.message ? `: ${receipt.message}` : ""}, and it did not run.`, { ...summary(check), pending: id, approved: false });
@@ -285,11 +296,13 @@ export class Calls {
       // an argument the person left keeps its labels (where it came from is shown on the next ask)
       for (const k of Object.keys(again)) inferred[k] = { origin: again[k]!, labels: again[k] === origins[k]?.origin ? origins[k]!.labels : [] };
       const check2 = await this.check(tool, edited, inferred);
+      this.o.trace?.call(tool, edited, inferred, check2);
       this.log(`confirm ${tool}: edited by ${receipt.by} (${id}), checked again: ${check2.decision}`);
       const out = await this.decided({ ...params, arguments: edited }, ctx, NO_ELICITATION, tool, edited, inferred, check2);
       return out as ToolResult;
     }
     const check2 = await this.check(tool, args, origins, record.token);
+    this.o.trace?.answer(record.token, true, check2);
     if (check2.decision !== "allow") return errorResult(`${tool} was approved by ${receipt.by}, but the approval does not cover this call (${String(check2.detail.confirmation ?? check2.reasons.join(","))}); it did not run.`, summary(check2));
     await this.o.pending.markUsed(id);
     this.asked.settled(id);
@@ -320,22 +333,6 @@ export class Calls {
 
   private forward(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, check: CheckResult, ctx: ServerContext): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     return forward(this.forwarding, params, check, ctx);
-  }
-
-  /** The gateway's own refusals, before the check: a tool it added itself, a pinned definition the upstream changed. */
-  private async gatewayRefusal(tool: string): Promise<ToolResult | undefined> {
-    if (this.o.hidden?.has(tool)) {
-      this.log(`refuse ${tool} unknown_tool`);
-      return errorResult(`stalwart refused ${tool}, and it did not run.\nunknown_tool: \`${tool}\` is not a tool of this server`, { decision: "refuse", reasons: ["unknown_tool"], detail: {}, step: -1 });
-    }
-    const changed = await this.o.pins?.verify(tool);
-    if (!changed) return undefined;
-    this.log(`refuse ${tool} ${TOOL_DEFINITION_CHANGED}: pinned ${changed.pinned}, the tool server has ${changed.found}`);
-    const what = changed.found === "missing" ? "no longer lists it" : "now describes it otherwise (its description or input schema changed)";
-    return errorResult(
-      `stalwart refused ${tool}, and it did not run.\n${TOOL_DEFINITION_CHANGED}: the catalogue pins this tool's definition, and the tool server ${what}. Review the tool server's new definition, then run \`stalwart gateway init\` again or update the tool's \`pin\` in the catalogue.`,
-      { decision: "refuse", reasons: [TOOL_DEFINITION_CHANGED], detail: { pinned: changed.pinned, found: changed.found }, step: -1 },
-    );
   }
 
   infer(tool: string, args: Record<string, unknown>): Record<string, InferredOrigin> {
@@ -378,6 +375,7 @@ export class Calls {
     if (step < 0) return;
     try {
       await this.o.session.report(step, outcome, result);
+      this.o.trace?.outcome(step, outcome, result);
     } catch (err) {
       this.log(`report of step ${step} failed: ${(err as Error).message}`);
     }

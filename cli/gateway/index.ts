@@ -22,6 +22,7 @@ import { Pins, pinsOf } from "./pins.js";
 import { TaskTools } from "./task-tools.js";
 import { OUTSIDE_TOOLS, withOutsideReads } from "./outside.js";
 import { gatewayAgent } from "./agent.js";
+import { TraceFile } from "./trace-file.js";
 import { loadRulebookNode } from "../sdk/rulebook-node.js";
 import { Relay } from "./relay.js";
 import { licenceWarning } from "./licence-warning.js";
@@ -64,6 +65,8 @@ export interface GatewayOptions {
   upstreamStartMs?: number;
   /** lines about the start itself, said whatever `log` does (`--quiet` too): a tool server slow to answer `initialize` */
   notice?: (line: string) => void;
+  /** `--trace FILE`: append each call, the person's answers and the outcomes to FILE as a trace for `stalwart replay` (trace-file.ts) */
+  trace?: string;
   /** programmatic only (never a flag): a session of the caller's own instead of a stalwart one — bench/gateway.ts stubs the check with it to measure the gateway alone */
   session?: GatewaySession;
 }
@@ -112,6 +115,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const home = resolveHome(o.home);
   const language = o.language ?? catalogue.settings.language;
   const context = o.context ?? {};
+  // opened before anything starts: a path that cannot be written stops the gateway here
+  const trace = o.trace !== undefined ? new TraceFile(o.trace, o.now ?? (() => new Date()), (l) => o.log?.(l)).open({ name: o.sessionName ?? "gateway", language, context, ...(agent ? { agent } : {}) }) : undefined;
   let client: Client | undefined;
   let session: GatewaySession;
   if (o.session) session = o.session;
@@ -158,6 +163,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     lost: () => (pins?.invalidate(), tasks?.invalidate()),
   }, startMs).start().catch((err: unknown) => {
     client?.close(); // its licence counts written, its timers let go: nothing will check
+    trace?.close();
     throw err;
   }).finally(() => clearTimeout(slow));
   // From here the tool server runs: a start that fails after this point stops it (and the
@@ -193,7 +199,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       return decide(pending, m, record.id, { decision: "approve", by: s.receipt.by, at: record.created, message: `always for this session (${s.record.id})` });
     };
     const approvals = remote?.store ?? pending;
-    const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, askTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}), ownRecords: client !== undefined && !o.checkUrl });
+    const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, askTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}), ownRecords: client !== undefined && !o.checkUrl, ...(trace ? { trace } : {}) });
     const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, tasks, hidden, ...(reach ? { reach } : {}), log }, live);
 
     let closeDownstream: () => Promise<void>;
@@ -240,6 +246,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
         await closeDownstream().catch(() => undefined);
         await calls.close();
         await calls.settled();
+        trace?.close();
         await upstream.close();
         client?.close();
       },
@@ -247,6 +254,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   } catch (err) {
     await upstream.close();
     client?.close();
+    trace?.close();
     throw err;
   }
 }

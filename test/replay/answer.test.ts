@@ -4,13 +4,13 @@
  * token is presented at the answer's time, after whatever happened in between, and an answer too
  * late for the token is asked about again. A call is answered once.
  */
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { run } from "../../cli/commands/replay.js";
-import { copyLicence } from "../helpers/licensed-home.js";
+import { replayHome } from "../helpers/replay-home.js";
 
 const CATALOGUE = fileURLToPath(new URL("../../examples/store/agent.yaml", import.meta.url));
 
@@ -23,17 +23,7 @@ async function replay(lines: object[]) {
   return { code, stdout, stderr, out: code === 0 ? JSON.parse(stdout) : undefined };
 }
 
-let home: string;
-const saved = process.env.STALWART_HOME;
-beforeAll(() => {
-  home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-replay-answer-home-")));
-  process.env.STALWART_HOME = home;
-});
-afterAll(() => {
-  expect(readdirSync(home).filter((f) => f !== "licence")).toEqual([]);
-  if (saved === undefined) delete process.env.STALWART_HOME;
-  else process.env.STALWART_HOME = saved;
-});
+replayHome();
 
 const start: Record<string, unknown>[] = [
   { v: 1, type: "session", name: "billing", language: "en", at: "2031-03-02T10:00:00Z" },

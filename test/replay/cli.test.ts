@@ -4,13 +4,13 @@
  * errors for malformed traces, and progress on a terminal for long traces.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../cli/commands/replay.js";
-import { copyLicence } from "../helpers/licensed-home.js";
+import { replayHome } from "../helpers/replay-home.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CATALOGUE = "examples/store/agent.yaml";
@@ -32,20 +32,8 @@ async function replay(argv: string[], opts: { tty?: boolean } = {}) {
   }
 }
 
-// The command makes its own temporary home: a replay starts with no counters and never touches
-// the live ones. STALWART_HOME points at a folder holding only the user's licence (the replay runs
-// under it), and nothing else may appear there: no history key, no counters.
-let home: string;
-const saved = process.env.STALWART_HOME;
-beforeAll(() => {
-  home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-replay-test-home-")));
-  process.env.STALWART_HOME = home;
-});
-afterAll(() => {
-  expect(readdirSync(home).filter((f) => f !== "licence")).toEqual([]);
-  if (saved === undefined) delete process.env.STALWART_HOME;
-  else process.env.STALWART_HOME = saved;
-});
+// STALWART_HOME: a folder holding only the user's licence, which no replay may add to
+const home = replayHome();
 
 describe("stalwart replay: the store billing session", () => {
   it("prints each call's decision, the table per predicate, and the totals; exit 0", async () => {
@@ -261,7 +249,7 @@ describe("stalwart replay: long work shows progress", () => {
 describe("stalwart replay through cli/main.ts", () => {
   const tsx = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
   const stalwart = (args: string[]) =>
-    spawnSync(process.execPath, ["--import", tsx, join(ROOT, "cli/main.ts"), ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000, env: { ...process.env, STALWART_HOME: home } });
+    spawnSync(process.execPath, ["--import", tsx, join(ROOT, "cli/main.ts"), ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000, env: { ...process.env, STALWART_HOME: home() } });
 
   it("the same report and exit codes", () => {
     const ok = stalwart(["replay", trace("store.jsonl"), "--catalogue", CATALOGUE]);

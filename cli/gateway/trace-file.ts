@@ -1,0 +1,119 @@
+/**
+ * `stalwart gateway --trace FILE`: the calls the gateway checks, appended to FILE as a trace that
+ * `stalwart replay` reads (docs/trace-format.md), so that a catalogue changed later can be tried on
+ * what the agent really did. One `session` line as the gateway starts; then, in the order they
+ * happen:
+ *
+ *   - a `call` line for each call the check sees as the client proposed it (not the round that
+ *     brings the person's answer, nor a held call's resumption), with the origins the gateway
+ *     worked out, `result:<step>` written as `result:<the call's id>`;
+ *   - an `answer` line when the person answers one (elicitation, or the approval store); an edit
+ *     is not an approval of the call as proposed, so it is `approved: false`, and the edited call
+ *     a `call` of its own;
+ *   - an `outcome` line when the gateway reports what became of a call it forwarded.
+ *
+ * Calls are named `<run>-<n>`, the run a random word of this process, so that the traces of
+ * several runs appended to one file never share an id. Times come from the gateway's clock and
+ * never go backwards. The file holds arguments and results: it is created readable by its owner
+ * only. Writing it is bookkeeping: a write that fails is said once on the log and tracing stops;
+ * no call is refused for it.
+ */
+import { closeSync, openSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { InputError, type CheckResult, type InferredOrigin } from "../../worker/portable/engine/index.js";
+
+export interface TraceSessionInfo {
+  name: string;
+  language: string;
+  context: Record<string, unknown>;
+  agent?: string;
+}
+
+/** How many calls' ids are remembered for origins and outcomes: the newest; an older one's origin is left out. */
+const REMEMBERED = 100_000;
+
+export class TraceFile {
+  private fd: number | undefined;
+  private lastMs = -Infinity;
+  private n = 0;
+  private readonly run = `g${randomBytes(3).toString("hex")}`;
+  /** the step a call was allowed at → its id (its result's origins, its outcome) */
+  private readonly byStep = new Map<number, string>();
+  /** a confirm's token → the call it asked about (the person's answer) */
+  private readonly byToken = new Map<string, string>();
+
+  constructor(readonly file: string, private readonly now: () => Date, private readonly log: (line: string) => void) {}
+
+  /** Open FILE for appending (made if missing, owner only) and write the session line; a FILE that cannot be opened is an InputError. */
+  open(s: TraceSessionInfo): this {
+    try {
+      this.fd = openSync(this.file, "a", 0o600);
+    } catch (err) {
+      throw new InputError(`--trace \`${this.file}\` cannot be opened for appending (${(err as Error).message})`, "/trace");
+    }
+    this.write({ v: 1, type: "session", name: s.name, at: this.at(), language: s.language, ...(Object.keys(s.context).length ? { context: s.context } : {}), ...(s.agent ? { agent: s.agent } : {}) });
+    return this;
+  }
+
+  /** A call as proposed, with the check's answer to it. */
+  call(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult): void {
+    if (this.fd === undefined) return;
+    const id = `${this.run}-${++this.n}`;
+    const written: Record<string, string> = {};
+    for (const k of Object.keys(origins)) {
+      const o = this.originOf(origins[k]!.origin);
+      if (o !== undefined) Object.defineProperty(written, k, { value: o, enumerable: true, writable: true, configurable: true }); // `__proto__` too
+    }
+    this.write({ type: "call", id, tool, args, ...(Object.keys(written).length ? { origins: written } : {}), at: this.at() });
+    if (check.confirmation) this.remember(this.byToken, check.confirmation, id);
+    if (check.decision === "allow") this.remember(this.byStep, check.step, id);
+  }
+
+  /** The person answered the call that `token` asked about; `check`, the call checked again with it. */
+  answer(token: string, approved: boolean, check?: CheckResult): void {
+    const id = this.byToken.get(token);
+    if (this.fd === undefined || id === undefined) return;
+    this.byToken.delete(token);
+    this.write({ type: "answer", call: id, approved, at: this.at() });
+    if (check?.decision === "allow") this.remember(this.byStep, check.step, id);
+  }
+
+  /** What became of the call allowed at `step`. */
+  outcome(step: number, outcome: string, result?: unknown): void {
+    const id = this.byStep.get(step);
+    if (this.fd === undefined || id === undefined) return;
+    this.write({ type: "outcome", call: id, outcome, ...(result !== undefined ? { result } : {}), at: this.at() });
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  /** `result:<step>…` as the call's id; a word as it is; a step this trace has no call for (a resource read), left out. */
+  private originOf(origin: string): string | undefined {
+    const m = /^result:(\d+)(\..*)?$/.exec(origin);
+    if (!m) return origin;
+    const id = this.byStep.get(Number(m[1]));
+    return id === undefined ? undefined : `result:${id}${m[2] ?? ""}`;
+  }
+
+  private at(): string {
+    this.lastMs = Math.max(this.lastMs, this.now().getTime());
+    return new Date(this.lastMs).toISOString();
+  }
+
+  private remember<K>(map: Map<K, string>, key: K, id: string): void {
+    map.set(key, id);
+    if (map.size > REMEMBERED) map.delete(map.keys().next().value as K);
+  }
+
+  private write(event: Record<string, unknown>): void {
+    try {
+      writeSync(this.fd!, JSON.stringify(event) + "\n");
+    } catch (err) {
+      this.log(`trace: \`${this.file}\` could not be written (${(err as Error).message}); tracing stops, calls go on`);
+      this.close();
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * `stalwart gateway --trace FILE` (cli/gateway/trace-file.ts): three gateway runs append to one
+ * trace — a person who approves through elicitation (a value copied from a read's result), one
+ * who declines, and a client without elicitation whose call a person approves in the store and
+ * that the model sends again. `stalwart replay` of the file with the same catalogue then answers
+ * every call as the gateway did: what ran live would run, what did not would not, and the
+ * outcomes the gateway saw are reported on the calls that ran.
+ */
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { decide } from "../../worker/portable/engine/index.js";
+import { homeMac } from "../../cli/approvals/mac.js";
+import { startGateway } from "../../cli/gateway/index.js";
+import { run as replay } from "../../cli/commands/replay.js";
+import { replayHome } from "../helpers/replay-home.js";
+import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, overHttp, text, type Answer } from "./helpers.js";
+
+replayHome();
+
+describe("the gateway's trace, replayed", { timeout: 90_000 }, () => {
+  it("holds every call, answer and outcome of three runs, and replays to the gateway's own decisions", async () => {
+    const dir = allowedDir();
+    const h = home();
+    const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-trace-${Date.now()}.yaml`));
+    const file = join(mkdtempSync(join(tmpdir(), "stalwart-gateway-trace-")), "calls.jsonl");
+    writeFileSync(join(dir, "source.txt"), "from the source");
+    const gateway = async (answer: Answer | undefined) => {
+      const gw = await startGateway({ catalogue, upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, trace: file, log: () => undefined });
+      const { client } = await overHttp(downstreamClient(answer ? { answer } : {}), gw.url!);
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const r = await client.callTool({ name, arguments: args });
+        return { r, pending: (r._meta?.["stalwart-agents/check"] as { pending?: string } | undefined)?.pending };
+      };
+      const stop = async () => {
+        await client.close();
+        await gw.close();
+      };
+      return { gw, call, stop };
+    };
+
+    // 1: a read, then a write of what it read, approved through elicitation
+    const one = await gateway("accept");
+    expect((await one.call("read_text_file", { path: join(dir, "source.txt") })).r.isError).toBeFalsy();
+    const copied = await one.call("write_file", { path: join(dir, "copy.txt"), content: "from the source" });
+    expect(copied.r.isError, text(copied.r)).toBeFalsy();
+    await one.stop();
+    // 2: declined
+    const two = await gateway("decline");
+    expect((await two.call("write_file", { path: join(dir, "declined.txt"), content: "no" })).r.isError).toBe(true);
+    await two.stop();
+    // 3: no elicitation: pending, approved in the store, sent again
+    const three = await gateway(undefined);
+    const asked = await three.call("write_file", { path: join(dir, "later.txt"), content: "later" });
+    expect(asked.pending).toMatch(/^p_/);
+    await decide(three.gw.pending, homeMac(h), asked.pending!, { decision: "approve", by: "ana", at: Date.now() });
+    const again = await three.call("write_file", { path: join(dir, "later.txt"), content: "later" });
+    expect(again.r.isError, text(again.r)).toBeFalsy();
+    await three.stop();
+
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.type)).toEqual([
+      "session", "call", "outcome", "call", "answer", "outcome",
+      "session", "call", "answer",
+      "session", "call", "call", "answer", "outcome",
+    ]);
+    const ids = lines.filter((l) => l.type === "call").map((l) => l.id as string);
+    expect(new Set(ids).size, "ids unique across the runs appended").toBe(ids.length);
+    // the write's content came from the read's result, named by the read's id
+    expect((lines[3]!.origins as Record<string, string>).content).toBe(`result:${lines[1]!.id as string}.content`);
+    // the approval in the store answers the call it was asked for, not the one sent again
+    expect(lines[12]).toMatchObject({ type: "answer", call: lines[10]!.id, approved: true });
+    expect(lines[13]).toMatchObject({ type: "outcome", call: lines[10]!.id, outcome: "ran" });
+
+    let stdout = "";
+    let stderr = "";
+    const code = await replay([file, "--catalogue", catalogue, "--json"], { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s), isTTY: false } });
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as { sessions: unknown[]; calls: { id: string; decision: string; approved: boolean | null; would_run: boolean; outcomes: string[] }[] };
+    expect(out.sessions).toHaveLength(3);
+    const byId = new Map(out.calls.map((c) => [c.id, c]));
+    const of = (i: number) => byId.get(lines[i]!.id as string)!;
+    expect(of(1)).toMatchObject({ decision: "allow", would_run: true, outcomes: ["ran"] });
+    expect(of(3)).toMatchObject({ decision: "confirm", approved: true, would_run: true, outcomes: ["ran"] });
+    expect(of(7)).toMatchObject({ decision: "confirm", approved: false, would_run: false, outcomes: [] });
+    expect(of(10)).toMatchObject({ decision: "confirm", approved: true, would_run: true, outcomes: ["ran"] });
+    expect(of(11)).toMatchObject({ decision: "confirm", approved: null, would_run: false });
+  });
+
+  it("a trace file that cannot be opened stops the gateway before the tool server starts", async () => {
+    const dir = allowedDir();
+    const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-trace-bad-${Date.now()}.yaml`));
+    await expect(startGateway({ catalogue, upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, home: home(), trace: join(dir, "no", "such", "folder", "t.jsonl"), log: () => undefined })).rejects.toThrow(/--trace `.*t\.jsonl` cannot be opened for appending/);
+  });
+});
