@@ -1,0 +1,52 @@
+/**
+ * The gateway's trace writer (cli/gateway/trace-file.ts) alone: origins named by call ids, time
+ * that never goes backwards on a clock that does, hostile argument names, and a file that stops
+ * taking writes (tracing stops, nothing thrown).
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { CheckResult } from "../../worker/portable/engine/index.js";
+import { TraceFile } from "../../cli/gateway/trace-file.js";
+import { parseTrace } from "../../cli/replay/trace.js";
+
+const allow = (step: number): CheckResult => ({ decision: "allow", reasons: [], detail: {}, step });
+const confirm = (step: number, token: string): CheckResult => ({ decision: "confirm", reasons: ["write"], detail: {}, step, confirmation: token });
+const model = { origin: "model", labels: [] };
+
+describe("the gateway's trace writer", () => {
+  it("names results by call id, leaves out an origin it has no call for, and keeps time from going backwards", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "stalwart-trace-file-")), "t.jsonl");
+    const times = [Date.parse("2031-01-01T10:00:05Z"), Date.parse("2031-01-01T10:00:01Z")];
+    let i = 0;
+    const t = new TraceFile(file, () => new Date(times[Math.min(i++, times.length - 1)]!), () => undefined).open({ name: "gateway", language: "en", context: {} });
+    t.call("read", { id: "a" }, { id: model }, allow(1));
+    const args = JSON.parse('{"__proto__": "x", "to": "y", "from": "z"}') as Record<string, unknown>;
+    const origins = JSON.parse('{"__proto__": {"origin": "result:1.id", "labels": []}, "to": {"origin": "result:9.x", "labels": []}, "from": {"origin": "context", "labels": []}}') as Record<string, { origin: string; labels: string[] }>;
+    t.call("write", args, origins, confirm(3, "tok"));
+    t.answer("tok", true, allow(4));
+    t.answer("tok", true, allow(5)); // answered already: nothing
+    t.outcome(4, "ran", { ok: true });
+    t.outcome(7, "ran"); // no call allowed at 7
+    t.close();
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.type)).toEqual(["session", "call", "call", "answer", "outcome"]);
+    const [read, write] = [lines[1]!, lines[2]!];
+    expect(Object.getOwnPropertyNames(write.origins)).toEqual(["__proto__", "from"]);
+    expect((write.origins as Record<string, string>)["__proto__"]).toBe(`result:${read.id as string}.id`);
+    expect(lines[4]).toMatchObject({ type: "outcome", call: write.id, outcome: "ran", result: { ok: true } });
+    expect(new Set(lines.map((l) => l.at))).toEqual(new Set(["2031-01-01T10:00:05.000Z"]));
+    // what replay reads: every line parses
+    expect(parseTrace(readFileSync(file, "utf8"), file).calls).toBe(2);
+  });
+
+  it.skipIf(!existsSync("/dev/full"))("a file that stops taking writes is said once; tracing stops and nothing is thrown", () => {
+    const lines: string[] = [];
+    const t = new TraceFile("/dev/full", () => new Date(), (l) => lines.push(l)).open({ name: "gateway", language: "en", context: {} });
+    expect(() => t.call("read", {}, {}, allow(1))).not.toThrow();
+    expect(() => t.outcome(1, "ran")).not.toThrow();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^trace: `\/dev\/full` could not be written \(.*\); tracing stops, calls go on$/);
+  });
+});
