@@ -375,10 +375,11 @@ export class Calls {
     if (step < 0) return;
     try {
       await this.o.session.report(step, outcome, result);
-      this.o.trace?.outcome(step, outcome, result);
     } catch (err) {
       this.log(`report of step ${step} failed: ${(err as Error).message}`);
     }
+    // what happened to the call, whether or not the history could take it
+    this.o.trace?.outcome(step, outcome, result);
     // the inference view reads this call's entries now, after the reply, not in front of the next check
     try {
       this.followed?.();

@@ -90,6 +90,34 @@ describe("the gateway's trace, replayed", { timeout: 90_000 }, () => {
     expect(of(11)).toMatchObject({ decision: "confirm", approved: null, would_run: false });
   });
 
+  it("an outcome the session could not record is in the trace all the same", async () => {
+    const dir = allowedDir();
+    const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-trace-report-${Date.now()}.yaml`));
+    const file = join(mkdtempSync(join(tmpdir(), "stalwart-gateway-trace-")), "calls.jsonl");
+    let step = 0;
+    const session = {
+      id: "a-session-whose-history-fails",
+      history: { entries: [] },
+      checkToolCall: async () => ({ decision: "allow" as const, reasons: [], detail: {}, step: step++ }),
+      report: async (): Promise<{ step: number }> => {
+        throw new Error("the history is gone");
+      },
+    };
+    const lines: string[] = [];
+    const gw = await startGateway({ catalogue, upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), session, trace: file, log: (l) => lines.push(l) });
+    const { client } = await overHttp(downstreamClient({}), gw.url!);
+    try {
+      expect((await client.callTool({ name: "list_allowed_directories", arguments: {} })).isError).toBeFalsy();
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+    expect(lines).toContain("report of step 0 failed: the history is gone");
+    const events = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.map((e) => e.type)).toEqual(["session", "call", "outcome"]);
+    expect(events[2]).toMatchObject({ call: events[1]!.id, outcome: "ran" });
+  });
+
   it("a trace file that cannot be opened stops the gateway before the tool server starts", async () => {
     const dir = allowedDir();
     const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-trace-bad-${Date.now()}.yaml`));
