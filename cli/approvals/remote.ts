@@ -24,6 +24,8 @@ export function remoteApprovals(http: Http, pollMs = 250): ApprovalPort {
     list: async () => ((await http.send("GET", "/v1/approvals", undefined)) as { approvals: Approval[] }).approvals,
     decide: () => ({ ok: false, why: "mismatch" }), // receipts are signed by the worker: decide through the port
     markUsed: () => false, // the worker marks it when the approved call is allowed
+    // the caller's session ended for good (a gateway that stopped): the worker closes the record
+    withdraw: async (id) => ((await http.send("POST", `/v1/approvals/${encodeURIComponent(id)}/withdraw`, {})) as { withdrawn: boolean }).withdrawn === true,
   };
   return {
     store,

@@ -14,6 +14,10 @@
  * gateway stops, each such record is withdrawn (record.ts `withdraw`); a record already used,
  * denied, edited or expired is left as it is. A gateway that is killed withdraws nothing: its
  * records expire with their tokens.
+ *
+ * With `--check-url` the same holds of the worker's records: the gateway carries its session, and
+ * nobody else has it. There the worker records each confirm as it answers, before the gateway sees
+ * it, so an ask that waits on an open record withdraws the record just made for it.
  */
 import { approvalStatus, canonicalize, type ApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
 
@@ -21,8 +25,12 @@ export class AskedRecords {
   /** id → what its person is shown (`shownAs`), and when its token expires */
   private readonly open = new Map<string, { shown: string; expires: number }>();
 
-  /** `store` undefined: the records are not this gateway's own (the caller's session, or the check worker's), each ask is added as it comes and nothing is withdrawn */
-  constructor(private readonly store: ApprovalStore | undefined) {}
+  /**
+   * `store` undefined: the records are not this gateway's own (the caller's session), each ask is
+   * added as it comes and nothing is withdrawn. `recorded`: the checker put each ask in `store`
+   * as it answered (the check worker's records).
+   */
+  constructor(private readonly store: ApprovalStore | undefined, private readonly o: { recorded?: boolean; log?: (line: string) => void } = {}) {}
 
   /** The record this ask waits on: an open one of the same call shown the same way, else `fresh`, added with `add`. */
   async enter(fresh: PendingRecord, now: number, add: (r: PendingRecord) => Promise<void> | void): Promise<PendingRecord> {
@@ -33,11 +41,23 @@ export class AskedRecords {
       if (o.shown !== shown || now >= o.expires) continue;
       // unreadable now: a record of its own, as if none were open
       const a = await Promise.resolve(this.store!.get(id)).catch(() => undefined);
-      if (a && approvalStatus(a, now) === "pending") return a.record;
+      if (a && approvalStatus(a, now) === "pending") {
+        if (this.o.recorded) await this.withdrawCopy(fresh.id);
+        return a.record;
+      }
     }
     await add(fresh);
     if (shown !== undefined) this.open.set(fresh.id, { shown, expires: fresh.expires });
     return fresh;
+  }
+
+  /** The checker's record of an ask that waits on another: nobody is to decide it. Left pending if that fails (it covers the same call, once). */
+  private async withdrawCopy(id: string): Promise<void> {
+    try {
+      await this.store!.withdraw?.(id);
+    } catch (err) {
+      this.o.log?.(`pending ${id} (the same call as an open one) not withdrawn: ${(err as Error).message}`);
+    }
   }
 
   /** The record was used, denied or edited: nothing to withdraw. */

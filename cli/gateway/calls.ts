@@ -81,8 +81,12 @@ export interface CallsOptions {
   hidden?: ReadonlySet<string>;
   /** a new pending record covered by a standing approval ("always for this session"), decided so with its own receipt (index.ts) */
   standing?: (record: PendingRecord) => Promise<Approval | undefined>;
-  /** the pending records are this process's own (its in-process session ends with it): a retry waits on its open record, and the open ones are withdrawn as it stops (asked.ts) */
-  ownRecords?: boolean;
+  /**
+   * the pending records are this process's own (its session, in-process or carried to the check
+   * worker, ends with it): a retry waits on its open record, and the open ones are withdrawn as
+   * it stops (asked.ts). `recorded`: the check worker's, put in `pending` as it answered.
+   */
+  ownRecords?: boolean | "recorded";
   /** `--trace FILE`: each call, the person's answers and the outcomes, as `stalwart replay` reads them */
   trace?: TraceFile;
 }
@@ -114,7 +118,7 @@ export class Calls {
   private readonly forwarding: ForwardOptions;
   private readonly asked: AskedRecords;
   constructor(private readonly o: CallsOptions) {
-    this.asked = new AskedRecords(o.ownRecords ? o.pending : undefined);
+    this.asked = new AskedRecords(o.ownRecords ? o.pending : undefined, { recorded: o.ownRecords === "recorded", log: (l) => this.log(l) });
     this.history = new HistoryView(o.catalogue, o.language, o.context);
     this.followed = sessionInfo(o.session)?.inference;
     this.held = new HeldCalls({ waitMs: o.askTimeoutMs ?? 86_400_000, log: (l) => this.log(l) });

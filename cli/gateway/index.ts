@@ -199,7 +199,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       return decide(pending, m, record.id, { decision: "approve", by: s.receipt.by, at: record.created, message: `always for this session (${s.record.id})` });
     };
     const approvals = remote?.store ?? pending;
-    const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, askTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}), ownRecords: client !== undefined && !o.checkUrl, ...(trace ? { trace } : {}) });
+    const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, askTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}), ownRecords: client === undefined ? false : o.checkUrl ? "recorded" : true, ...(trace ? { trace } : {}) });
     const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, tasks, hidden, ...(reach ? { reach } : {}), log }, live);
 
     let closeDownstream: () => Promise<void>;

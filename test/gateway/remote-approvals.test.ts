@@ -98,6 +98,36 @@ describe("gateway --check-url, a client without elicitation", { timeout: 120_000
     }
   });
 
+  it("the same call asked again waits on the worker's open record; the open ones are withdrawn as the gateway stops", async () => {
+    const { dir, write, close } = await remoteGateway("withdraw");
+    const file = join(dir, "asked-twice.txt");
+    const records = async () => ((await api("GET", "/v1/approvals")).body.approvals as { record: { id: string; args: { path?: string } }; status: string }[]).filter((a) => a.record.args.path === file);
+    let first: Awaited<ReturnType<typeof write>>;
+    try {
+      first = await write(file, "once");
+      const second = await write(file, "once");
+      expect(second.r.isError).toBe(true);
+      expect(second.pending).toBe(first.pending);
+      // the worker recorded the second ask as it answered; the gateway closed that copy
+      const both = await records();
+      expect(both.map((a) => a.status).sort()).toEqual(["pending", "withdrawn"]);
+      expect(both.find((a) => a.status === "pending")!.record.id).toBe(first.pending);
+      // another call is a record of its own
+      const other = await write(file, "twice");
+      expect(other.pending).not.toBe(first.pending);
+    } finally {
+      await close();
+    }
+    expect((await records()).map((a) => a.status)).toEqual(["withdrawn", "withdrawn", "withdrawn"]);
+    const late = await api("POST", `/v1/approvals/${first.pending}/decide`, { decision: "approve", by: "ana" });
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).toContain("withdrawn: the gateway that asked stopped");
+    expect(existsSync(file)).toBe(false);
+    // withdrawn once; an unknown id is not found
+    expect((await api("POST", `/v1/approvals/${first.pending}/withdraw`)).body).toMatchObject({ withdrawn: false, approval: { status: "withdrawn" } });
+    expect((await api("POST", "/v1/approvals/p_0000000000000000/withdraw")).status).toBe(404);
+  });
+
   it("edited on the worker's page during --approval-wait, the edited call is checked again and waits there as a new record", async () => {
     const page = (path: string, body: unknown, cookie = "") => fetch(`${worker.url}/approvals${path}`, { method: "POST", headers: { "stalwart-apply": "yes", origin: worker.url, "content-type": "application/json", ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
     const login = await page("/login", { code: worker.keys[0]!, by: "ana" });

@@ -1,6 +1,7 @@
 /**
  * One Durable Object per tenant holding its pending confirmations (issue 12): a row
- * per record with, once decided, its signed receipt and, once the approved call ran, `used`.
+ * per record with, once decided, its signed receipt, once the approved call ran, `used`, and once
+ * the session that asked ended before it ran (a gateway that stopped), `withdrawn`.
  * Every method is one synchronous SQL statement or transaction: the object runs one call at a
  * time and nothing awaits inside, so of two people deciding at once exactly one wins and a token
  * an approval covers is marked spent once. Status is derived from the clock, never stored: an
@@ -19,7 +20,8 @@ const PRUNE_PER_ADD = 20;
 /** the newest records one list answers, and at most as many more still undecided */
 const LIST_LIMIT = 200;
 
-type Row = { record: SqlStorageValue; receipt: SqlStorageValue; used: SqlStorageValue };
+type Row = { record: SqlStorageValue; receipt: SqlStorageValue; used: SqlStorageValue; withdrawn: SqlStorageValue };
+const COLUMNS = "record, receipt, used, withdrawn";
 
 export class ApprovalObject extends DurableObject {
   private readonly sql: SqlStorage;
@@ -35,6 +37,10 @@ export class ApprovalObject extends DurableObject {
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, created INTEGER NOT NULL, expires INTEGER NOT NULL, record TEXT NOT NULL, receipt TEXT, used INTEGER NOT NULL DEFAULT 0)`);
     this.sql.exec(`CREATE INDEX IF NOT EXISTS approvals_created ON approvals (created DESC, id DESC)`);
+    // `withdrawn` came later: a table from before it gains the column, every row not withdrawn
+    if (!this.sql.exec(`SELECT * FROM approvals LIMIT 0`).columnNames.includes("withdrawn")) {
+      this.sql.exec(`ALTER TABLE approvals ADD COLUMN withdrawn INTEGER NOT NULL DEFAULT 0`);
+    }
     // the prune in `add` searches undecided records by expiry: without this index every add
     // scanned the whole table, so a confirm cost more with every record the tenant ever had
     this.sql.exec(`CREATE INDEX IF NOT EXISTS approvals_undecided_expires ON approvals (expires) WHERE receipt IS NULL`);
@@ -43,7 +49,7 @@ export class ApprovalObject extends DurableObject {
     // an object from before the index: its standing approvals indexed once
     if (!indexed) {
       ctx.storage.transactionSync(() => {
-        for (const row of this.sql.exec<Row>(`SELECT record, receipt, used FROM approvals WHERE receipt IS NOT NULL`).toArray()) this.index(approvalOf(row));
+        for (const row of this.sql.exec<Row>(`SELECT ${COLUMNS} FROM approvals WHERE receipt IS NOT NULL`).toArray()) this.index(approvalOf(row));
       });
     }
   }
@@ -59,7 +65,9 @@ export class ApprovalObject extends DurableObject {
 
   private standingRow(key: string): Approval | null {
     const row = this.sql.exec<{ id: SqlStorageValue }>(`SELECT id FROM standing WHERE key = ?`, key).toArray()[0];
-    return row && typeof row.id === "string" ? this.get(row.id) : null;
+    const a = row && typeof row.id === "string" ? this.get(row.id) : null;
+    // a withdrawn one stands for nothing: its session ended
+    return a && !a.withdrawn ? a : null;
   }
 
   standing(session: string, tool: string, agent: string | null, digest: string): Approval | null {
@@ -98,7 +106,7 @@ export class ApprovalObject extends DurableObject {
   }
 
   get(id: string): Approval | null {
-    const row = this.sql.exec<Row>(`SELECT record, receipt, used FROM approvals WHERE id = ?`, id).toArray()[0];
+    const row = this.sql.exec<Row>(`SELECT ${COLUMNS} FROM approvals WHERE id = ?`, id).toArray()[0];
     return row ? approvalOf(row) : null;
   }
 
@@ -110,7 +118,7 @@ export class ApprovalObject extends DurableObject {
   list(): Approval[] {
     return this.sql
       .exec<Row>(
-        `SELECT record, receipt, used FROM approvals WHERE id IN (SELECT id FROM approvals ORDER BY created DESC, id DESC LIMIT ?) OR id IN (SELECT id FROM approvals WHERE receipt IS NULL ORDER BY expires DESC LIMIT ?) ORDER BY created DESC, id DESC`,
+        `SELECT ${COLUMNS} FROM approvals WHERE id IN (SELECT id FROM approvals ORDER BY created DESC, id DESC LIMIT ?) OR id IN (SELECT id FROM approvals WHERE receipt IS NULL ORDER BY expires DESC LIMIT ?) ORDER BY created DESC, id DESC`,
         LIST_LIMIT,
         LIST_LIMIT,
       )
@@ -134,8 +142,18 @@ export class ApprovalObject extends DurableObject {
   markUsed(id: string): boolean {
     return this.ctx.storage.transactionSync(() => {
       const a = this.get(id);
-      if (!a || a.used || a.receipt?.decision !== "approve") return false;
+      if (!a || a.used || a.withdrawn || a.receipt?.decision !== "approve") return false;
       this.sql.exec(`UPDATE approvals SET used = 1 WHERE id = ?`, id);
+      return true;
+    });
+  }
+
+  /** true the first time an undecided, or approved and unused, record is closed as withdrawn (record.ts `withdraw`) */
+  withdraw(id: string): boolean {
+    return this.ctx.storage.transactionSync(() => {
+      const a = this.get(id);
+      if (!a || a.used || a.withdrawn || (a.receipt !== null && a.receipt.decision !== "approve")) return false;
+      this.sql.exec(`UPDATE approvals SET withdrawn = 1 WHERE id = ?`, id);
       return true;
     });
   }
@@ -143,7 +161,9 @@ export class ApprovalObject extends DurableObject {
 
 function approvalOf(row: Row): Approval {
   if (typeof row.record !== "string" || (row.receipt !== null && typeof row.receipt !== "string")) throw new Error("an approvals row holds what the worker never writes");
-  return { record: JSON.parse(row.record) as PendingRecord, receipt: row.receipt === null ? null : (JSON.parse(row.receipt) as SignedReceipt), used: row.used === 1 };
+  const a: Approval = { record: JSON.parse(row.record) as PendingRecord, receipt: row.receipt === null ? null : (JSON.parse(row.receipt) as SignedReceipt), used: row.used === 1 };
+  if (row.withdrawn === 1) a.withdrawn = true;
+  return a;
 }
 
 /** The ApprovalStore interface over the tenant's object (the Workers entry passes it to the app). */
@@ -164,6 +184,7 @@ export function durableApprovals(ns: DurableObjectNamespace<ApprovalObject>, ten
     list: async () => await stub.list(),
     decide: async (id, receipt, now) => await stub.decide(checkId(id), receipt, now),
     markUsed: async (id) => await stub.markUsed(checkId(id)),
+    withdraw: async (id) => await stub.withdraw(checkId(id)),
     standing: async (session, tool, agent, digest) => (await stub.standing(session, tool, agent, digest)) ?? undefined,
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The approvals API behind the tenant's key (issue 12): GET /v1/approvals (newest first),
  * GET /v1/approvals/:id, POST /v1/approvals/:id/decide (a receipt signed under the tenant key),
+ * POST /v1/approvals/:id/withdraw (the session that asked ended: a gateway that stopped),
  * and POST /v1/receipts, which records a decided receipt in the session the caller carries —
  * the remote SDK's `run(…, {wait})` reads the record, records its receipt, then presents the
  * token (approvals.ts marks the record spent when that call is allowed).
@@ -27,7 +28,7 @@ const decideBody = jsonBody((b) => ({
 
 const receiptBody = jsonBody((b) => ({ receipt: present(b, "receipt", "`receipt` is required: the decided approval's receipt"), session: sessionOf(b) }));
 
-const approval = { type: "object", properties: { record: { type: "object" }, receipt: { type: ["object", "null"] }, used: { type: "boolean" }, status: { enum: ["pending", "approved", "denied", "edited", "used", "expired"] } } };
+const approval = { type: "object", properties: { record: { type: "object" }, receipt: { type: ["object", "null"] }, used: { type: "boolean" }, status: { enum: ["pending", "approved", "denied", "edited", "used", "withdrawn", "expired"] } } };
 const id = { id: { type: "string", pattern: "^p_[0-9a-f]{16}$" } };
 
 export function approvalRoutes(rt: CheckRuntime, a: TenantApprovals): Hono<CheckEnv> {
@@ -74,6 +75,24 @@ export function approvalRoutes(rt: CheckRuntime, a: TenantApprovals): Hono<Check
         always: b.decision === "approve" && b.always === true,
       });
       return c.json({ receipt: x.receipt });
+    },
+  );
+
+  app.post(
+    "/approvals/:id/withdraw",
+    describe({
+      operationId: "withdrawApproval",
+      summary: "close a pending confirmation, or an approved one not yet used, whose session ended before its call ran (a gateway that stopped: nothing can spend its token any more); nobody can decide it after. `withdrawn` is false when it was already used, denied, edited or withdrawn",
+      params: id,
+      responses: ok({ type: "object", properties: { withdrawn: { type: "boolean" }, approval } }),
+    }),
+    async (c) => {
+      const store = a.store(c.env, c.get("tenant"));
+      const x = await store.get(c.req.param("id"));
+      if (!x) throw new StalwartError("ApprovalNotFound", `no pending confirmation \`${c.req.param("id")}\` for this tenant`);
+      const withdrawn = (await store.withdraw?.(x.record.id)) ?? false;
+      const now = c.get("now")().getTime();
+      return c.json({ withdrawn, approval: withStatus((await store.get(x.record.id)) ?? x, now) });
     },
   );
 

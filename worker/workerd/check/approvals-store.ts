@@ -48,6 +48,7 @@ export function memoryApprovals(): (env: unknown, tenant: string) => WorkerAppro
       list: () => store.list(),
       decide: (id, receipt, now) => store.decide(checkId(id), receipt, now),
       markUsed: (id) => store.markUsed(checkId(id)),
+      withdraw: (id) => store.withdraw(checkId(id)),
       standing: (session, tool, agent, digest) => store.standing(session, tool, agent, digest),
       addAndFindStanding: async (r) => {
         store.add({ ...r, id: checkId(r.id) });
