@@ -29,6 +29,7 @@ import { licenceWarning } from "./licence-warning.js";
 import { workerWarning } from "./worker-warning.js";
 import { rulebookNotes, startNotes } from "./start-notes.js";
 import { CheckedStdioTransport } from "./stdio.js";
+import { GatewayOwners } from "./owners.js";
 
 export interface GatewayOptions {
   /** path to agent.yaml */
@@ -144,6 +145,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const relay = new Relay({ askTimeoutMs, serverName: () => name, log });
   let http: Awaited<ReturnType<typeof listen>> | undefined;
   let pins: Pins | undefined;
+  let owners: GatewayOwners | undefined;
   let tasks: TaskTools | undefined;
   // A tool server's first start may be slow (`npx` fetching it), and the MCP host gives up on the
   // gateway after its own timeout: say what is being waited for, so its log shows why.
@@ -179,6 +181,13 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     const notes = listed ? startNotes({ listed, named, pins: pinsOf(source) }) : [];
     tasks = new TaskTools(() => upstream.listTools());
     const pending = new FileApprovalStore(home);
+    // The home's records are this process's own: those of a gateway that was killed before it
+    // could withdraw its own are withdrawn now, and this one's process is marked (owners.ts).
+    owners = client !== undefined && !o.checkUrl ? new GatewayOwners(home) : undefined;
+    if (owners) {
+      await owners.sweep(pending, (o.now?.() ?? new Date()).getTime(), log);
+      owners.claim(session.id, log);
+    }
     const remote = !o.session && o.checkUrl ? remoteStanding(o.checkUrl, o.key) : undefined;
     const callTimeoutMs = o.callTimeoutMs ?? DAY;
     // "Always for this session" (`stalwart approvals approve --always`): a later ask of the same call is
@@ -245,6 +254,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       close: async () => {
         await closeDownstream().catch(() => undefined);
         await calls.close();
+        owners?.release();
         await calls.settled();
         trace?.close();
         await upstream.close();
@@ -252,6 +262,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       },
     };
   } catch (err) {
+    owners?.release();
     await upstream.close();
     client?.close();
     trace?.close();

@@ -1,0 +1,118 @@
+/**
+ * A gateway that was killed could not withdraw its pending confirmations as it stopped: the next
+ * gateway to start on the home withdraws them, once it can tell that the process which asked has
+ * ended (owners.ts). One that still runs, or one it cannot see, is left alone.
+ */
+import { describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ended, startOf, thisProcess, type ProcessMark } from "../../cli/gateway/owners.js";
+import { startGateway } from "../../cli/gateway/index.js";
+import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, MAIN, overHttp, ROOT, text } from "./helpers.js";
+
+describe("whether the process that asked has ended", () => {
+  const self: ProcessMark = { host: "h", boot: "b", pidns: "pid:[1]", pid: 100, start: "5000" };
+  const running = (pid: number) => (pid === 200 ? "7000" : undefined);
+
+  it("only when it can tell: the same host, boot and pid namespace, and that pid gone or another process now", () => {
+    expect(ended({ ...self, pid: 200, start: "7000" }, self, running)).toBe(false); // runs
+    expect(ended({ ...self, pid: 200, start: "6000" }, self, running)).toBe(true); // its pid is another process's now
+    expect(ended({ ...self, pid: 300, start: "6000" }, self, running)).toBe(true); // no such pid
+    expect(ended(self, self, running)).toBe(false); // this very process
+    expect(ended({ ...self, pid: 300, host: "other" }, self, running)).toBe(false);
+    expect(ended({ ...self, pid: 300, boot: "rebooted" }, self, running)).toBe(false);
+    expect(ended({ ...self, pid: 300, pidns: "pid:[2]" }, self, running)).toBe(false); // another container
+  });
+
+  it("reads a process's start time past a command name with spaces and parentheses", () => {
+    const proc = mkdtempSync(join(tmpdir(), "stalwart-proc-"));
+    mkdirSync(join(proc, "42"));
+    const after = Array.from({ length: 30 }, (_, i) => String(i + 3));
+    writeFileSync(join(proc, "42", "stat"), `42 (a) b (c) ${after.join(" ")}\n`);
+    expect(startOf(42, proc)).toBe("22");
+    expect(startOf(43, proc)).toBeUndefined();
+    const me = thisProcess();
+    if (me) expect(startOf(process.pid)).toBe(me.start); // Linux
+  });
+});
+
+/** `stalwart gateway --listen` as its own process on `h`, and its URL. */
+async function gatewayProcess(h: string, dir: string): Promise<{ child: ChildProcess; url: string }> {
+  const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-owners-${Date.now()}-${Math.random()}.yaml`));
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--quiet", "--home", h, "--listen", "127.0.0.1:0", "--catalogue", catalogue, "--", process.execPath, FILESYSTEM, dir], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on("data", (b: Buffer) => {
+      stderr += b.toString();
+      const m = /listening on (\S+)/.exec(stderr);
+      if (m) resolve(m[1]!);
+    });
+    child.once("exit", () => reject(new Error(`the gateway exited before it served:\n${stderr}`)));
+  });
+  return { child, url };
+}
+
+async function pendingWrite(url: string, path: string): Promise<string> {
+  const { client } = await overHttp(downstreamClient({}), url);
+  try {
+    const r = await client.callTool({ name: "write_file", arguments: { path, content: "x" } });
+    expect(text(r)).toContain("waits for a person");
+    return (r._meta?.["stalwart-agents/check"] as { pending: string }).pending;
+  } finally {
+    await client.close();
+  }
+}
+
+describe("a killed gateway's pending confirmations", { timeout: 120_000 }, () => {
+  it("are withdrawn by the next gateway on the home; a running one's are left", async () => {
+    const h = home();
+    const dir = allowedDir();
+    const a = await gatewayProcess(h, dir);
+    let id: string;
+    try {
+      id = await pendingWrite(a.url, join(dir, "a.txt"));
+      expect(readdirSync(join(h, "approvals", "gateways")).filter((n) => n.endsWith(".json"))).toHaveLength(1);
+      // a gateway starting while the first runs leaves its record pending
+      const lines: string[] = [];
+      const b = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-b-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: (l) => lines.push(l) });
+      expect(b.pending.get(id)?.withdrawn).toBeUndefined();
+      expect(readdirSync(join(h, "approvals", "gateways")).filter((n) => n.endsWith(".json"))).toHaveLength(2);
+      await b.close();
+      // the second stopped as it should: its own mark is gone, the first's is there
+      expect(readdirSync(join(h, "approvals", "gateways")).filter((n) => n.endsWith(".json"))).toHaveLength(1);
+      expect(lines.join("\n")).not.toContain("withdrew");
+    } finally {
+      a.child.kill("SIGKILL");
+      await new Promise((r) => a.child.once("exit", r));
+    }
+    const lines: string[] = [];
+    const c = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-c-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: (l) => lines.push(l) });
+    try {
+      const got = c.pending.get(id!);
+      if (!thisProcess()) return; // no /proc: nothing can tell that it ended, and nothing is withdrawn
+      expect(got?.withdrawn).toBe(true);
+      expect(lines).toContain(`withdrew 1 pending confirmation of a gateway (pid ${a.child.pid}) that stopped without withdrawing them: nothing can run those calls any more`);
+      // the dead one's mark is gone; this one's is there while it runs
+      expect(readdirSync(join(h, "approvals", "gateways")).filter((n) => n.endsWith(".json"))).toEqual([`${c.sessionId}.json`]);
+    } finally {
+      await c.close();
+    }
+    expect(existsSync(join(h, "approvals", "gateways", `${c.sessionId}.json`))).toBe(false);
+    expect(existsSync(join(dir, "a.txt"))).toBe(false);
+  });
+
+  it("a mark that cannot be read is left as it is, and said", async () => {
+    const h = home();
+    const dir = allowedDir();
+    mkdirSync(join(h, "approvals", "gateways"), { recursive: true });
+    const bad = join(h, "approvals", "gateways", `${"0".repeat(32)}.json`);
+    writeFileSync(bad, "{not json");
+    const lines: string[] = [];
+    const g = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-bad-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: (l) => lines.push(l) });
+    await g.close();
+    expect(existsSync(bad)).toBe(true);
+    if (thisProcess()) expect(lines).toContain(`${bad} cannot be read as a gateway's mark: left as it is (the records of its session expire)`);
+  });
+});
