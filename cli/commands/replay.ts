@@ -26,6 +26,8 @@ import { buildReport, formatReport, reportJson } from "../replay/report.js";
 import { openLicence } from "../licence/index.js";
 import { uncounted } from "../replay/licence.js";
 import { defineCommand, runLeaf, type Io } from "../command.js";
+import { parse } from "yaml";
+import { withOutsideReads } from "../gateway/outside.js";
 
 export const command = defineCommand({
   path: "replay",
@@ -89,6 +91,9 @@ async function replay(io: Io, args: Args): Promise<number> {
   const home = mkdtempSync(join(tmpdir(), "stalwart-replay-"));
   try {
     const clock = new ReplayClock();
+    // a session the gateway traced: its reads from outside are calls of the entries it adds
+    let gatewayCatalogue: Record<string, unknown> | undefined;
+    const catalogueOf = (gateway: boolean | undefined) => (gateway ? (gatewayCatalogue ??= withOutsideReads(parse(catalogueText) as Record<string, unknown>)) : catalogueText);
     const client = new Client({ home, now: clock.now, licence: uncounted(licence) });
     const progress = trace.calls > PROGRESS_ABOVE && io.stderr.isTTY === true ? progressLine(io, trace.calls) : undefined;
     let result;
@@ -97,7 +102,7 @@ async function replay(io: Io, args: Args): Promise<number> {
         clock,
         open: (spec) =>
           client.session(spec.name, {
-            catalogue: catalogueText,
+            catalogue: catalogueOf(spec.gateway),
             ...(args.rulebook !== undefined ? { rulebook: args.rulebook } : {}),
             ...(spec.language ? { language: spec.language } : {}),
             ...(spec.context ? { context: spec.context } : {}),

@@ -209,7 +209,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     };
     const approvals = remote?.store ?? pending;
     const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, askTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}), ownRecords: client === undefined ? false : o.checkUrl ? "recorded" : true, ...(trace ? { trace } : {}) });
-    const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, tasks, hidden, ...(reach ? { reach } : {}), log }, live);
+    const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, tasks, hidden, ...(reach ? { reach } : {}), log, ...(trace ? { trace } : {}) }, live);
 
     let closeDownstream: () => Promise<void>;
     let ended: Promise<Error | undefined> | undefined;

@@ -15,6 +15,7 @@
 import type { CheckResult, InferredOrigin, Outcome } from "../../worker/portable/engine/index.js";
 import { originsOf } from "../../worker/portable/engine/index.js";
 import { faultCheck } from "./words.js";
+import type { TraceFile } from "./trace-file.js";
 
 const RESOURCES_READ = "resources_read";
 const PROMPTS_GET = "prompts_get";
@@ -92,18 +93,21 @@ export interface OutsideSession {
 
 /** Check, forward, report: fail closed, and a read the check does not allow never reaches the upstream. */
 export async function readFromOutside(
-  o: { session: OutsideSession; infer: (tool: string, args: Record<string, unknown>) => Record<string, InferredOrigin>; log: (line: string) => void },
+  o: { session: OutsideSession; infer: (tool: string, args: Record<string, unknown>) => Record<string, InferredOrigin>; log: (line: string) => void; trace?: TraceFile | undefined },
   method: "resources/read" | "prompts/get",
   params: Record<string, unknown> | undefined,
   forward: () => Promise<Record<string, unknown>>,
 ): Promise<{ ok: true; result: Record<string, unknown> } | { ok: false; check: CheckResult }> {
   const { tool, args } = outsideArgs(method, params);
   let check: CheckResult;
+  let inferred: Record<string, InferredOrigin> = {};
   try {
-    check = await o.session.checkToolCall(tool, args, { origins: originsOf(o.infer(tool, args)) });
+    inferred = o.infer(tool, args);
+    check = await o.session.checkToolCall(tool, args, { origins: originsOf(inferred) });
   } catch (err) {
     check = faultCheck(err);
   }
+  o.trace?.call(tool, args, inferred, check);
   if (check.decision !== "allow") {
     o.log(`${check.decision} ${method} ${check.reasons.join(",")}: not forwarded`);
     return { ok: false, check };
@@ -120,7 +124,9 @@ export async function readFromOutside(
   return { ok: true, result };
 }
 
-async function report(o: { session: OutsideSession; log: (line: string) => void }, step: number, outcome: Outcome, result?: unknown): Promise<void> {
+async function report(o: { session: OutsideSession; log: (line: string) => void; trace?: TraceFile | undefined }, step: number, outcome: Outcome, result?: unknown): Promise<void> {
+  // in the trace even when the history cannot take it: the read happened all the same
+  o.trace?.outcome(step, outcome, result);
   try {
     await o.session.report(step, outcome, result);
   } catch (err) {

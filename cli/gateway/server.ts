@@ -17,6 +17,7 @@ import { errorResult } from "./words.js";
 import type { Pins } from "./pins.js";
 import { offered, type TaskTools } from "./task-tools.js";
 import { readFromOutside } from "./outside.js";
+import type { TraceFile } from "./trace-file.js";
 import type { Relay } from "./relay.js";
 
 export interface ServeOptions {
@@ -35,6 +36,8 @@ export interface ServeOptions {
   /** the tools the gateway's agent reaches (agent.ts); absent: every tool the catalogue names */
   reach?: ReadonlySet<string>;
   log: (line: string) => void;
+  /** `--trace FILE`: the reads from outside go in it too (outside.ts) */
+  trace?: TraceFile;
 }
 
 /** Servers of 2025-era connections that are open, for `list_changed` (2026-07-28 ones listen through the entry). */
@@ -153,7 +156,7 @@ function buildServer(o: ServeOptions): Server {
   // A read from outside: checked and recorded; one the check does not allow is a JSON-RPC error naming the reasons.
   const outside = async (method: "resources/read" | "prompts/get", params: Record<string, unknown> | undefined, ctx: ServerContext) => {
     await o.calls.settled();
-    const r = await readFromOutside({ session: o.calls.session, infer: (t, a) => o.calls.infer(t, a), log: o.log }, method, params, () => forward(method, params, ctx));
+    const r = await readFromOutside({ session: o.calls.session, infer: (t, a) => o.calls.infer(t, a), log: o.log, trace: o.trace }, method, params, () => forward(method, params, ctx));
     if (r.ok) return r.result;
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `stalwart did not forward ${method} (${r.check.decision}: ${r.check.reasons.join(", ")})`, { "stalwart-agents/check": { decision: r.check.decision, reasons: r.check.reasons, detail: r.check.detail, step: r.check.step } });
   };

@@ -1,8 +1,8 @@
 /**
  * `stalwart gateway --trace FILE`: the calls the gateway checks, appended to FILE as a trace that
  * `stalwart replay` reads (docs/trace-format.md), so that a catalogue changed later can be tried on
- * what the agent really did. One `session` line as the gateway starts; then, in the order they
- * happen:
+ * what the agent really did. One `session` line as the gateway starts (`gateway: true`: replay adds
+ * the entries for reads from outside, as the gateway does); then, in the order they happen:
  *
  *   - a `call` line for each call the check sees as the client proposed it (not the round that
  *     brings the person's answer, nor a held call's resumption), with the origins the gateway
@@ -10,7 +10,9 @@
  *   - an `answer` line when the person answers one (elicitation, or the approval store); an edit
  *     is not an approval of the call as proposed, so it is `approved: false`, and the edited call
  *     a `call` of its own;
- *   - an `outcome` line when the gateway reports what became of a call it forwarded.
+ *   - an `outcome` line when the gateway reports what became of a call it forwarded;
+ *   - the reads from outside (`resources/read`, `prompts/get`) as the calls of `resources_read`
+ *     and `prompts_get` the check sees, so that what a later call copies from them is traced to them.
  *
  * Calls are named `<run>-<n>`, the run a random word of this process, so that the traces of
  * several runs appended to one file never share an id. Times come from the gateway's clock and
@@ -51,7 +53,7 @@ export class TraceFile {
     } catch (err) {
       throw new InputError(`--trace \`${this.file}\` cannot be opened for appending (${(err as Error).message})`, "/trace");
     }
-    this.write({ v: 1, type: "session", name: s.name, at: this.at(), language: s.language, ...(Object.keys(s.context).length ? { context: s.context } : {}), ...(s.agent ? { agent: s.agent } : {}) });
+    this.write({ v: 1, type: "session", name: s.name, at: this.at(), language: s.language, ...(Object.keys(s.context).length ? { context: s.context } : {}), ...(s.agent ? { agent: s.agent } : {}), gateway: true });
     return this;
   }
 
@@ -90,7 +92,7 @@ export class TraceFile {
     this.fd = undefined;
   }
 
-  /** `result:<step>…` as the call's id; a word as it is; a step this trace has no call for (a resource read), left out. */
+  /** `result:<step>…` as the call's id; a word as it is; a step this trace has no call for (one older than REMEMBERED), left out. */
   private originOf(origin: string): string | undefined {
     const m = /^result:(\d+)(\..*)?$/.exec(origin);
     if (!m) return origin;

@@ -27,6 +27,8 @@ export interface SessionSpec {
   language?: Language;
   context?: Record<string, unknown>;
   agent?: string;
+  /** the trace's session was the gateway's (`gateway: true`) */
+  gateway?: boolean;
 }
 
 /** The injected clock: replay sets it to each event's time before the SDK reads it. */
@@ -78,6 +80,7 @@ export async function replayTrace(trace: Trace, opts: ReplayOptions): Promise<Re
         ...(spec.language ? { language: spec.language } : {}),
         ...(spec.context ? { context: spec.context } : {}),
         ...(spec.agent ? { agent: spec.agent } : {}),
+        ...(spec.gateway ? { gateway: true } : {}),
       }),
     );
     const summary = { name: spec.name, language: spec.language ?? null, calls: 0 };

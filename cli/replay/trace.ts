@@ -22,6 +22,8 @@ interface TraceSession {
   language?: Language;
   context?: Record<string, unknown>;
   agent?: string;
+  /** written by `stalwart gateway --trace`: its reads from outside are calls of the entries it adds (outside.ts) */
+  gateway?: boolean;
   at: number;
   line: number;
   events: TraceEvent[];
@@ -95,7 +97,7 @@ export function formatTraceProblem(p: TraceProblem): string {
 }
 
 const FIELDS: Record<string, readonly string[]> = {
-  session: ["v", "type", "name", "language", "context", "agent", "at"],
+  session: ["v", "type", "name", "language", "context", "agent", "gateway", "at"],
   turn: ["v", "type", "text", "at"],
   call: ["v", "type", "id", "tool", "args", "origins", "labels", "agent", "facts", "undo_of", "approved", "approved_at", "verdict", "at"],
   answer: ["v", "type", "call", "approved", "at"],
@@ -255,6 +257,10 @@ function readSession(ev: Record<string, unknown>, line: number): TraceSession {
   if (ev.agent !== undefined && ev.agent !== null) {
     if (typeof ev.agent !== "string") fail(`a session's \`agent\` must be a string or null, not ${describe(ev.agent)}`);
     s.agent = ev.agent as string;
+  }
+  if (ev.gateway !== undefined && ev.gateway !== false) {
+    if (ev.gateway !== true) fail(`a session's \`gateway\` must be true or false, not ${describe(ev.gateway)}`, "`stalwart gateway --trace` writes it; leave it out otherwise");
+    s.gateway = true;
   }
   return s;
 }

@@ -19,6 +19,15 @@ import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, ov
 
 replayHome();
 
+const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.ts");
+const OUTSIDE_CATALOGUE = `
+settings: {language: en}
+tools:
+  - name: save
+    writes: true
+    args: {type: object, properties: {text: {type: string}}, required: [text], additionalProperties: false}
+`;
+
 describe("the gateway's trace, replayed", { timeout: 90_000 }, () => {
   it("holds every call, answer and outcome of three runs, and replays to the gateway's own decisions", async () => {
     const dir = allowedDir();
@@ -88,6 +97,41 @@ describe("the gateway's trace, replayed", { timeout: 90_000 }, () => {
     expect(of(7)).toMatchObject({ decision: "confirm", approved: false, would_run: false, outcomes: [] });
     expect(of(10)).toMatchObject({ decision: "confirm", approved: true, would_run: true, outcomes: ["ran"] });
     expect(of(11)).toMatchObject({ decision: "confirm", approved: null, would_run: false });
+  });
+
+  it("holds the reads from outside (a resource read), so a write that copies one replays as the gateway held it", async () => {
+    const dir = allowedDir();
+    const catalogue = join(dir, "agent.yaml");
+    writeFileSync(catalogue, OUTSIDE_CATALOGUE);
+    const file = join(mkdtempSync(join(tmpdir(), "stalwart-gateway-trace-")), "calls.jsonl");
+    const gw = await startGateway({ catalogue, upstream: { command: process.execPath, args: ["--import", "tsx", OUTSIDE] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), trace: file, log: () => undefined });
+    const d = await overHttp(downstreamClient({ answer: "accept" }), gw.url!);
+    try {
+      const read = await d.client.readResource({ uri: "note://inbox" });
+      const injected = (read.contents[0] as { text: string }).text;
+      expect((await d.client.callTool({ name: "save", arguments: { text: injected } })).isError).toBeFalsy();
+      expect(d.asked[0]).toContain("tainted_call");
+    } finally {
+      await d.client.close();
+      await gw.close();
+    }
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.type)).toEqual(["session", "call", "outcome", "call", "answer", "outcome"]);
+    expect(lines[0]).toMatchObject({ type: "session", gateway: true });
+    expect(lines[1]).toMatchObject({ type: "call", tool: "resources_read", args: { uri: "note://inbox" } });
+    expect((lines[3]!.origins as Record<string, string>).text).toBe(`result:${lines[1]!.id as string}.contents[0].text`);
+
+    let stdout = "";
+    let stderr = "";
+    const code = await replay([file, "--catalogue", catalogue, "--json"], { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s), isTTY: false } });
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as { calls: { id: string; tool: string; decision: string; reasons: string[]; would_run: boolean; outcomes: string[] }[] };
+    expect(out.calls.map((c) => [c.tool, c.decision, c.would_run, c.outcomes])).toEqual([
+      ["resources_read", "allow", true, ["ran"]],
+      ["save", "confirm", true, ["ran"]],
+    ]);
+    expect(out.calls[1]!.reasons).toContain("tainted_call");
   });
 
   it("an outcome the session could not record is in the trace all the same", async () => {

@@ -134,6 +134,7 @@ describe("parseTrace: errors name the line, say what is wrong and how to fix it"
     expect(one(`{"v":1,"type":"session","name":"b","language":"pt","at":"2026-11-29T12:00:00Z"}`)).toMatchObject({ message: "`language` must be `en` or `pt-BR`, not a string `pt`", hint: "did you mean `pt-BR`?" });
     expect(one(`{"v":1,"type":"session","name":"b","context":"c-208","at":"2026-11-29T12:00:00Z"}`).message).toBe("`context` must be an object, not a string `c-208`");
     expect(one(`{"v":1,"type":"session","name":"b","agent":3,"at":"2026-11-29T12:00:00Z"}`).message).toBe("a session's `agent` must be a string or null, not number `3`");
+    expect(one(`{"v":1,"type":"session","name":"b","gateway":"yes","at":"2026-11-29T12:00:00Z"}`).message).toBe("a session's `gateway` must be true or false, not a string `yes`");
   });
 
   it("every problem is reported, in line order, up to 50", () => {
