@@ -52,6 +52,26 @@ describe("the gateway's own pending records", () => {
     expect(lines).toEqual(["withdrew 1 pending confirmation: this gateway's session ends as it stops, so no later call can use them"]);
   });
 
+  it("the checker's records (the check worker recorded each ask as it answered): a repeat's copy is withdrawn, a failure to is said", async () => {
+    const store = new MemoryApprovalStore();
+    const lines: string[] = [];
+    const asked = new AskedRecords(store, { recorded: true, log: (l) => lines.push(l) });
+    // the checker adds each record before the gateway sees it; the gateway adds nothing itself
+    const answered = (r: PendingRecord) => (store.add(r), r);
+    const first = await asked.enter(answered(ask()), T0, () => undefined);
+    const copy = answered(ask());
+    expect((await asked.enter(copy, T0 + 1, () => undefined)).id).toBe(first.id);
+    expect(approvalStatus(store.get(copy.id)!, T0 + 1)).toBe("withdrawn");
+    expect(approvalStatus(store.get(first.id)!, T0 + 1)).toBe("pending");
+    // a store that cannot withdraw the copy: the ask still waits on the open record, and the log says so
+    const failing = Object.assign(Object.create(store) as MemoryApprovalStore, { withdraw: () => { throw new Error("the worker is away"); } });
+    const other = new AskedRecords(failing, { recorded: true, log: (l) => lines.push(l) });
+    const a = await other.enter(answered(ask({ args: { path: "/notes/b.txt", content: "x" }, digest: argsDigest({ path: "/notes/b.txt", content: "x" }) })), T0, () => undefined);
+    const b = answered(ask({ args: { path: "/notes/b.txt", content: "x" }, digest: argsDigest({ path: "/notes/b.txt", content: "x" }) }));
+    expect((await other.enter(b, T0 + 1, () => undefined)).id).toBe(a.id);
+    expect(lines).toEqual([`pending ${b.id} (the same call as an open one) not withdrawn: the worker is away`]);
+  });
+
   it("records that are not the gateway's own are added as they come and never withdrawn", async () => {
     const store = new MemoryApprovalStore();
     const asked = new AskedRecords(undefined);

@@ -4,13 +4,13 @@
  * an unknown catalogue).
  */
 import { describe, expect, it } from "vitest";
-import { KEY_A, storeYaml, testApp } from "./app-env.js";
+import { KEY_A, pendingApproval, storeYaml, testApp } from "./app-env.js";
 import { Client, InputError } from "../../cli/sdk/index.js";
 import { FIXTURE_NOW, licensedHome } from "../helpers/licensed-home.js";
 import { REPO } from "../conformance/runner.js";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
-import { approvalIdOf, MemoryApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { MemoryApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { approvalsApp } from "../../worker/portable/approvals/app.js";
 import { argsDigest } from "../helpers/pending-record.js";
 import { compileRulebook, registryText } from "../../worker/portable/engine/rulebook/index.js";
@@ -97,20 +97,9 @@ describe("Session.resume in-process with a field of the wrong type", () => {
 });
 
 describe("an approval's `by` and `message`, cut to their limits", () => {
-  const refunds = readFileSync(join(import.meta.dirname, "../approvals/fixtures/refunds.yaml"), "utf8");
-
-  async function pending(call: ReturnType<typeof testApp>["call"]) {
-    expect((await call("PUT", "/v1/catalogues/refunds", refunds, KEY_A, "application/yaml")).status).toBe(200);
-    const s = (await json(await call("POST", "/v1/sessions", { catalogue: "refunds", name: "w" }, KEY_A))).body.session;
-    const r = (await json(await call("POST", "/v1/sessions/read", { session: s, text: "refund 120" }, KEY_A))).body.session;
-    const c = (await json(await call("POST", "/v1/check", { session: r, tool: "refund_card", args: { order_id: "4411", amount: 120 }, options: { origins: { order_id: "typed", amount: "model" } } }, KEY_A))).body;
-    expect(c.check.decision).toBe("confirm");
-    return approvalIdOf(c.check.confirmation);
-  }
-
   it("are cut between characters, never inside an emoji: the decision is taken and reads back whole", async () => {
     const { call } = testApp();
-    const id = await pending(call);
+    const id = await pendingApproval(call);
     // a surrogate pair across each limit: a cut by UTF-16 units leaves half of it
     const by = "a".repeat(99) + "😀" + "tail";
     const message = "m".repeat(499) + "😀" + "tail";
