@@ -11,9 +11,10 @@
  * A gateway starting later reads the files left and withdraws the open records of a session only
  * when its process provably ended: the same host, boot and pid namespace as its own, and that pid
  * gone or started at another time. Anything it cannot tell (another machine or container, a
- * reboot, a file it cannot read, a system without /proc) is left as it is: those records expire.
+ * reboot, a file it cannot read, a mark another user wrote, whose processes /proc may hide from
+ * this one, a system without /proc) is left as it is: those records expire.
  */
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { approvalStatus, type ApprovalStore } from "../../worker/portable/engine/index.js";
@@ -117,6 +118,8 @@ export class GatewayOwners {
       const session = name.slice(0, -5);
       if (!name.endsWith(".json") || !SESSION.test(session)) continue;
       const file = join(this.dir, name);
+      // another user's gateway: /proc may hide its processes from this one (hidepid)
+      if (!ownFile(file)) continue;
       const mark = readMark(file, session);
       if (!mark) {
         log(`${file} cannot be read as a gateway's mark: left as it is (the records of its session expire)`);
@@ -156,6 +159,14 @@ export class GatewayOwners {
     }
     if (n > 0) log(`withdrew ${n} pending confirmation${n === 1 ? "" : "s"} of ${gone.length === 1 ? `a gateway (pid ${gone[0]!.pid}) that` : `${gone.length} gateways that`} stopped without withdrawing them: nothing can run those calls any more`);
     return n;
+  }
+}
+
+function ownFile(file: string): boolean {
+  try {
+    return process.getuid === undefined || statSync(file).uid === process.getuid();
+  } catch {
+    return false;
   }
 }
 

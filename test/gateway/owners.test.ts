@@ -5,10 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ended, startOf, thisProcess, type ProcessMark } from "../../cli/gateway/owners.js";
+import { ended, GatewayOwners, startOf, thisProcess, type ProcessMark } from "../../cli/gateway/owners.js";
+import { MemoryApprovalStore } from "../../worker/portable/engine/index.js";
 import { startGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, MAIN, overHttp, ROOT, text } from "./helpers.js";
 
@@ -101,6 +102,25 @@ describe("a killed gateway's pending confirmations", { timeout: 120_000 }, () =>
     }
     expect(existsSync(join(h, "approvals", "gateways", `${c.sessionId}.json`))).toBe(false);
     expect(existsSync(join(dir, "a.txt"))).toBe(false);
+  });
+
+  it("another user's mark is left alone (its processes may be hidden from this one); this user's of an ended process goes", async () => {
+    const me = thisProcess();
+    if (!me || process.getuid?.() !== 0) return; // needs /proc, and root to give a file to another user
+    const h = home();
+    const dir = join(h, "approvals", "gateways");
+    mkdirSync(dir, { recursive: true });
+    let dead = 4_000_000;
+    while (startOf(dead) !== undefined) dead--;
+    const mark = (session: string) => JSON.stringify({ v: 1, session, ...me, pid: dead, start: "1" });
+    const theirs = join(dir, `${"1".repeat(32)}.json`);
+    const mine = join(dir, `${"2".repeat(32)}.json`);
+    writeFileSync(theirs, mark("1".repeat(32)));
+    chownSync(theirs, 4242, 4242);
+    writeFileSync(mine, mark("2".repeat(32)));
+    expect(await new GatewayOwners(h).sweep(new MemoryApprovalStore(), Date.now(), () => undefined)).toBe(0);
+    expect(existsSync(theirs)).toBe(true);
+    expect(existsSync(mine)).toBe(false);
   });
 
   it("a mark that cannot be read is left as it is, and said", async () => {
