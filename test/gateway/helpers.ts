@@ -20,6 +20,8 @@ export const EVERYTHING = require.resolve("@modelcontextprotocol/server-everythi
 export const MAIN = join(ROOT, "cli/main.ts");
 /** A tool server that asks the client things of its own during a call (relay tests). */
 export const ASKS = join(import.meta.dirname, "fixtures/asks-server.ts");
+/** A tool server with an injected instruction in a resource and a prompt (outside.test.ts, trace.test.ts). */
+export const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.ts");
 
 export function home(): string {
   return copyLicence(mkdtempSync(join(tmpdir(), "stalwart-gw-home-")));

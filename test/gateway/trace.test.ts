@@ -15,18 +15,12 @@ import { homeMac } from "../../cli/approvals/mac.js";
 import { startGateway } from "../../cli/gateway/index.js";
 import { run as replay } from "../../cli/commands/replay.js";
 import { replayHome } from "../helpers/replay-home.js";
-import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, overHttp, text, type Answer } from "./helpers.js";
+import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, OUTSIDE, overHttp, text, type Answer } from "./helpers.js";
 
 replayHome();
 
-const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.ts");
-const OUTSIDE_CATALOGUE = `
-settings: {language: en}
-tools:
-  - name: save
-    writes: true
-    args: {type: object, properties: {text: {type: string}}, required: [text], additionalProperties: false}
-`;
+/** A write of a text, in front of fixtures/outside-server.ts. */
+const SAVE_CATALOGUE = "settings: {language: en}\ntools:\n  - {name: save, writes: true, args: {type: object, properties: {text: {type: string}}, required: [text], additionalProperties: false}}\n";
 
 describe("the gateway's trace, replayed", { timeout: 90_000 }, () => {
   it("holds every call, answer and outcome of three runs, and replays to the gateway's own decisions", async () => {
@@ -102,7 +96,7 @@ describe("the gateway's trace, replayed", { timeout: 90_000 }, () => {
   it("holds the reads from outside (a resource read), so a write that copies one replays as the gateway held it", async () => {
     const dir = allowedDir();
     const catalogue = join(dir, "agent.yaml");
-    writeFileSync(catalogue, OUTSIDE_CATALOGUE);
+    writeFileSync(catalogue, SAVE_CATALOGUE);
     const file = join(mkdtempSync(join(tmpdir(), "stalwart-gateway-trace-")), "calls.jsonl");
     const gw = await startGateway({ catalogue, upstream: { command: process.execPath, args: ["--import", "tsx", OUTSIDE] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), trace: file, log: () => undefined });
     const d = await overHttp(downstreamClient({ answer: "accept" }), gw.url!);
