@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ended, GatewayOwners, startOf, thisProcess, type ProcessMark } from "../../cli/gateway/owners.js";
 import { MemoryApprovalStore } from "../../worker/portable/engine/index.js";
+import { prng } from "../helpers/prng.js";
+import { argsDigest } from "../helpers/pending-record.js";
 import { startGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, MAIN, overHttp, ROOT, text } from "./helpers.js";
 
@@ -134,5 +136,50 @@ describe("a killed gateway's pending confirmations", { timeout: 120_000 }, () =>
     await g.close();
     expect(existsSync(bad)).toBe(true);
     if (thisProcess()) expect(lines).toContain(`${bad} cannot be read as a gateway's mark: left as it is (the records of its session expire)`);
+  });
+});
+
+describe("marks as the next gateway finds them (fuzz)", () => {
+  it("never throws; withdraws only for a well-formed mark of an ended process (seed 3701, 300 marks)", async () => {
+    const me = thisProcess();
+    if (!me) return; // no /proc: nothing is judged
+    const rand = prng(3701);
+    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    let dead = 4_000_000;
+    while (startOf(dead) !== undefined) dead--;
+    const h = home();
+    const dir = join(h, "approvals", "gateways");
+    mkdirSync(dir, { recursive: true });
+    const store = new MemoryApprovalStore();
+    const expected = new Map<string, boolean>();
+    const breakers: ((m: Record<string, unknown>) => void)[] = [
+      (m) => delete m[pick(["v", "session", "host", "boot", "pidns", "pid", "start"])],
+      (m) => (m[pick(["host", "boot", "pidns", "start", "session"])] = pick([1, null, true, [], {}])),
+      (m) => (m.pid = pick([-1, 0, 1.5, "12", null, 2 ** 60, Number.NaN])),
+      (m) => (m.v = pick([2, 0, "1", null])),
+      (m) => (m.session = "f".repeat(32)),
+    ];
+    for (let i = 0; i < 300; i++) {
+      const session = i.toString(16).padStart(32, "0");
+      const mark: Record<string, unknown> = { v: 1, session, ...me, pid: dead, start: "1" };
+      const kind = rand();
+      let text: string;
+      if (kind < 0.3) text = JSON.stringify(mark); // well formed, ended: withdrawn
+      else if (kind < 0.4) text = JSON.stringify({ ...mark, pid: process.pid, start: me.start }); // this process: kept
+      else if (kind < 0.8) {
+        pick(breakers)(mark);
+        text = JSON.stringify(mark);
+      } else text = Buffer.from(Array.from({ length: Math.floor(rand() * 200) }, () => Math.floor(rand() * 256))).toString("latin1");
+      if (rand() < 0.2) text = `{"__proto__":{"v":1},${text.slice(1)}`;
+      writeFileSync(join(dir, `${session}.json`), text);
+      const args = { path: `/n/${i}` };
+      store.add({ v: 1, id: `p_${i.toString(16).padStart(16, "0")}`, session, step: 2, tool: "write_file", agent: null, args, digest: argsDigest(args), origins: {}, reasons: ["write"], wording: "Allow write_file?", counters: [], token: `t${i}`, created: 0, expires: Date.now() + 60_000 });
+      // a `__proto__` key is an own property of what JSON.parse makes: it neither spoils a good mark nor lends a broken one its `v`
+      expected.set(`p_${i.toString(16).padStart(16, "0")}`, kind < 0.3);
+    }
+    const lines: string[] = [];
+    const withdrawn = await new GatewayOwners(h).sweep(store, Date.now(), (l) => lines.push(l));
+    for (const [id, want] of expected) expect(store.get(id)?.withdrawn === true, id).toBe(want);
+    expect(withdrawn).toBe([...expected.values()].filter(Boolean).length);
   });
 });
