@@ -6,7 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import ts from "typescript";
@@ -137,5 +138,37 @@ process.on("beforeExit", () => { if (!process.exitCode) console.log(JSON.stringi
     const documented = [...(example ?? "").matchAll(/\/\/ → (allow|confirm|refuse) (\[[^\]]*\])/g)].map((m) => [m[1], JSON.parse(m[2] ?? "[]")]);
     expect(documented.length).toBeGreaterThanOrEqual(5);
     expect(seen).toEqual(documented);
+  }, 120_000);
+});
+
+describe("the installed `stalwart gateway`", () => {
+  it("writes a starter catalogue from the tool server, which `stalwart check` passes, and checks calls in front of it, as the README's host config runs it", async () => {
+    const { Client } = await import("@modelcontextprotocol/client");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
+    const filesystem = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
+    const project = mkdtempSync(join(tmpdir(), "stalwart-pack-gateway-"));
+    const notes = realpathSync(mkdtempSync(join(tmpdir(), "stalwart-pack-notes-")));
+    writeFileSync(join(notes, "hello.txt"), "hello\n");
+    const home = copyLicence(join(project, ".stalwart"));
+    const bin = join(app, "node_modules/.bin/stalwart");
+    const env = { ...(process.env as Record<string, string>), STALWART_HOME: home };
+    execFileSync(bin, ["gateway", "init", "-o", "agent.yaml", "--", process.execPath, filesystem, notes], { cwd: project, env, encoding: "utf8", stdio: "pipe" });
+    expect(execFileSync(bin, ["check", "agent.yaml"], { cwd: project, env, encoding: "utf8" })).toMatch(/ok/);
+
+    const client = new Client({ name: "host", version: "1.0.0" }, { capabilities: {} });
+    await client.connect(new StdioClientTransport({ command: bin, args: ["gateway", "--catalogue", "agent.yaml", "--", process.execPath, filesystem, notes], cwd: project, env, stderr: "pipe" }), { timeout: 60_000 });
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(["read_text_file", "write_file"]));
+      const read = await client.callTool({ name: "read_text_file", arguments: { path: join(notes, "hello.txt") } });
+      expect(read.isError).toBeFalsy();
+      expect(JSON.stringify(read.content)).toContain("hello");
+      const write = await client.callTool({ name: "write_file", arguments: { path: join(notes, "new.txt"), content: "x" } });
+      expect(write.isError).toBe(true);
+      expect(write._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "confirm", pending: expect.stringMatching(/^p_/) });
+      expect(existsSync(join(notes, "new.txt"))).toBe(false);
+    } finally {
+      await client.close();
+    }
   }, 120_000);
 });
