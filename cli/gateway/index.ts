@@ -181,13 +181,6 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     const notes = listed ? startNotes({ listed, named, pins: pinsOf(source) }) : [];
     tasks = new TaskTools(() => upstream.listTools());
     const pending = new FileApprovalStore(home);
-    // The home's records are this process's own: those of a gateway that was killed before it
-    // could withdraw its own are withdrawn now, and this one's process is marked (owners.ts).
-    owners = client !== undefined && !o.checkUrl ? new GatewayOwners(home) : undefined;
-    if (owners) {
-      await owners.sweep(pending, (o.now?.() ?? new Date()).getTime(), log);
-      owners.claim(session.id, log);
-    }
     const remote = !o.session && o.checkUrl ? remoteStanding(o.checkUrl, o.key) : undefined;
     const callTimeoutMs = o.callTimeoutMs ?? DAY;
     // "Always for this session" (`stalwart approvals approve --always`): a later ask of the same call is
@@ -208,6 +201,13 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       return decide(pending, m, record.id, { decision: "approve", by: s.receipt.by, at: record.created, message: `always for this session (${s.record.id})` });
     };
     const approvals = remote?.store ?? pending;
+    // This gateway's records are its own (its session ends with it): those of a gateway that was
+    // killed before it could withdraw its own are withdrawn now, and this one's process is marked (owners.ts).
+    owners = client !== undefined ? new GatewayOwners(home, { checker: remote ? o.checkUrl!.replace(/\/+$/, "") : undefined }) : undefined;
+    if (owners) {
+      await owners.sweep(approvals, (o.now?.() ?? new Date()).getTime(), log);
+      owners.claim(session.id, log);
+    }
     const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, askTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}), ownRecords: client === undefined ? false : o.checkUrl ? "recorded" : true, ...(trace ? { trace } : {}) });
     const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, tasks, hidden, ...(reach ? { reach } : {}), log, ...(trace ? { trace } : {}) }, live);
 

@@ -6,8 +6,9 @@
  * could approve calls that can no longer run.
  *
  * At its start, a gateway writes `approvals/gateways/<session>.json`: where it runs (host, boot,
- * pid namespace) and which process it is (pid and the kernel's start time of that pid, so a pid
- * used again by another process does not read as the same one). It removes the file as it stops.
+ * pid namespace), which process it is (pid and the kernel's start time of that pid, so a pid
+ * used again by another process does not read as the same one) and, with `--check-url`, the check
+ * worker that holds its records. It removes the file as it stops.
  * A gateway starting later reads the files left and withdraws the open records of a session only
  * when its process provably ended: the same host, boot and pid namespace as its own, and that pid
  * gone or started at another time. Anything it cannot tell (another machine or container, a
@@ -70,8 +71,20 @@ export class GatewayOwners {
   private readonly dir: string;
   private claimed: string | undefined;
 
-  constructor(home: string, private readonly self: ProcessMark | undefined = thisProcess(), private readonly startOfPid: (pid: number) => string | undefined = startOf) {
+  private readonly checker: string | undefined;
+  private readonly self: ProcessMark | undefined;
+  private readonly startOfPid: (pid: number) => string | undefined;
+
+  /**
+   * `checker`: the check worker whose approvals hold this gateway's records (`--check-url`);
+   * absent, the home's. A gateway judges only the marks of gateways whose records are where its
+   * own are: it can withdraw nothing elsewhere.
+   */
+  constructor(home: string, o: { checker?: string | undefined; self?: ProcessMark | undefined; startOfPid?: (pid: number) => string | undefined } = {}) {
     this.dir = join(home, "approvals", "gateways");
+    this.checker = o.checker;
+    this.self = "self" in o ? o.self : thisProcess();
+    this.startOfPid = o.startOfPid ?? startOf;
   }
 
   /** This gateway asks for `session` from now on. Never throws: a mark not written only means its records would expire instead. */
@@ -80,7 +93,7 @@ export class GatewayOwners {
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const tmp = join(this.dir, `.${session}.${process.pid}.tmp`);
-      writeFileSync(tmp, JSON.stringify({ v: 1, session, ...this.self }) + "\n", { mode: 0o600 });
+      writeFileSync(tmp, JSON.stringify({ v: 1, session, ...this.self, ...(this.checker !== undefined ? { checker: this.checker } : {}) }) + "\n", { mode: 0o600 });
       renameSync(tmp, join(this.dir, `${session}.json`));
       this.claimed = session;
     } catch (err) {
@@ -120,12 +133,14 @@ export class GatewayOwners {
       const file = join(this.dir, name);
       // another user's gateway: /proc may hide its processes from this one (hidepid)
       if (!ownFile(file)) continue;
-      const mark = readMark(file, session);
-      if (!mark) {
+      const read = readMark(file, session);
+      if (!read) {
         log(`${file} cannot be read as a gateway's mark: left as it is (the records of its session expire)`);
         continue;
       }
-      if (ended(mark, self, this.startOfPid)) gone.push({ session, file, pid: mark.pid });
+      // its records are elsewhere (the home's, or another check worker's): not this gateway's to withdraw
+      if (read.checker !== this.checker) continue;
+      if (ended(read.mark, self, this.startOfPid)) gone.push({ session, file, pid: read.mark.pid });
     }
     if (gone.length === 0) return 0;
     let all;
@@ -170,11 +185,12 @@ function ownFile(file: string): boolean {
   }
 }
 
-function readMark(file: string, session: string): ProcessMark | undefined {
+function readMark(file: string, session: string): { mark: ProcessMark; checker: string | undefined } | undefined {
   try {
     const m = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-    const ok = m !== null && typeof m === "object" && m.v === 1 && m.session === session && typeof m.host === "string" && typeof m.boot === "string" && typeof m.pidns === "string" && Number.isSafeInteger(m.pid) && (m.pid as number) > 0 && typeof m.start === "string";
-    return ok ? { host: m.host as string, boot: m.boot as string, pidns: m.pidns as string, pid: m.pid as number, start: m.start as string } : undefined;
+    const ok = m !== null && typeof m === "object" && m.v === 1 && m.session === session && typeof m.host === "string" && typeof m.boot === "string" && typeof m.pidns === "string" && Number.isSafeInteger(m.pid) && (m.pid as number) > 0 && typeof m.start === "string" && (!Object.hasOwn(m, "checker") || typeof m.checker === "string");
+    if (!ok) return undefined;
+    return { mark: { host: m.host as string, boot: m.boot as string, pidns: m.pidns as string, pid: m.pid as number, start: m.start as string }, checker: Object.hasOwn(m, "checker") ? (m.checker as string) : undefined };
   } catch {
     return undefined;
   }

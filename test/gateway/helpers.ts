@@ -4,6 +4,7 @@
  * a child process, as a person's MCP host starts it) or streamable HTTP (in-process, port 0).
  */
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -109,4 +110,19 @@ export async function asksGateway(catalogue: string, o: Partial<GatewayOptions> 
   const dir = allowedDir();
   writeFileSync(join(dir, "agent.yaml"), catalogue);
   return startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), ...o });
+}
+
+/** `stalwart gateway --listen` as a process of its own on home `h` (one a test can kill), in front of `upstream`; its URL once it listens. */
+export async function gatewayProcess(h: string, catalogue: string, upstream: string[], flags: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--quiet", "--home", h, "--listen", "127.0.0.1:0", ...flags, "--catalogue", catalogue, "--", ...upstream], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on("data", (b: Buffer) => {
+      stderr += b.toString();
+      const m = /listening on (\S+)/.exec(stderr);
+      if (m) resolve(m[1]!);
+    });
+    child.once("exit", () => reject(new Error(`the gateway exited before it served:\n${stderr}`)));
+  });
+  return { child, url };
 }

@@ -4,7 +4,6 @@
  * ended (owners.ts). One that still runs, or one it cannot see, is left alone.
  */
 import { describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +12,7 @@ import { MemoryApprovalStore } from "../../worker/portable/engine/index.js";
 import { prng } from "../helpers/prng.js";
 import { argsDigest } from "../helpers/pending-record.js";
 import { startGateway } from "../../cli/gateway/index.js";
-import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, MAIN, overHttp, ROOT, text } from "./helpers.js";
+import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, gatewayProcess, home, overHttp, text } from "./helpers.js";
 
 describe("whether the process that asked has ended", () => {
   const self: ProcessMark = { host: "h", boot: "b", pidns: "pid:[1]", pid: 100, start: "5000" };
@@ -41,22 +40,6 @@ describe("whether the process that asked has ended", () => {
   });
 });
 
-/** `stalwart gateway --listen` as its own process on `h`, and its URL. */
-async function gatewayProcess(h: string, dir: string): Promise<{ child: ChildProcess; url: string }> {
-  const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-owners-${Date.now()}-${Math.random()}.yaml`));
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--quiet", "--home", h, "--listen", "127.0.0.1:0", "--catalogue", catalogue, "--", process.execPath, FILESYSTEM, dir], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on("data", (b: Buffer) => {
-      stderr += b.toString();
-      const m = /listening on (\S+)/.exec(stderr);
-      if (m) resolve(m[1]!);
-    });
-    child.once("exit", () => reject(new Error(`the gateway exited before it served:\n${stderr}`)));
-  });
-  return { child, url };
-}
-
 async function pendingWrite(url: string, path: string): Promise<string> {
   const { client } = await overHttp(downstreamClient({}), url);
   try {
@@ -72,7 +55,7 @@ describe("a killed gateway's pending confirmations", { timeout: 120_000 }, () =>
   it("are withdrawn by the next gateway on the home; a running one's are left", async () => {
     const h = home();
     const dir = allowedDir();
-    const a = await gatewayProcess(h, dir);
+    const a = await gatewayProcess(h, filesystemCatalogue(dir, join(dir, "..", `agent-owners-${Date.now()}.yaml`)), [process.execPath, FILESYSTEM, dir]);
     let id: string;
     try {
       id = await pendingWrite(a.url, join(dir, "a.txt"));

@@ -10,7 +10,8 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
 import { startGateway } from "../../cli/gateway/index.js";
-import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, overHttp, text } from "./helpers.js";
+import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, gatewayProcess, home, overHttp, text } from "./helpers.js";
+import { thisProcess } from "../../cli/gateway/owners.js";
 
 let worker: RunningWorker;
 beforeAll(async () => {
@@ -126,6 +127,35 @@ describe("gateway --check-url, a client without elicitation", { timeout: 120_000
     // withdrawn once; an unknown id is not found
     expect((await api("POST", `/v1/approvals/${first.pending}/withdraw`)).body).toMatchObject({ withdrawn: false, approval: { status: "withdrawn" } });
     expect((await api("POST", "/v1/approvals/p_0000000000000000/withdraw")).status).toBe(404);
+  });
+
+  it("a gateway killed with a record waiting: the next gateway on the home with the same worker withdraws it there", async () => {
+    const dir = allowedDir();
+    const h = home();
+    const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-killed-${Date.now()}.yaml`));
+    const killed = await gatewayProcess(h, catalogue, [process.execPath, FILESYSTEM, dir], ["--check-url", worker.url, "--key", worker.keys[0]!]);
+    let pending: string | undefined;
+    try {
+      const { client } = await overHttp(downstreamClient({}), killed.url);
+      const r = await client.callTool({ name: "write_file", arguments: { path: join(dir, "killed.txt"), content: "x" } });
+      pending = (r._meta?.["stalwart-agents/check"] as { pending?: string } | undefined)?.pending;
+      await client.close();
+    } finally {
+      killed.child.kill("SIGKILL");
+      await new Promise((r) => killed.child.once("exit", r));
+    }
+    expect(pending).toMatch(/^p_/);
+    expect((await api("GET", `/v1/approvals/${pending}`)).body.approval.status).toBe("pending");
+    // a gateway on the home's own approvals leaves the worker's records alone: they are not where its own are
+    const local = await startGateway({ catalogue, upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: () => undefined });
+    await local.close();
+    expect((await api("GET", `/v1/approvals/${pending}`)).body.approval.status).toBe("pending");
+    const lines: string[] = [];
+    const next = await startGateway({ catalogue, upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, checkUrl: `${worker.url}/`, key: worker.keys[0]!, log: (l) => lines.push(l) });
+    await next.close();
+    if (!thisProcess()) return; // no /proc: nothing can tell that it ended
+    expect((await api("GET", `/v1/approvals/${pending}`)).body.approval.status).toBe("withdrawn");
+    expect(lines).toContain(`withdrew 1 pending confirmation of a gateway (pid ${killed.child.pid}) that stopped without withdrawing them: nothing can run those calls any more`);
   });
 
   it("edited on the worker's page during --approval-wait, the edited call is checked again and waits there as a new record", async () => {
