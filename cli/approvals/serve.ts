@@ -10,6 +10,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { approvalsApp } from "../../worker/portable/approvals/app.js";
 import { StalwartError, toWire } from "../../worker/portable/engine/index.js";
 import { FileApprovalStore } from "./store.js";
+import { withdrawEnded } from "./owners.js";
 import { homeMac } from "./mac.js";
 import { loopbackHost } from "../loopback.js";
 import { listenError } from "../listen-error.js";
@@ -21,6 +22,10 @@ export interface ServeOptions {
   /** tests: the code instead of a random one */
   code?: string;
   pollMs?: number;
+  /** what the page does by itself (the records of gateways that ended, withdrawn) */
+  log?: (line: string) => void;
+  /** how often those are looked for while it runs (default 30 s) */
+  sweepMs?: number;
 }
 
 export interface RunningPage {
@@ -31,6 +36,10 @@ export interface RunningPage {
 
 export async function serveApprovals(o: ServeOptions): Promise<RunningPage> {
   const store = new FileApprovalStore(o.home);
+  // The records of gateways that were killed, withdrawn before anyone sees them, and again while
+  // it runs (a gateway may be killed meanwhile); in the background it never throws (owners.ts).
+  const log = o.log ?? (() => undefined);
+  await withdrawEnded(o.home, store, Date.now(), log);
   const mac = homeMac(o.home);
   // Sign-in cookies are MAC'd under a key of this start only: a restart signs everyone out.
   const cookieKey = randomBytes(32);
@@ -70,11 +79,14 @@ export async function serveApprovals(o: ServeOptions): Promise<RunningPage> {
     });
     s.once("error", (err: NodeJS.ErrnoException) => reject(listenError(err, `--port ${o.port}`, o.port)));
   });
+  const sweeping = setInterval(() => void withdrawEnded(o.home, store, Date.now(), log), o.sweepMs ?? 30_000);
+  sweeping.unref();
   const host = o.host.includes(":") ? `[${o.host}]` : o.host;
   return {
     url: `http://${host}:${port}/`,
     code: printed,
     close: () => new Promise<void>((resolve) => {
+      clearInterval(sweeping);
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       server.close(() => resolve());
     }),

@@ -8,6 +8,7 @@ import { defineCommand, usageError, type Io } from "../command.js";
 import { approvalStatus, decide, StalwartError } from "../../worker/portable/engine/index.js";
 import { resolveHome } from "../sdk/home.js";
 import { FileApprovalStore } from "../approvals/store.js";
+import { withdrawEnded } from "../approvals/owners.js";
 import { homeMac } from "../approvals/mac.js";
 import { listText, showText } from "../approvals/format.js";
 import { serveApprovals } from "../approvals/serve.js";
@@ -18,7 +19,15 @@ const home = { type: "string", value: "DIR", help: "the home holding approvals/ 
 const json = { type: "boolean", help: "print JSON" } as const;
 const idArgs = { synopsis: "ID", min: 1, max: 1, missing: "name the pending confirmation (`stalwart approvals list` shows them)", extra: "one confirmation at a time" };
 
-const store = (h: string | undefined) => new FileApprovalStore(resolveHome(h));
+/**
+ * The home's store, once the records of gateways that were killed are withdrawn: nobody is shown
+ * or decides a call that no process can run any more (cli/approvals/owners.ts).
+ */
+async function swept(home: string, io: Io): Promise<FileApprovalStore> {
+  const s = new FileApprovalStore(home);
+  await withdrawEnded(home, s, Date.now(), (line) => io.stderr.write(`stalwart approvals: ${line}\n`));
+  return s;
+}
 const out = (io: Io, v: unknown) => io.stdout.write(JSON.stringify(v, null, 2) + "\n");
 
 const list = defineCommand({
@@ -29,7 +38,7 @@ const list = defineCommand({
   run: async ({ values, io }) => {
     const now = Date.now();
     const h = resolveHome(values.home);
-    const all = new FileApprovalStore(h).list().filter((a) => values.all === true || approvalStatus(a, now) === "pending");
+    const all = (await swept(h, io)).list().filter((a) => values.all === true || approvalStatus(a, now) === "pending");
     if (values.json) out(io, all.map((a) => ({ ...a, status: approvalStatus(a, now) })));
     else io.stdout.write(listText(all, now));
     // a mistyped --home is not a home where nothing waits
@@ -44,7 +53,7 @@ const show = defineCommand({
   args: idArgs,
   options: { home, json },
   run: async ({ values, positionals, io }) => {
-    const a = store(values.home).get(positionals[0] ?? "");
+    const a = (await swept(resolveHome(values.home), io)).get(positionals[0] ?? "");
     if (!a) throw new StalwartError("ApprovalNotFound", `no pending confirmation \`${positionals[0]}\``, { hint: "`stalwart approvals list --all` shows them" });
     if (values.json) out(io, { ...a, status: approvalStatus(a, Date.now()) });
     else io.stdout.write(showText(a, Date.now()));
@@ -73,7 +82,7 @@ function decideCommand(verb: "approve" | "deny") {
       // --home) makes no key in a home that had none.
       let mac: ((text: string) => Uint8Array) | undefined;
       const lazyMac = (text: string) => (mac ??= homeMac(h))(text);
-      const a = await decide(new FileApprovalStore(h), lazyMac, positionals[0] ?? "", {
+      const a = await decide(await swept(h, io), lazyMac, positionals[0] ?? "", {
         decision: verb, by, at: Date.now(), message: values.message, ...(v.always ? { always: true } : {}),
       });
       if (values.json) out(io, a.receipt);
@@ -99,7 +108,7 @@ const serve = defineCommand({
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`\`--port\` must be a port number, not \`${values.port}\``);
     const host = values.host ?? "127.0.0.1";
     if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host)) throw usageError(`\`--host\` must be a loopback address, not \`${host}\``, "the page is for the person at this machine; use the check worker's /approvals for a shared one");
-    const running = await serveApprovals({ home: resolveHome(values.home), host, port });
+    const running = await serveApprovals({ home: resolveHome(values.home), host, port, log: (line) => io.stderr.write(`stalwart approvals: ${line}\n`) });
     io.stdout.write(values.json ? JSON.stringify({ url: running.url, code: running.code }) + "\n" : `approvals page: ${running.url}\none-time code: ${running.code}\n`);
     await new Promise<void>((resolve) => {
       const stop = () => void running.close().then(resolve);

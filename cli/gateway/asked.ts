@@ -13,7 +13,7 @@
  * let nothing through: the same call, made again, is asked again under a new id. So as the
  * gateway stops, each such record is withdrawn (record.ts `withdraw`); a record already used,
  * denied, edited or expired is left as it is. A gateway that is killed withdraws nothing itself:
- * the next one to start on the home withdraws them once it can tell its process ended (owners.ts).
+ * the next one to start on the home withdraws them once it can tell its process ended (cli/approvals/owners.ts).
  *
  * With `--check-url` the same holds of the worker's records: the gateway carries its session, and
  * nobody else has it. There the worker records each confirm as it answers, before the gateway sees

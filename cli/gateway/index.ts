@@ -29,7 +29,7 @@ import { licenceWarning } from "./licence-warning.js";
 import { workerWarning } from "./worker-warning.js";
 import { rulebookNotes, startNotes } from "./start-notes.js";
 import { CheckedStdioTransport } from "./stdio.js";
-import { GatewayOwners } from "./owners.js";
+import { GatewayOwners } from "../approvals/owners.js";
 
 export interface GatewayOptions {
   /** path to agent.yaml */
@@ -202,7 +202,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     };
     const approvals = remote?.store ?? pending;
     // This gateway's records are its own (its session ends with it): those of a gateway that was
-    // killed before it could withdraw its own are withdrawn now, and this one's process is marked (owners.ts).
+    // killed before it could withdraw its own are withdrawn now, and this one's process is marked (cli/approvals/owners.ts).
     owners = client !== undefined ? new GatewayOwners(home, { checker: remote ? o.checkUrl!.replace(/\/+$/, "") : undefined }) : undefined;
     if (owners) {
       await owners.sweep(approvals, (o.now?.() ?? new Date()).getTime(), log);

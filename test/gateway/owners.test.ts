@@ -7,11 +7,15 @@ import { describe, expect, it } from "vitest";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ended, GatewayOwners, startOf, thisProcess, type ProcessMark } from "../../cli/gateway/owners.js";
+import { ended, GatewayOwners, startOf, thisProcess, type ProcessMark } from "../../cli/approvals/owners.js";
 import { MemoryApprovalStore } from "../../worker/portable/engine/index.js";
 import { prng } from "../helpers/prng.js";
 import { argsDigest } from "../helpers/pending-record.js";
 import { startGateway } from "../../cli/gateway/index.js";
+import { runGroup } from "../../cli/command.js";
+import { root } from "../../cli/commands/index.js";
+import { serveApprovals } from "../../cli/approvals/serve.js";
+import { FileApprovalStore } from "../../cli/approvals/store.js";
 import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, gatewayProcess, home, overHttp, text } from "./helpers.js";
 
 describe("whether the process that asked has ended", () => {
@@ -106,6 +110,44 @@ describe("a killed gateway's pending confirmations", { timeout: 120_000 }, () =>
     expect(await new GatewayOwners(h).sweep(new MemoryApprovalStore(), Date.now(), () => undefined)).toBe(0);
     expect(existsSync(theirs)).toBe(true);
     expect(existsSync(mine)).toBe(false);
+  });
+
+  it("`stalwart approvals` withdraws them too before it shows or decides any, and so does its page while it runs", async () => {
+    if (!thisProcess()) return; // no /proc: nothing can tell that a gateway ended
+    const h = home();
+    const dir = allowedDir();
+    const killed = async (name: string) => {
+      const g = await gatewayProcess(h, filesystemCatalogue(dir, join(dir, "..", `agent-${name}-${Date.now()}.yaml`)), [process.execPath, FILESYSTEM, dir]);
+      const id = await pendingWrite(g.url, join(dir, `${name}.txt`));
+      g.child.kill("SIGKILL");
+      await new Promise((r) => g.child.once("exit", r));
+      return { id, pid: g.child.pid };
+    };
+    const stalwart = async (argv: string[]) => {
+      let stdout = "";
+      let stderr = "";
+      const code = await runGroup(root, [...argv, "--home", h], { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } });
+      return { code, stdout, stderr };
+    };
+    const first = await killed("first");
+    const listed = await stalwart(["approvals", "list", "--all", "--json"]);
+    expect(listed.code).toBe(0);
+    expect((JSON.parse(listed.stdout) as { record: { id: string }; status: string }[]).map((a) => [a.record.id, a.status])).toEqual([[first.id, "withdrawn"]]);
+    expect(listed.stderr).toBe(`stalwart approvals: withdrew 1 pending confirmation of a gateway (pid ${first.pid}) that stopped without withdrawing them: nothing can run those calls any more\n`);
+    const approve = await stalwart(["approvals", "approve", first.id]);
+    expect(approve.code).toBe(1);
+    expect(approve.stderr).toContain("withdrawn");
+
+    const lines: string[] = [];
+    const page = await serveApprovals({ home: h, host: "127.0.0.1", port: 0, code: "123456", sweepMs: 100, log: (l) => lines.push(l) });
+    try {
+      const second = await killed("second");
+      for (let waited = 0; waited < 5000 && !lines.some((l) => l.includes(`pid ${second.pid}`)); waited += 100) await new Promise((r) => setTimeout(r, 100));
+      expect(new FileApprovalStore(h).get(second.id)?.withdrawn).toBe(true);
+      expect(lines).toEqual([`withdrew 1 pending confirmation of a gateway (pid ${second.pid}) that stopped without withdrawing them: nothing can run those calls any more`]);
+    } finally {
+      await page.close();
+    }
   });
 
   it("a mark that cannot be read is left as it is, and said", async () => {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
 import { startGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, gatewayProcess, home, overHttp, text } from "./helpers.js";
-import { thisProcess } from "../../cli/gateway/owners.js";
+import { thisProcess } from "../../cli/approvals/owners.js";
 
 let worker: RunningWorker;
 beforeAll(async () => {

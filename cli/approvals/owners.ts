@@ -1,9 +1,9 @@
 /**
- * Which gateway process asked the pending confirmations in the home, so that the next gateway to
- * start on it can withdraw those of one that stopped without withdrawing them itself (killed,
- * crashed, out of memory). A gateway withdraws its own open records as it stops (asked.ts); one
- * that never got to leaves them pending until their tokens expire, a day by default, and a person
- * could approve calls that can no longer run.
+ * Which gateway process asked the pending confirmations in the home, so that a later process on it
+ * (the next gateway, `stalwart approvals` and its page) can withdraw those of one that stopped
+ * without withdrawing them itself (killed, crashed, out of memory). A gateway withdraws its own
+ * open records as it stops (cli/gateway/asked.ts); one that never got to leaves them pending until
+ * their tokens expire, a day by default, and a person could approve calls that can no longer run.
  *
  * At its start, a gateway writes `approvals/gateways/<session>.json`: where it runs (host, boot,
  * pid namespace), which process it is (pid and the kernel's start time of that pid, so a pid
@@ -193,5 +193,18 @@ function readMark(file: string, session: string): { mark: ProcessMark; checker: 
     return { mark: { host: m.host as string, boot: m.boot as string, pidns: m.pidns as string, pid: m.pid as number, start: m.start as string }, checker: Object.hasOwn(m, "checker") ? (m.checker as string) : undefined };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The home's records of gateways that ended without withdrawing them, withdrawn before a person
+ * reads or decides any (`stalwart approvals`, its page). Never throws.
+ */
+export async function withdrawEnded(home: string, store: ApprovalStore, now: number, log: (line: string) => void): Promise<number> {
+  try {
+    return await new GatewayOwners(home).sweep(store, now, log);
+  } catch (err) {
+    log(`the pending confirmations of gateways that ended were not looked for (${(err as Error).message})`);
+    return 0;
   }
 }
