@@ -5,7 +5,9 @@
 //   W7DIST=$PWD/prof/w7dist REPO=$PWD node docs/perf/worker-drive.round7.mjs   (N, PER, ENTRIES: env; add --cpu-prof for a profile)
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-const D = process.env.W7DIST ?? new URL("../../prof/w7dist", import.meta.url).pathname;
+// the build the steps above make; not part of a clone, so it is named, never assumed
+const D = process.env.W7DIST;
+if (!D) throw new Error("set W7DIST to a tsc build of the repo (the steps at the top of this file make one)");
 const { createApp } = await import(D + "/worker/workerd/check/app.js");
 const { nodeCore } = await import(D + "/cli/sdk/wasm-node.js");
 const { workerLicence } = await import(D + "/test/helpers/licensed-home.js");
