@@ -44,6 +44,7 @@ import { forward, resume, type ForwardOptions } from "./forward.js";
 import { HeldCalls } from "./held-calls.js";
 import { AskedRecords } from "./asked.js";
 import { progressTokenOf, safeCanonical, safeDigest, summary } from "./call-parts.js";
+import { reportOutcome } from "./result-value.js";
 
 /** The part of the SDK's session the gateway uses (in-process and remote alike). */
 export interface GatewaySession {
@@ -377,11 +378,7 @@ export class Calls {
   /** Background bookkeeping never throws into the call. */
   private async report(step: number, outcome: Outcome, result?: unknown): Promise<void> {
     if (step < 0) return;
-    try {
-      await this.o.session.report(step, outcome, result);
-    } catch (err) {
-      this.log(`report of step ${step} failed: ${(err as Error).message}`);
-    }
+    await reportOutcome(this.o.session, step, outcome, result, (l) => this.log(l));
     // what happened to the call, whether or not the history could take it
     this.o.trace?.outcome(step, outcome, result);
     // the inference view reads this call's entries now, after the reply, not in front of the next check

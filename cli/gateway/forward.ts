@@ -12,7 +12,7 @@ import { modernOf, type Relay } from "./relay.js";
 import { HeldCall, type HeldCalls, type Next } from "./held-calls.js";
 import { sendToolCall, type TaskTools } from "./task-tools.js";
 import { errorResult, type ToolResult } from "./words.js";
-import { resultValue } from "./result-value.js";
+import { recordedValue } from "./result-value.js";
 import { progressTokenOf, safeDigest, summary } from "./call-parts.js";
 
 export interface ForwardOptions {
@@ -127,7 +127,7 @@ async function unanswered(o: ForwardOptions, tool: string, check: CheckResult, e
 function ended(o: ForwardOptions, tool: string, check: CheckResult, result: Record<string, unknown>): ToolResult {
   const failed = result.isError === true;
   // Not awaited: made once the reply is on its way (reportAfter); the next call waits for it.
-  void o.report(check.step, failed ? "failed" : "ran", failed ? undefined : resultValue(result));
+  void o.report(check.step, failed ? "failed" : "ran", failed ? undefined : recordedValue(result));
   o.log(`allow ${tool}${check.reasons.length ? ` ${check.reasons.join(",")}` : ""}: ${failed ? "failed" : "ran"}`);
   return result as ToolResult;
 }

@@ -13,9 +13,10 @@
  * what they name is read through `resources/read` / `prompts/get`.
  */
 import type { CheckResult, InferredOrigin, Outcome } from "../../worker/portable/engine/index.js";
-import { originsOf } from "../../worker/portable/engine/index.js";
+import { originsOf, recordable } from "../../worker/portable/engine/index.js";
 import { faultCheck } from "./words.js";
 import type { TraceFile } from "./trace-file.js";
+import { reportOutcome } from "./result-value.js";
 
 const RESOURCES_READ = "resources_read";
 const PROMPTS_GET = "prompts_get";
@@ -119,7 +120,8 @@ export async function readFromOutside(
     await report(o, check.step, "outcome_unknown");
     throw err;
   }
-  await report(o, check.step, "ran", result);
+  // as data the history holds: a lone surrogate in a resource's text must not cost the report (result-value.ts)
+  await report(o, check.step, "ran", recordable(result));
   o.log(`allow ${method}: read from outside, recorded as step ${check.step}`);
   return { ok: true, result };
 }
@@ -127,9 +129,5 @@ export async function readFromOutside(
 async function report(o: { session: OutsideSession; log: (line: string) => void; trace?: TraceFile | undefined }, step: number, outcome: Outcome, result?: unknown): Promise<void> {
   // in the trace even when the history cannot take it: the read happened all the same
   o.trace?.outcome(step, outcome, result);
-  try {
-    await o.session.report(step, outcome, result);
-  } catch (err) {
-    o.log(`report of step ${step} failed: ${(err as Error).message}`);
-  }
+  await reportOutcome(o.session, step, outcome, result, o.log);
 }

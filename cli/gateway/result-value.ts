@@ -2,6 +2,8 @@
  * What the gateway's report of an allowed call records of the tool server's result (calls.ts,
  * `forward`): the session keeps only what the tool's `returns` schema declares of it.
  */
+import { recordable, StalwartError, type Outcome } from "../../worker/portable/engine/index.js";
+
 /** How a JSON text can begin (RFC 8259: a value after optional whitespace). */
 const LOOKS_LIKE_JSON = /^[ \t\n\r]*(?:[[{"\-0-9]|true|false|null)/;
 
@@ -24,4 +26,38 @@ export function resultValue(result: Record<string, unknown>): unknown {
     }
   }
   return undefined;
+}
+
+/**
+ * `resultValue` as the gateway reports it, to the session and to the trace: as data a signed history
+ * holds (engine canonical/recordable.ts). A lone surrogate in a result (text cut inside an emoji),
+ * in a field `returns` declares or not, must not cost the call's report: with it would go the
+ * outcome, and the `result:` origin and `untrusted:` label of every value in it. The whole value,
+ * not only what `returns` declares: replay may run under a catalogue that declares more.
+ */
+export function recordedValue(result: Record<string, unknown>): unknown {
+  return recordable(resultValue(result));
+}
+
+/**
+ * The report of a call the gateway saw end; never throws (background bookkeeping). Should the
+ * history still refuse its result as data, the outcome is recorded without it, as the adapters do:
+ * a call that ran is never left without its outcome.
+ */
+export async function reportOutcome(session: { report(step: number, outcome: Outcome, result?: unknown): Promise<unknown> }, step: number, outcome: Outcome, result: unknown, log: (line: string) => void): Promise<void> {
+  try {
+    await session.report(step, outcome, result);
+    return;
+  } catch (err) {
+    if (result === undefined || !(err instanceof StalwartError && err.code === "InputError")) {
+      log(`report of step ${step} failed: ${(err as Error).message}`);
+      return;
+    }
+    log(`report of step ${step}: its result is not data the history holds (${err.message}); the outcome is recorded without it`);
+  }
+  try {
+    await session.report(step, outcome);
+  } catch (err) {
+    log(`report of step ${step} failed: ${(err as Error).message}`);
+  }
 }

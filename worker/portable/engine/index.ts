@@ -50,6 +50,7 @@ export { cutText } from "./canonical/cut.js";
 export { equalBytes, fromBase64Url, fromHex, fromUtf8, randomBytes, randomId, toBase64Url, toHex, utf8 } from "./canonical/bytes.js";
 export { sha256, sha256Hex } from "./canonical/sha256.js";
 export { jsonData } from "./canonical/json-data.js";
+export { recordable, recordedResult } from "./canonical/recordable.js";
 export { RecordedResults } from "./origins/recorded-results.js";
 
 // Schema adapters: the eval-free one for workerd, and the pieces a Node adapter (cli/sdk/ajv-compiler.ts) shares with it.

@@ -10,7 +10,7 @@
 import { InputError } from "../errors.js";
 
 /** Deeper than this is refused: it is never real tool input and would exhaust the stack. */
-const MAX_DEPTH = 256;
+export const MAX_DEPTH = 256;
 
 // A lone surrogate cannot be encoded as UTF-8, so two parties could hash it differently.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
