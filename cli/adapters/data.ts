@@ -2,7 +2,7 @@
  * Small helpers of the guard: a private copy of a result (or of what an observer is
  * shown), and a call's tool and input as one comparable key.
  */
-import { canonicalize, sha256Hex } from "../../worker/portable/engine/index.js";
+import { canonicalize, recordedResult, sha256Hex, type CompiledCatalogue } from "../../worker/portable/engine/index.js";
 import type { PendingApproval } from "./approvals.js";
 
 /**
@@ -43,6 +43,23 @@ export function plainCopy(x: unknown, depth: number): unknown {
     Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/**
+ * What a report records of a framework tool's `result`: a private copy of it (`plainCopy`, undefined
+ * when it is not JSON data), kept to what the tool's `returns` declares, with a lone surrogate as
+ * U+FFFD and what canonical JSON cannot carry left out (engine canonical/recordable.ts): one stray
+ * character must not drop the `result:` origin and `untrusted:` label of every value in it. The
+ * whole copy when the catalogue cannot say (the session then keeps what it keeps).
+ */
+export function recordedCopy(catalogue: () => CompiledCatalogue, tool: string | undefined, result: unknown): unknown {
+  const copy = plainCopy(result, 0);
+  if (copy === undefined || tool === undefined) return copy;
+  try {
+    return recordedResult(catalogue(), tool, copy);
+  } catch {
+    return copy;
+  }
 }
 
 /**

@@ -22,7 +22,7 @@ import { sessionInfo } from "../sdk/session-info.js";
 import { faultCheck, question, refusalText } from "../gateway/words.js";
 import { DEFAULT_APPROVALS_LIMIT, MemoryApprovals, type ApprovalStore, type PendingApproval } from "./approvals.js";
 import { newTurns } from "./turns.js";
-import { copyOf, isRecord, isThenable, keyOf, message, plainCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
+import { copyOf, isRecord, isThenable, keyOf, message, recordedCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
 import { HistoryMirror } from "./view.js";
 import { NestedWaits } from "./nested-record.js";
 import { KeptVerdicts } from "./kept-verdicts.js";
@@ -308,9 +308,10 @@ export class CallGuard {
     this.allowed.delete(check.step);
     // A copy of our own is reported and handed to the view: what the session keeps of it is then
     // known here without reading the entry back through the history's traps, and a framework that
-    // changes the result object afterwards changes neither. Not JSON data: reported without it
-    // (no `result:` origin can name it) — by us, or when the session's stricter reading refuses it.
-    const recorded = plainCopy(result, 0);
+    // changes the result object afterwards changes neither (data.ts `recordedCopy`). Not JSON data:
+    // reported without it (no `result:` origin can name it) — by us, or when the session's
+    // stricter reading refuses it.
+    const recorded = recordedCopy(this.catalogue, tool, result);
     const at = recorded === undefined ? "not data" : await this.report(check.step, "ran", recorded, true);
     if (typeof at === "number") this.ownReport(at, check.step, "ran", tool, recorded);
     else if (at !== undefined) this.ownReport(await this.report(check.step, "ran"), check.step, "ran", tool, undefined);

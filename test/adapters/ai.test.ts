@@ -129,6 +129,20 @@ describe.each(KITS)("stalwart-agents/ai with ai $major", ({ sdk, Mock }) => {
     expect(reportOf(session.history.entries, c!.step)).toEqual([]);
   });
 
+  it("a read's result holding a lone surrogate (text cut inside an emoji) still labels what is copied out of it", async () => {
+    // undeclared or declared, a stray half of an emoji must not cost the report and, with it, the label
+    for (const inbox of [{ ...INBOX, preview: "cut \ud83d" }, { ...INBOX, from: "billing \ude00" }]) {
+      const { session, b, events, tools } = setup();
+      b.impl.read_inbox = () => inbox;
+      await run(tools, [[{ id: "c1", tool: "read_inbox", input: {} }], [{ id: "c2", tool: "pay_invoice", input: { account: INBOX.account, amount: 50 } }]], [user("deal with my inbox")]).result;
+      const read = events.find((e) => e.tool === "read_inbox")!;
+      expect(reportOf(session.history.entries, read.check.step)).toMatchObject([{ outcome: "ran", result: { from: inbox.from.replace(/[\ud800-\udfff]/, "\ufffd"), account: INBOX.account, amount: 50 } }]);
+      const pay = events.find((e) => e.tool === "pay_invoice")!;
+      expect(pay.origins.account).toEqual({ origin: `result:${read.check.step}.account`, labels: ["untrusted:read_inbox"] });
+      expect(pay.check.reasons).toContain("tainted_call");
+    }
+  });
+
   it("an argument copied from the person's message is inferred typed; one they never typed is held", async () => {
     const { b, events, tools } = setup();
     await run(tools, [[{ id: "c1", tool: "tag_order", input: { order_id: "4411", tag: "vip" } }], [{ id: "c2", tool: "tag_order", input: { order_id: "4411", tag: "gold" } }]], [user("please tag order 4411 as VIP")]).result;
@@ -209,7 +223,7 @@ describe.each(KITS)("stalwart-agents/ai with ai $major", ({ sdk, Mock }) => {
     expect(b.count("pay_invoice")).toBe(0);
   });
 
-  it("a result that is not JSON data is reported ran without it, and one the session refuses as data too", async () => {
+  it("a result that is not JSON data is reported ran without it; a lone surrogate in one is recorded as U+FFFD", async () => {
     const { session } = freshSession();
     const lines: string[] = [];
     const raw = {
@@ -219,7 +233,7 @@ describe.each(KITS)("stalwart-agents/ai with ai $major", ({ sdk, Mock }) => {
     await run(tools, [[{ id: "c1", tool: "get_order", input: { order_id: "1" } }], [{ id: "c2", tool: "get_order", input: { order_id: "2" } }], "done"], [user("orders 1 and 2")]).result;
     const [c1, c2] = checks(session.history.entries);
     expect(reportOf(session.history.entries, c1!.step)).toMatchObject([{ outcome: "ran", result: null }]);
-    expect(reportOf(session.history.entries, c2!.step)).toMatchObject([{ outcome: "ran", result: null }]);
+    expect(reportOf(session.history.entries, c2!.step)).toMatchObject([{ outcome: "ran", result: { order_id: "2", customer: "bad \ufffd" } }]);
     expect(lines).toEqual([]);
   });
 
