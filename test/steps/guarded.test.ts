@@ -106,4 +106,32 @@ describe("guarded step", () => {
     const kept = (await s.filter(search.check.step, search.result)) as { jobs: { id: string }[] };
     expect(kept.jobs.map((j) => j.id)).toEqual(["a", "d"]);
   });
+
+  it("an impl's result canonical JSON refuses (a lone surrogate, Infinity, deep nesting) is still `ran`, recorded and undone", async () => {
+    // The impl has run: its side effect happened. A result the history cannot hold as it is must
+    // neither make `run` throw nor drop the step from what rollback undoes.
+    const s = fresh().session("g", { catalogue });
+    const undone: string[] = [];
+    const charge = await s.run("charge_card", { order_id: "A1", amount: 90 }, { origins: { order_id: "context", amount: "context" }, undo: (a) => void undone.push(JSON.stringify(a)) }, () => ({ charge_id: "ch_\ude00", score: Infinity, deep: nested(300) }));
+    expect(charge).toMatchObject({ status: "ran", check: { decision: "allow" } });
+    expect(s.history.entries.at(-1)).toMatchObject({ kind: "report", of: charge.check.step, outcome: "ran", result: { charge_id: "ch_\ufffd" } });
+    expect((await s.rollback()).map((x) => [x.tool, x.status])).toEqual([["refund_charge", "ran"]]);
+    // bound from what the history holds of the result
+    expect(undone).toEqual(['{"charge_id":"ch_\ufffd","amount":90}']);
+  });
+
+  it("an undo that ran, whose result canonical JSON refuses, is `ran` and its step compensated, not `failed`", async () => {
+    // reported failed, a refund that went through would read as one to try again
+    const s = fresh().session("g", { catalogue });
+    await s.run("charge_card", { order_id: "A1", amount: 90 }, { origins: { order_id: "context", amount: "context" }, undo: () => ({ note: "refunded \ud83d", deep: nested(300) }) }, () => ({ charge_id: "ch_1" }));
+    expect((await s.rollback()).map((x) => [x.tool, x.status])).toEqual([["refund_charge", "ran"]]);
+    const outcomes = s.history.entries.filter((e) => e.kind === "report").map((e) => (e as { outcome: string }).outcome);
+    expect(outcomes).toEqual(["ran", "ran", "compensated"]);
+  });
 });
+
+function nested(n: number): unknown {
+  let v: unknown = "x";
+  for (let i = 0; i < n; i++) v = { a: v };
+  return v;
+}

@@ -14,6 +14,7 @@
  */
 import { CALL_OPTION_KEYS, type CallOptions, type CheckResult } from "./check/types.js";
 import { jsonData } from "./canonical/json-data.js";
+import { recordable } from "./canonical/recordable.js";
 import { checkOptionKeys } from "./options.js";
 import type { Outcome } from "./history/entry.js";
 import type { FollowPlan, Judged, UndoPlan } from "./plans.js";
@@ -238,15 +239,19 @@ export class GuardedSteps {
         out.push({ undoes: r.step, tool: plan.tool, status: "no_undo_impl", check });
         continue;
       }
+      // Only the undo's own exception is `failed`: once it ran, a report that cannot be recorded
+      // is an error of the history, not an undo to try again (a refund sent twice), as in `settle`.
+      let result: unknown;
       try {
-        const result = await r.undo(copy(planned));
-        await this.session.report(check.step, "ran", jsonOrUndefined(result));
-        await this.session.report(r.step, "compensated");
-        out.push({ undoes: r.step, tool: plan.tool, status: "ran", check });
+        result = await r.undo(copy(planned));
       } catch (err) {
         await this.session.report(check.step, "failed");
         out.push({ undoes: r.step, tool: plan.tool, status: "failed", check, error: message(err) });
+        continue;
       }
+      await this.session.report(check.step, "ran", jsonOrUndefined(result));
+      await this.session.report(r.step, "compensated");
+      out.push({ undoes: r.step, tool: plan.tool, status: "ran", check });
     }
     this.ran = this.ran.filter((r) => !out.some((o) => o.undoes === r.step && o.status === "ran"));
     return out;
@@ -340,10 +345,16 @@ function copy(text: string): Record<string, unknown> {
   return JSON.parse(text) as Record<string, unknown>;
 }
 
+/**
+ * What is recorded of what an impl returned: its JSON reading (`toJSON` applied, `undefined` members
+ * gone), made data the history holds (canonical/recordable.ts: a lone surrogate as U+FFFD, what
+ * canonical JSON cannot carry left out). The impl has run by then: a result the report would refuse
+ * must not turn a step that ran into a throw, nor drop it from what rollback undoes.
+ */
 function jsonOrUndefined(v: unknown): unknown {
   if (v === undefined) return undefined;
   try {
-    return jsonData(v);
+    return recordable(jsonData(v));
   } catch {
     return undefined;
   }
