@@ -40,7 +40,7 @@ export class ToolCallRefused extends StalwartError {
 }
 
 export class CallGuard {
-  private readonly catalogue: () => CompiledCatalogue;
+  readonly catalogue: () => CompiledCatalogue;
   private readonly language: () => Language;
   private readonly context: Readonly<Record<string, unknown>>;
   readonly approvals: ApprovalStore;

@@ -9,6 +9,8 @@ export interface GuardSession {
   read(text: string): Promise<{ step: number }>;
   checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult>;
   report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
+  /** a `Client` session's: what a read's `filter` keeps of its result (filter.ts) */
+  filter?(step: number, result: unknown): Promise<unknown>;
   /** a `Client` session's: its history as plain data, read when a long one is new to the guard */
   toJSON?(): { entries: Entry[] };
 }

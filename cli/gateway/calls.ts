@@ -45,9 +45,10 @@ import { HeldCalls } from "./held-calls.js";
 import { AskedRecords } from "./asked.js";
 import { progressTokenOf, safeCanonical, safeDigest, summary } from "./call-parts.js";
 import { reportOutcome } from "./result-value.js";
+import { passedOn, type FilteringSession } from "./result-filter.js";
 
 /** The part of the SDK's session the gateway uses (in-process and remote alike). */
-export interface GatewaySession {
+export interface GatewaySession extends FilteringSession {
   readonly id: string;
   readonly history: { entries: Entry[] };
   checkToolCall(tool: string, args: unknown, options?: { origins?: Record<string, string>; confirmation?: string }): Promise<CheckResult>;
@@ -124,7 +125,8 @@ export class Calls {
     this.followed = sessionInfo(o.session)?.inference;
     this.held = new HeldCalls({ waitMs: o.askTimeoutMs ?? 86_400_000, log: (l) => this.log(l) });
     const report = (step: number, outcome: Outcome, result?: unknown) => this.reportAfter(step, outcome, result);
-    this.forwarding = { upstream: o.upstream, held: this.held, callTimeoutMs: o.callTimeoutMs, report, log: (l) => this.log(l), ...(o.relay ? { relay: o.relay } : {}), ...(o.tasks ? { tasks: o.tasks } : {}) };
+    const passed = (tool: string, step: number, r: Record<string, unknown>) => passedOn(o.session, o.catalogue, tool, step, r);
+    this.forwarding = { upstream: o.upstream, held: this.held, callTimeoutMs: o.callTimeoutMs, report, passedOn: passed, log: (l) => this.log(l), ...(o.relay ? { relay: o.relay } : {}), ...(o.tasks ? { tasks: o.tasks } : {}) };
   }
 
   /** The gateway closes: held calls end (their tool servers' requests fail, their outcomes are reported); its open pending records are withdrawn. */

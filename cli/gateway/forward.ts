@@ -13,6 +13,7 @@ import { HeldCall, type HeldCalls, type Next } from "./held-calls.js";
 import { sendToolCall, type TaskTools } from "./task-tools.js";
 import { errorResult, type ToolResult } from "./words.js";
 import { recordedValue } from "./result-value.js";
+import { notPassedOn } from "./result-filter.js";
 import { progressTokenOf, safeDigest, summary } from "./call-parts.js";
 
 export interface ForwardOptions {
@@ -23,6 +24,8 @@ export interface ForwardOptions {
   callTimeoutMs: number;
   /** the outcome's report, made after the reply (calls.ts `reportAfter`) */
   report(step: number, outcome: Outcome, result?: unknown): Promise<void>;
+  /** what of a result the client gets: a read's `filter` applied (result-filter.ts); never rejects */
+  passedOn(tool: string, step: number, result: Record<string, unknown>): Promise<Record<string, unknown>>;
   log(line: string): void;
 }
 
@@ -42,7 +45,7 @@ export async function forward(o: ForwardOptions, params: Params, check: CheckRes
     progressSent = progressSent.then(() => ctx.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token! } })).catch(() => undefined);
   };
   try {
-    const send = () => sendToolCall(o.upstream, o.tasks, params, { timeoutMs: o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) });
+    const send = () => sendToolCall(o.upstream, o.tasks, params, { timeoutMs: o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) }).then((r) => o.passedOn(tool, check.step, r));
     result = await (o.relay ? o.relay.during(ctx, send) : send());
     // A client SDK that runs progress handlers a microtask late drops one read together with the
     // response; a few milliseconds between the last progress and the result, only after progress.
@@ -79,7 +82,7 @@ function forwardHeld(o: ForwardOptions, relay: Relay, params: Params, check: Che
     call.relayed++;
     call.progressSent = call.progressSent.then(() => to.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token } })).catch(() => undefined);
   };
-  const send = () => sendToolCall(o.upstream, o.tasks, params, { timeoutMs: o.callTimeoutMs, signal: call.abort.signal, onprogress });
+  const send = () => sendToolCall(o.upstream, o.tasks, params, { timeoutMs: o.callTimeoutMs, signal: call.abort.signal, onprogress }).then((r) => o.passedOn(params.name, check.step, r));
   // reported as the tool server ends it, whether or not a request of the client is there to read it
   call.run(relay.during(ctx, send, (method, sent, signal) => call.ask(method, sent, signal)), (end) => void report(o, call, end));
   return answer(o, call, ctx);
@@ -125,6 +128,12 @@ async function unanswered(o: ForwardOptions, tool: string, check: CheckResult, e
 }
 
 function ended(o: ForwardOptions, tool: string, check: CheckResult, result: Record<string, unknown>): ToolResult {
+  if (notPassedOn(result)) {
+    // the tool ran; what it returned was not passed on (its filter could not be applied)
+    void o.report(check.step, "ran");
+    o.log(`allow ${tool}: ran, its result not passed on (its filter could not be applied)`);
+    return result as ToolResult;
+  }
   const failed = result.isError === true;
   // Not awaited: made once the reply is on its way (reportAfter); the next call waits for it.
   void o.report(check.step, failed ? "failed" : "ran", failed ? undefined : recordedValue(result));

@@ -22,6 +22,7 @@ import type { ModelMessage, ToolSet } from "ai";
 import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type Verdict } from "../guard.js";
 import { MemoryApprovals } from "../approvals.js";
 import { toolAsks } from "../tool-asks.js";
+import { filters, passOn } from "../filter.js";
 import { StalwartError } from "../../../worker/portable/engine/index.js";
 
 export { CallGuard, ToolCallRefused, MemoryApprovals };
@@ -136,13 +137,12 @@ function guarded(name: string, t: Record<string, unknown>, execute: AnyExecute, 
       throw err;
     }
     core.settle(o.toolCallId);
-    await core.ran(check, result);
-    return result;
+    return passedOn(core, name, check, result);
   };
   // A streaming tool (`async function*`) stays one: what it yields reaches the model as it comes.
   const stream = async function* (input: unknown, o: { toolCallId: string; messages?: ModelMessage[] } & Record<string, unknown>): AsyncGenerator<unknown> {
     const check = await admit(input, o);
-    yield* relay(execute(input, o) as AsyncIterable<unknown>, check, o.toolCallId, core);
+    yield* relay(execute(input, o) as AsyncIterable<unknown>, check, o.toolCallId, core, name);
   };
   const streams = Object.prototype.toString.call(execute) === "[object AsyncGeneratorFunction]";
   const out = { ...t, needsApproval, execute: streams ? stream : run };
@@ -150,13 +150,18 @@ function guarded(name: string, t: Record<string, unknown>, execute: AnyExecute, 
   return out;
 }
 
-/** A streaming tool: what the model gets is passed on as it comes; the last value is the result. */
-async function* relay(stream: AsyncIterable<unknown>, check: Verdict["check"], id: string, core: CallGuard): AsyncGenerator<unknown> {
+/**
+ * A streaming tool: what the model gets is passed on as it comes; the last value is the result.
+ * A read with a `filter` yields only its last value, filtered: a value before it could hold records
+ * the filter drops.
+ */
+async function* relay(stream: AsyncIterable<unknown>, check: Verdict["check"], id: string, core: CallGuard, name: string): AsyncGenerator<unknown> {
+  const filtered = filters(core.catalogue, name);
   let last: unknown;
   try {
     for await (const x of stream) {
       last = x;
-      yield x;
+      if (!filtered) yield x;
     }
   } catch (err) {
     core.settle(id);
@@ -164,7 +169,16 @@ async function* relay(stream: AsyncIterable<unknown>, check: Verdict["check"], i
     throw err;
   }
   core.settle(id);
-  await core.ran(check, last);
+  const passed = await passedOn(core, name, check, last);
+  if (filtered) yield passed;
+}
+
+/** What of an allowed call's result the model gets (filter.ts), the call reported `ran`; withheld, the model reads why. */
+async function passedOn(core: CallGuard, name: string, check: Verdict["check"], result: unknown): Promise<unknown> {
+  const passed = await passOn(core.session, core.catalogue, name, check.step, result);
+  await core.ran(check, "withheld" in passed ? undefined : passed.value);
+  if ("withheld" in passed) throw new Error(passed.withheld);
+  return passed.value;
 }
 
 /** The person's messages, as text (text parts of one message joined by a line break). */

@@ -28,6 +28,7 @@ import type { Agent, AgentInputItem, FunctionTool, RunContext, Tool } from "@ope
 import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type Verdict } from "../guard.js";
 import { MemoryApprovals } from "../approvals.js";
 import { toolAsks } from "../tool-asks.js";
+import { passOn } from "../filter.js";
 import { StalwartError } from "../../../worker/portable/engine/index.js";
 import { asked, baseFor, isGuardedAgentTool, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
@@ -216,9 +217,16 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
       return out;
     }
     core.settle(call.callId);
-    if (failure(out)) await core.failed(v.check);
-    else await core.ran(v.check, resultOf(out));
-    return out;
+    if (failure(out)) {
+      await core.failed(v.check);
+      return out;
+    }
+    // only what a read's `filter` keeps reaches the model (filter.ts); withheld, it reads why
+    const result = resultOf(out);
+    const passed = await passOn(core.session, core.catalogue, name, v.check.step, result);
+    await core.ran(v.check, "withheld" in passed ? undefined : passed.value);
+    if ("withheld" in passed) return passed.withheld;
+    return passed.value === result ? out : typeof out === "string" ? JSON.stringify(passed.value) : passed.value;
   };
 
   /**
