@@ -17,42 +17,32 @@ import type { Entry } from "../../worker/portable/engine/index.js";
 import { Client } from "../../cli/sdk/index.js";
 import { licensedHome } from "../helpers/licensed-home.js";
 import { script } from "./ai-script.js";
+import { JOBS, JOBS_CATALOGUE, SKILLS } from "../helpers/jobs.js";
 
 beforeAll(() => setTracingDisabled(true));
 
-const CATALOGUE = `
-settings: {language: en}
-tools:
-  - name: read_resume
-    args: {type: object, additionalProperties: false}
-    returns: {type: object, properties: {skills: {type: array, items: {type: string}}}}
-  - name: search_jobs
-    args: {type: object, properties: {as: {type: string}}, additionalProperties: false}
-    returns:
-      type: object
-      properties:
-        jobs: {type: array, items: {type: object, properties: {id: {type: string}, salary_min: {type: number}, required_skills: {type: array, items: {type: string}}}}}
-    filter:
-      each: jobs[]
-      keep:
-        - {field: salary_min, at_least: 70000}
-        - any: [{field: "required_skills[]", one_of: {from: "read_resume.skills[]"}}, {count: "required_skills[]", at_most: 0}]
-`;
-const JOBS = {
-  jobs: [
-    { id: "a", salary_min: 90000, required_skills: ["ts"] },
-    { id: "b", salary_min: 50000, required_skills: ["ts"] },
-    { id: "c", salary_min: 95000, required_skills: ["go"] },
-    { id: "d", salary_min: 80000, required_skills: [] },
-  ],
-};
 const PROSE = "Four jobs: a (90k, ts), b (50k, ts), c (95k, go), d (80k).";
-const session = () => new Client({ home: licensedHome("adapters-filter") }).session("filter", { catalogue: CATALOGUE });
+const session = () => new Client({ home: licensedHome("adapters-filter") }).session("filter", { catalogue: JOBS_CATALOGUE });
 const searchReport = (entries: Entry[]) => {
   const c = entries.findLast((e) => e.kind === "check" && e.tool === "search_jobs")!;
   return entries.find((e) => e.kind === "report" && e.of === c.step) as { outcome: string; result: unknown };
 };
 const ids = (v: unknown) => (v as { jobs: { id: string }[] }).jobs.map((j) => j.id);
+
+/** The model read jobs a and d and not c (JSON in its prompt, escaped or not), and the history recorded those. */
+function keptOnly(s: ReturnType<typeof session>, seen: string): void {
+  expect(seen).toMatch(/\\?"id\\?":\\?"a\\?"/);
+  expect(seen).not.toMatch(/\\?"id\\?":\\?"c\\?"/);
+  expect(searchReport(s.history.entries)).toMatchObject({ outcome: "ran" });
+  expect(ids(searchReport(s.history.entries).result)).toEqual(["a", "d"]);
+}
+
+/** The model read why nothing was passed on, and none of the prose; the call is reported ran, without a result. */
+function withheld(s: ReturnType<typeof session>, seen: string): void {
+  expect(seen).toContain("search_jobs ran, but its result could not be filtered as the catalogue asks, so it is not passed on: it is not a JSON object or list");
+  expect(seen).not.toContain("95k");
+  expect(searchReport(s.history.entries)).toMatchObject({ outcome: "ran", result: null });
+}
 
 describe("the AI SDK adapter applies a read's filter", () => {
   const toolsFor = (s: ReturnType<typeof session>, as: "json" | "prose" | "stream") => {
@@ -63,7 +53,7 @@ describe("the AI SDK adapter applies a read's filter", () => {
         }
       : async () => (as === "prose" ? PROSE : JOBS);
     return guardAi({
-      read_resume: ai.tool({ description: "resume", inputSchema: z.object({}), execute: async () => ({ skills: ["ts", "sql"] }) }),
+      read_resume: ai.tool({ description: "resume", inputSchema: z.object({}), execute: async () => ({ skills: SKILLS }) }),
       search_jobs: ai.tool({ description: "jobs", inputSchema: z.object({}), execute: searchJobs as never }),
     }, s);
   };
@@ -76,10 +66,7 @@ describe("the AI SDK adapter applies a read's filter", () => {
 
   it("a JSON result: only the kept records reach the model, and the history records those", async () => {
     const { s, prompt } = await go("json");
-    expect(prompt).toMatch(/\\?"id\\?":\\?"a\\?"/);
-    expect(prompt).not.toMatch(/\\?"id\\?":\\?"c\\?"/);
-    expect(searchReport(s.history.entries)).toMatchObject({ outcome: "ran" });
-    expect(ids(searchReport(s.history.entries).result)).toEqual(["a", "d"]);
+    keptOnly(s, prompt);
   });
 
   it("a streaming tool yields only its filtered last value", async () => {
@@ -92,9 +79,7 @@ describe("the AI SDK adapter applies a read's filter", () => {
 
   it("prose the filter cannot read is withheld: the model reads why, the call is reported ran", async () => {
     const { s, prompt } = await go("prose");
-    expect(prompt).toContain("search_jobs ran, but its result could not be filtered as the catalogue asks, so it is not passed on: it is not a JSON object or list");
-    expect(prompt).not.toContain("95k");
-    expect(searchReport(s.history.entries)).toMatchObject({ outcome: "ran", result: null });
+    withheld(s, prompt);
   });
 });
 
@@ -104,7 +89,7 @@ describe("the Agents JS adapter applies a read's filter", () => {
     const model = new ScriptedModel();
     model.enqueue([functionCall("read_resume", {}, { callId: "c1" })], [functionCall("search_jobs", {}, { callId: "c2" })], [assistantMessage("done")]);
     const tools = [
-      tool({ name: "read_resume", description: "resume", parameters: z.object({}), execute: () => ({ skills: ["ts", "sql"] }) }),
+      tool({ name: "read_resume", description: "resume", parameters: z.object({}), execute: () => ({ skills: SKILLS }) }),
       tool({ name: "search_jobs", description: "jobs", parameters: z.object({}), execute: () => (as === "prose" ? PROSE : JOBS) }),
     ];
     await run(guardAgents(new Agent({ name: "jobs", instructions: "help", tools, model }), s), "find me a job");
@@ -113,15 +98,11 @@ describe("the Agents JS adapter applies a read's filter", () => {
 
   it("a JSON result: only the kept records reach the model, and the history records those", async () => {
     const { s, seen } = await go("json");
-    expect(seen).toMatch(/\\?"id\\?":\\?"a\\?"/);
-    expect(seen).not.toMatch(/\\?"id\\?":\\?"c\\?"/);
-    expect(ids(searchReport(s.history.entries).result)).toEqual(["a", "d"]);
+    keptOnly(s, seen);
   });
 
   it("prose the filter cannot read is withheld: the model reads why, the call is reported ran", async () => {
     const { s, seen } = await go("prose");
-    expect(seen).toContain("search_jobs ran, but its result could not be filtered as the catalogue asks, so it is not passed on");
-    expect(seen).not.toContain("95k");
-    expect(searchReport(s.history.entries)).toMatchObject({ outcome: "ran", result: null });
+    withheld(s, seen);
   });
 });

@@ -18,9 +18,8 @@ import { run as replay } from "../../cli/commands/replay.js";
 import { reportOutcome } from "../../cli/gateway/result-value.js";
 import { InputError } from "../../worker/portable/engine/index.js";
 import { replayHome } from "../helpers/replay-home.js";
-import { allowedDir, downstreamClient, home, overHttp, text, type Downstream } from "./helpers.js";
+import { allowedDir, BROKEN_RESULTS, downstreamClient, home, overHttp, text, type Downstream } from "./helpers.js";
 
-const SERVER = join(import.meta.dirname, "fixtures/broken-results-server.ts");
 const CATALOGUE = `
 settings: {language: en}
 tools:
@@ -43,7 +42,7 @@ const meta = (r: { _meta?: Record<string, unknown> | undefined }) => r._meta?.["
 beforeAll(async () => {
   const dir = allowedDir();
   writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-  gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", SERVER] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: (l) => logs.push(l) });
+  gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", BROKEN_RESULTS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: (l) => logs.push(l) });
   d = await overHttp(downstreamClient({}), gw.url!);
 }, 60_000);
 
@@ -103,7 +102,7 @@ describe("a result the history cannot hold as it is", { timeout: 60_000 }, () =>
     const dir = allowedDir();
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
     const file = join(mkdtempSync(join(tmpdir(), "stalwart-broken-trace-")), "calls.jsonl");
-    const traced = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", SERVER] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), trace: file, log: () => undefined });
+    const traced = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", BROKEN_RESULTS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), trace: file, log: () => undefined });
     const t = await overHttp(downstreamClient({}), traced.url!);
     try {
       expect((await t.client.callTool({ name: "read_inbox", arguments: { variant: "surrogate-undeclared", account: "ACCT-T1" } })).isError ?? false).toBe(false);

@@ -12,33 +12,16 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, home, overHttp, text, type Downstream } from "./helpers.js";
+import { JOBS_CATALOGUE } from "../helpers/jobs.js";
 
 const SERVER = join(import.meta.dirname, "fixtures/jobs-server.ts");
-const CATALOGUE = `
-settings: {language: en}
-tools:
-  - name: read_resume
-    args: {type: object, additionalProperties: false}
-    returns: {type: object, properties: {skills: {type: array, items: {type: string}}}}
-  - name: search_jobs
-    args: {type: object, properties: {as: {type: string}}, additionalProperties: false}
-    returns:
-      type: object
-      properties:
-        jobs: {type: array, items: {type: object, properties: {id: {type: string}, salary_min: {type: number}, required_skills: {type: array, items: {type: string}}}}}
-    filter:
-      each: jobs[]
-      keep:
-        - {field: salary_min, at_least: 70000}
-        - any: [{field: "required_skills[]", one_of: {from: "read_resume.skills[]"}}, {count: "required_skills[]", at_most: 0}]
-`;
 
 let gw: RunningGateway;
 const logs: string[] = [];
 
 beforeAll(async () => {
   const dir = allowedDir();
-  writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+  writeFileSync(join(dir, "agent.yaml"), JOBS_CATALOGUE);
   gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", SERVER] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: (l) => logs.push(l) });
 }, 60_000);
 

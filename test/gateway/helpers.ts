@@ -23,6 +23,8 @@ export const MAIN = join(ROOT, "cli/main.ts");
 export const ASKS = join(import.meta.dirname, "fixtures/asks-server.ts");
 /** A tool server with an injected instruction in a resource and a prompt (outside.test.ts, trace.test.ts). */
 export const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.ts");
+/** A tool server whose results are valid MCP but not data a signed history holds as they are (broken-results.test.ts). */
+export const BROKEN_RESULTS = join(import.meta.dirname, "fixtures/broken-results-server.ts");
 
 export function home(): string {
   return copyLicence(mkdtempSync(join(tmpdir(), "stalwart-gw-home-")));
