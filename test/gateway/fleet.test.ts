@@ -10,8 +10,10 @@ import { join } from "node:path";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
 import { startGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, home, overStdio, text } from "./helpers.js";
+import { JOBS_CATALOGUE } from "../helpers/jobs.js";
 
 const PAY = join(import.meta.dirname, "fixtures/pay-server.ts");
+const JOBS = join(import.meta.dirname, "fixtures/jobs-server.ts");
 const CATALOGUE = `
 settings: {language: en}
 tools:
@@ -93,6 +95,27 @@ describe("two gateways, one check worker", () => {
       const small = await d.client.callTool({ name: "pay", arguments: { amount: 20 } });
       expect(small.isError, text(small)).toBeFalsy();
       expect(readFileSync(log, "utf8").trim().split("\n").map((l) => Number(l.split(" ")[2]))).toEqual([20]);
+    } finally {
+      await d.client.close();
+    }
+  }, 180_000);
+
+  it("a read's filter is applied by the check worker: only the kept records reach the client", async () => {
+    // the same catalogue and server as filter.test.ts, with the session on the worker: the filter
+    // is the worker's (/v1/filter), and reads the resume's skills from the result reported there
+    const dir = allowedDir();
+    const catalogue = join(dir, "agent.yaml");
+    writeFileSync(catalogue, JOBS_CATALOGUE);
+    const d = await overStdio(downstreamClient({}), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--session", "jobs", "--catalogue", catalogue, "--", process.execPath, "--import", "tsx", JOBS]);
+    try {
+      expect((await d.client.callTool({ name: "read_resume", arguments: {} })).isError ?? false).toBe(false);
+      const r = await d.client.callTool({ name: "search_jobs", arguments: { as: "structured" } });
+      expect(r.isError ?? false, text(r)).toBe(false);
+      expect((r.structuredContent as { jobs: { id: string }[] }).jobs.map((j) => j.id)).toEqual(["a", "d"]);
+      expect(r.content).toEqual([{ type: "text", text: JSON.stringify(r.structuredContent) }]);
+      const prose = await d.client.callTool({ name: "search_jobs", arguments: { as: "prose" } });
+      expect(prose.isError).toBe(true);
+      expect(text(prose)).toMatch(/^search_jobs ran, but its result could not be filtered as the catalogue asks, so it is not passed on/);
     } finally {
       await d.client.close();
     }
