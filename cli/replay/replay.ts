@@ -9,10 +9,12 @@
  * An approval comes with its call (`approved`) or later, as an `answer` event: the token is then
  * presented at the answer's time, where the live session presented it.
  * `undo_of` and `result:<id>.<path>` origins are rewritten with that number.
+ * An outcome's result is reported as the gateway and the SDK record one (`recordable`): a lone
+ * surrogate as U+FFFD, a number JSON cannot carry left out, rather than the line refused.
  */
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
 import type { Outcome } from "../../worker/portable/engine/index.js";
-import { CatalogueError, StalwartError, defineOwn } from "../../worker/portable/engine/index.js";
+import { CatalogueError, StalwartError, defineOwn, recordable } from "../../worker/portable/engine/index.js";
 import { TraceError, type Language, type Trace, type TraceCall, type TraceOutcome, type Verdict } from "./trace.js";
 
 /** What replay needs of a session: the SDK's `ClientSession` (in-process or a worker's). */
@@ -115,7 +117,8 @@ export async function replayTrace(trace: Trace, opts: ReplayOptions): Promise<Re
       } else {
         const rec = byId.get(ev.call)!;
         const reported = rec.allowedStep !== null;
-        if (reported) await sdkAsync(trace, ev.line, () => session.report(rec.allowedStep!, ev.outcome, ev.result));
+        // a tool's result as it came (text cut inside an emoji, 1e400) is recorded as live, not refused
+        if (reported) await sdkAsync(trace, ev.line, () => session.report(rec.allowedStep!, ev.outcome, ev.result === undefined ? undefined : recordable(ev.result)));
         rec.outcomes.push({ outcome: ev.outcome, line: ev.line, reported });
       }
     }
