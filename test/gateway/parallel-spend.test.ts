@@ -5,14 +5,20 @@
  * comes back as a retry). Each is approved by the person, so each is checked again with its token
  * at once beside the others: exactly five reach the tool server, whatever order the checks run in.
  * Asks the person declines hold nothing: with every other one declined, the approved six still
- * find room for five.
+ * find room for five. The gateway's `--trace` of such a burst, its calls, answers and outcomes
+ * interleaved as they happened, replays to the gateway's own answers.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { startGateway } from "../../cli/gateway/index.js";
-import { allowedDir, home, MAIN, overHttp, overStdio, text, type Downstream } from "./helpers.js";
+import { run as replay } from "../../cli/commands/replay.js";
+import { replayHome } from "../helpers/replay-home.js";
+import { allowedDir, home, overHttp, overStdio, text, type Downstream } from "./helpers.js";
+
+replayHome();
 
 const PAY = join(import.meta.dirname, "fixtures/pay-server.ts");
 const CATALOGUE = `
@@ -82,4 +88,43 @@ describe("payments sent at once through one gateway", { timeout: 60_000 }, () =>
       await d.client.close();
     }
   });
+
+  for (const modern of [false, true]) {
+    it(`the trace of such a burst (${modern ? "2026-07-28" : "2025-era"} client, every third ask declined) replays to what ran`, async () => {
+      const dir = allowedDir();
+      const catalogue = join(dir, "agent.yaml");
+      writeFileSync(catalogue, CATALOGUE);
+      const trace = join(mkdtempSync(join(tmpdir(), "stalwart-burst-trace-")), "calls.jsonl");
+      const gw = await startGateway({ catalogue, upstream: { command: process.execPath, args: ["--import", "tsx", PAY] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), trace, log: () => undefined });
+      const d = person(modern, 3);
+      await overHttp(d, gw.url!);
+      // amounts 60 to 71: which fit under 500 depends on the order the approvals come back in
+      let live: number[];
+      try {
+        const results = await Promise.all(Array.from({ length: 12 }, (_, i) => d.client.callTool({ name: "pay", arguments: { amount: 60 + i } })));
+        live = results.filter((r) => !r.isError).map((r) => Number(text(r).replace("paid ", "")));
+      } finally {
+        await d.client.close();
+        await gw.close();
+      }
+      expect(live.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(500);
+      expect(live.length).toBeGreaterThanOrEqual(6);
+
+      const amountOf = new Map<string, number>();
+      for (const line of readFileSync(trace, "utf8").trim().split("\n")) {
+        const e = JSON.parse(line) as { type: string; id?: string; args?: { amount: number } };
+        if (e.type === "call") amountOf.set(e.id!, e.args!.amount);
+      }
+      let stdout = "";
+      let stderr = "";
+      const code = await replay([trace, "--catalogue", catalogue, "--json"], { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s), isTTY: false } });
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+      const calls = (JSON.parse(stdout) as { calls: { id: string; would_run: boolean; outcomes: string[] }[] }).calls;
+      expect(calls).toHaveLength(12);
+      const replayed = calls.filter((c) => c.would_run).map((c) => amountOf.get(c.id)!);
+      expect(replayed.sort((a, b) => a - b)).toEqual([...live].sort((a, b) => a - b));
+      for (const c of calls) expect(c.outcomes, c.id).toEqual(c.would_run ? ["ran"] : []);
+    });
+  }
 });
