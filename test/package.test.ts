@@ -171,4 +171,26 @@ describe("the installed `stalwart gateway`", () => {
       await client.close();
     }
   }, 120_000);
+
+  it("started by npx as the docs write it for a host outside the project (`npx -y -p stalwart-agents stalwart gateway … -- npx -y SERVER`): the tool server's npx runs the tool server", async () => {
+    // The outer npx puts its own options (`-p`, `-y`) in the gateway's environment; handed on to the
+    // tool server's npx they made it run the server's name inside stalwart-agents ("not found").
+    const { Client } = await import("@modelcontextprotocol/client");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
+    // the tool server installed beside the package (a link to the repository's copy: no registry)
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", join(repo, "node_modules/@modelcontextprotocol/server-memory")], { cwd: app, encoding: "utf8", stdio: "pipe" });
+    const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-pack-npx-home-")));
+    const catalogue = join(home, "agent.yaml");
+    writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - {name: read_graph, args: {type: object}}\n");
+    const client = new Client({ name: "host", version: "1.0.0" }, { capabilities: {} });
+    const env = { ...(process.env as Record<string, string>), STALWART_HOME: home };
+    await client.connect(new StdioClientTransport({ command: "npx", args: ["-y", "-p", "stalwart-agents", "stalwart", "gateway", "--catalogue", catalogue, "--", "npx", "-y", "@modelcontextprotocol/server-memory"], cwd: app, env, stderr: "pipe" }), { timeout: 60_000 });
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["read_graph"]);
+      const graph = await client.callTool({ name: "read_graph", arguments: {} });
+      expect(graph.isError, JSON.stringify(graph.content)).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 });

@@ -307,8 +307,17 @@ class ToolServerProcess extends StdioClientTransport {
   }
 }
 
-function inheritedEnv(): Record<string, string> {
+/**
+ * What `npx` / `npm exec` put in the environment of the one command it ran (this gateway): its
+ * `--package`, `--yes` and `--call`. A tool server started with `npx` behind a gateway started with
+ * `npx -p stalwart-agents stalwart …` would take them as its own and run its command inside the
+ * gateway's package ("not found"), and `-y` given for this package is no consent to install
+ * another. Case as npm writes them; npm reads these names in any case, so any case is left out.
+ */
+const NPX_OWN = new Set(["npm_config_package", "npm_config_yes", "npm_config_call"]);
+
+export function inheritedEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (typeof v === "string") out[k] = v;
+  for (const [k, v] of Object.entries(env)) if (typeof v === "string" && !NPX_OWN.has(k.toLowerCase())) out[k] = v;
   return out;
 }
