@@ -2,7 +2,7 @@
  * `stalwart doctor` (licensing.md, "`stalwart doctor`"): the service base URL, whether a key is
  * configured (never the key), whether the local runtime answers checks, the licence state with its
  * dates, the round trip to the service, the plan, its entitlements and this month's use of each
- * meter. It works without a licence, to say what is missing. `missing` lists only what stops
+ * meter, and whether the home's history key is one a session can sign with (sdk/key-health.ts). It works without a licence, to say what is missing. `missing` lists only what stops
  * checks from running here, so an empty list is `stalwart doctor` exiting 0.
  */
 import { LicenceServiceError, StalwartError, TRUSTED_KEYS, isDevKeySet } from "../../worker/portable/licensing/index.js";
@@ -14,6 +14,7 @@ import type { MeterFailure } from "./handle.js";
 import { openLicence, type LicenceStatus } from "./handle.js";
 import { readInstallation } from "./installation.js";
 import { ServiceClient } from "./service.js";
+import { keyHealth, type KeyHealth } from "../sdk/key-health.js";
 
 export interface DoctorReport {
   home: string;
@@ -23,6 +24,8 @@ export interface DoctorReport {
   runtime: { answers_checks: boolean; detail: string };
   /** can the runtime write its meters (`licence/counters.json`)? and the last failure a process recorded */
   meters: { writable: boolean; detail: string; last_failure?: MeterFailure & { pid?: number } };
+  /** the key every session here signs its history under: missing while state made under it remains, damaged, or replaced, no session can run */
+  history_key: KeyHealth;
   licence: { ok: true; status: LicenceStatus } | { ok: false; code: string; message: string; hint?: string };
   round_trip: { ok: boolean; ms?: number; error?: string };
   account: { ok: true; plan: string; permissions: string[]; limits: Record<string, unknown>; month: string; meters: Record<string, { limit: number; used: number }> } | { ok: false; error: string };
@@ -56,6 +59,9 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
 
   const meters = probeMeters(home);
   if (!meters.writable || meters.last_failure) missing.push(`meters the runtime can write: ${meters.last_failure && meters.writable ? `a process could not write them (${meters.last_failure.message}); the next count retries` : meters.detail}`);
+
+  const historyKey = keyHealth(home);
+  if (!historyKey.ok) missing.push(`a history key sessions can sign with: ${historyKey.message}${historyKey.hint ? ` (${historyKey.hint})` : ""}`);
 
   let licence: DoctorReport["licence"];
   try {
@@ -102,6 +108,7 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
     trusted_keys: isDevKeySet(opts.trustedKeys ?? TRUSTED_KEYS) ? "dev" : "production",
     runtime: { answers_checks: runtime.ok, detail: runtime.detail },
     meters,
+    history_key: historyKey,
     licence,
     round_trip,
     account,

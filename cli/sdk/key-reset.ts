@@ -7,10 +7,10 @@
 import { existsSync, renameSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { StalwartError } from "../../worker/portable/engine/index.js";
-import { KEY_FILE, KEY_RECORD, createKey, keyId, keyedState, readKey, readKeyRecord, recordKey } from "./home.js";
+import { KEY_FILE, createKey, keyId, readKey, recordKey } from "./home.js";
+import { keyHealth } from "./key-health.js";
 import { closeState, nodeState } from "./state/index.js";
 import { rebindKey } from "./state/key-bind.js";
-import { storeMeta } from "./state/reset.js";
 
 export interface KeyResetResult {
   home: string;
@@ -23,29 +23,11 @@ export interface KeyResetResult {
   id: string;
 }
 
-/** What is wrong with the home's key, if anything. */
+/** What is wrong with the home's key, if anything ("none yet" when the home has not made one). */
 export function keyProblem(home: string): string | undefined {
-  const file = join(home, KEY_FILE);
-  if (!existsSync(file)) {
-    const held = keyedState(home);
-    return held ? `missing, with state made under it (\`${held}\`)` : "none yet";
-  }
-  let key: Uint8Array;
-  try {
-    key = readKey(file);
-  } catch (err) {
-    return (err as Error).message;
-  }
-  let record: string | undefined;
-  try {
-    record = readKeyRecord(join(home, KEY_RECORD));
-  } catch (err) {
-    return (err as Error).message;
-  }
-  if (record !== undefined && record !== keyId(key)) return `another key than the one the home recorded (\`${join(home, KEY_RECORD)}\`)`;
-  const recorded = storeMeta(home)?.key;
-  if (recorded !== undefined && recorded !== keyId(key)) return "another key than the one the store's state was made under";
-  return undefined;
+  const h = keyHealth(home);
+  if (!h.ok) return h.message;
+  return h.id === null ? "none yet" : undefined;
 }
 
 export function resetKey(home: string, opts: { force?: boolean } = {}): KeyResetResult {
