@@ -6,8 +6,8 @@ import { homeOptions, serviceBase } from "./licence-options.js";
 
 export const command = defineCommand({
   path: "doctor",
-  summary: "what works, what is missing: service, key, runtime, history key, licence and its dates, plan, meters",
-  details: "Works without a licence. Exit 0 when checks can run here (the check core loads, the history key is one sessions can sign with, and a licence is active or in its grace), 1 otherwise.",
+  summary: "what works, what is missing: service, key, runtime, history key, store, licence and its dates, plan, meters",
+  details: "Works without a licence. Exit 0 when checks can run here (the check core loads, the history key is one sessions can sign with, the store reads, and a licence is active or in its grace), 1 otherwise.",
   args: { synopsis: "", min: 0, max: 0 },
   options: {
     ...homeOptions,

@@ -2,7 +2,8 @@
  * `stalwart doctor` (licensing.md, "`stalwart doctor`"): the service base URL, whether a key is
  * configured (never the key), whether the local runtime answers checks, the licence state with its
  * dates, the round trip to the service, the plan, its entitlements and this month's use of each
- * meter, and whether the home's history key is one a session can sign with (sdk/key-health.ts). It works without a licence, to say what is missing. `missing` lists only what stops
+ * meter, whether the home's history key is one a session can sign with (sdk/key-health.ts), and
+ * whether its store of counters and session heads reads (`stalwart counters status`). It works without a licence, to say what is missing. `missing` lists only what stops
  * checks from running here, so an empty list is `stalwart doctor` exiting 0.
  */
 import { LicenceServiceError, StalwartError, TRUSTED_KEYS, isDevKeySet } from "../../worker/portable/licensing/index.js";
@@ -15,6 +16,7 @@ import { openLicence, type LicenceStatus } from "./handle.js";
 import { readInstallation } from "./installation.js";
 import { ServiceClient } from "./service.js";
 import { keyHealth, type KeyHealth } from "../sdk/key-health.js";
+import { stateStatus } from "../sdk/state/reset.js";
 
 export interface DoctorReport {
   home: string;
@@ -26,6 +28,8 @@ export interface DoctorReport {
   meters: { writable: boolean; detail: string; last_failure?: MeterFailure & { pid?: number } };
   /** the key every session here signs its history under: missing while state made under it remains, damaged, or replaced, no session can run */
   history_key: KeyHealth;
+  /** the home's store of counters and session heads: damaged or unreadable, every check refuses */
+  store: { ok: boolean; file: string; exists: boolean; code?: string; message?: string; hint?: string };
   licence: { ok: true; status: LicenceStatus } | { ok: false; code: string; message: string; hint?: string };
   round_trip: { ok: boolean; ms?: number; error?: string };
   account: { ok: true; plan: string; permissions: string[]; limits: Record<string, unknown>; month: string; meters: Record<string, { limit: number; used: number }> } | { ok: false; error: string };
@@ -62,6 +66,9 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
 
   const historyKey = keyHealth(home);
   if (!historyKey.ok) missing.push(`a history key sessions can sign with: ${historyKey.message}${historyKey.hint ? ` (${historyKey.hint})` : ""}`);
+
+  const store = storeHealth(home);
+  if (!store.ok) missing.push(`a store the checks can use: ${store.message}${store.hint ? ` (${store.hint})` : ""}`);
 
   let licence: DoctorReport["licence"];
   try {
@@ -109,6 +116,7 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
     runtime: { answers_checks: runtime.ok, detail: runtime.detail },
     meters,
     history_key: historyKey,
+    store,
     licence,
     round_trip,
     account,
@@ -137,5 +145,17 @@ function probeMeters(home: string): DoctorReport["meters"] {
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
     return { writable: false, detail: `\`${p.dir}\` takes no writes (${typeof e.code === "string" ? `${e.code}: ` : ""}${String(e.message ?? err).split("\n")[0]})`, ...(lastFailure ? { last_failure: lastFailure } : {}) };
+  }
+}
+
+/** `stalwart counters status`, as much as doctor says of it (reading it makes nothing). */
+function storeHealth(home: string): DoctorReport["store"] {
+  try {
+    const s = stateStatus(home);
+    if (s.healthy) return { ok: true, file: s.file, exists: s.exists };
+    return { ok: false, file: s.file, exists: s.exists, code: s.problem?.code ?? "StoreDamaged", message: s.problem?.message ?? "the store is damaged", ...(s.problem?.hint ? { hint: s.problem.hint } : {}) };
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown };
+    return { ok: false, file: join(home, "state.mdb"), exists: true, code: typeof e.code === "string" ? e.code : "SessionStateUnreadable", message: `the store could not be read (${String(e.message ?? err).split("\n")[0]})` };
   }
 }

@@ -44,6 +44,7 @@ export function formatDoctor(r: DoctorReport): string {
     `runtime      ${ok(r.runtime.answers_checks)}${r.runtime.detail}`,
     `meters       ${ok(r.meters.writable && !r.meters.last_failure)}${r.meters.detail}${r.meters.last_failure ? `; last failure ${r.meters.last_failure.at}: ${r.meters.last_failure.message}` : ""}`,
     `history key  ${r.history_key.ok ? `ok  ${r.history_key.id ?? "none yet: the first session makes one"}` : `no  ${r.history_key.code}: ${r.history_key.message}${r.history_key.hint ? `\n             hint: ${r.history_key.hint}` : ""}`}`,
+    `store        ${r.store.ok ? `ok  ${r.store.exists ? `\`${r.store.file}\` reads` : "none yet: the first session makes one"}` : `no  ${r.store.code}: ${r.store.message}${r.store.hint ? `\n             hint: ${r.store.hint}` : ""}`}`,
   ];
   if (r.licence.ok) lines.push(...formatStatus(r.licence.status).split("\n"));
   else lines.push(`licence      none — ${r.licence.message}${r.licence.hint ? `\n             hint: ${r.licence.hint}` : ""}`);

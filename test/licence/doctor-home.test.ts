@@ -1,11 +1,12 @@
 /**
- * `stalwart doctor` and the home's history key: every session here signs under it, so a key that
- * is missing while state made under it remains, damaged, or replaced by another is something
+ * `stalwart doctor` and what a home holds for its sessions: the history key every session signs
+ * under, and the store of counters and session heads every check reads. A key missing while state
+ * made under it remains, damaged, or replaced by another, and a store damaged, are something
  * missing (exit 1), named with the fix — not "missing nothing" while every session refuses. A home
- * that has not made one yet is fine, and doctor makes none.
+ * that has made neither yet is fine, and doctor makes neither.
  */
 import { describe, expect, test } from "vitest";
-import { existsSync, writeFileSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, truncateSync, writeFileSync, unlinkSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { Client } from "../../cli/sdk/index.js";
@@ -26,7 +27,7 @@ async function usedHome(tag: string): Promise<string> {
 const doctor = async (home: string) => {
   const r = await stalwart(["doctor", "--json"], { STALWART_HOME: home, STALWART_LICENCE_URL: "http://127.0.0.1:9" });
   const text = await stalwart(["doctor"], { STALWART_HOME: home, STALWART_LICENCE_URL: "http://127.0.0.1:9" });
-  return { code: r.code, report: r.json() as { history_key: Record<string, unknown>; missing: string[] }, text: text.stdout };
+  return { code: r.code, report: r.json() as { history_key: Record<string, unknown>; store: Record<string, unknown>; missing: string[] }, text: text.stdout };
 };
 
 describe("stalwart doctor: the history key", () => {
@@ -37,6 +38,8 @@ describe("stalwart doctor: the history key", () => {
     expect(before.report.history_key).toMatchObject({ ok: true, id: null });
     expect(before.text).toMatch(/history key\s+ok\s+none yet/);
     expect(existsSync(join(fresh, "history.key"))).toBe(false);
+    expect(before.report.store).toMatchObject({ ok: true, exists: false });
+    expect(readdirSync(fresh).sort()).toEqual(["licence"]);
 
     const used = await usedHome("doctor-key-used");
     const after = await doctor(used);
@@ -70,4 +73,22 @@ describe("stalwart doctor: the history key", () => {
     const { readFileSync } = await import("node:fs");
     expect(report.history_key.id).toBe(keyId(new Uint8Array(Buffer.from(readFileSync(join(home, "history.key"), "utf8").trim(), "hex"))));
   });
+
+  const stores: [string, (file: string) => void][] = [
+    ["zeroed", (f) => truncateSync(f, 0)],
+    ["overwritten", (f) => writeFileSync(f, Buffer.alloc(16384, 0x5a))],
+  ];
+  for (const [what, damage] of stores) {
+    test(`the store ${what}: missing, exit 1, as every check then refuses`, async () => {
+      const home = await usedHome(`doctor-store-${what}`);
+      damage(join(home, "state.mdb"));
+      const check = await new Client({ home }).session("t", { catalogue: CATALOGUE }).checkToolCall("get_order", { order_id: "4411" });
+      expect(check.decision).toBe("refuse");
+      const r = await doctor(home);
+      expect(r.code).toBe(1);
+      expect(r.report.store).toMatchObject({ ok: false, code: "CounterStoreDamaged", hint: expect.stringContaining("stalwart counters reset") });
+      expect(r.report.missing).toEqual([expect.stringMatching(/^a store the checks can use: /)]);
+      expect(r.text).toMatch(/store\s+no\s+CounterStoreDamaged/);
+    });
+  }
 });
