@@ -2,10 +2,10 @@
  * A fleet of gateways sharing one set of ceilings (issue 11, item 2): two gateway processes, each
  * started as an MCP host starts it (stdio, `--check-url URL --key K`), check against one real
  * check worker under `wrangler dev`; a spend ceiling of 500 a month holds across both, and the
- * call over it never reaches either upstream.
+ * call over it never reaches either upstream, also when both send payments at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
 import { startGateway } from "../../cli/gateway/index.js";
@@ -118,6 +118,26 @@ describe("two gateways, one check worker", () => {
       expect(text(prose)).toMatch(/^search_jobs ran, but its result could not be filtered as the catalogue asks, so it is not passed on/);
     } finally {
       await d.client.close();
+    }
+  }, 180_000);
+
+  it("payments sent at once through both gateways: five of twelve run against a pool of 500", async () => {
+    const dir = allowedDir();
+    const catalogue = join(dir, "agent.yaml");
+    // a pool of its own: the payments of the test above are this month's too, in the same tenant
+    writeFileSync(catalogue, CATALOGUE.replace("pool: wallet", "pool: burst"));
+    const log = join(dir, "pay.log");
+    const gateway = (session: string) =>
+      overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--session", session, "--catalogue", catalogue, "--", process.execPath, "--import", "tsx", PAY], { PAY_LOG: log });
+    const [a, b] = await Promise.all([gateway("burst-a"), gateway("burst-b")]);
+    try {
+      expect(existsSync(log)).toBe(false);
+      const results = await Promise.all([a, b].flatMap((d) => Array.from({ length: 6 }, () => d.client.callTool({ name: "pay", arguments: { amount: 100 } }))));
+      expect(results.filter((r) => !r.isError).map(text)).toEqual(Array(5).fill("paid 100"));
+      for (const r of results.filter((x) => x.isError)) expect(r._meta?.["stalwart-agents/check"], text(r)).toMatchObject({ decision: "refuse", reasons: ["spend_exceeded"] });
+      expect(readFileSync(log, "utf8").trim().split("\n")).toHaveLength(5);
+    } finally {
+      await Promise.all([a.client.close(), b.client.close()]);
     }
   }, 180_000);
 });
