@@ -9,20 +9,25 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startCheckWorker, type RunningWorker } from "../helpers/check-worker.js";
 import { startGateway } from "../../cli/gateway/index.js";
-import { allowedDir, downstreamClient, home, overStdio, text } from "./helpers.js";
+import { allowedDir, downstreamClient, home, overStdio, PAY, PAY_CATALOGUE as CATALOGUE, text, type Downstream } from "./helpers.js";
 import { JOBS_CATALOGUE } from "../helpers/jobs.js";
 
-const PAY = join(import.meta.dirname, "fixtures/pay-server.ts");
 const JOBS = join(import.meta.dirname, "fixtures/jobs-server.ts");
-const CATALOGUE = `
-settings: {language: en}
-tools:
-  - name: pay
-    writes: true
-    spend: [{field: amount, at_most: 500, per: month, pool: wallet}]
-    currency: USD
-    args: {type: object, properties: {amount: {type: number, minimum: 0}}, required: [amount], additionalProperties: false}
-`;
+
+/**
+ * One gateway process per session name, each as an MCP host starts it (stdio, `--check-url`), in
+ * front of the pay server, with `catalogue` as agent.yaml and the person approving every ask; the
+ * payments every upstream received, in `log`.
+ */
+async function payGateways(catalogue: string, sessions: string[]) {
+  const dir = allowedDir();
+  writeFileSync(join(dir, "agent.yaml"), catalogue);
+  const log = join(dir, "pay.log");
+  const gateways = await Promise.all(
+    sessions.map((session) => overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--session", session, "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", PAY], { PAY_LOG: log })),
+  );
+  return { log, gateways: gateways as [Downstream, Downstream] };
+}
 
 let worker: RunningWorker;
 beforeAll(async () => {
@@ -47,13 +52,7 @@ describe("two gateways, one check worker", () => {
   });
 
   it("a spend ceiling is held across both gateway processes", async () => {
-    const dir = allowedDir();
-    const catalogue = join(dir, "agent.yaml");
-    writeFileSync(catalogue, CATALOGUE);
-    const log = join(dir, "pay.log");
-    const gateway = (session: string) =>
-      overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--session", session, "--catalogue", catalogue, "--", process.execPath, "--import", "tsx", PAY], { PAY_LOG: log });
-    const [a, b] = await Promise.all([gateway("a"), gateway("b")]);
+    const { log, gateways: [a, b] } = await payGateways(CATALOGUE, ["a", "b"]);
     try {
       const first = await a.client.callTool({ name: "pay", arguments: { amount: 300 } });
       expect(first.isError, text(first)).toBeFalsy();
@@ -122,14 +121,8 @@ describe("two gateways, one check worker", () => {
   }, 180_000);
 
   it("payments sent at once through both gateways: five of twelve run against a pool of 500", async () => {
-    const dir = allowedDir();
-    const catalogue = join(dir, "agent.yaml");
     // a pool of its own: the payments of the test above are this month's too, in the same tenant
-    writeFileSync(catalogue, CATALOGUE.replace("pool: wallet", "pool: burst"));
-    const log = join(dir, "pay.log");
-    const gateway = (session: string) =>
-      overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--session", session, "--catalogue", catalogue, "--", process.execPath, "--import", "tsx", PAY], { PAY_LOG: log });
-    const [a, b] = await Promise.all([gateway("burst-a"), gateway("burst-b")]);
+    const { log, gateways: [a, b] } = await payGateways(CATALOGUE.replace("pool: wallet", "pool: burst"), ["burst-a", "burst-b"]);
     try {
       expect(existsSync(log)).toBe(false);
       const results = await Promise.all([a, b].flatMap((d) => Array.from({ length: 6 }, () => d.client.callTool({ name: "pay", arguments: { amount: 100 } }))));

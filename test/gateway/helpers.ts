@@ -25,6 +25,18 @@ export const ASKS = join(import.meta.dirname, "fixtures/asks-server.ts");
 export const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.ts");
 /** A tool server whose results are valid MCP but not data a signed history holds as they are (broken-results.test.ts). */
 export const BROKEN_RESULTS = join(import.meta.dirname, "fixtures/broken-results-server.ts");
+/** A tool server with one spending tool, `pay {amount}`, logging each call to $PAY_LOG (fixtures/pay-server.ts). */
+export const PAY = join(import.meta.dirname, "fixtures/pay-server.ts");
+/** `pay` as a write with a spend ceiling of 500 a month in the pool `wallet`. */
+export const PAY_CATALOGUE = `
+settings: {language: en}
+tools:
+  - name: pay
+    writes: true
+    spend: [{field: amount, at_most: 500, per: month, pool: wallet}]
+    currency: USD
+    args: {type: object, properties: {amount: {type: number, minimum: 0}}, required: [amount], additionalProperties: false}
+`;
 
 export function home(): string {
   return copyLicence(mkdtempSync(join(tmpdir(), "stalwart-gw-home-")));

@@ -16,20 +16,10 @@ import { Client } from "@modelcontextprotocol/client";
 import { startGateway } from "../../cli/gateway/index.js";
 import { run as replay } from "../../cli/commands/replay.js";
 import { replayHome } from "../helpers/replay-home.js";
-import { allowedDir, home, overHttp, overStdio, text, type Downstream } from "./helpers.js";
+import { allowedDir, home, overHttp, overStdio, PAY, PAY_CATALOGUE as CATALOGUE, text, type Downstream } from "./helpers.js";
 
 replayHome();
 
-const PAY = join(import.meta.dirname, "fixtures/pay-server.ts");
-const CATALOGUE = `
-settings: {language: en}
-tools:
-  - name: pay
-    writes: true
-    spend: [{field: amount, at_most: 500, per: month, pool: wallet}]
-    currency: USD
-    args: {type: object, properties: {amount: {type: number, minimum: 0}}, required: [amount], additionalProperties: false}
-`;
 
 /** A client that approves each ask, or with `declineEvery`, declines every such one (the 2nd, 4th, …). */
 function person(modern: boolean, declineEvery?: number): Downstream & { answers: string[] } {
