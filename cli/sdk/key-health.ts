@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { StalwartError } from "../../worker/portable/engine/index.js";
-import { KEY_CHANGED_HINT, KEY_FILE, KEY_RECORD, keyedState, keyId, readKey, readKeyRecord } from "./home.js";
+import { KEY_CHANGED_HINT, KEY_FILE, KEY_RECORD, keyedState, keyId, readKey, readKeyRecord, resolveHome } from "./home.js";
 import { storeMeta } from "./state/reset.js";
 
 export type KeyHealth =
@@ -18,6 +18,7 @@ export type KeyHealth =
 export function keyHealth(home: string): KeyHealth {
   const file = join(home, KEY_FILE);
   try {
+    resolveHome(home); // a home that is a file: say so, not what looking inside it finds
     if (!existsSync(file)) {
       const held = keyedState(home);
       if (held) throw new StalwartError("KeyChanged", `the history key \`${file}\` is missing, and the home holds state made under it (\`${held}\`)`, { hint: KEY_CHANGED_HINT });
@@ -36,6 +37,6 @@ export function keyHealth(home: string): KeyHealth {
     return { ok: true, file, id };
   } catch (err) {
     const e = err as StalwartError;
-    return { ok: false, file, code: typeof e.code === "string" ? e.code : "KeyUnreadable", message: String(e.message ?? err).split("\n")[0]!, ...(e.hint ? { hint: e.hint } : {}) };
+    return { ok: false, file, code: typeof e.code === "string" ? e.code : "KeyUnreadable", message: String(e.message ?? err).split("\n")[0]!, ...(typeof e.hint === "string" ? { hint: e.hint } : {}) };
   }
 }

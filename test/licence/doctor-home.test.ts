@@ -67,6 +67,14 @@ describe("stalwart doctor: the history key", () => {
     });
   }
 
+  test("a home that is a file: said so, not a key missing beside state", async () => {
+    const file = join(licensedHome("doctor-home-file"), "not-a-folder");
+    writeFileSync(file, "x");
+    const r = await doctor(file);
+    expect(r.code).toBe(1);
+    expect(r.report.history_key).toMatchObject({ ok: false, code: "InputError", message: `the home \`${file}\` is not a folder` });
+  });
+
   test("the key's fingerprint is the one the home recorded", async () => {
     const home = await usedHome("doctor-key-id");
     const { report } = await doctor(home);
