@@ -3,8 +3,9 @@
  * configured (never the key), whether the local runtime answers checks, the licence state with its
  * dates, the round trip to the service, the plan, its entitlements and this month's use of each
  * meter, whether the home's history key is one a session can sign with (sdk/key-health.ts), and
- * whether its store of counters and session heads reads (`stalwart counters status`). It works without a licence, to say what is missing. `missing` lists only what stops
- * checks from running here, so an empty list is `stalwart doctor` exiting 0.
+ * whether its store of counters and session heads reads (`stalwart counters status`). It works
+ * without a licence, to say what is missing. `missing` lists only what stops checks from running
+ * here, so an empty list is `stalwart doctor` exiting 0.
  */
 import { LicenceServiceError, StalwartError, TRUSTED_KEYS, isDevKeySet } from "../../worker/portable/licensing/index.js";
 import { apiKeyOf, serviceUrlOf, type ServiceOptions } from "./activate.js";

@@ -1,9 +1,9 @@
 /**
  * The home's history key as `stalwart doctor` and `stalwart key reset` see it: read as a session
  * would read it, and compared with what the home recorded of it (`history.key.id`, the store),
- * without making, writing or recording anything. A key that is missing while state made under it remains, damaged,
- * or not the one the home recorded stops every session here (KeyChanged, KeyUnreadable), so it
- * belongs with what doctor says is missing.
+ * without making, writing or recording anything. A key that is missing while state made under it
+ * remains, damaged, or not the one the home recorded stops every session here (KeyChanged,
+ * KeyUnreadable), so it belongs with what doctor says is missing.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
