@@ -11,7 +11,6 @@ import { FileApprovalStore } from "../approvals/store.js";
 import { withdrawEnded } from "../approvals/owners.js";
 import { homeMac } from "../approvals/mac.js";
 import { listText, showText } from "../approvals/format.js";
-import { serveApprovals } from "../approvals/serve.js";
 import { existsSync } from "node:fs";
 import { userInfo } from "node:os";
 
@@ -108,6 +107,8 @@ const serve = defineCommand({
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`\`--port\` must be a port number, not \`${values.port}\``);
     const host = values.host ?? "127.0.0.1";
     if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host)) throw usageError(`\`--host\` must be a loopback address, not \`${host}\``, "the page is for the person at this machine; use the check worker's /approvals for a shared one");
+    // loaded here: the page (hono, its server) is ~50 ms of every other command's start otherwise
+    const { serveApprovals } = await import("../approvals/serve.js");
     const running = await serveApprovals({ home: resolveHome(values.home), host, port, log: (line) => io.stderr.write(`stalwart approvals: ${line}\n`) });
     io.stdout.write(values.json ? JSON.stringify({ url: running.url, code: running.code }) + "\n" : `approvals page: ${running.url}\none-time code: ${running.code}\n`);
     await new Promise<void>((resolve) => {

@@ -17,7 +17,7 @@ import { Calls, type GatewaySession } from "./calls.js";
 import { FileApprovalStore } from "../approvals/store.js";
 import { LiveServers, serverFactory } from "./server.js";
 import { Upstream, type UpstreamSpec } from "./upstream.js";
-import { listen } from "./http.js";
+import type { listen } from "./http.js";
 import { Pins, pinsOf } from "./pins.js";
 import { TaskTools } from "./task-tools.js";
 import { OUTSIDE_TOOLS, withOutsideReads } from "./outside.js";
@@ -135,9 +135,6 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     session = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context, ...(agent ? { agent } : {}), ...(o.rulebook !== undefined ? { rulebook: o.rulebook } : {}), ...(o.taintModelAfterUntrusted ? { taintModelAfterUntrusted: true } : {}) });
   }
 
-  // Before the tool server starts: what the checks will run under — the home's licence on the
-  // session's clock, or with a check worker, whether it answers, is licensed and takes the key.
-  const checker = !client ? undefined : o.checkUrl ? await workerWarning(o.checkUrl, o.key) : await licenceWarning(home, o.now?.() ?? new Date());
   const live = new LiveServers();
   const log = o.log ?? (() => undefined);
   const askTimeoutMs = o.askTimeoutMs ?? DAY;
@@ -154,7 +151,10 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const slowMs = Math.min(SLOW_START_MS, startMs / 2);
   const slow = o.notice ? setTimeout(() => o.notice!(`the tool server ${what} has not answered \`initialize\` after ${slowMs / 1000} s; waiting up to ${startMs / 1000} s`), slowMs) : undefined;
   slow?.unref();
-  const upstream = await new Upstream(o.upstream, {
+  // The tool server starts once everything that can stop the gateway has been read (the person's
+  // files, the home), and answers while the licence or the check worker is looked at. Settled,
+  // never rejected: a start that fails meanwhile is taken up below, not left unhandled.
+  const starting = new Upstream(o.upstream, {
     toolsChanged: () => (pins?.invalidate(), tasks?.invalidate(), live.toolsChanged(), http?.toolsChanged()),
     resourcesChanged: () => (live.resourcesChanged(), http?.resourcesChanged()),
     promptsChanged: () => (live.promptsChanged(), http?.promptsChanged()),
@@ -163,11 +163,21 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     resourceUpdated: (params) => relay.updated(params),
     // the server that answers next (`npx` may fetch a newer build) is compared with the pins afresh
     lost: () => (pins?.invalidate(), tasks?.invalidate()),
-  }, startMs).start().catch((err: unknown) => {
+  }, startMs).start().then(
+    (started) => ({ started }),
+    (err: unknown) => ({ err }),
+  ).finally(() => clearTimeout(slow));
+  // What the checks will run under — the home's licence on the session's clock, or with a check
+  // worker, whether it answers, is licensed and takes the key (neither throws: each says what it found).
+  const checker = !client ? undefined : o.checkUrl ? workerWarning(o.checkUrl, o.key) : licenceWarning(home, o.now?.() ?? new Date());
+  const [s, warning] = await Promise.all([starting, checker?.then((w) => ({ w }), (err: unknown) => ({ err }))]);
+  if ("err" in s || (warning && "err" in warning)) {
+    if ("started" in s) await s.started.close();
     client?.close(); // its licence counts written, its timers let go: nothing will check
     trace?.close();
-    throw err;
-  }).finally(() => clearTimeout(slow));
+    throw "err" in s ? s.err : (warning as { err: unknown }).err;
+  }
+  const upstream = s.started;
   // From here the tool server runs: a start that fails after this point stops it (and the
   // client) before it throws, rather than leave it behind (a taken --listen port, for one).
   try {
@@ -214,6 +224,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     let closeDownstream: () => Promise<void>;
     let ended: Promise<Error | undefined> | undefined;
     if (o.listen) {
+      // loaded only to listen: the HTTP side is ~30 ms of a stdio gateway's start otherwise
+      const { listen } = await import("./http.js");
       http = await listen(factory, o.listen, {
         log,
         ...(o.now ? { now: o.now } : {}),
@@ -247,7 +259,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       approvals,
       // the person's catalogue, as they wrote it (the check also has the outside-read entries)
       catalogue: own,
-      warnings: [...(checker ? [checker] : []), ...notes, ...(rulebook ? rulebookNotes(rulebook) : [])],
+      warnings: [...(warning?.w ? [warning.w] : []), ...notes, ...(rulebook ? rulebookNotes(rulebook) : [])],
       connections: () => live.size,
       entries: () => session.history.entries,
       settled: () => calls.settled(),

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -154,6 +154,21 @@ describe("with --check-url, the check worker at the start", { timeout: 60_000 },
     } finally {
       worker.close();
     }
+  });
+});
+
+describe("a home the session cannot use", { timeout: 60_000 }, () => {
+  it("stops the gateway before its tool server is started (the licence is read while it starts, the home before)", async () => {
+    const h = home();
+    writeFileSync(join(h, "history.key"), "");
+    const marker = join(allowedDir(), "started");
+    const started = startGateway({
+      catalogue: catalogue(), home: h, listen: { host: "127.0.0.1", port: 0 },
+      upstream: { command: process.execPath, args: ["-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "yes")`] },
+    });
+    await expect(started).rejects.toMatchObject({ code: "KeyUnreadable" });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(existsSync(marker), "a tool server was started for a gateway that could not check").toBe(false);
   });
 });
 
