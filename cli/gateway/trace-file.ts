@@ -38,7 +38,8 @@ export class TraceFile {
   private fd: number | undefined;
   private lastMs = -Infinity;
   private n = 0;
-  private readonly run = `g${randomBytes(3).toString("hex")}`;
+  // 64 bits: a file appended to by thousands of runs still never holds two alike (replay refuses it)
+  private readonly run = `g${randomBytes(8).toString("hex")}`;
   /** the step a call was allowed at → its id (its result's origins, its outcome) */
   private readonly byStep = new Map<number, string>();
   /** a confirm's token → the call it asked about (the person's answer) */

@@ -41,6 +41,22 @@ describe("the gateway's trace writer", () => {
     expect(parseTrace(readFileSync(file, "utf8"), file).calls).toBe(2);
   });
 
+  it("names a run's calls by a random word long enough that runs appended to one file never share one", () => {
+    // Replay refuses a file where two calls share an id, so a clash loses the whole trace. A
+    // gateway is started again and again on the same file (and a 2026-07-28 stdio client starts
+    // it twice each time, once for its probe): 24 random bits clashed within a few thousand runs.
+    const file = join(mkdtempSync(join(tmpdir(), "stalwart-trace-file-")), "t.jsonl");
+    for (let run = 0; run < 3; run++) {
+      const t = new TraceFile(file, () => new Date("2031-01-01T10:00:00Z"), () => undefined).open({ name: "gateway", language: "en", context: {} });
+      t.call("read", {}, {}, allow(1));
+      t.close();
+    }
+    const ids = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { id?: string }).flatMap((l) => (l.id ? [l.id] : []));
+    expect(ids).toHaveLength(3);
+    for (const id of ids) expect(id).toMatch(/^g[0-9a-f]{16}-1$/);
+    expect(parseTrace(readFileSync(file, "utf8"), file).calls).toBe(3);
+  });
+
   it.skipIf(!existsSync("/dev/full"))("a file that stops taking writes is said once; tracing stops and nothing is thrown", () => {
     const lines: string[] = [];
     const t = new TraceFile("/dev/full", () => new Date(), (l) => lines.push(l)).open({ name: "gateway", language: "en", context: {} });
