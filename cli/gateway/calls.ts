@@ -33,7 +33,7 @@ import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import type { Upstream } from "./upstream.js";
 import type { Relay } from "./relay.js";
-import { approvedFor, bindsOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { bindsOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { errorResult, faultCheck, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, packState, unpackState } from "./form.js";
 import type { Pins } from "./pins.js";
@@ -190,7 +190,7 @@ export class Calls {
   /** The approved, unexpired, unspent record of exactly this call in this session, if the store holds one. */
   private async approvedNow(tool: string, args: Record<string, unknown>): Promise<Approval | undefined> {
     const digest = safeDigest(args);
-    return digest ? approvedFor(await this.o.pending.list(), this.o.session.id, tool, digest, this.nowMs()) : undefined;
+    return digest ? this.asked.approvedIn(this.o.pending, this.o.session.id, tool, digest, this.nowMs()) : undefined;
   }
 
   /** `carry`: the arguments are the person's edit, not what the client sent, so they travel in `requestState` (form.ts). */

@@ -12,7 +12,7 @@
  * why.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { approvalStatus, decide } from "../../worker/portable/engine/index.js";
 import { statusWords } from "../../worker/portable/approvals/words.js";
@@ -103,5 +103,35 @@ describe("pending confirmations of a gateway that stops", { timeout: 60_000 }, (
     await expect(decide(store, mac, undecided, { decision: "approve", by: "bob", at: Date.now() })).rejects.toThrow(/withdrawn: the gateway that asked stopped/);
     expect(lines).toContain("withdrew 2 pending confirmations: this gateway's session ends as it stops, so no later call can use them");
     expect(existsSync(join(dir, "a.txt")) || existsSync(join(dir, "b.txt")), "nothing withdrawn ran").toBe(false);
+  });
+});
+
+describe("the records a home keeps from earlier sessions", { timeout: 60_000 }, () => {
+  it("are not read for this gateway's confirms: one damaged stops none of them, and its approval still runs the call once", async () => {
+    const { dir, h, gw, client, call } = await started("kept");
+    try {
+      // what an earlier session left, edited by hand since (its arguments no longer the ones its digest covers)
+      const pendingDir = join(h, "approvals", "pending");
+      mkdirSync(pendingDir, { recursive: true });
+      const id = "p_0000000000000000";
+      const old = { v: 1, id, session: "an-earlier-session", step: 2, tool: "write_file", agent: null, args: { path: "/x", content: "edited" }, digest: "0".repeat(64), origins: {}, reasons: ["write"], wording: "write_file changes something.", counters: [], token: "t", created: 1, expires: 2 };
+      writeFileSync(join(pendingDir, `${id}.json`), JSON.stringify(old));
+      const target = join(dir, "kept.txt");
+      const write = () => call("write_file", { path: target, content: "kept" });
+      const first = await write();
+      expect(first.pending, text(first.r)).toMatch(/^p_/);
+      await decide(gw.pending, homeMac(h), first.pending!, { decision: "approve", by: "ana", at: Date.now() });
+      const ran = await write();
+      expect(ran.r.isError, text(ran.r)).toBeFalsy();
+      expect(readFileSync(target, "utf8")).toBe("kept");
+      const again = await write();
+      expect(again.pending, "the approval ran the call once").toMatch(/^p_/);
+      expect(again.pending).not.toBe(first.pending);
+      // the store as a whole still says what is wrong with it, where a person reads it
+      expect(() => new FileApprovalStore(h).list()).toThrow(/is unusable/);
+    } finally {
+      await client.close();
+      await gw.close();
+    }
   });
 });
