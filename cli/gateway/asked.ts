@@ -19,7 +19,7 @@
  * nobody else has it. There the worker records each confirm as it answers, before the gateway sees
  * it, so an ask that waits on an open record withdraws the record just made for it.
  */
-import { approvalStatus, approvedFor, canonicalize, type Approval, type ApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { approvalIdOf, approvalStatus, approvedFor, canonicalize, tokenClaims, type Approval, type ApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
 
 export class AskedRecords {
   /** id → what its person is shown (`shownAs`), and when its token expires */
@@ -61,17 +61,40 @@ export class AskedRecords {
   }
 
   /**
+   * A confirm this gateway was answered: the record that can hold its approval, under the call it
+   * covers. Every record of this session is one of these: the session is the gateway's own (an id
+   * in its memory), and its records are made from its own confirms — by the gateway as it asks
+   * (in-process), or by the check worker as it answers (`--check-url`, the elicited ones too).
+   */
+  confirmed(token: string, now: number): void {
+    const c = tokenClaims(token);
+    if (!c) return;
+    const key = `${c.tool}\u0000${c.digest}`;
+    const ids = this.byCall.get(key) ?? new Map<string, number>();
+    ids.set(approvalIdOf(token), c.exp);
+    this.byCall.set(key, ids);
+    // what has expired can approve nothing: let it go now and then, so a long-running gateway does not keep it all
+    if (++this.noted % 1024 === 0) for (const [k, m] of this.byCall) {
+      for (const [id, exp] of m) if (exp <= now) m.delete(id);
+      if (m.size === 0) this.byCall.delete(k);
+    }
+  }
+  private readonly byCall = new Map<string, Map<string, number>>();
+  private noted = 0;
+
+  /**
    * The approved, unexpired, unspent record of exactly this call in `session`, if `store` holds
-   * one. In-process, where this gateway alone records its session's asks (no one else has its
-   * session), only its own open asks can: those are read, not every record the home keeps (a file
-   * each, ~55 µs: half a second a confirm at 10,000 kept, and one damaged record of an old session
-   * stopped every confirm). Where it does not (a checker records every confirm, the elicited ones
-   * too; or the records are the caller's), the whole store is searched.
+   * one: read among the records of the same call's confirms (above), not in every record the store
+   * keeps. The home's store is a file a record (~55 µs each: half a second a confirm at 10,000
+   * kept, and one damaged record of an old session stopped every confirm); the check worker lists
+   * only its 200 newest and the undecided (an approval of an older ask went unseen, and the call
+   * was asked again). Records that are not the gateway's own (the caller's session) are searched whole.
    */
   async approvedIn(store: ApprovalStore, session: string, tool: string, digest: string, now: number): Promise<Approval | undefined> {
-    const ids = this.store && !this.o.recorded ? [...this.open.keys()] : undefined;
-    const all = ids ? (await Promise.all(ids.map((id) => Promise.resolve(store.get(id))))).filter((a): a is Approval => a !== undefined) : await store.list();
-    return approvedFor(all, session, tool, digest, now);
+    if (!this.store) return approvedFor(await store.list(), session, tool, digest, now);
+    const ids = [...(this.byCall.get(`${tool}\u0000${digest}`) ?? [])].filter(([, exp]) => now < exp).map(([id]) => id);
+    const found = await Promise.all(ids.map((id) => Promise.resolve(store.get(id))));
+    return approvedFor(found.filter((a): a is Approval => a !== undefined), session, tool, digest, now);
   }
 
   /** The record was used, denied or edited: nothing to withdraw. */

@@ -359,7 +359,9 @@ export class Calls {
   /** Fail closed: an error inside the check is a refusal with a reason, never an allow. */
   private async check(tool: string, args: unknown, origins: Record<string, InferredOrigin>, token?: string): Promise<CheckResult> {
     try {
-      return await this.o.session.checkToolCall(tool, args, { origins: originsOf(origins), ...(token ? { confirmation: token } : {}) });
+      const check = await this.o.session.checkToolCall(tool, args, { origins: originsOf(origins), ...(token ? { confirmation: token } : {}) });
+      if (check.confirmation) this.asked.confirmed(check.confirmation, this.nowMs());
+      return check;
     } catch (err) {
       return faultCheck(err);
     }

@@ -63,6 +63,28 @@ describe("gateway --check-url, a client without elicitation", { timeout: 120_000
     }
   });
 
+  it("an approval of an ask older than the worker's 200 newest records still lets that call run, once", async () => {
+    const { dir, write, close } = await remoteGateway("older");
+    try {
+      const file = join(dir, "older.txt");
+      const first = await write(file, "older");
+      expect(first.pending).toMatch(/^p_/);
+      // 200 other calls asked after it (the worker's list holds its 200 newest records and the undecided)
+      for (let i = 0; i < 200; i++) expect((await write(join(dir, `other-${i}.txt`), "x")).pending).toMatch(/^p_/);
+      expect((await api("POST", `/v1/approvals/${first.pending}/decide`, { decision: "approve", by: "ana" })).status).toBe(200);
+      const listed = (await api("GET", "/v1/approvals")).body.approvals as { record: { id: string } }[];
+      expect(listed.some((a) => a.record.id === first.pending), "the worker no longer lists it").toBe(false);
+      const again = await write(file, "older");
+      expect(again.r.isError, text(again.r)).toBeFalsy();
+      expect(readFileSync(file, "utf8")).toBe("older");
+      rmSync(file);
+      expect((await write(file, "older")).r.isError, "approved once: it runs once").toBe(true);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await close();
+    }
+  });
+
   it("approved with always there, later asks of the same call run at once; a denial during --approval-wait runs nothing", async () => {
     const { dir, write, close } = await remoteGateway("always");
     try {
