@@ -11,10 +11,15 @@
  * names is read and checked, and a home from before it is indexed once (`standing/.indexed`).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { linkSync, mkdirSync, readdirSync, renameSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
+import { linkSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { APPROVAL_ID, canonicalize, decideProblem, tokenClaims, InputError, newestFirst, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { readRegular } from "../sdk/regular-file.js";
+
+/** The folders a record's state is in (`version()`). */
+const LISTED_FOLDERS = ["pending", "receipts", "used", "withdrawn"];
+/** a folder changed this recently may change again without its time moving (coarse file system clocks) */
+const RACY_MS = 3000;
 
 export class FileApprovalStore implements ApprovalStore {
   readonly dir: string;
@@ -66,6 +71,30 @@ export class FileApprovalStore implements ApprovalStore {
       if (a) out.push(a);
     }
     return out.sort(newestFirst);
+  }
+
+  /**
+   * What the folders a record's state is in say of themselves: every write of this store adds or
+   * renames a file in one, which moves its time. Undefined when one changed within RACY_MS (a
+   * second change in the same tick of a coarse file system clock would not move it again) or
+   * cannot be read: then only `list()` can say.
+   */
+  version(): string | undefined {
+    const now = Date.now();
+    let stamp = "";
+    for (const folder of LISTED_FOLDERS) {
+      let st;
+      try {
+        st = statSync(join(this.dir, folder), { bigint: true });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") return undefined;
+        stamp += "-;";
+        continue;
+      }
+      if (Math.abs(now - Number(st.mtimeMs)) < RACY_MS || Math.abs(now - Number(st.ctimeMs)) < RACY_MS) return undefined;
+      stamp += `${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}:${st.nlink};`;
+    }
+    return stamp;
   }
 
   decide(id: string, receipt: SignedReceipt, now: number): DecideAnswer {

@@ -13,6 +13,9 @@ import { join } from "node:path";
 import { serveApprovals, type RunningPage } from "../../cli/approvals/serve.js";
 import { addWaiting } from "../helpers/pending-record.js";
 import { installationKey } from "../../cli/sdk/home.js";
+import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { homeMac } from "../../cli/approvals/mac.js";
+import { decide } from "../../worker/portable/engine/index.js";
 
 const pages: RunningPage[] = [];
 afterEach(async () => {
@@ -145,4 +148,54 @@ describe("a port another process holds", () => {
       hint: "choose another port, or stop what listens there (`ss -ltnp` names it)",
     });
   });
+});
+
+describe("approvals serve: the page's live stream", () => {
+  /** The `changed` events of `/events`, as they come. */
+  function events(page: RunningPage, cookie: string): { seen: string[]; stop(): void } {
+    const seen: string[] = [];
+    const ac = new AbortController();
+    void fetch(new URL("/events", page.url), { headers: { cookie }, signal: ac.signal }).then(async (r) => {
+      let text = "";
+      const reader = r.body!.getReader();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        text += Buffer.from(chunk.value).toString();
+        for (let at = text.indexOf("\n\n"); at !== -1; at = text.indexOf("\n\n")) {
+          const data = /^data: ?(.*)$/m.exec(text.slice(0, at));
+          if (data) seen.push(data[1]!);
+          text = text.slice(at + 2);
+        }
+      }
+    }).catch(() => undefined);
+    return { seen, stop: () => ac.abort() };
+  }
+  const until = async (what: () => boolean, ms: number) => {
+    for (let waited = 0; waited < ms && !what(); waited += 50) await new Promise((r) => setTimeout(r, 50));
+    return what();
+  };
+
+  it("after a quiet spell (the store's folders untouched for seconds), a record another process adds, decides or spends is seen at once", async () => {
+    const home = newHome();
+    waiting(home, "p_00000000000000e1");
+    const page = await start(home);
+    const cookie = await signIn(page);
+    const stream = events(page, cookie);
+    try {
+      expect(await until(() => stream.seen.length > 0, 5000)).toBe(true);
+      expect(stream.seen.at(-1)).toBe("p_00000000000000e1:pending");
+      // past the store's racy window: the page now goes by the folders' version, not a read of every record
+      await new Promise((r) => setTimeout(r, 3500));
+      const other = new FileApprovalStore(home); // as another process on the home would
+      addWaiting(home, "p_00000000000000e2");
+      expect(await until(() => stream.seen.at(-1)?.includes("p_00000000000000e2:pending") === true, 3000), stream.seen.join(" | ")).toBe(true);
+      await new Promise((r) => setTimeout(r, 3500));
+      await decide(other, homeMac(home), "p_00000000000000e1", { decision: "approve", by: "bob", at: Date.now() });
+      expect(await until(() => stream.seen.at(-1)?.includes("p_00000000000000e1:approved") === true, 3000), stream.seen.join(" | ")).toBe(true);
+      await new Promise((r) => setTimeout(r, 3500));
+      other.markUsed("p_00000000000000e1");
+      expect(await until(() => stream.seen.at(-1)?.includes("p_00000000000000e1:used") === true, 3000), stream.seen.join(" | ")).toBe(true);
+    } finally {
+      stream.stop();
+    }
+  }, 30_000);
 });

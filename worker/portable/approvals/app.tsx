@@ -135,10 +135,21 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     const store = o.storeFor(c.get("who"), c.env);
     return streamSSE(c, async (s) => {
       let last = "";
+      // the list as of a version of the store, read again only when that moves (or after a minute:
+      // a record damaged in place moves nothing), while what time changes (expiry) is worked out anew
+      let known: { version: string; all: Approval[]; at: number } | undefined;
+      const current = async (now: number): Promise<Approval[]> => {
+        const version = store.version?.();
+        if (version !== undefined && known?.version === version && now >= known.at && now - known.at < RELIST_MS) return known.all;
+        const all = await store.list();
+        known = version === undefined ? undefined : { version, all, at: now };
+        return all;
+      };
       // Once on connect (something may have changed between the page and its stream), then on
       // every change; a few minutes per stream, and EventSource reconnects by itself.
       for (let i = 0; i < 600 && !s.aborted; i++) {
-        const print = fingerprint(await store.list(), o.now());
+        const now = o.now();
+        const print = fingerprint(await current(now), now);
         if (i === 0 || print !== last) await s.writeSSE({ event: "changed", data: print });
         last = print;
         await s.sleep(o.pollMs ?? 500);
@@ -207,6 +218,9 @@ function refuse(c: Context, code: ErrorCode, message: string): Response {
 }
 
 /** What the page shows, in one string: the stream says "changed" when it differs from the page's. */
+/** how long a listing may stand for an unchanged store version (`current` in /events) */
+const RELIST_MS = 60_000;
+
 function fingerprint(all: readonly Approval[], now: number): string {
   return all.map((a) => `${a.record.id}:${approvalStatus(a, now)}`).join(",");
 }

@@ -116,6 +116,12 @@ export interface ApprovalStore {
    * the store holds. A store without it is searched through `list()` (`standingIn`).
    */
   standing?(session: string, tool: string, agent: string | null, digest: string): Promise<Approval | undefined> | Approval | undefined;
+  /**
+   * A word that stays the same while nothing in the store changes, and undefined when the store
+   * cannot tell: a reader that has `list()`'s answer for a version need not read it again (the
+   * approvals page, twice a second). Only a store whose list costs a read per record has it.
+   */
+  version?(): string | undefined;
 }
 
 export const APPROVAL_ID = /^p_[0-9a-f]{16}$/;
