@@ -55,9 +55,9 @@ describe("a fault inside the gateway", { timeout: 60_000 }, () => {
   it("the approval store throws: a call that needs a person is refused internal_error, not forwarded, and the next call runs", async () => {
     const { client } = await overHttp(downstreamClient({}), gw.url!);
     const before = seen().length;
-    const list = gw.pending.list;
+    const get = gw.pending.get;
     let reads = 0;
-    gw.pending.list = () => {
+    gw.pending.get = () => {
       reads++;
       throw new Error("store fault (injected)");
     };
@@ -67,7 +67,7 @@ describe("a fault inside the gateway", { timeout: 60_000 }, () => {
       expect(allowed.isError, text(allowed)).toBeFalsy();
       expect(reads).toBe(0);
       expect(seen().at(-1)).toBe('call note {"text":"a"}');
-      // a write the check confirms looks for an approval there: the fault is a refusal
+      // a write the check confirms looks there for an approval of it (its own asks' records): the fault is a refusal
       const r = await client.callTool({ name: "save", arguments: { text: "x" } });
       expect(reads).toBe(1);
       expect(r.isError).toBe(true);
@@ -75,7 +75,7 @@ describe("a fault inside the gateway", { timeout: 60_000 }, () => {
       expect(text(r)).toContain("internal_error: store fault (injected)");
       expect(meta(r)).toMatchObject({ decision: "refuse", reasons: ["internal_error"] });
     } finally {
-      gw.pending.list = list;
+      gw.pending.get = get;
     }
     expect(seen().length).toBe(before + 1);
     const next = await client.callTool({ name: "note", arguments: { text: "b" } });
