@@ -36,6 +36,18 @@ async function started(tag: string) {
   return { dir, h, lines, gw, client, call };
 }
 
+/** `id` approved in the home's store: the same call (`write`) then runs once, writing `content` to `target`, and the next one is a new ask (returned). */
+async function approvedRunsOnce(gw: { pending: FileApprovalStore }, h: string, id: string, write: () => Promise<{ r: { isError?: unknown; content?: unknown }; pending: string | undefined }>, target: string, content: string) {
+  await decide(gw.pending, homeMac(h), id, { decision: "approve", by: "ana", at: Date.now() });
+  const ran = await write();
+  expect(ran.r.isError, text(ran.r)).toBeFalsy();
+  expect(readFileSync(target, "utf8")).toBe(content);
+  const after = await write();
+  expect(after.pending, "its record is used: the next call is a new ask").toMatch(/^p_/);
+  expect(after.pending).not.toBe(id);
+  return after;
+}
+
 describe("the same call asked again", { timeout: 60_000 }, () => {
   it("waits on the record that waits for it; once that is used, a new one; an ask that reads otherwise has its own", async () => {
     const { dir, h, lines, gw, client, call } = await started("again");
@@ -47,13 +59,7 @@ describe("the same call asked again", { timeout: 60_000 }, () => {
       for (let i = 0; i < 2; i++) expect((await write()).pending, "a retry waits on the same record").toBe(first.pending);
       expect((await gw.pending.list()).length).toBe(1);
       expect(lines).toContain(`confirm write_file argument_origin: still waiting (asked again) as ${first.pending}`);
-      await decide(gw.pending, homeMac(h), first.pending!, { decision: "approve", by: "ana", at: Date.now() });
-      const ran = await write();
-      expect(ran.r.isError, text(ran.r)).toBeFalsy();
-      expect(readFileSync(target, "utf8")).toBe("hello");
-      const after = await write();
-      expect(after.pending, "its record is used: the next call is a new ask").toMatch(/^p_/);
-      expect(after.pending).not.toBe(first.pending);
+      const after = await approvedRunsOnce(gw, h, first.pending!, write, target, "hello");
 
       // the content now also comes from a result: shown otherwise, so a record of its own
       writeFileSync(join(dir, "source.txt"), "hello");
@@ -120,13 +126,7 @@ describe("the records a home keeps from earlier sessions", { timeout: 60_000 }, 
       const write = () => call("write_file", { path: target, content: "kept" });
       const first = await write();
       expect(first.pending, text(first.r)).toMatch(/^p_/);
-      await decide(gw.pending, homeMac(h), first.pending!, { decision: "approve", by: "ana", at: Date.now() });
-      const ran = await write();
-      expect(ran.r.isError, text(ran.r)).toBeFalsy();
-      expect(readFileSync(target, "utf8")).toBe("kept");
-      const again = await write();
-      expect(again.pending, "the approval ran the call once").toMatch(/^p_/);
-      expect(again.pending).not.toBe(first.pending);
+      await approvedRunsOnce(gw, h, first.pending!, write, target, "kept");
       // the store as a whole still says what is wrong with it, where a person reads it
       expect(() => new FileApprovalStore(h).list()).toThrow(/is unusable/);
     } finally {
