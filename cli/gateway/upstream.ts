@@ -10,6 +10,7 @@
 import { Client, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type StandardSchemaV1 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StalwartError } from "../../worker/portable/engine/index.js";
+import { urlFailure } from "./url-failure.js";
 
 export type UpstreamSpec = { command: string; args: string[]; cwd?: string; env?: Record<string, string> } | { url: string; headers?: Record<string, string> };
 
@@ -271,9 +272,13 @@ export class Upstream {
       // only a server that is still there, not answering (one that exited has no pid of its own any more)
       const silent = command === SdkErrorCode.RequestTimeout;
       if (silent && transport instanceof ToolServerProcess) transport.stop();
+      if ("url" in this.spec) {
+        const failed = urlFailure(new URL(this.spec.url), err);
+        throw new UpstreamUnavailable(`the tool server at ${this.spec.url} did not answer \`initialize\`: ${failed.why}`, failed.hint);
+      }
       // the SDK's "Connection closed" says nothing of whose: a command's server exited or closed its stdout
       const why = command === SdkErrorCode.ConnectionClosed ? "it exited (or closed its standard output) before it answered `initialize`; what it wrote on stderr, above, may say why" : (err as Error).message;
-      throw new UpstreamUnavailable(`the tool server ${"url" in this.spec ? `at ${this.spec.url}` : `\`${[this.spec.command, ...this.spec.args].join(" ")}\``} did not start: ${why}`, silent ? SILENT_HINT : undefined);
+      throw new UpstreamUnavailable(`the tool server \`${[this.spec.command, ...this.spec.args].join(" ")}\` did not start: ${why}`, silent ? SILENT_HINT : undefined);
     }
     this.client = client;
     return client;

@@ -115,7 +115,8 @@ describe("--header", { timeout: 60_000 }, () => {
     const io: Io = { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } };
     try {
       expect(await runLeaf(command, ["--home", home(), "--catalogue", catalogue(), "--url", up.url], io)).toBe(1);
-      expect(err).toMatch(/did not start/);
+      expect(err).toContain("did not answer `initialize`: it answered HTTP 401 Unauthorized (no)");
+      expect(err).toContain("hint: does it need credentials? Send them with `--header 'Authorization: …'`");
       expect(up.seen[0]).toMatch(/^POST - /);
     } finally {
       up.close();
