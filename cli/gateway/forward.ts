@@ -7,7 +7,7 @@
  */
 import type { inputRequired, ServerContext } from "@modelcontextprotocol/server";
 import type { CheckResult, Outcome } from "../../worker/portable/engine/index.js";
-import type { Upstream } from "./upstream.js";
+import { notAnswered, UpstreamUnreadable, type Upstream } from "./upstream.js";
 import { modernOf, type Relay } from "./relay.js";
 import { HeldCall, type HeldCalls, type Next } from "./held-calls.js";
 import { sendToolCall, type TaskTools } from "./task-tools.js";
@@ -56,7 +56,7 @@ export async function forward(o: ForwardOptions, params: Params, check: CheckRes
   } catch (err) {
     await unanswered(o, tool, check, err as Error);
     if (ctx.mcpReq.signal.aborted) throw err;
-    return errorResult(`${tool} was allowed, but the tool server did not answer: ${(err as Error).message}`, { ...summary(check), outcome: "outcome_unknown" });
+    return errorResult(`${tool} was allowed, but ${notAnswered(err)}`, { ...summary(check), outcome: "outcome_unknown" });
   }
   return ended(o, tool, check, result);
 }
@@ -102,7 +102,7 @@ async function answer(o: ForwardOptions, call: HeldCall, ctx: ServerContext): Pr
     }
     if (next.kind === "error") {
       if (signal.aborted) throw next.error;
-      return errorResult(`${call.tool} was allowed, but the tool server did not answer: ${next.error.message}`, { ...summary(call.check), outcome: "outcome_unknown" });
+      return errorResult(`${call.tool} was allowed, but ${notAnswered(next.error)}`, { ...summary(call.check), outcome: "outcome_unknown" });
     }
     // as forward's: the last progress before the result, a few milliseconds apart
     if (call.relayed > 0) {
@@ -124,7 +124,7 @@ async function report(o: ForwardOptions, call: HeldCall, end: Next): Promise<voi
 /** Sent but not answered: it may have run, so its counters stay reserved. */
 async function unanswered(o: ForwardOptions, tool: string, check: CheckResult, err: Error): Promise<void> {
   await o.report(check.step, "outcome_unknown");
-  o.log(`allow ${tool}: the tool server did not answer (${err.message})`);
+  o.log(`allow ${tool}: ${err instanceof UpstreamUnreadable ? err.message : `the tool server did not answer (${err.message})`}`);
 }
 
 function ended(o: ForwardOptions, tool: string, check: CheckResult, result: Record<string, unknown>): ToolResult {

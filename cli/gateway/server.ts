@@ -12,7 +12,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server, type McpServerFactory, type ServerContext } from "@modelcontextprotocol/server";
 import { cutText, type CompiledCatalogue } from "../../worker/portable/engine/index.js";
 import type { Calls } from "./calls.js";
-import type { Upstream } from "./upstream.js";
+import { notAnswered, type Upstream } from "./upstream.js";
 import { errorResult } from "./words.js";
 import type { Pins } from "./pins.js";
 import { offered, type TaskTools } from "./task-tools.js";
@@ -150,7 +150,7 @@ function buildServer(o: ServeOptions): Server {
   );
   const forward = (method: string, params: Record<string, unknown> | undefined, ctx: ServerContext) =>
     o.relay.during(ctx, () => o.upstream.request(method, params, { timeoutMs: o.callTimeoutMs, signal: ctx.mcpReq.signal })).catch((err: unknown) => {
-      throw err instanceof ProtocolError ? err : new ProtocolError(ProtocolErrorCode.InternalError, `the tool server did not answer: ${(err as Error).message}`);
+      throw err instanceof ProtocolError ? err : new ProtocolError(ProtocolErrorCode.InternalError, notAnswered(err));
     });
 
   // A read from outside: checked and recorded; one the check does not allow is a JSON-RPC error naming the reasons.

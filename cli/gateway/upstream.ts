@@ -108,6 +108,24 @@ class UpstreamClient extends Client {
   }
 }
 
+/**
+ * An answer the SDK could not read, though it came: nested deeper than its validation recurses
+ * (a RangeError from the stack). A plain RangeError would read as an internal error of ours.
+ */
+export class UpstreamUnreadable extends StalwartError {
+  constructor(method: string, err: RangeError) {
+    const deep = /call stack/i.test(err.message);
+    super("UpstreamUnreadable", `the tool server's answer to \`${method}\` could not be read${deep ? ": it is nested too deeply" : ""} (${err.message})`, {
+      hint: deep ? "the tool server sends JSON nested thousands of levels deep (in a tool's schema or a result), which the MCP SDK cannot read: ask its authors to flatten it" : "ask the tool server's authors what it sent",
+    });
+  }
+}
+
+/** What the client is told when a request to the tool server failed: it did not answer, or its answer could not be read. */
+export function notAnswered(err: unknown): string {
+  return err instanceof UpstreamUnreadable ? err.message : `the tool server did not answer: ${(err as Error)?.message ?? String(err)}`;
+}
+
 class UpstreamUnavailable extends StalwartError {
   constructor(message: string, hint = "is the tool server's command right, and does it start on its own?") {
     super("UpstreamUnavailable", message, { hint });
@@ -168,7 +186,7 @@ export class Upstream {
       return result as Record<string, unknown>;
     } catch (err) {
       this.dropLostSession(client, err);
-      throw err;
+      throw err instanceof RangeError ? new UpstreamUnreadable(method, err) : err;
     } finally {
       if (token) this.progress.delete(token);
     }

@@ -63,6 +63,8 @@ export const ERROR_CODES = {
   ToolCallRefused: { status: 403, wire: "tool_call_refused" },
   // the gateway (cli/gateway/): the MCP tool server it forwards to did not answer
   UpstreamUnavailable: { status: 502, wire: "upstream_unavailable" },
+  // ... or answered with JSON nested too deeply to read (cli/gateway/upstream.ts)
+  UpstreamUnreadable: { status: 502, wire: "upstream_unreadable" },
   // `stalwart licence dev` (cli/licence/dev-licence.ts): the in-process development licence service
   DevLicenceUnavailable: { status: 503, wire: "dev_licence_unavailable" },
   DevLicenceFailed: { status: 500, wire: "dev_licence_failed" },
