@@ -105,9 +105,9 @@ async function init(v: { url?: string | undefined; header?: string[] | undefined
   const upstream = upstreamOf(v.url, positionals, { literal: v.header ?? [], fromEnv: v["header-env"] ?? [] });
   if (typeof upstream === "string") throw usageError(upstream);
   const out = v.out ?? "agent.yaml";
-  const { writeStarter } = await import("../gateway/init.js");
+  const { writeStarter, shownName } = await import("../gateway/init.js");
   const written = await writeStarter(upstream, out, { force: v.force === true });
-  const left = written.skipped.length ? `; left out ${written.skipped.map((n) => JSON.stringify(n)).join(", ")} (a name a catalogue cannot hold, a name listed twice, or a schema a catalogue cannot take: see the file)` : "";
+  const left = written.skipped.length ? `; left out ${written.skipped.map(shownName).join(", ")} (a name a catalogue cannot hold, a name listed twice, or a schema a catalogue cannot take: see the file)` : "";
   process.stdout.write(`${out}: wrote ${written.tools} tool${written.tools === 1 ? "" : "s"} (${written.guesses} guesses marked \`# review\`${left}); check it with \`stalwart check ${out}\`\n`);
   return 0;
 }

@@ -41,7 +41,7 @@ async function listAllTools(spec: UpstreamSpec): Promise<{ tools: McpTool[]; ser
 const NAMING_ELSEWHERE = ["allOf", "anyOf", "oneOf", "$ref", "if", "then", "else", "dependencies", "patternProperties"];
 
 /** A catalogue's tool name (catalogue schema); MCP also allows `.` and `/`, which a catalogue cannot name. */
-const CATALOGUE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
+const CATALOGUE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,127}$/;
 
 export function starterCatalogue(tools: readonly McpTool[], source: string): { text: string; guesses: number; skipped: string[] } {
   let guesses = 0;
@@ -53,8 +53,8 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     // offered and its calls are refused (`unknown_tool`), as for any tool the catalogue does not name.
     if (!CATALOGUE_NAME.test(t.name) || seen.has(t.name)) {
       skipped.push(t.name);
-      const why = seen.has(t.name) ? "the server lists this name twice; the first is written above" : "a catalogue's tool name is letters, digits, `_` and `-`";
-      blocks.push(`  # not written: ${JSON.stringify(oneLine(t.name))} (${why}): the gateway does not offer it, and refuses its calls`);
+      const why = seen.has(t.name) ? "the server lists this name twice; the first is written above" : "a catalogue's tool name is letters, digits, `_` and `-`, at most 128 characters";
+      blocks.push(`  # not written: ${shownName(t.name)} (${why}): the gateway does not offer it, and refuses its calls`);
       continue;
     }
     seen.add(t.name);
@@ -100,7 +100,7 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     if (problem) {
       seen.delete(t.name);
       skipped.push(t.name);
-      blocks.push(`  # not written: ${JSON.stringify(oneLine(t.name))} (its schema is not one a catalogue takes: ${oneLine(problem)}): the gateway does not offer it, and refuses its calls; declare it by hand to offer it`);
+      blocks.push(`  # not written: ${shownName(t.name)} (its schema is not one a catalogue takes: ${oneLine(problem)}): the gateway does not offer it, and refuses its calls; declare it by hand to offer it`);
       continue;
     }
     guesses += notes.length;
@@ -173,6 +173,11 @@ function firstLine(s: string): string {
 }
 
 /** The server's words inside a `#` comment: a line break (or another control character) would end the comment and become YAML. */
+/** A tool's name as a comment shows it: on one line, and a long one cut (the server chose its length). */
+export function shownName(name: string): string {
+  return name.length > 160 ? `${JSON.stringify(oneLine(name.slice(0, 120)))}… (${name.length} characters)` : JSON.stringify(oneLine(name));
+}
+
 function oneLine(s: string): string {
   return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ");
 }

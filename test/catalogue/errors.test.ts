@@ -43,6 +43,9 @@ const single: [string, string, number, number, string, string][] = [
   ["at_most per", "tools: [{name: a, at_most: [{count: 3, per: days}]}]\n", 1, 45, "`per` must be one of `call`", "did you mean `day`?"],
   ["at_most count missing", "tools: [{name: a, at_most: {per: day}}]\n", 1, 28, "is missing `count`", "add `count`"],
   ["name with a dot", "tools: [{name: get.order}]\n", 1, 16, "`get.order` is not a valid `name`", "no dots"],
+  // the state stores keep a tool's name in their keys: a longer one failed every call of the tool, in the store
+  ["name of 129 characters", `tools: [{name: t${"x".repeat(128)}}]\n`, 1, 16, "is not a valid `name`", "at most 128 characters"],
+  ["name of 128 characters beside it", `tools: [{name: t${"x".repeat(127)}}, {name: u${"x".repeat(128)}}]\n`, 1, 154, "is not a valid `name`", "at most 128 characters"],
   ["http method", "http: [{name: a, method: get, path: /a}]\n", 1, 26, "`method` must be one of `GET`", "did you mean `GET`?"],
   ["http path", "http: [{name: a, method: GET, path: a}]\n", 1, 37, "`a` is not a valid `path`", "starting with `/`"],
   ["http writes word", "http: [{name: a, method: POST, path: /a, writes: true}]\n", 1, 42, "unknown word `writes` in an http entry", "GET reads, the others write"],

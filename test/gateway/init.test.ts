@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { starterCatalogue } from "../../cli/gateway/init.js";
@@ -85,6 +85,22 @@ describe("stalwart gateway init", () => {
     expect(skipped).toEqual(["notes.search", "save"]);
     expect(text).toContain('# not written: "notes.search"');
     expect(parse(text).tools.filter((t: { name: string }) => t.name === "save")).toHaveLength(1);
+  });
+
+  it("a name longer than a catalogue holds (128 characters): left out, its comment cut; 128 is written and its calls are checked", async () => {
+    const schema = { type: "object", properties: { text: { type: "string" } } };
+    const long = `find_${"x".repeat(100_000)}`, edge = `e${"x".repeat(127)}`;
+    const { text, skipped } = starterCatalogue([{ name: long, inputSchema: schema, annotations: { readOnlyHint: true } }, { name: edge, inputSchema: schema, annotations: { readOnlyHint: true } }], "long-names");
+    const c = loadCatalogue(text, { file: "starter.yaml", schemaCompiler: ajvCompiler });
+    expect([...c.tools.keys()]).toEqual([edge]);
+    expect(skipped).toEqual([long]);
+    expect(text).toContain(`# not written: "find_${"x".repeat(115)}"… (100005 characters) (a catalogue's tool name is letters, digits, \`_\` and \`-\`, at most 128 characters)`);
+    expect(Math.max(...text.split("\n").map((l) => l.length))).toBeLessThan(400);
+    // the longest name a catalogue takes is checked through the home's store, whose keys hold it (`seen:<tool>`, at most 256)
+    const file = join(allowedDir(), "agent.yaml");
+    writeFileSync(file, text);
+    const s = new Client({ home: licensedHome("init-long") }).session("long", { catalogue: file });
+    expect((await s.checkToolCall(edge, { text: "a" }, { origins: { text: "context" } })).decision).toBe("allow");
   });
 
   it("a schema that names its arguments only through oneOf / allOf / $ref is not closed at the top: its calls pass step 3", async () => {

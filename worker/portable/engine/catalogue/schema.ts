@@ -20,14 +20,19 @@
  * calls them yet. `description` is accepted on tools, agents and tasks.
  */
 
-const NAME_PATTERN = "^[A-Za-z0-9_][A-Za-z0-9_-]*$";
+/**
+ * At most 128 characters, as MCP advises for a tool's name: a name is part of the state stores'
+ * keys ("seen:<tool>" is at most 256; state/rules.ts), and a longer one made every call of the tool
+ * fail in the store instead of the catalogue failing its check.
+ */
+const NAME_PATTERN = "^[A-Za-z0-9_][A-Za-z0-9_-]{0,127}$";
 const PERIODS = ["call", "run", "session", "minute", "hour", "day", "week", "month"] as const;
 export const OPERATORS = ["is", "is_not", "one_of", "none_of", "at_least", "at_most", "under", "over", "between", "before", "after", "contains"] as const;
 export const SUBJECTS = ["field", "total", "count"] as const;
 const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
-const name = { type: "string", pattern: NAME_PATTERN, "x-expect": "a name: letters, digits, `_` and `-` (no dots)" };
-const toolName = { ...name, "x-expect": "a tool name" };
+const name = { type: "string", pattern: NAME_PATTERN, "x-expect": "a name: letters, digits, `_` and `-` (no dots), at most 128 characters" };
+const toolName = { ...name, "x-expect": "a tool name (at most 128 characters)" };
 const toolNames = { type: "array", items: toolName, "x-expect": "a list of tool names, e.g. `[get_order]`" };
 const text = { type: "string", "x-expect": "a string" };
 const path = { type: "string", pattern: "\\S", "x-expect": "a field path, e.g. `status` or `\"items[].price\"`" };

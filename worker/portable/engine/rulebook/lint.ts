@@ -27,7 +27,7 @@ const RULE_WORDS = ["name", "flow", "tools", "when", "then", "question", "becaus
 const ACTIONS = ["refuse", "ask"] as const;
 const RULE_NAME = /^[a-z][a-z0-9_]*$/;
 const FLOW_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
-const TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
+const TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,127}$/;
 /** A rule reads the call's arguments or the facts sent with the check. */
 const ROOTS = ["args", "facts"] as const;
 
@@ -146,7 +146,7 @@ export function lintRulebookData(source: LintSource, options: RulebookLintOption
         applies = [];
         tools.forEach((t, k) => {
           const p = joinPointer(at("tools"), k);
-          if (typeof t !== "string" || !TOOL_NAME.test(t)) return report(p, `${describeValue(t)} is not a valid tool name`, "a tool name: letters, digits, `_` and `-` (no dots)");
+          if (typeof t !== "string" || !TOOL_NAME.test(t)) return report(p, `${describeValue(t)} is not a valid tool name`, "a tool name: letters, digits, `_` and `-` (no dots), at most 128 characters");
           if (seen.has(t)) return report(p, `\`tools\` names \`${t}\` twice`, "remove one of them");
           seen.add(t);
           if (catalogue && !catalogue.tools.has(t)) {
