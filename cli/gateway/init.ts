@@ -172,12 +172,12 @@ function firstLine(s: string): string {
   return line.length > 120 ? `${cutText(line, 117)}…` : line;
 }
 
-/** The server's words inside a `#` comment: a line break (or another control character) would end the comment and become YAML. */
 /** A tool's name as a comment shows it: on one line, and a long one cut (the server chose its length). */
 export function shownName(name: string): string {
   return name.length > 160 ? `${JSON.stringify(oneLine(name.slice(0, 120)))}… (${name.length} characters)` : JSON.stringify(oneLine(name));
 }
 
+/** The server's words inside a `#` comment: a line break (or another control character) would end the comment and become YAML. */
 function oneLine(s: string): string {
   return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ");
 }
