@@ -1,7 +1,7 @@
 /** RFC 8785 canonical JSON against the reference implementation (canonicalize, by the RFC's author). */
 import { describe, expect, it } from "vitest";
 import reference from "canonicalize";
-import { canonicalize } from "../../worker/portable/engine/canonical/jcs.js";
+import { canonicalize, canonicalizeAt, checkJsonAt } from "../../worker/portable/engine/canonical/jcs.js";
 import { InputError } from "../../worker/portable/engine/errors.js";
 import { prng as rng } from "../helpers/prng.js";
 
@@ -72,6 +72,46 @@ describe("JCS canonical JSON", () => {
     let deep: unknown = 1;
     for (let i = 0; i < 10_000; i++) deep = [deep];
     expect(() => canonicalize(deep)).toThrow(InputError);
+  });
+
+  it("checkJsonAt refuses exactly what canonicalizeAt refuses, with the same message and pointer (6,000 generated values, faults planted)", () => {
+    const r = rng(4627);
+    const faults: (() => unknown)[] = [() => undefined, () => NaN, () => -Infinity, () => 1n, () => () => 1, () => new Date(0), () => new Map(), () => "a\uD800b", () => "\uDC00", () => Symbol("s")];
+    /** `gen`, with a fault planted in some values (a value, or a key with a lone surrogate) */
+    const planted = (depth: number): unknown => {
+      const v = gen(r, depth);
+      if (r() < 0.08) return faults[Math.floor(r() * faults.length)]!();
+      if (v !== null && typeof v === "object" && !Array.isArray(v) && r() < 0.1) (v as Record<string, unknown>)[`k\uDBFF${Math.floor(r() * 9)}`] = 1;
+      if (Array.isArray(v) && v.length > 0) for (let i = 0; i < v.length; i++) if (r() < 0.2) v[i] = planted(depth + 1);
+      if (v !== null && typeof v === "object" && !Array.isArray(v)) for (const k of Object.keys(v)) if (r() < 0.2) (v as Record<string, unknown>)[k] = planted(depth + 1);
+      return v;
+    };
+    const outcome = (f: () => unknown) => {
+      try {
+        f();
+        return "ok";
+      } catch (e) {
+        expect(e).toBeInstanceOf(InputError);
+        return `${(e as InputError).pointer} ${(e as Error).message}`;
+      }
+    };
+    let refused = 0;
+    for (let i = 0; i < 6000; i++) {
+      const v = { a: planted(0), b: planted(0), z: [planted(1), planted(1)] };
+      const canonical = outcome(() => canonicalizeAt(v, "result"));
+      expect(outcome(() => checkJsonAt(v, "result"))).toBe(canonical);
+      if (canonical !== "ok") refused++;
+    }
+    // both outcomes were tried many times
+    expect(refused).toBeGreaterThan(1000);
+    expect(refused).toBeLessThan(5000);
+    // holes, depth and a cycle, as the canonical walk names them
+    let deep: unknown = 1;
+    for (let i = 0; i < 300; i++) deep = { d: deep };
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    // eslint-disable-next-line no-sparse-arrays
+    for (const v of [[1, , 3], deep, cyclic, { b: [1, 2], a: { y: NaN, x: undefined } }]) expect(outcome(() => checkJsonAt(v, "r"))).toBe(outcome(() => canonicalizeAt(v, "r")));
   });
 
   it("handles a 1 MB string", () => {

@@ -44,7 +44,7 @@ export * as stateRules from "./state/rules.js";
 
 export { createCore, type Core, type CounterCore } from "./wasm/core.js";
 export { createPreferredCore, pickBuild, type CoreBuild } from "./wasm/choose.js";
-export { canonicalize, canonicalizeAt } from "./canonical/jcs.js";
+export { canonicalize, canonicalizeAt, checkJsonAt } from "./canonical/jcs.js";
 export { duplicateKey, inexactInteger } from "./canonical/json-text.js";
 export { cutText } from "./canonical/cut.js";
 export { equalBytes, fromBase64Url, fromHex, fromUtf8, randomBytes, randomId, toBase64Url, toHex, utf8 } from "./canonical/bytes.js";

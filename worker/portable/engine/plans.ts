@@ -15,7 +15,7 @@ import { MISSING, readValue } from "./conditions/read.js";
 import { defineOwn, own, owns } from "./canonical/own.js";
 import { InputError } from "./errors.js";
 import { cutText } from "./canonical/cut.js";
-import { canonicalizeAt } from "./canonical/jcs.js";
+import { checkJsonAt } from "./canonical/jcs.js";
 
 export function filterResult(tool: CompiledTool, result: unknown, from: Scope["from"]): FilterOutcome {
   if (!tool.filter) return { kept: result, dropped: 0, unknown: 0 };
@@ -100,6 +100,6 @@ export function judgeOutcome(catalogue: CompiledCatalogue, tool: string, followR
  * surrogate) would come back changed (Infinity as null) in an undo or follow bound from it.
  */
 function planInput(args: unknown, result: unknown): void {
-  if (args !== undefined) canonicalizeAt(args, "args");
-  if (result !== undefined) canonicalizeAt(result, "result");
+  if (args !== undefined) checkJsonAt(args, "args");
+  if (result !== undefined) checkJsonAt(result, "result");
 }

@@ -15,7 +15,7 @@ import type { Engine } from "./engine.js";
 import { after, runSteps, STEPS, type NamedStep } from "./check/orchestrator.js";
 import { assemble, resultOf } from "./check/answer.js";
 import { settleLimits } from "./check/steps/limits.js";
-import { canonicalizeAt } from "./canonical/jcs.js";
+import { canonicalizeAt, checkJsonAt } from "./canonical/jcs.js";
 import { randomBytes, toHex } from "./canonical/bytes.js";
 import { OUTCOMES, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 import { SignedHistory, type Head, type KnownPrefix } from "./history/signed.js";
@@ -243,7 +243,7 @@ export class Session {
     const tool = this.catalogue.tools.get(checked.tool);
     let keptResult: unknown = null;
     if (result !== undefined && tool) {
-      canonicalizeAt(result, "result"); // throws InputError naming the pointer when it is not JSON data
+      checkJsonAt(result, "result"); // throws InputError naming the pointer when it is not JSON data
       keptResult = tool.keepDeclared(result) ?? null;
     }
     const entry = this.signed.seal<ReportEntry>({ v: 1, step: 0, at: now, kind: "report", of: step, outcome, result: keptResult, link: "" });
@@ -276,7 +276,7 @@ export class Session {
     const checked = this.checkedEntry(step);
     const tool = this.catalogue.tools.get(checked.tool);
     if (checked.decision !== "allow" || !tool) throw new InputError(`step ${String(step)} is not an allowed call in this history`, "/step");
-    canonicalizeAt(result, "result");
+    checkJsonAt(result, "result");
     return filterResult(tool, result, fromResults((t) => this.signed.index.lastResult.get(t)));
   }
 

@@ -3,7 +3,7 @@
  * looks anything up (the catalogue by digest, the rulebook). The rest — the seal, the head, every
  * entry — is the engine's to verify (Session.resume and the history check).
  */
-import { InputError, StalwartError, canonicalizeAt, savedShapeProblem } from "../../portable/engine/index.js";
+import { InputError, StalwartError, checkJsonAt, savedShapeProblem } from "../../portable/engine/index.js";
 import { isObject } from "../http/body.js";
 
 export interface SessionShape extends Record<string, unknown> {
@@ -26,7 +26,7 @@ export function sessionOf(body: Record<string, unknown>): SessionShape {
   const problem = savedShapeProblem(saved);
   if (problem) throw new InputError(`\`session.${problem.field}\` must be ${problem.expected}, as the previous answer gave it`, `/session/${problem.field}`);
   // and data no answer gives (1e400 read as Infinity) named where the body holds it
-  if (isObject(saved.context)) canonicalizeAt(saved.context, "session", "context");
+  if (isObject(saved.context)) checkJsonAt(saved.context, "session", "context");
   // The body's own object (parsed for this request, held by nobody else), its fields now checked; a
   // `since` of 0 is the full form, and is dropped (carried.ts reads any `since` as the delta form).
   if (since !== 0) return saved as SessionShape;
