@@ -6,8 +6,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runGroup } from "./command.js";
-import { root } from "./commands/index.js";
 
 /** The package's version: the package.json above this file (cli/ in the repository, dist/cli/ installed). */
 function version(): string {
@@ -26,7 +24,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`stalwart ${version()}\n`);
     return 0;
   }
-  return runGroup(root, argv);
+  // loaded here, not above: `--version` needs neither the dispatch nor the engine it reports errors with
+  const [{ runGroup }, { rootFor }] = await Promise.all([import("./command.js"), import("./commands/load.js")]);
+  return runGroup(await rootFor(argv[0]), argv);
 }
 
 /**

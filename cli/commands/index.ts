@@ -1,6 +1,6 @@
 /**
  * Every `stalwart` command, in the order `stalwart --help` lists them. A new command is a module
- * in this folder exporting its `command` (cli/command.ts), added here.
+ * in this folder exporting its `command` (cli/command.ts), added here and to load.ts.
  */
 import type { Group } from "../command.js";
 import { command as check } from "./check.js";
@@ -12,10 +12,9 @@ import { command as gateway } from "./gateway.js";
 import { command as counters } from "./counters.js";
 import { command as approvals } from "./approvals.js";
 import { command as key } from "./key.js";
+import { ROOT_TEXT } from "./root-words.js";
 
 export const root: Group = {
-  path: "",
-  summary: "checks every tool call an AI agent makes before it runs: allow, confirm or refuse, with reasons",
-  details: "`stalwart --version` (-v) prints the version. Exit codes, the same for every command: 0 ok, 1 a finding,\na refusal or a missing licence, 2 a usage error.",
+  ...ROOT_TEXT,
   commands: [check, replay, rules, licence, doctor, counters, key, gateway, approvals],
 };

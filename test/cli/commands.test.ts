@@ -178,6 +178,19 @@ describe("through cli/main.ts, as a user runs it", () => {
     expect(readdirSync(h)).toEqual([]);
   });
 
+  it("each command loads alone (cli/commands/load.ts): one loader per command of the root, giving that command", async () => {
+    const { LOADERS, rootFor } = await import("../../cli/commands/load.js");
+    expect(Object.keys(LOADERS).sort()).toEqual(root.commands.map(wordOf).sort());
+    for (const c of root.commands) {
+      const alone = await rootFor(wordOf(c));
+      expect(alone.commands).toEqual([c]);
+      expect(alone.commands[0]).toBe(c);
+      expect({ ...alone, commands: [] }).toEqual({ ...root, commands: [] });
+    }
+    // any other first word: every command, for the usage and its suggestions
+    for (const word of [undefined, "help", "--help", "chek", "constructor", "__proto__"]) expect(await rootFor(word)).toBe(root);
+  });
+
   it("output larger than a pipe's buffer arrives whole (`process.exit` used to cut it at 64 KiB)", async () => {
     const h = temp("main-pipe");
     const note = "x".repeat(300_000);
