@@ -4,6 +4,7 @@
  * host (the cause is one level down), and "Error POSTing to endpoint: <body>" without the status.
  */
 import { SdkError, SdkHttpError } from "@modelcontextprotocol/client";
+import { fetchFailure } from "../sdk/fetch-failure.js";
 
 export interface UrlFailure {
   why: string;
@@ -27,13 +28,11 @@ export function urlFailure(url: URL, err: unknown): UrlFailure {
     const { contentType } = (err.data ?? {}) as { contentType?: unknown };
     if (typeof contentType === "string") return { why: `it answered with \`${oneLine(contentType)}\`, which is not MCP (JSON or an event stream)`, hint: PATH };
   }
-  const message = err instanceof Error ? err.message : String(err);
-  // fetch's "fetch failed" carries what failed as its cause (ECONNREFUSED, ENOTFOUND, a bad port)
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : undefined;
   if (cause === "bad port") {
     return { why: `fetch does not connect to port ${url.port}: it is one of the ports that browsers and Node's fetch refuse (6000 and 5060 among them)`, hint: "serve the tool server on another port" };
   }
-  return { why: cause && !message.includes(cause) ? `${message} (${cause})` : message, hint: REACH };
+  return { why: fetchFailure(err), hint: REACH };
 }
 
 /** A server's text on one short line: it is quoted in an error, not shown whole. */

@@ -5,6 +5,7 @@
  * one is sent (licensing.md, bundles).
  */
 import { containsOwnIdentifier, signRequest, LicenceServiceError } from "../../worker/portable/licensing/index.js";
+import { fetchFailure } from "../sdk/fetch-failure.js";
 
 export const DEFAULT_SERVICE_URL = "http://127.0.0.1:8788";
 /**
@@ -56,7 +57,7 @@ export class ServiceClient {
       if (this.baseUrl === DEV_SERVICE_URL) {
         throw new LicenceServiceError(0, "service_unreachable", "a development licence has no licence service to reach: it ran inside `stalwart licence dev`", "run `stalwart licence dev` again to renew the development licence");
       }
-      throw new LicenceServiceError(0, "service_unreachable", `the licence service at \`${this.baseUrl}\` could not be reached (${(err as Error).message})`, "check the network, or set STALWART_LICENCE_URL to the service's base URL");
+      throw new LicenceServiceError(0, "service_unreachable", `the licence service at \`${this.baseUrl}\` could not be reached (${fetchFailure(err)})`, "check the network, or set STALWART_LICENCE_URL to the service's base URL");
     }
     let payload: unknown;
     try {

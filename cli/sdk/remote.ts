@@ -15,6 +15,7 @@ import { looksLikeRulebookPath, readRulebookInput } from "./rulebook-node.js";
 import type { SessionCore } from "../../worker/portable/engine/index.js";
 import type { FollowPlan, Judged, SignedReceipt, UndoPlan } from "../../worker/portable/engine/index.js";
 import { CarriedSession } from "./remote-carried.js";
+import { fetchFailure } from "./fetch-failure.js";
 
 export interface RemoteOptions {
   url: string;
@@ -66,7 +67,7 @@ export class Http {
       const name = (err as Error)?.name;
       // A deadline that passed is its own error; a check turns either into `check_unavailable`.
       if (name === "TimeoutError" || name === "AbortError") throw new CheckTimeout(timeout);
-      throw new Unavailable(`the check worker could not be reached (${(err as Error).message})`);
+      throw new Unavailable(`the check worker could not be reached (${fetchFailure(err)})`);
     }
     let data: any;
     try {

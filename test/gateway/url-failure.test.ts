@@ -49,7 +49,7 @@ describe("stalwart gateway --url: a tool server it cannot use", () => {
   it("nothing listening: the refused connection is named, and the hint is about the address", async () => {
     const url = `http://127.0.0.1:${await closedPort()}/mcp`;
     const err = await gatewayError(url);
-    expect(err).toContain(`UpstreamUnavailable: the tool server at ${url} did not answer \`initialize\`: fetch failed (connect ECONNREFUSED 127.0.0.1:`);
+    expect(err).toContain(`UpstreamUnavailable: the tool server at ${url} did not answer \`initialize\`: fetch failed: connect ECONNREFUSED 127.0.0.1:`);
     expect(err).toContain("hint: is a tool server running at that address, serving MCP over streamable HTTP?");
     expect(err).not.toContain("command right");
   });

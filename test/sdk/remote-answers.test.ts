@@ -107,7 +107,8 @@ describe("a remote session that could not be created", () => {
       await expect(s.read("hello")).rejects.toMatchObject({ code: "CheckUnavailable" });
     }
     const down = new Client({ url: "http://127.0.0.1:9", timeoutMs: 5000 }).session("b", { catalogue: "store" });
-    expect(await down.checkToolCall("get_order", { order_id: "1" })).toMatchObject({ decision: "refuse", reasons: ["check_unavailable"] });
+    // with what fetch says went wrong (its cause), not a bare "fetch failed": port 9 is one fetch refuses
+    expect(await down.checkToolCall("get_order", { order_id: "1" })).toMatchObject({ decision: "refuse", reasons: ["check_unavailable"], detail: { message: "the check worker could not be reached (fetch failed: bad port)" } });
   });
 });
 
