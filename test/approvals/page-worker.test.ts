@@ -44,7 +44,9 @@ describe.skipIf(!haveChromium)("the check worker's approvals page (wrangler dev)
 
   /**
    * page.goto, again when the page's own script navigated meanwhile: after a decision it moves to
-   * the next page or reloads (views.tsx), which aborts a goto that starts at the same moment.
+   * the next page or reloads 300 ms later (views.tsx), which aborts a goto that starts at the same
+   * moment. Each retry waits out that navigation and the reload's delay (a CI run on a loaded
+   * machine saw five gotos in a row interrupted when retries did not wait).
    */
   const open = async (url: string): Promise<void> => {
     for (let i = 0; ; i++) {
@@ -52,8 +54,9 @@ describe.skipIf(!haveChromium)("the check worker's approvals page (wrangler dev)
         await page.goto(url);
         return;
       } catch (err) {
-        if (i >= 4 || !/ERR_ABORTED|interrupted by another navigation/.test(String(err))) throw err;
+        if (i >= 7 || !/ERR_ABORTED|interrupted by another navigation/.test(String(err))) throw err;
         await page.waitForLoadState().catch(() => undefined);
+        await page.waitForTimeout(400);
       }
     }
   };
