@@ -2,8 +2,8 @@
  * Ed25519 keys and key sets. A runtime build trusts only the public keys compiled into it
  * (trusted-keys.ts) and accepts any key of that set, so the service can rotate keys with overlap.
  */
-import * as ed from "@noble/ed25519";
 import { fromBase64Url, sha256, toBase64Url, utf8 } from "../engine/index.js";
+import { ed25519PublicKey, ed25519SecretKey } from "./ed25519.js";
 
 /** One public key a runtime trusts (or the service publishes at `GET /v1/licences/keys`). */
 export interface PublicKeyEntry {
@@ -32,12 +32,12 @@ export interface KeyPair {
 }
 
 export async function generateKeyPair(): Promise<KeyPair> {
-  const secretKey = ed.utils.randomSecretKey();
-  return { secretKey, publicKey: await ed.getPublicKeyAsync(secretKey) };
+  const secretKey = ed25519SecretKey();
+  return { secretKey, publicKey: await ed25519PublicKey(secretKey) };
 }
 
-export async function publicKeyOf(secretKey: Uint8Array): Promise<Uint8Array> {
-  return ed.getPublicKeyAsync(secretKey);
+export function publicKeyOf(secretKey: Uint8Array): Promise<Uint8Array> {
+  return ed25519PublicKey(secretKey);
 }
 
 /**

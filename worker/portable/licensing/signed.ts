@@ -3,8 +3,8 @@
  * canonical JSON of everything but `sig` (so the key id is covered too). One verifier, plain data
  * in, a tagged result out; no clock here.
  */
-import * as ed from "@noble/ed25519";
 import { canonicalize, fromBase64Url, toBase64Url, utf8 } from "../engine/index.js";
+import { signEd25519, verifyEd25519 } from "./ed25519.js";
 import { findKey, type KeySet, type SigningKey } from "./keys.js";
 
 export interface SignedDocument<P = unknown> {
@@ -30,7 +30,7 @@ export async function signDocument<P>(payload: P, key: SigningKey): Promise<Sign
   const secret = fromBase64Url(key.secret);
   if (!secret || secret.length !== 32) throw new TypeError(`signing key \`${key.kid}\` is not 32 bytes of base64url`);
   const unsigned = { v: 1 as const, alg: "Ed25519" as const, kid: key.kid, payload };
-  const sig = await ed.signAsync(signingInput(unsigned), secret);
+  const sig = await signEd25519(signingInput(unsigned), secret);
   return { ...unsigned, sig: toBase64Url(sig) };
 }
 
@@ -52,25 +52,15 @@ export async function verifyDocument<P = unknown>(doc: unknown, keys: KeySet): P
   } catch (err) {
     return { ok: false, reason: "malformed", detail: (err as Error).message };
   }
-  let good = false;
-  try {
-    good = await ed.verifyAsync(sig, input, pub);
-  } catch {
-    good = false;
-  }
-  if (!good) return { ok: false, reason: "bad_signature", detail: `signature does not verify under key \`${d.kid}\`` };
+  if (!(await verifyEd25519(sig, input, pub))) return { ok: false, reason: "bad_signature", detail: `signature does not verify under key \`${d.kid}\`` };
   return { ok: true, payload: d.payload as P, kid: d.kid };
 }
 
 /** Verify raw bytes with one raw public key (installation-signed requests). */
-export async function verifyBytes(sig: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
-  try {
-    return await ed.verifyAsync(sig, message, publicKey);
-  } catch {
-    return false;
-  }
+export function verifyBytes(sig: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
+  return verifyEd25519(sig, message, publicKey);
 }
 
-export async function signBytes(message: Uint8Array, secretKey: Uint8Array): Promise<Uint8Array> {
-  return ed.signAsync(message, secretKey);
+export function signBytes(message: Uint8Array, secretKey: Uint8Array): Promise<Uint8Array> {
+  return signEd25519(message, secretKey);
 }
