@@ -56,7 +56,7 @@ export const command = defineCommand({
     const quiet = v.quiet === true;
     // The MCP SDK loads only when the gateway runs, not for every other command.
     const { startGateway } = await import("../gateway/index.js");
-    const { parseListen } = await import("../gateway/http.js");
+    const { parseListen } = await import("../gateway/listen-address.js");
     const gateway = await startGateway({
       catalogue: v.catalogue,
       upstream,

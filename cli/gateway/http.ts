@@ -16,7 +16,6 @@ import {
   DEFAULT_MAX_REQUEST_BODY_SIZE, WebStandardStreamableHTTPServerTransport, createMcpHandler, isLegacyRequest, parseJSONRPCMessage, readRequestBody,
   type JSONRPCMessage, type McpServerFactory, type RequestId,
 } from "@modelcontextprotocol/server";
-import { InputError } from "../../worker/portable/engine/index.js";
 import { listenError } from "../listen-error.js";
 import { loopbackHost } from "../loopback.js";
 import { RequestIds, duplicateMessage } from "./request-ids.js";
@@ -29,16 +28,6 @@ export interface Listening {
   resourcesChanged(): void;
   promptsChanged(): void;
   close(): Promise<void>;
-}
-
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
-
-export function parseListen(value: string): { host: string; port: number } {
-  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
-  if (!m || Number(m[2]) > 65535) throw new InputError(`\`--listen ${value}\` is not HOST:PORT`, undefined, "e.g. `--listen 127.0.0.1:8765`");
-  const host = m[1]!;
-  if (!LOOPBACK.has(host)) throw new InputError(`\`--listen ${value}\`: the gateway binds to loopback only`, undefined, "use 127.0.0.1 (the person's own machine); put a reverse proxy with authentication in front for anything else");
-  return { host: host.replace(/^\[|\]$/g, ""), port: Number(m[2]) };
 }
 
 export interface ListenOptions {

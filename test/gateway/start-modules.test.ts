@@ -1,0 +1,53 @@
+// What a gateway loads to start: on stdio, not its HTTP side (http.ts, the HTTP server, the SDK's
+// HTTP transports) — `--listen` is read by listen-address.ts. The same recorder on a gateway that
+// listens shows that it would see those modules.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { MAIN, ROOT, home } from "./helpers.js";
+
+const RECORDER = join(import.meta.dirname, "fixtures/record-imports.mjs");
+const UPSTREAM = join(import.meta.dirname, "fixtures/noop-server.mjs");
+const HTTP_SIDE = [/\/cli\/gateway\/http\.[jt]s$/, /\/@hono\/node-server\//];
+
+/** Start `stalwart gateway FLAGS`, wait until it serves, stop it: the modules it resolved. */
+async function modulesOf(flags: string[]): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), "stalwart-gw-imports-"));
+  const file = join(dir, "imports");
+  writeFileSync(file, "");
+  const catalogue = join(dir, "agent.yaml");
+  writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - {name: noop, args: {type: object, properties: {}, additionalProperties: false}}\n");
+  const child = spawn(process.execPath, ["--import", "tsx", "--import", RECORDER, MAIN, "gateway", "--home", home(), "--catalogue", catalogue, ...flags, "--", process.execPath, UPSTREAM], {
+    cwd: ROOT,
+    env: { ...process.env, STALWART_TEST_IMPORTS: file },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on("data", (b: Buffer) => {
+      stderr += b.toString();
+      if (/serving on|listening on|http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr)) resolve();
+    });
+    child.once("exit", () => reject(new Error(`the gateway exited before it served:\n${stderr}`)));
+  });
+  child.stdin.end();
+  child.kill("SIGTERM");
+  await exited;
+  return readFileSync(file, "utf8").split("\n").filter(Boolean);
+}
+
+describe("what a gateway loads to start", { timeout: 60_000 }, () => {
+  it("on stdio: nothing of the HTTP side", async () => {
+    const loaded = await modulesOf([]);
+    expect(loaded.some((u) => /\/cli\/gateway\/index\.[jt]s$/.test(u))).toBe(true); // the recorder saw the start
+    expect(loaded.filter((u) => HTTP_SIDE.some((p) => p.test(u)))).toEqual([]);
+  });
+
+  it("with --listen: the HTTP side, which the recorder sees", async () => {
+    const loaded = await modulesOf(["--listen", "127.0.0.1:0"]);
+    for (const p of HTTP_SIDE) expect(loaded.some((u) => p.test(u))).toBe(true);
+  });
+});
