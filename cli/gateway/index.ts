@@ -8,8 +8,9 @@ import { Client } from "../sdk/index.js";
 import { resolveHome } from "../sdk/home.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
+import { catalogueFrom } from "../sdk/catalogue-input.js";
 import { parse } from "yaml";
-import { decide, loadCatalogue, receiptProblem, standingIn, type Approval, type ApprovalStore, type CompiledCatalogue, type Entry, type Language, type Mac, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { decide, loadCatalogue, receiptProblem, sha256, standingIn, type Approval, type ApprovalStore, type CompiledCatalogue, type Entry, type Language, type Mac, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { homeMac } from "../approvals/mac.js";
 import { remoteApprovals } from "../approvals/remote.js";
 import { Http } from "../sdk/remote.js";
@@ -107,7 +108,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const own = loadCatalogue(text, { file: o.catalogue, schemaCompiler: ajvCompiler });
   const source = parse(text) as Record<string, unknown>;
   const effective = withOutsideReads(source);
-  const catalogue = loadCatalogue(effective, { file: o.catalogue, schemaCompiler: ajvCompiler });
+  // through the SDK's cache, so that the session made from `effective` below is not compiled again
+  const catalogue = catalogueFrom(effective, { schemaCompiler: ajvCompiler, sha256 });
   const hidden = new Set([...OUTSIDE_TOOLS].filter((n) => !own.tools.has(n)));
   const { agent, reach } = gatewayAgent(catalogue, o.agent);
   // compiled now so that a bad rulebook stops the gateway with where it is wrong, not every call

@@ -19,6 +19,7 @@ import { joinPointer } from "../../worker/portable/engine/index.js";
 import { prepareSchema } from "../../worker/portable/engine/index.js";
 import { failure, jsonLeaf, pickLeaves, type Leaf } from "../../worker/portable/engine/index.js";
 import { linearRegExp } from "../../worker/portable/engine/index.js";
+import { canonicalize } from "../../worker/portable/engine/index.js";
 
 /** ajv's `code.regExp`: every `pattern` / `patternProperties` on the linear-time engine. */
 const linearPatterns = Object.assign((pattern: string, _flags: string) => linearRegExp(pattern), { code: "linearRegExp" });
@@ -140,8 +141,35 @@ function rewriteContains(schema: unknown): unknown {
   return s;
 }
 
+/**
+ * Checks already compiled, by the schema's canonical JSON: the same schema met again is not
+ * compiled again (ajv's code generation is ~70% of loading a catalogue). The gateway compiles the
+ * person's catalogue twice (as written, and with its outside reads added), and an SDK client each
+ * catalogue text or object it is given. A schema that has no canonical JSON is compiled each time.
+ * Bounded: the oldest goes first.
+ */
+const compiled = new Map<string, SchemaCheck>();
+const COMPILED_KEPT = 512;
+
 /** Compiles a draft-07 schema with ajv. Throws `InvalidSchema` for a schema check-schema.ts refuses. */
 export const ajvCompiler: SchemaCompiler = (schema: object): SchemaCheck => {
+  let key: string | undefined;
+  try {
+    key = canonicalize(schema);
+  } catch {
+    key = undefined; // not plain JSON data (a non-finite number, a cycle): compiled, not kept
+  }
+  const hit = key === undefined ? undefined : compiled.get(key);
+  if (hit) return hit;
+  const check = compile(schema);
+  if (key !== undefined) {
+    if (compiled.size >= COMPILED_KEPT) compiled.delete(compiled.keys().next().value!);
+    compiled.set(key, check);
+  }
+  return check;
+};
+
+function compile(schema: object): SchemaCheck {
   const prepared = rewriteContains(prepareSchema(schema)) as object;
   fast ??= makeAjv(false);
   const quick: ValidateFunction = fast.compile(prepared);
@@ -166,4 +194,4 @@ export const ajvCompiler: SchemaCompiler = (schema: object): SchemaCheck => {
       return failure({ pointer: "", rule: "depth" });
     }
   };
-};
+}
