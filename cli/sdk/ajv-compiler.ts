@@ -19,7 +19,7 @@ import { joinPointer } from "../../worker/portable/engine/index.js";
 import { prepareSchema } from "../../worker/portable/engine/index.js";
 import { failure, jsonLeaf, pickLeaves, type Leaf } from "../../worker/portable/engine/index.js";
 import { linearRegExp } from "../../worker/portable/engine/index.js";
-import { canonicalize } from "../../worker/portable/engine/index.js";
+import { BoundedCache, canonicalize } from "../../worker/portable/engine/index.js";
 
 /** ajv's `code.regExp`: every `pattern` / `patternProperties` on the linear-time engine. */
 const linearPatterns = Object.assign((pattern: string, _flags: string) => linearRegExp(pattern), { code: "linearRegExp" });
@@ -55,6 +55,14 @@ function makeAjv(allErrors: boolean) {
 
 let fast: Ajv | undefined;
 let full: Ajv | undefined;
+/**
+ * Every function an Ajv instance compiles holds the instance's whole scope (each schema and
+ * function it ever compiled): a long-lived instance grows by ~3 KB a schema for good. A new one
+ * is made after this many compiles, so what a process keeps is what its live checks need.
+ */
+const COMPILES_PER_INSTANCE = 256;
+let fastCompiles = 0;
+let fullCompiles = 0;
 
 /** ajv's errors as leaves (verdict.ts conventions). */
 function ajvLeaves(errors: readonly ErrorObject[]): Leaf[] {
@@ -146,10 +154,9 @@ function rewriteContains(schema: unknown): unknown {
  * compiled again (ajv's code generation is ~70% of loading a catalogue). The gateway compiles the
  * person's catalogue twice (as written, and with its outside reads added), and an SDK client each
  * catalogue text or object it is given. A schema that has no canonical JSON is compiled each time.
- * Bounded: the oldest goes first.
+ * Bounded: the least recently used goes first.
  */
-const compiled = new Map<string, SchemaCheck>();
-const COMPILED_KEPT = 512;
+const compiled = new BoundedCache<string, SchemaCheck>(512);
 
 /** Compiles a draft-07 schema with ajv. Throws `InvalidSchema` for a schema check-schema.ts refuses. */
 export const ajvCompiler: SchemaCompiler = (schema: object): SchemaCheck => {
@@ -162,26 +169,23 @@ export const ajvCompiler: SchemaCompiler = (schema: object): SchemaCheck => {
   const hit = key === undefined ? undefined : compiled.get(key);
   if (hit) return hit;
   const check = compile(schema);
-  if (key !== undefined) {
-    if (compiled.size >= COMPILED_KEPT) compiled.delete(compiled.keys().next().value!);
-    compiled.set(key, check);
-  }
+  if (key !== undefined) compiled.set(key, check);
   return check;
 };
 
 function compile(schema: object): SchemaCheck {
   const prepared = rewriteContains(prepareSchema(schema)) as object;
-  fast ??= makeAjv(false);
+  if (!fast || ++fastCompiles > COMPILES_PER_INSTANCE) [fast, fastCompiles] = [makeAjv(false), 1];
   const quick: ValidateFunction = fast.compile(prepared);
-  fast.removeSchema(prepared); // the function stays usable; the instance keeps no reference
+  fast.removeSchema(prepared); // out of its schema cache; its scope still holds it (COMPILES_PER_INSTANCE)
   let explain: ValidateFunction | undefined;
   return (value: unknown) => {
     const bad = jsonLeaf(value);
     if (bad) return failure(bad);
     try {
       if (quick(value)) return { ok: true };
-      full ??= makeAjv(true);
       if (!explain) {
+        if (!full || ++fullCompiles > COMPILES_PER_INSTANCE) [full, fullCompiles] = [makeAjv(true), 1];
         explain = full.compile(prepared);
         full.removeSchema(prepared);
       }

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, renameSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { canonicalize, type CompiledCatalogue } from "../../worker/portable/engine/index.js";
+import { BoundedCache, canonicalize, type CompiledCatalogue } from "../../worker/portable/engine/index.js";
 import { readRegular } from "./regular-file.js";
 
 const DIGEST = /^[0-9a-f]{64}$/;
@@ -18,16 +18,17 @@ function fileOf(home: string, digest: string): string | undefined {
 }
 
 export class CatalogueCache {
-  private readonly byDigest = new Map<string, CompiledCatalogue>();
-  private readonly written = new Set<string>();
+  /** bounded: one dropped is compiled again from the home's file when a resume names it */
+  private readonly byDigest = new BoundedCache<string, CompiledCatalogue>(64);
+  private readonly written = new BoundedCache<string, true>(1024);
 
   constructor(private readonly home: string) {}
 
   /** A catalogue this client compiled from `input` (a path, YAML text, or the parsed object). */
   remember(compiled: CompiledCatalogue, input: string | object, readText: () => string): void {
     this.byDigest.set(compiled.digest, compiled);
-    if (this.written.has(compiled.digest)) return;
-    this.written.add(compiled.digest);
+    if (this.written.get(compiled.digest)) return;
+    this.written.set(compiled.digest, true);
     const file = fileOf(this.home, compiled.digest);
     if (!file || existsSync(file)) return;
     try {

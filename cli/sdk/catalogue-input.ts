@@ -6,10 +6,11 @@
 import { resolve } from "node:path";
 import { loadCatalogue } from "../../worker/portable/engine/index.js";
 import type { CompiledCatalogue, SchemaCompiler } from "../../worker/portable/engine/index.js";
-import { CatalogueError } from "../../worker/portable/engine/index.js";
+import { BoundedCache, CatalogueError } from "../../worker/portable/engine/index.js";
 import { looksLikePath, readCatalogueFile } from "./catalogue-node.js";
 
-const cache = new Map<string, CompiledCatalogue>();
+/** by path and text; bounded, so that a process given a new text for each session does not keep them all */
+const cache = new BoundedCache<string, CompiledCatalogue>(64);
 const objectCache = new WeakMap<object, CompiledCatalogue>();
 /** the YAML text a catalogue was compiled from, for the home's catalogue cache (catalogue-cache.ts) */
 const texts = new WeakMap<CompiledCatalogue, string>();

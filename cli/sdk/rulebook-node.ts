@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { CompiledCatalogue } from "../../worker/portable/engine/index.js";
-import { CatalogueError, type CatalogueProblem } from "../../worker/portable/engine/index.js";
+import { BoundedCache, CatalogueError, type CatalogueProblem } from "../../worker/portable/engine/index.js";
 import { compileRulebook, lintRulebook, loadRegistry, REGISTRY_FILE, type CompiledRulebook } from "../../worker/portable/engine/index.js";
 
 export interface NodeRulebookOptions {
@@ -81,8 +81,7 @@ export function readRulebookInput(input: string | object, options: NodeRulebookO
   return { kind: "rulebook", text: input, ...(options.file ? { file: options.file } : {}) };
 }
 
-const cache = new Map<string, CompiledRulebook>();
-const CACHE_SIZE = 64;
+const cache = new BoundedCache<string, CompiledRulebook>(64);
 
 /** A compiled rulebook from a path, text, registry folder or object; throws CatalogueError. */
 export function loadRulebookNode(input: string | object, options: NodeRulebookOptions = {}): CompiledRulebook {
@@ -96,7 +95,6 @@ export function loadRulebookNode(input: string | object, options: NodeRulebookOp
   const hit = cache.get(key);
   if (hit) return hit;
   const compiled = r.kind === "registry" ? loadRegistry(r.text, { ...common, file: r.file }) : compileRulebook(r.text, { ...common, ...(r.file ? { file: r.file } : {}) });
-  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(key, compiled);
   return compiled;
 }

@@ -10,7 +10,7 @@
  * reduced — all are `false`. What it accepts is RFC 8032's rule as those libraries apply it
  * (canonical S; R compared by its encoding), never more than a ZIP-215 verifier accepts.
  */
-import { fromBase64Url, toBase64Url } from "../engine/index.js";
+import { BoundedCache, fromBase64Url, toBase64Url } from "../engine/index.js";
 
 const ALG = { name: "Ed25519" } as const;
 /** The fixed DER header of a PKCS #8 Ed25519 private key (RFC 8410); the 32-byte seed follows it. */
@@ -45,8 +45,7 @@ export async function verifyEd25519(sig: Uint8Array, message: Uint8Array, public
  * the signature itself ~100 µs, and a service signs with the same few keys all day. Bounded: a
  * process signing under many keys (tests) drops the oldest.
  */
-const signing = new Map<string, Promise<CryptoKey>>();
-const SIGNING_KEPT = 16;
+const signing = new BoundedCache<string, Promise<CryptoKey>>(16);
 
 function signingKey(secretKey: Uint8Array): Promise<CryptoKey> {
   const id = toBase64Url(secretKey);
@@ -54,7 +53,6 @@ function signingKey(secretKey: Uint8Array): Promise<CryptoKey> {
   if (!key) {
     key = seedKey(secretKey, false, ["sign"]);
     key.catch(() => signing.delete(id));
-    if (signing.size >= SIGNING_KEPT) signing.delete(signing.keys().next().value!);
     signing.set(id, key);
   }
   return key;
