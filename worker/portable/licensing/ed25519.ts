@@ -1,9 +1,9 @@
 /**
  * Ed25519 (RFC 8032) on the runtime's own Web Crypto: Node (OpenSSL) and workerd (BoringSSL) both
  * implement it natively. A pure-JavaScript verifier first builds its base-point table (40–110 ms
- * of CPU, once per process or isolate: every CLI start, every SDK client's first check, a
- * worker's first request after a cold start) and then takes ~2 ms a verification; the native one
- * takes ~0.2 ms, with no table. Signatures are deterministic, so the bytes are the same as any
+ * of CPU, once per process or isolate: in every process that opens a licence, before an SDK
+ * client's first check, in a worker's first request after a cold start) and then takes ~1 ms a
+ * verification; the native one takes ~0.2 ms, with no table. Signatures are deterministic, so the bytes are the same as any
  * other RFC 8032 signer's (test/licence-vectors holds them).
  *
  * A verification never throws: bad lengths, a key that is not a point, a signature whose S is not
