@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // one temporary directory per run, removed at its end (test/setup/temp-root.ts)
+    globalSetup: ["test/setup/temp-root.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",

@@ -9,6 +9,7 @@
  * 1,000 and 5,000 entries (warm, hundreds of delta requests each), and beside it the same request
  * on the worker as wrangler bundles it, in steady state (bench/worker-steady.ts), and (unless STALWART_BENCH_HTTP=0) the worker under wrangler dev.
  */
+import "./temp-root.js";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

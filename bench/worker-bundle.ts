@@ -8,7 +8,7 @@
  * builds are compiled here and handed to `createPreferredCore`, as index.ts hands its imports)
  * and the Durable Object classes.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,7 +47,8 @@ export async function sourceWorker(): Promise<WorkerModules> {
 export async function bundledWorker(root = repo, extra: readonly string[] = []): Promise<WorkerModules & { extra: Record<string, unknown> }> {
   const wranglerRequire = createRequire(createRequire(join(repo, "package.json")).resolve("wrangler/package.json"));
   const esbuild = wranglerRequire("esbuild") as typeof import("esbuild");
-  const out = join(mkdtempSync(join(tmpdir(), "stalwart-worker-bundle-")), "check.mjs");
+  const dir = mkdtempSync(join(tmpdir(), "stalwart-worker-bundle-"));
+  const out = join(dir, "check.mjs");
   // wrangler's defaults unless the tree's wrangler.toml sets them (top-level keys only)
   const toml = readFileSync(join(root, "wrangler.toml"), "utf8");
   const flag = (key: string, d: boolean) => {
@@ -80,7 +81,13 @@ export async function bundledWorker(root = repo, extra: readonly string[] = []):
     external: ["node:*", "cloudflare:*"],
     logLevel: "warning",
   });
-  const m = (await import(pathToFileURL(out).href)) as { [k: string]: unknown; createApp: WorkerModules["createApp"]; memoryStores: typeof import("../worker/workerd/check/stores.js").memoryStores; eng: Eng };
+  let m: { [k: string]: unknown; createApp: WorkerModules["createApp"]; memoryStores: typeof import("../worker/workerd/check/stores.js").memoryStores; eng: Eng };
+  try {
+    m = (await import(pathToFileURL(out).href)) as typeof m;
+  } finally {
+    // loaded: the file is not read again (STALWART_BENCH_KEEP_BUNDLE=1 keeps it, to read a profile's lines)
+    if (process.env.STALWART_BENCH_KEEP_BUNDLE !== "1") rmSync(dir, { recursive: true, force: true });
+  }
   const builds = ["core-simd.wasm", "core.wasm"].map((f) => new WebAssembly.Module(readFileSync(join(root, "build", f))));
   let core: Core | undefined;
   return {
