@@ -26,7 +26,8 @@ import { gatewayAgent } from "./agent.js";
 import { TraceFile } from "./trace-file.js";
 import { loadRulebookNode } from "../sdk/rulebook-node.js";
 import { Relay } from "./relay.js";
-import { licenceWarning } from "./licence-warning.js";
+import { licenceAtStart } from "./licence-warning.js";
+import { loadFetch } from "../licence/load-fetch.js";
 import { workerWarning } from "./worker-warning.js";
 import { rulebookNotes, startNotes } from "./start-notes.js";
 import { CheckedStdioTransport } from "./stdio.js";
@@ -156,6 +157,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   // The tool server starts once everything that can stop the gateway has been read (the person's
   // files, the home), and answers while the licence or the check worker is looked at. Settled,
   // never rejected: a start that fails meanwhile is taken up below, not left unhandled.
+  let upstreamSettled = false;
   const starting = new Upstream(o.upstream, {
     toolsChanged: () => (pins?.invalidate(), tasks?.invalidate(), live.toolsChanged(), http?.toolsChanged()),
     resourcesChanged: () => (live.resourcesChanged(), http?.resourcesChanged()),
@@ -168,10 +170,19 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   }, startMs).start().then(
     (started) => ({ started }),
     (err: unknown) => ({ err }),
-  ).finally(() => clearTimeout(slow));
+  ).finally(() => {
+    clearTimeout(slow);
+    upstreamSettled = true;
+  });
   // What the checks will run under — the home's licence on the session's clock, or with a check
   // worker, whether it answers, is licensed and takes the key (neither throws: each says what it found).
-  const checker = !client ? undefined : o.checkUrl ? workerWarning(o.checkUrl, o.key) : licenceWarning(home, o.now?.() ?? new Date());
+  const checker = !client ? undefined : o.checkUrl ? workerWarning(o.checkUrl, o.key) : licenceAtStart(home, o.now?.() ?? new Date()).then((l) => {
+    // The first answer renews the lease with Node's fetch, whose first use loads undici (~40 ms of
+    // CPU, in front of the first call's answer): loaded during the start instead, hidden when the
+    // tool server is slower to start than this, else moved from the first call to the start.
+    if (l.renews && !upstreamSettled) loadFetch();
+    return l.warning;
+  });
   const [s, warning] = await Promise.all([starting, checker?.then((w) => ({ w }), (err: unknown) => ({ err }))]);
   if ("err" in s || (warning && "err" in warning)) {
     if ("started" in s) await s.started.close();

@@ -1,25 +1,28 @@
 // What a gateway loads to start: on stdio, not its HTTP side (http.ts, the HTTP server, the SDK's
 // HTTP transports) — `--listen` is read by listen-address.ts. The same recorder on a gateway that
-// listens shows that it would see those modules.
+// listens shows that it would see those modules. And Node's fetch (undici, ~40 ms to load), which
+// the first answer's lease renewal uses: loaded as the gateway starts when its licence renews from
+// a service, rather than in front of the first call; not with a development licence, which does not.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAIN, ROOT, home } from "./helpers.js";
+import { DEV_SERVICE_URL } from "../../cli/licence/service.js";
 
 const RECORDER = join(import.meta.dirname, "fixtures/record-imports.mjs");
 const UPSTREAM = join(import.meta.dirname, "fixtures/noop-server.mjs");
 const HTTP_SIDE = [/\/cli\/gateway\/http\.[jt]s$/, /\/@hono\/node-server\//];
 
 /** Start `stalwart gateway FLAGS`, wait until it serves, stop it: the modules it resolved. */
-async function modulesOf(flags: string[]): Promise<string[]> {
+async function modulesOf(flags: string[], at = home()): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), "stalwart-gw-imports-"));
   const file = join(dir, "imports");
   writeFileSync(file, "");
   const catalogue = join(dir, "agent.yaml");
   writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - {name: noop, args: {type: object, properties: {}, additionalProperties: false}}\n");
-  const child = spawn(process.execPath, ["--import", "tsx", "--import", RECORDER, MAIN, "gateway", "--home", home(), "--catalogue", catalogue, ...flags, "--", process.execPath, UPSTREAM], {
+  const child = spawn(process.execPath, ["--import", "tsx", "--import", RECORDER, MAIN, "gateway", "--home", at, "--catalogue", catalogue, ...flags, "--", process.execPath, UPSTREAM], {
     cwd: ROOT,
     env: { ...process.env, STALWART_TEST_IMPORTS: file },
     stdio: ["pipe", "pipe", "pipe"],
@@ -44,6 +47,17 @@ describe("what a gateway loads to start", { timeout: 60_000 }, () => {
     const loaded = await modulesOf([]);
     expect(loaded.some((u) => /\/cli\/gateway\/index\.[jt]s$/.test(u))).toBe(true); // the recorder saw the start
     expect(loaded.filter((u) => HTTP_SIDE.some((p) => p.test(u)))).toEqual([]);
+  });
+
+  it("with a licence renewed from a service: Node's fetch, before any call; with a development licence, not", async () => {
+    const UNDICI = "node:internal/deps/undici/undici";
+    expect(await modulesOf([])).toContain(UNDICI);
+    const dev = home();
+    const file = join(dev, "licence", "installation.json");
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), service_url: DEV_SERVICE_URL }));
+    const loaded = await modulesOf([], dev);
+    expect(loaded.some((u) => /\/cli\/gateway\/index\.[jt]s$/.test(u))).toBe(true);
+    expect(loaded).not.toContain(UNDICI);
   });
 
   it("with --listen: the HTTP side, which the recorder sees", async () => {
