@@ -157,7 +157,6 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   // The tool server starts once everything that can stop the gateway has been read (the person's
   // files, the home), and answers while the licence or the check worker is looked at. Settled,
   // never rejected: a start that fails meanwhile is taken up below, not left unhandled.
-  let upstreamSettled = false;
   const starting = new Upstream(o.upstream, {
     toolsChanged: () => (pins?.invalidate(), tasks?.invalidate(), live.toolsChanged(), http?.toolsChanged()),
     resourcesChanged: () => (live.resourcesChanged(), http?.resourcesChanged()),
@@ -170,17 +169,14 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   }, startMs).start().then(
     (started) => ({ started }),
     (err: unknown) => ({ err }),
-  ).finally(() => {
-    clearTimeout(slow);
-    upstreamSettled = true;
-  });
+  ).finally(() => clearTimeout(slow));
   // What the checks will run under — the home's licence on the session's clock, or with a check
   // worker, whether it answers, is licensed and takes the key (neither throws: each says what it found).
   const checker = !client ? undefined : o.checkUrl ? workerWarning(o.checkUrl, o.key) : licenceAtStart(home, o.now?.() ?? new Date()).then((l) => {
     // The first answer renews the lease with Node's fetch, whose first use loads undici (~40 ms of
-    // CPU, in front of the first call's answer): loaded during the start instead, hidden when the
-    // tool server is slower to start than this, else moved from the first call to the start.
-    if (l.renews && !upstreamSettled) loadFetch();
+    // CPU, in front of the first call's answer): loaded during the start instead, where no tool's
+    // answer waits on it (hidden when the tool server is the slower to start).
+    if (l.renews) loadFetch();
     return l.warning;
   });
   const [s, warning] = await Promise.all([starting, checker?.then((w) => ({ w }), (err: unknown) => ({ err }))]);

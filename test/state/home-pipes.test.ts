@@ -14,7 +14,11 @@ import { copyLicence } from "../helpers/licensed-home.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 
-/** A client on `home`: one counted check, `act` (a file to replace by a pipe, or none), then two checks; one line per answer. */
+/**
+ * A client on `home`: one counted check, `act` (a file to replace by a pipe, or none), then two
+ * checks; one line per answer. The pipe goes where the file is or is about to be: the counts are
+ * first written on the turn of the event loop after the first answer, not before it returns.
+ */
 function host(home: string, pipe: string | null, first = true): string[] {
   const code = `
     import { execFileSync } from "node:child_process";
@@ -31,7 +35,7 @@ function host(home: string, pipe: string | null, first = true): string[] {
       } catch (e) { console.log("threw " + e.code + " " + e.message); }
     };
     ${first ? "await check();" : ""}
-    ${pipe ? `rmSync(join(home, ${JSON.stringify(pipe)})); execFileSync("mkfifo", [join(home, ${JSON.stringify(pipe)})]);` : ""}
+    ${pipe ? `rmSync(join(home, ${JSON.stringify(pipe)}), { force: true }); execFileSync("mkfifo", [join(home, ${JSON.stringify(pipe)})]);` : ""}
     await check(); await check();`;
   const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: repo, encoding: "utf8", timeout: 30_000, stdio: ["ignore", "pipe", "pipe"] });
   return out.trim().split("\n");
