@@ -110,12 +110,15 @@ const serve = defineCommand({
     // loaded here: the page (hono, its server) is ~50 ms of every other command's start otherwise
     const { serveApprovals } = await import("../approvals/serve.js");
     const running = await serveApprovals({ home: resolveHome(values.home), host, port, log: (line) => io.stderr.write(`stalwart approvals: ${line}\n`) });
-    io.stdout.write(values.json ? JSON.stringify({ url: running.url, code: running.code }) + "\n" : `approvals page: ${running.url}\none-time code: ${running.code}\n`);
-    await new Promise<void>((resolve) => {
+    // the handlers before the lines that say where it serves (as the gateway does): a signal sent
+    // on reading them stops the page, rather than kill the process outright
+    const stopped = new Promise<void>((resolve) => {
       const stop = () => void running.close().then(resolve);
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });
+    io.stdout.write(values.json ? JSON.stringify({ url: running.url, code: running.code }) + "\n" : `approvals page: ${running.url}\none-time code: ${running.code}\n`);
+    await stopped;
     return 0;
   },
 });

@@ -80,17 +80,20 @@ export const command = defineCommand({
       notice: (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
       log: quiet ? () => undefined : v.json ? (line) => process.stderr.write(JSON.stringify({ gateway: line }) + "\n") : (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
     });
-    // said even with --quiet: it is not a decision, and it is why every decision would be a refusal
-    for (const w of gateway.warnings) process.stderr.write(`stalwart gateway: warning: ${w}\n`);
-    const n = gateway.catalogue.tools.size;
-    process.stderr.write(`stalwart gateway: checking ${n} tool${n === 1 ? "" : "s"}; ${gateway.url ? `listening on ${gateway.url}` : "serving on stdio"}\n`);
-    // Run until the client goes away (stdio end) or a signal; then stop the tool server too.
-    const failure = await new Promise<Error | undefined>((resolve) => {
+    // Run until the client goes away (stdio end) or a signal; then stop the tool server too. The
+    // handlers are in place before the line that says it serves: a host that stops the gateway as
+    // soon as it reads that line had it killed outright, its tool server and counts left as they were.
+    const stopped = new Promise<Error | undefined>((resolve) => {
       process.once("SIGINT", () => resolve(undefined));
       process.once("SIGTERM", () => resolve(undefined));
       if (!gateway.url) process.stdin.once("end", () => resolve(undefined));
       void gateway.ended?.then(resolve);
     });
+    // said even with --quiet: it is not a decision, and it is why every decision would be a refusal
+    for (const w of gateway.warnings) process.stderr.write(`stalwart gateway: warning: ${w}\n`);
+    const n = gateway.catalogue.tools.size;
+    process.stderr.write(`stalwart gateway: checking ${n} tool${n === 1 ? "" : "s"}; ${gateway.url ? `listening on ${gateway.url}` : "serving on stdio"}\n`);
+    const failure = await stopped;
     await gateway.close();
     if (!failure) return 0;
     process.stderr.write(`stalwart gateway: stopped: a message from the client was larger than the stdio transport reads, so the connection was closed (${failure.message})\n`);
