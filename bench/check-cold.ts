@@ -6,6 +6,7 @@
  * gateway, the SDK, the pipes and two other processes run between two calls. Medians of the last
  * of three rounds, µs of wall time around `checkToolCall` (the machine otherwise idle). Measures dist/.
  */
+import "./temp-root.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -10,6 +10,7 @@
  *     the session records the declared fields whole (checks.md: `result:` origins compare values).
  * Printed, never asserted.
  */
+import "./temp-root.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -12,6 +12,7 @@
  * This file is also the helpers it starts: `--upstream` (the tool server: one tool, `noop`),
  * `--proxy -- CMD…` (the pass-through) and `--stubbed HOME CATALOGUE -- CMD…` (the stubbed gateway).
  */
+import "./temp-root.js";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -7,6 +7,7 @@
  * be refused: the session's Durable Object holds its newest head, so an older copy is
  * `history_invalid` (that is what the errors column counted before).
  */
+import "./temp-root.js";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -8,6 +8,7 @@
  *   store  — the home's store alone: a load and a commit of one session, as each check and report makes
  * Prints µs of CPU per operation (a check + report, or a tool call). Measures the compiled dist/.
  */
+import "./temp-root.js";
 import { generateText, stepCountIs, tool as aiTool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";

@@ -10,6 +10,7 @@
  * Prints the CPU per operation of the loop alone (session setup is outside it, as in the bench).
  * Measures the compiled dist/ build, as `npm run bench` does.
  */
+import "./temp-root.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

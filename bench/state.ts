@@ -9,6 +9,7 @@
  *   spend check   a whole in-process spend check (session + store) at 0 and at 20,000
  *   memory        the in-memory store, for scale
  */
+import "./temp-root.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,7 +1,8 @@
 /**
- * Imported first by `npm run bench` (bench/run.ts): every temporary directory the bench and the
- * processes it starts make (homes, bundles, wrangler's state) under one of this run's, removed at
- * exit, as the test suite does (test/setup/temp-root.ts).
+ * Imported first by every bench script that makes temporary files (`npm run bench`, and each one
+ * run on its own): what the script and the processes it starts make (homes, bundles, wrangler's
+ * state) goes under one directory of this process's, removed at exit, as the test suite does
+ * (test/setup/temp-root.ts). A child that imports it too makes its own inside its parent's.
  */
 import setup from "../test/setup/temp-root.js";
 

@@ -12,6 +12,7 @@
  * - `stubbed`: the same request with the engine's `checkToolCall` replaced by a turn (`read`)
  *   and a canned answer without a token (so no record) — all but the check's own work and the record.
  */
+import "./temp-root.js";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
