@@ -12,7 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { copyLicence } from "../test/helpers/licensed-home.js";
 
-const dist = new URL(process.env.STALWART_BENCH_DIST ?? "../dist/", import.meta.url).href;
+// (a path from the directory it is run in, as bench/run.ts and bench/profile.ts read it)
+const dist = process.env.STALWART_BENCH_DIST ? new URL(process.env.STALWART_BENCH_DIST.replace(/\/?$/, "/"), "file://" + process.cwd() + "/").href : new URL("../dist/", import.meta.url).href;
 const { Client } = (await import(dist + "cli/sdk/client.js")) as typeof import("../cli/sdk/client.js");
 
 const N = 3000;

@@ -16,7 +16,8 @@ import { licensedHome } from "../test/helpers/licensed-home.js";
 import { script } from "../test/adapters/ai-script.js";
 
 // STALWART_BENCH_DIST: another build to compare with (a copy of dist/ made before a change), same sitting.
-const dist = new URL(process.env.STALWART_BENCH_DIST ?? "../dist/", import.meta.url).href;
+// (a path from the directory it is run in, as bench/run.ts and bench/profile.ts read it)
+const dist = process.env.STALWART_BENCH_DIST ? new URL(process.env.STALWART_BENCH_DIST.replace(/\/?$/, "/"), "file://" + process.cwd() + "/").href : new URL("../dist/", import.meta.url).href;
 const { Client } = (await import(dist + "cli/sdk/index.js")) as typeof import("../cli/sdk/index.js");
 const ai = (await import(dist + "cli/adapters/ai/index.js")) as typeof import("../cli/adapters/ai/index.js");
 const { describeSession, sessionInfo } = (await import(dist + "cli/sdk/session-info.js")) as typeof import("../cli/sdk/session-info.js");
