@@ -77,6 +77,8 @@ export interface Downstream {
   client: Client;
   /** the questions the person was asked */
   asked: string[];
+  /** over stdio (overStdio): every message the gateway wrote, in the order it was read (before the SDK's own dispatch) */
+  wire?: Record<string, unknown>[];
 }
 
 /** The SDK's Client; with `answer`, it supports elicitation and answers every question so. */
@@ -102,7 +104,7 @@ export async function overHttp(d: Downstream, url: string): Promise<Downstream> 
 }
 
 /** The gateway as a child process on stdio, as Claude Code / Cursor / VS Code start it. */
-export async function overStdio(d: Downstream, args: string[], env: Record<string, string> = {}): Promise<Downstream> {
+export async function overStdio(d: Downstream, args: string[], env: Record<string, string> = {}): Promise<Downstream & { wire: Record<string, unknown>[] }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ["--import", "tsx", MAIN, "gateway", "--quiet", ...args],
@@ -111,7 +113,13 @@ export async function overStdio(d: Downstream, args: string[], env: Record<strin
     stderr: "pipe",
   });
   await d.client.connect(transport, { timeout: 60_000 });
-  return d;
+  const wire: Record<string, unknown>[] = [];
+  const dispatch = transport.onmessage;
+  transport.onmessage = (message) => {
+    wire.push(message as Record<string, unknown>);
+    dispatch?.(message);
+  };
+  return Object.assign(d, { wire });
 }
 
 export function text(result: { content?: unknown }): string {
