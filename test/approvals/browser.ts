@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { createServer } from "node:http";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { expect } from "vitest";
+import { builtCli } from "../helpers/built-cli.js";
 
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 export const haveChromium = existsSync(CHROMIUM);
@@ -21,7 +22,7 @@ const ROOT = join(import.meta.dirname, "../..");
 
 /** `stalwart approvals serve` as a child process; resolves with the URL and the code it prints. */
 export function serveChild(home: string): Promise<{ url: string; code: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli/main.ts"), "approvals", "serve", "--home", home, "--port", "0"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [builtCli(), "approvals", "serve", "--home", home, "--port", "0"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((resolve, reject) => {
     let out = "";
     let err = "";

@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
 import type { PendingRecord } from "../../worker/portable/engine/index.js";
 import { argsDigest } from "../helpers/pending-record.js";
+import { builtCli } from "../helpers/built-cli.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const NOBODY = 65534;
@@ -34,7 +35,7 @@ function homeWithPendingLocked(): string {
 describe("approvals this user may not open", () => {
   it("`stalwart approvals list` says they cannot be read (exit 1), not that nothing waits", () => {
     const home = homeWithPendingLocked();
-    const r = spawnSync(process.execPath, ["--import", "tsx", join(repo, "cli/main.ts"), "approvals", "list", "--home", home], { cwd: repo, encoding: "utf8", timeout: 60_000, ...as });
+    const r = spawnSync(process.execPath, [builtCli(), "approvals", "list", "--home", home], { cwd: repo, encoding: "utf8", timeout: 60_000, ...as });
     expect(r.stdout).not.toContain("nothing waits");
     expect([r.status, r.stderr]).toEqual([1, expect.stringContaining(`ApprovalUnreadable: the approval store's \`${join(home, "approvals", "pending")}\` is unusable`)]);
   });

@@ -4,9 +4,10 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { builtCli } from "../helpers/built-cli.js";
 
 const repo = resolve(import.meta.dirname, "../..");
-const stalwart = (...args: string[]) => spawnSync("node", ["--import", "tsx", "cli/main.ts", ...args], { cwd: repo, encoding: "utf8" });
+const stalwart = (...args: string[]) => spawnSync(process.execPath, [builtCli(), ...args], { cwd: repo, encoding: "utf8" });
 
 describe("stalwart check --rulebook", () => {
   it("passes the store rulebook (YAML and CSV) and names a rule's unknown tool with its position", () => {

@@ -1,16 +1,15 @@
-/** `stalwart check`, driven as a user runs it: `node --import tsx cli/main.ts check FILE`. */
+/** `stalwart check`, driven as a user runs it: `stalwart check FILE` (the built command, test/helpers/built-cli.ts). */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { builtCli } from "../helpers/built-cli.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-// tsx by absolute URL, so that the command also runs from a folder outside the project
-const tsx = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
 const stalwart = (args: string[], cwd = root) =>
-  spawnSync(process.execPath, ["--import", tsx, join(root, "cli/main.ts"), ...args], { cwd, encoding: "utf8", timeout: 60_000 });
+  spawnSync(process.execPath, [builtCli(), ...args], { cwd, encoding: "utf8", timeout: 60_000 });
 
 describe("stalwart check", () => {
   it("a clean catalogue: exit 0, `file: ok (N tools)`", () => {

@@ -15,6 +15,7 @@ import { REPO } from "../conformance/runner.js";
 import { licensedHome } from "../helpers/licensed-home.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
 import { argsDigest } from "../helpers/pending-record.js";
+import { builtCli } from "../helpers/built-cli.js";
 
 const temp = (tag: string) => mkdtempSync(join(tmpdir(), `stalwart-cli-${tag}-`));
 
@@ -152,10 +153,10 @@ describe("the exit codes of docs/cli.md", () => {
   });
 });
 
-describe("through cli/main.ts, as a user runs it", () => {
+describe("the built command, as a user runs it", () => {
   const run = (args: string[], env: Record<string, string>) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", join(REPO, "cli/main.ts"), ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [builtCli(), ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

@@ -29,7 +29,7 @@ async function pendingFor(store: FileApprovalStore, path: string, ms = 30_000): 
   }
 }
 
-const approvals = (h: string, verb: "approve" | "deny", id: string) => run(process.execPath, ["--import", "tsx", MAIN, "approvals", verb, id, "--home", h, "--as", "the person"], { cwd: ROOT, timeout: 60_000 });
+const approvals = (h: string, verb: "approve" | "deny", id: string) => run(process.execPath, [MAIN, "approvals", verb, id, "--home", h, "--as", "the person"], { cwd: ROOT, timeout: 60_000 });
 
 /** An in-process gateway over HTTP in front of the filesystem server, waiting `approvalWaitMs` for a person. */
 async function filesystemGateway(tag: string, approvalWaitMs: number) {
@@ -103,7 +103,7 @@ describe("--approval-wait", () => {
       const call = () => d.client.callTool({ name: "write_file", arguments: { path: file, content: "again" } });
       const first = await call();
       const id = (first._meta?.["stalwart-agents/check"] as { pending: string }).pending;
-      await run(process.execPath, ["--import", "tsx", MAIN, "approvals", "approve", id, "--home", h, "--as", "the person", "--always"], { cwd: ROOT, timeout: 60_000 });
+      await run(process.execPath, [MAIN, "approvals", "approve", id, "--home", h, "--as", "the person", "--always"], { cwd: ROOT, timeout: 60_000 });
       for (let i = 0; i < 3; i++) {
         rmSync(file, { force: true });
         // before: only the first ran; each later one made a new pending record and waited for a person

@@ -94,7 +94,7 @@ describe("gateway HTTP sessions", { timeout: 60_000 }, () => {
   it("--max-sessions 1 is honoured: a second client's initialize ends the first, idle, session", async () => {
     const dir = allowedDir();
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml"), "--listen", "127.0.0.1:0", "--max-sessions", "1", "--", process.execPath, "--import", "tsx", FAULTS], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, "gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml"), "--listen", "127.0.0.1:0", "--max-sessions", "1", "--", process.execPath, "--import", "tsx", FAULTS], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     try {
       let stderr = "";
       const url = await new Promise<string>((resolve, reject) => {

@@ -12,13 +12,15 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { copyLicence } from "../helpers/licensed-home.js";
 import { startGateway, type GatewayOptions, type RunningGateway } from "../../cli/gateway/index.js";
+import { builtCli } from "../helpers/built-cli.js";
 
 const require = createRequire(import.meta.url);
 export const ROOT = join(import.meta.dirname, "../..");
 export const FILESYSTEM = require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
 export const MEMORY = require.resolve("@modelcontextprotocol/server-memory/dist/index.js");
 export const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
-export const MAIN = join(ROOT, "cli/main.ts");
+/** `stalwart` as installed (test/helpers/built-cli.ts): checked against the sources when first used */
+export const MAIN = builtCli();
 /** A tool server that asks the client things of its own during a call (relay tests). */
 export const ASKS = join(import.meta.dirname, "fixtures/asks-server.ts");
 /** A tool server with an injected instruction in a resource and a prompt (outside.test.ts, trace.test.ts). */
@@ -107,7 +109,7 @@ export async function overHttp(d: Downstream, url: string): Promise<Downstream> 
 export async function overStdio(d: Downstream, args: string[], env: Record<string, string> = {}): Promise<Downstream & { wire: Record<string, unknown>[] }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", "tsx", MAIN, "gateway", "--quiet", ...args],
+    args: [MAIN, "gateway", "--quiet", ...args],
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>), ...env },
     stderr: "pipe",
@@ -136,7 +138,7 @@ export async function asksGateway(catalogue: string, o: Partial<GatewayOptions> 
 
 /** `stalwart gateway --listen` as a process of its own on home `h` (one a test can kill), in front of `upstream`; its URL once it listens. */
 export async function gatewayProcess(h: string, catalogue: string, upstream: string[], flags: string[] = []): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--quiet", "--home", h, "--listen", "127.0.0.1:0", ...flags, "--catalogue", catalogue, "--", ...upstream], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [MAIN, "gateway", "--quiet", "--home", h, "--listen", "127.0.0.1:0", ...flags, "--catalogue", catalogue, "--", ...upstream], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on("data", (b: Buffer) => {

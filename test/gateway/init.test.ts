@@ -14,7 +14,7 @@ import { allowedDir, FILESYSTEM, MAIN, ROOT } from "./helpers.js";
 import { Client } from "../../cli/sdk/index.js";
 import { licensedHome } from "../helpers/licensed-home.js";
 
-const cli = (...args: string[]) => execFileSync(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+const cli = (...args: string[]) => execFileSync(process.execPath, [MAIN, ...args], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
 describe("stalwart gateway init", () => {
   it("writes the filesystem server's tools with classes from their annotations, and stalwart check passes it", () => {

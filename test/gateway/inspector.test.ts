@@ -18,7 +18,7 @@ async function inspector(gatewayArgs: string[], method: string[]): Promise<{ cod
   try {
     const { stdout, stderr } = await run(
       "npx",
-      ["--no-install", "@modelcontextprotocol/inspector", "--cli", ...method, "--", process.execPath, "--import", "tsx", MAIN, "gateway", "--quiet", ...gatewayArgs],
+      ["--no-install", "@modelcontextprotocol/inspector", "--cli", ...method, "--", process.execPath, MAIN, "gateway", "--quiet", ...gatewayArgs],
       { cwd: ROOT, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
     );
     return { code: 0, out: JSON.parse(stdout), err: stderr };

@@ -25,7 +25,7 @@ async function modulesOf(flags: string[], at = home()): Promise<string[]> {
   writeFileSync(file, "");
   const catalogue = join(dir, "agent.yaml");
   writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - {name: noop, args: {type: object, properties: {}, additionalProperties: false}}\n");
-  const child = spawn(process.execPath, ["--import", "tsx", "--import", RECORDER, MAIN, "gateway", "--home", at, "--catalogue", catalogue, ...flags, "--", process.execPath, UPSTREAM], {
+  const child = spawn(process.execPath, ["--import", RECORDER, MAIN, "gateway", "--home", at, "--catalogue", catalogue, ...flags, "--", process.execPath, UPSTREAM], {
     cwd: ROOT,
     env: { ...process.env, STALWART_TEST_IMPORTS: file },
     stdio: ["pipe", "pipe", "pipe"],

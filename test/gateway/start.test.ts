@@ -100,7 +100,7 @@ describe("the gateway's licence, said at the start", { timeout: 60_000 }, () => 
 
   it("`stalwart gateway` writes it on stderr before it serves, even with --quiet", async () => {
     const empty = mkdtempSync(join(tmpdir(), "stalwart-gw-nolicence-"));
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--quiet", "--home", empty, "--catalogue", catalogue(), "--", process.execPath, "--import", "tsx", FAULTS], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, "gateway", "--quiet", "--home", empty, "--catalogue", catalogue(), "--", process.execPath, "--import", "tsx", FAULTS], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     await new Promise<void>((resolve, reject) => {
@@ -197,7 +197,7 @@ describe("a tool server slow to start", { timeout: 60_000 }, () => {
     const dir = allowedDir();
     const pidFile = join(dir, "upstream.pid");
     const hang = `require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => {}, 60000)`;
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--quiet", "--home", home(), "--start-timeout", "1", "--catalogue", catalogue(), "--", process.execPath, "-e", hang], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, "gateway", "--quiet", "--home", home(), "--start-timeout", "1", "--catalogue", catalogue(), "--", process.execPath, "-e", hang], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));

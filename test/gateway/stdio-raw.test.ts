@@ -28,7 +28,7 @@ afterEach(() => {
 
 /** The gateway as a host starts it, initialized with raw lines; `replies` are the lines it wrote back. */
 async function rawGateway(args: string[]) {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--quiet", ...args], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [MAIN, "gateway", "--quiet", ...args], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
   children.push(child);
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));

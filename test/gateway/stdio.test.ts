@@ -110,7 +110,7 @@ tools:
   it("a message over the stdio transport's 10 MB: the gateway stops saying why, exit 1, not silently with 0", async () => {
     const dir = allowedDir();
     const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-${Date.now()}.yaml`));
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "gateway", "--quiet", "--home", home(), "--catalogue", catalogue, "--", process.execPath, FILESYSTEM, dir], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, "gateway", "--quiet", "--home", home(), "--catalogue", catalogue, "--", process.execPath, FILESYSTEM, dir], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));

@@ -1,6 +1,7 @@
-/** Runs `node --import tsx cli/main.ts …` as a user would, with its own STALWART_HOME. */
+/** Runs `stalwart …` (as installed: test/helpers/built-cli.ts) as a user would, with its own STALWART_HOME. */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { builtCli } from "./built-cli.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -15,7 +16,7 @@ export function stalwart(args: string[], env: Record<string, string | undefined>
   return new Promise((resolve, reject) => {
     const fullEnv: NodeJS.ProcessEnv = { ...process.env, QLS_API_KEY: undefined, STALWART_LICENCE_URL: undefined, NO_COLOR: "1", ...env };
     for (const k of Object.keys(fullEnv)) if (fullEnv[k] === undefined) delete fullEnv[k];
-    const child = spawn(process.execPath, ["--import", "tsx", `${root}/cli/main.ts`, ...args], { cwd, env: fullEnv, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [builtCli(), ...args], { cwd, env: fullEnv, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

@@ -7,13 +7,12 @@ import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { licensedHome } from "../helpers/licensed-home.js";
+import { builtCli } from "../helpers/built-cli.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-// tsx by absolute URL: the command runs from a folder outside the project
-const tsx = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
 const dir = mkdtempSync(join(tmpdir(), "stalwart-special-"));
 const zero = join(dir, "zero.yaml");
 symlinkSync("/dev/zero", zero);
@@ -28,7 +27,7 @@ function stalwart(args: string[], home = join(dir, "home")): Promise<{ code: num
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, STALWART_HOME: home, NO_COLOR: "1" };
     delete env.QLS_API_KEY;
-    const child = spawn(process.execPath, ["--import", tsx, join(root, "cli/main.ts"), ...args], { cwd: dir, env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [builtCli(), ...args], { cwd: dir, env, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));

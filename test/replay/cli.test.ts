@@ -7,10 +7,11 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../cli/commands/replay.js";
 import { replayHome } from "../helpers/replay-home.js";
+import { builtCli } from "../helpers/built-cli.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CATALOGUE = "examples/store/agent.yaml";
@@ -245,11 +246,10 @@ describe("stalwart replay: long work shows progress", () => {
   });
 });
 
-// As a user runs it, through cli/main.ts.
-describe("stalwart replay through cli/main.ts", () => {
-  const tsx = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+// As a user runs it: the built command (test/helpers/built-cli.ts).
+describe("stalwart replay, the built command", () => {
   const stalwart = (args: string[]) =>
-    spawnSync(process.execPath, ["--import", tsx, join(ROOT, "cli/main.ts"), ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000, env: { ...process.env, STALWART_HOME: home() } });
+    spawnSync(process.execPath, [builtCli(), ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000, env: { ...process.env, STALWART_HOME: home() } });
 
   it("the same report and exit codes", () => {
     const ok = stalwart(["replay", trace("store.jsonl"), "--catalogue", CATALOGUE]);

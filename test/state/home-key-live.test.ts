@@ -38,7 +38,7 @@ async function waitingHome(tag: string): Promise<{ home: string; id: string }> {
 
 /** `stalwart approvals serve` as its own process; its URL and one-time code once it listens. */
 function serve(home: string): Promise<{ url: string; code: string }> {
-  const c = spawn(process.execPath, ["--import", "tsx", MAIN, "approvals", "serve", "--home", home, "--port", "0", "--json"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const c = spawn(process.execPath, [MAIN, "approvals", "serve", "--home", home, "--port", "0", "--json"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   children.push(c);
   return new Promise((ok, fail) => {
     let out = "";
