@@ -29,6 +29,9 @@ export interface ForwardOptions {
   log(line: string): void;
 }
 
+/** How long the result waits after the last progress notification (forward, answer). */
+const PROGRESS_GAP_MS = 20;
+
 type Params = { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
 type Answer = ToolResult | ReturnType<typeof inputRequired>;
 
@@ -48,10 +51,11 @@ export async function forward(o: ForwardOptions, params: Params, check: CheckRes
     const send = () => sendToolCall(o.upstream, o.tasks, params, { timeoutMs: o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(token !== undefined ? { onprogress: relay } : {}) }).then((r) => o.passedOn(tool, check.step, r));
     result = await (o.relay ? o.relay.during(ctx, send) : send());
     // A client SDK that runs progress handlers a microtask late drops one read together with the
-    // response; a few milliseconds between the last progress and the result, only after progress.
+    // response: a gap between the last progress and the result, only after progress. 5 ms lost the
+    // last step in 3 of 600 task calls with two busy loops beside them, 20 ms in none of 750.
     if (relayed > 0) {
       await progressSent;
-      await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, PROGRESS_GAP_MS));
     }
   } catch (err) {
     await unanswered(o, tool, check, err as Error);
@@ -104,10 +108,10 @@ async function answer(o: ForwardOptions, call: HeldCall, ctx: ServerContext): Pr
       if (signal.aborted) throw next.error;
       return errorResult(`${call.tool} was allowed, but ${notAnswered(next.error)}`, { ...summary(call.check), outcome: "outcome_unknown" });
     }
-    // as forward's: the last progress before the result, a few milliseconds apart
+    // as forward's: the last progress before the result, PROGRESS_GAP_MS apart
     if (call.relayed > 0) {
       await call.progressSent;
-      await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, PROGRESS_GAP_MS));
     }
     return next.result as ToolResult;
   } finally {
