@@ -186,6 +186,9 @@ async function cedarOp(): Promise<(() => unknown) | null> {
   }
 }
 
+/** the input of the machine probe read in each round below (bench/machine-probe.ts) */
+const PROBE_BYTES = new Uint8Array(375).fill(0x61);
+
 /**
  * (b), Cedar and the two prototype rows taking turns in short batches, `rounds` times: each row
  * above is timed in one stretch (the (b) row in ~20 ms of CPU), and on a shared machine whose
@@ -193,8 +196,6 @@ async function cedarOp(): Promise<(() => unknown) | null> {
  * ratio of two stretches moves with it. Here every round times all four within a few ms, so each
  * round's ratio is of the same moment; the medians of the per-round values are printed.
  */
-const PROBE_BYTES = new Uint8Array(375).fill(0x61);
-
 async function interleaved(env: ReturnType<typeof engineWith>, ops: { cedar: () => unknown; proto: () => void; confirm: () => void }, rounds = 200) {
   const per = { b: [] as number[], cedar: [] as number[], proto: [] as number[], confirm: [] as number[], bCedar: [] as number[], bConfirm: [] as number[], machine: [] as number[] };
   const timed = (n: number, op: () => unknown) => {
