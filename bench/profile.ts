@@ -11,24 +11,14 @@
  * Measures the compiled dist/ build, as `npm run bench` does.
  */
 import "./temp-root.js";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { storeEngine } from "./store-engine.js";
 
 // STALWART_BENCH_DIST: another build (e.g. main's) to profile against this one in the same sitting
 const dist = process.env.STALWART_BENCH_DIST ? new URL(process.env.STALWART_BENCH_DIST.replace(/\/?$/, "/"), "file://" + process.cwd() + "/").href : new URL("../dist/", import.meta.url).href;
-const { Engine } = (await import(dist + "worker/portable/engine/engine.js")) as typeof import("../worker/portable/engine/engine.js");
-const { Session } = (await import(dist + "worker/portable/engine/session.js")) as typeof import("../worker/portable/engine/session.js");
-const { nodeCore } = (await import(dist + "cli/sdk/wasm-node.js")) as typeof import("../cli/sdk/wasm-node.js");
-const { installationKey } = (await import(dist + "cli/sdk/home.js")) as typeof import("../cli/sdk/home.js");
-const { catalogueFrom } = (await import(dist + "cli/sdk/catalogue-input.js")) as typeof import("../cli/sdk/catalogue-input.js");
-const { ajvCompiler } = (await import(dist + "cli/sdk/ajv-compiler.js")) as typeof import("../cli/sdk/ajv-compiler.js");
+const { Session, engine, catalogue } = await storeEngine(dist);
 
 const which = process.argv[2] ?? "b";
 const seconds = Number(process.argv[3] ?? 10);
-const core = nodeCore();
-const engine = new Engine({ core, key: installationKey(mkdtempSync(join(tmpdir(), "stalwart-prof-"))), schemaCompiler: ajvCompiler });
-const catalogue = catalogueFrom(join(import.meta.dirname, "../examples/store/agent.yaml"), { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });
 const refund = { order_id: "4411", amount: 40.0 };
 const refundOpts = { origins: { order_id: "typed", amount: "model" } };
 

@@ -7,24 +7,14 @@
  * alone; in one process both get the same speed.
  */
 import "./temp-root.js";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { storeEngine } from "./store-engine.js";
 const refund = { order_id: "4411", amount: 40.0 };
 const refundOpts = { origins: { order_id: "typed", amount: "model" } };
 const cpuNow = () => { const u = process.cpuUsage(); return u.user + u.system; };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 async function build(dir: string) {
   const dist = new URL(dir.replace(/\/?$/, "/"), "file://" + process.cwd() + "/").href;
-  const { Engine } = (await import(dist + "worker/portable/engine/engine.js")) as typeof import("../worker/portable/engine/engine.js");
-  const { Session } = (await import(dist + "worker/portable/engine/session.js")) as typeof import("../worker/portable/engine/session.js");
-  const { nodeCore } = (await import(dist + "cli/sdk/wasm-node.js")) as typeof import("../cli/sdk/wasm-node.js");
-  const { installationKey } = (await import(dist + "cli/sdk/home.js")) as typeof import("../cli/sdk/home.js");
-  const { catalogueFrom } = (await import(dist + "cli/sdk/catalogue-input.js")) as typeof import("../cli/sdk/catalogue-input.js");
-  const { ajvCompiler } = (await import(dist + "cli/sdk/ajv-compiler.js")) as typeof import("../cli/sdk/ajv-compiler.js");
-  const core = nodeCore();
-  const engine = new Engine({ core, key: installationKey(mkdtempSync(join(tmpdir(), "stalwart-prof-"))), schemaCompiler: ajvCompiler });
-  const catalogue = catalogueFrom(join(import.meta.dirname, "../examples/store/agent.yaml"), { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });
+  const { Session, engine, catalogue } = await storeEngine(dist);
   return async () => {
     const s = new Session(engine, "billing", catalogue);
     await s.read("estorne 40,00 do pedido 4411");
