@@ -10,7 +10,7 @@ import { stringify } from "yaml";
 import type { SavedSession } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
 import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
-import { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, errorFromWire, rulebookFormatOf, sha256Hex, wireOf } from "../../worker/portable/engine/index.js";
+import { CallerHistory, CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, errorFromWire, rulebookFormatOf, sha256Hex, wireOf } from "../../worker/portable/engine/index.js";
 import { looksLikeRulebookPath, readRulebookInput } from "./rulebook-node.js";
 import type { SessionCore } from "../../worker/portable/engine/index.js";
 import type { FollowPlan, Judged, SignedReceipt, UndoPlan } from "../../worker/portable/engine/index.js";
@@ -201,16 +201,10 @@ export class RemoteSession implements SessionCore {
 
   /** The entries this client carries: plain objects; an edit is detected by the worker at the next check. */
   get history(): { entries: Entry[] } {
-    const self = this;
-    return {
-      get entries() {
-        return self.current?.view ?? [];
-      },
-      set entries(v: Entry[]) {
-        if (self.current) self.current.view = v;
-      },
-    };
+    // a class made once, not a literal with accessors per read (engine history/caller-history.ts)
+    return (this.historyView ??= new CallerHistory(() => this.current));
   }
+  private historyView: CallerHistory | undefined;
 
   async read(text: string): Promise<{ step: number }> {
     return stepOf(await this.send("/v1/sessions/read", { text }));

@@ -80,7 +80,8 @@ export interface SessionPort {
   now(): Date;
   /** record a person's signed decision in the history (sessions that keep receipts) */
   receipt?(signed: SignedReceipt): Promise<{ step: number }>;
-  readonly id?: string;
+  /** the session's id as it is now (a remote session's is known only once the worker made it) */
+  sessionId?(): string;
 }
 
 interface Waiting {
@@ -206,7 +207,7 @@ export class GuardedSteps {
   /** Every `confirm` of `run()` becomes a pending record; a standing approval decides it at once. */
   private async hold(tool: string, args: string, options: RunOptions, check: CheckResult): Promise<string | undefined> {
     const port = this.approvals;
-    const session = this.session.id;
+    const session = this.session.sessionId?.();
     if (!port || session === undefined) return undefined;
     if (port.recordedByChecker) return check.confirmation ? approvalIdOf(check.confirmation) : undefined;
     const built = pendingFrom({ session, tool, args: copy(args), check, origins: options.origins, labels: options.labels, catalogue: port.catalogue, now: this.session.now().getTime() });

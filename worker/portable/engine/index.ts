@@ -15,6 +15,7 @@ export { REASON_CODES, type CallOptions, type CheckResult, type Labels, type Lic
 export type { FollowedView } from "./origins/follow.js";
 export { bindsOf, inferOrigins, originsOf, prepareView, ResultIndex, viewOfHistory, type InferenceView, type InferOptions, type InferredOrigin, type PreparedView, type RecordedResult } from "./origins/infer.js";
 export { WatchedEntries } from "./history/watched.js";
+export { CallerHistory } from "./history/caller-history.js";
 export { knownThen } from "./history/signed.js";
 export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, type ReceiptEntry, type ReportEntry, type TurnEntry } from "./history/entry.js";
 

@@ -64,9 +64,9 @@ export class SerialSession implements SessionApi {
       planFollow: (t, s, a, r) => this.serial(() => core.planFollow(t, s, a, r)),
       judgeOutcome: (t, r) => this.serial(() => core.judgeOutcome(t, r)),
       now: () => core.now(),
-      get id() {
-        return core.id;
-      },
+      // a function, not a `get id()`: V8 keeps a literal's accessors in an old-generation map, and
+      // the young collector then takes the session they close over as live (history/caller-history.ts)
+      sessionId: () => core.id,
       ...(core.receipt ? { receipt: (r: SignedReceipt) => this.serial(() => core.receipt!(r)) } : {}),
     }, approvals);
   }

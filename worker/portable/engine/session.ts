@@ -19,6 +19,7 @@ import { canonicalizeAt, checkJsonAt } from "./canonical/jcs.js";
 import { randomBytes, toHex } from "./canonical/bytes.js";
 import { OUTCOMES, type Entry, type Outcome, type ReportEntry, type TurnEntry } from "./history/entry.js";
 import { SignedHistory, type Head, type KnownPrefix } from "./history/signed.js";
+import { CallerHistory } from "./history/caller-history.js";
 import { ViewFollower, type FollowedView } from "./origins/follow.js";
 import { TurnIndex } from "./origins/typed.js";
 import { changeOfCheck, changeOfReport } from "./state/changes.js";
@@ -97,16 +98,9 @@ export class Session {
 
   /** The history the caller carries: plain objects; editing one is detected at the next check. */
   get history(): { entries: Entry[] } {
-    const signed = this.signed;
-    return {
-      get entries() {
-        return signed.view;
-      },
-      set entries(value: Entry[]) {
-        signed.view = value;
-      },
-    };
+    return (this.historyView ??= new CallerHistory(() => this.signed));
   }
+  private historyView: CallerHistory | undefined;
 
   /**
    * The inference view of this session's own entries (origins/follow.ts), kept up to date as the

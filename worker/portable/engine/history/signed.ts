@@ -377,12 +377,17 @@ function identicalPrefix(list: unknown, known: readonly Entry[], count: number):
 /**
  * Each turn entry's folded form, kept with the (never edited) entry object: a history rebuilt
  * after a known prefix (the worker's delta form) re-adds its turns without folding them again.
+ * On the entry itself, under a symbol no serialiser or copy reads (not enumerable), rather than in
+ * a module-wide WeakMap: V8's young collector keeps a long-lived WeakMap's value while its key is
+ * young, so every session's folded turns (as long as its turns) were promoted and copied twice
+ * (test/sdk/history-view-gc.test.ts).
  */
-const folded = new WeakMap<Entry, TokenizedTurn>();
+const FOLDED = Symbol("stalwart.foldedTurn");
 function tokenized(e: Entry & { kind: "turn" }, language: Language): TokenizedTurn {
-  const hit = folded.get(e);
+  const hit = Object.hasOwn(e, FOLDED) ? (Reflect.get(e, FOLDED) as TokenizedTurn) : undefined;
   if (hit && hit.language === language) return hit;
   const t = tokenizeTurn(e.text, language);
-  folded.set(e, t);
+  // writable: a turn read again in another language replaces it
+  if (hit || Object.isExtensible(e)) Object.defineProperty(e, FOLDED, { value: t, enumerable: false, writable: true, configurable: false });
   return t;
 }

@@ -1,0 +1,96 @@
+/**
+ * A session dropped by its caller is garbage for the young-generation collector too, whether or
+ * not its history was read, in-process and through `Client`.
+ *
+ * V8's young collector takes as live whatever an old-generation object points to. Two ways this
+ * project had of pointing at a young session from there: an object literal with accessors (V8 keeps
+ * a literal's `get`/`set` in a map in the old generation; `session.history` was one, made at every
+ * read, and `SerialSession` gave its guarded steps one with `get id()`), and a module-wide WeakMap
+ * whose value holds the session's data (the young collector keeps such a value while its key is
+ * young: each turn's folded form was one). Each kept every session, or its turns, alive and copied
+ * twice until a full collection (engine history/caller-history.ts; docs/perf/README.md, round 27).
+ *
+ * Measured by what the old generation gains over young collections only, from sessions whose first
+ * turn is large (kept, they would hold it) against the same sessions with a short turn.
+ */
+import { describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { Client } from "../../cli/sdk/index.js";
+import { Engine } from "../../worker/portable/engine/engine.js";
+import { Session } from "../../worker/portable/engine/session.js";
+import { nodeCore } from "../../cli/sdk/wasm-node.js";
+import { installationKey } from "../../cli/sdk/home.js";
+import { catalogueFrom } from "../../cli/sdk/catalogue-input.js";
+import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
+import { copyLicence } from "../helpers/licensed-home.js";
+
+const catalogueFile = join(import.meta.dirname, "../../examples/store/agent.yaml");
+const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-hview-")));
+
+interface Checked {
+  read(text: string): Promise<unknown>;
+  checkToolCall(tool: string, args: unknown, options?: object): Promise<unknown>;
+  readonly history: { entries: unknown[] };
+}
+
+const SESSIONS = 60;
+const TURN = 80_000;
+
+/** What the old generation gained over young collections from SESSIONS dropped sessions, each with a first turn of `size` characters, its history read at every check. */
+async function gained(make: () => Checked, size: number): Promise<number> {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as (o?: { type: "minor" | "major" }) => void;
+  const oldSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === "old_space")!.space_used_size;
+  gc();
+  gc();
+  const before = oldSpace();
+  for (let i = 0; i < SESSIONS; i++) {
+    const s = make();
+    // a string of its own per session (kept, each would be TURN bytes)
+    await s.read(`${"estorne 40,00 do pedido 4411 ".repeat(Math.ceil(size / 29)).slice(0, size)} ${i}`);
+    for (let k = 0; k < 10; k++) {
+      await s.checkToolCall("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "typed", amount: "model" } });
+      expect(s.history.entries.length).toBe(k + 2);
+    }
+  }
+  gc({ type: "minor" });
+  gc({ type: "minor" });
+  gc({ type: "minor" });
+  return oldSpace() - before;
+}
+
+/** Large turns against short ones, after a warm-up: kept, the large sessions would add SESSIONS × TURN (4.8 MB). */
+async function keptByTurns(make: () => Checked): Promise<number> {
+  await gained(make, 10);
+  const short = Math.max(await gained(make, 10), await gained(make, 10));
+  const large = await gained(make, TURN);
+  return large - short;
+}
+
+describe("a dropped session is young garbage, its history read or not", { timeout: 180_000 }, () => {
+  it("in-process engine session", async () => {
+    const core = nodeCore();
+    const engine = new Engine({ core, key: installationKey(mkdtempSync(join(tmpdir(), "stalwart-hview-key-"))), schemaCompiler: ajvCompiler });
+    const catalogue = catalogueFrom(catalogueFile, { schemaCompiler: ajvCompiler, sha256: (b: Uint8Array) => core.sha256(b) });
+    const s = new Session(engine, "billing", catalogue);
+    expect(s.history).toBe(s.history);
+    expect(Object.getOwnPropertyNames(s.history)).not.toContain("entries");
+    expect(await keptByTurns(() => new Session(engine, "billing", catalogue))).toBeLessThan(1_500_000);
+  });
+
+  it("a Client session (the SDK's queue, its licence, its state store)", async () => {
+    const client = new Client({ home });
+    const s = client.session("billing", { catalogue: catalogueFile });
+    await s.read("estorne 40,00 do pedido 4411");
+    expect(s.history).toBe(s.history);
+    // the setter still hands the history a new list (an edited one fails the next check)
+    s.history.entries = s.history.entries.slice(0, 0);
+    expect(s.history.entries.length).toBe(0);
+    expect(await keptByTurns(() => client.session("billing", { catalogue: catalogueFile }))).toBeLessThan(1_500_000);
+    client.close();
+  });
+});
