@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import madge from "madge";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -72,6 +73,27 @@ describe("source tree", () => {
       }
     }
     expect(deep).toEqual([]);
+  });
+
+  it("makes no object literal with a getter or setter in shipped code (cli/, worker/), but once per process", () => {
+    // V8 keeps a literal's accessors in a map in the old generation, so the young collector takes
+    // what they close over as live: made per session or per call, every one kept its session alive
+    // until a full collection (test/sdk/history-view-gc.test.ts). A class's accessors do not.
+    const ONCE: Record<string, string> = { "cli/gateway/index.ts": "the gateway's handle, made once per process" };
+    const found: string[] = [];
+    for (const file of sourceFiles().filter((f) => /^(cli|worker)[\\/].*\.ts$/.test(f))) {
+      const text = readFileSync(join(ROOT, file), "utf8");
+      const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+      const visit = (n: ts.Node): void => {
+        if ((ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n)) && ts.isObjectLiteralExpression(n.parent)) {
+          const name = file.split("\\").join("/");
+          if (!Object.hasOwn(ONCE, name)) found.push(`${name}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1}`);
+        }
+        ts.forEachChild(n, visit);
+      };
+      visit(sf);
+    }
+    expect(found).toEqual([]);
   });
 
   it("has no `as unknown as` in shipped code (cli/, worker/)", () => {

@@ -178,15 +178,7 @@ export class Client {
 
   /** A remote session's catalogue, compiled here only when an adapter asks for it. */
   private infoOf(input: string | object, language: Language | undefined, context: Record<string, unknown> | undefined): SessionInfo {
-    let compiled: CompiledCatalogue | undefined;
-    const catalogue = () => (compiled ??= catalogueFrom(input, { schemaCompiler: ajvCompiler, sha256: (b) => nodeCore().sha256(b) }));
-    return {
-      catalogue,
-      get language() {
-        return language ?? catalogue().settings.language ?? "en";
-      },
-      context: context ?? {},
-    };
+    return new RemoteInfo(input, language, context ?? {});
   }
 
   /** `with Client() as client` in the seed's Python: writes the licence's counts now. */
@@ -357,5 +349,22 @@ function parseJson(text: string): unknown {
     return JSON.parse(text);
   } catch (err) {
     throw new InputError(`a saved session is not JSON: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * A remote session's `SessionInfo`: its catalogue compiled here only when an adapter asks for it.
+ * A class rather than a literal with `get language()` (engine history/caller-history.ts says why).
+ */
+class RemoteInfo implements SessionInfo {
+  private compiled: CompiledCatalogue | undefined;
+  constructor(private readonly input: string | object, private readonly given: Language | undefined, readonly context: Readonly<Record<string, unknown>>) {}
+
+  catalogue(): CompiledCatalogue {
+    return (this.compiled ??= catalogueFrom(this.input, { schemaCompiler: ajvCompiler, sha256: (b) => nodeCore().sha256(b) }));
+  }
+
+  get language(): Language {
+    return this.given ?? this.catalogue().settings.language ?? "en";
   }
 }
