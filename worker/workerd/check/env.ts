@@ -1,11 +1,12 @@
 /** The check worker's options, bindings and per-request context variables (typed for every route). */
-import type { CallOptions, CheckResult, CompiledCatalogue, Core, SignedReceipt } from "../../portable/engine/index.js";
+import type { CallOptions, CheckResult, CompiledCatalogue, Core, Session, SignedReceipt } from "../../portable/engine/index.js";
 import type { KeySet, LicenceState } from "../../portable/licensing/index.js";
 import type { LicenceStore, RenewalEnv } from "./renewal.js";
 import type { Stores } from "./stores.js";
 import type { SessionShape } from "./session-shape.js";
 import type { TenantConfig } from "./tenants.js";
 import type { WorkerApprovalStore } from "./approvals-store.js";
+import type { HeldPrefix } from "./verified-heads.js";
 
 export interface AppOptions {
   core: () => Core;
@@ -25,6 +26,9 @@ export interface AppOptions {
   maxBodyBytes?: number;
 }
 
+/** The sessions a request resumed, each with the form it came in and what the isolate held of it (runtime.ts). */
+export type CarriedForms = Map<Session, { saved: SessionShape; held: HeldPrefix | undefined }>;
+
 export type CheckEnv = {
   Bindings: TenantConfig & RenewalEnv & Record<string, unknown>;
   Variables: {
@@ -34,6 +38,8 @@ export type CheckEnv = {
     licence: LicenceState;
     /** this request's clock (clock.ts) */
     now: () => Date;
+    /** the sessions this request resumed, each with the form it came in (runtime.ts) */
+    carried?: CarriedForms;
     /** the person's decision on the call a presented token covers, from the tenant's approvals (approvals.ts) */
     decisionOf?: (token: string) => Promise<SignedReceipt | undefined>;
     /** what POST /v1/check answered, for the approvals (approvals.ts): a confirm becomes a pending record */

@@ -10,7 +10,7 @@ import type { CompiledCatalogue, CompiledRulebook, Core, Head } from "../../port
 import type { LicenceState } from "../../portable/licensing/index.js";
 import { HttpError } from "../http/errors.js";
 import { Compiled } from "./compiled.js";
-import type { AppOptions, CheckEnv } from "./env.js";
+import type { AppOptions, CarriedForms, CheckEnv } from "./env.js";
 import { WorkerLicenceCache, requestEngine } from "./licence.js";
 import { LicenceRenewal, type RenewalEnv, type WaitUntil } from "./renewal.js";
 import type { SessionShape } from "./session-shape.js";
@@ -30,8 +30,6 @@ export class CheckRuntime {
   private secretSlot: { text: string | undefined; slot: number } | undefined;
   /** what this isolate verified of each session (verified-heads.ts) */
   private readonly verified = new VerifiedHeads();
-  /** each resumed session's request form and what this isolate held of it then (carried.ts) */
-  private readonly carried = new WeakMap<Session, { saved: SessionShape; held: HeldPrefix | undefined }>();
 
   /** SHA-256 of a text, hex, on the WASM core */
   readonly sha256Hex: (text: string) => string;
@@ -180,7 +178,7 @@ export class CheckRuntime {
       if (!adoptBrokenSeal || !(err instanceof StalwartError) || err.code !== "SessionSealInvalid") throw err;
       s = Session.untrusted(engine, catalogue, saved, "the session was not sealed with this key (another tenant's or installation's, or changed by hand)", rulebook ? { rulebook } : {});
     }
-    this.carried.set(s, { saved: carried, held });
+    carriedOf(c).set(s, { saved: carried, held });
     return s;
   }
 
@@ -189,7 +187,7 @@ export class CheckRuntime {
    * what the session verified and signed is kept for its next request (verified-heads.ts).
    */
   reply(c: C, s: Session, fields: Record<string, unknown>, status: 200 | 201 = 200): Response {
-    const from = this.carried.get(s);
+    const from = c.get("carried")?.get(s);
     const prefix = s.verifiedPrefix();
     const answer = answerOf(s, from?.saved, from?.held, prefix);
     this.verified.remember(this.tenantEngine(c), prefix, answer.bytes, answer.sealed, answer.head);
@@ -197,6 +195,18 @@ export class CheckRuntime {
     const text = head.length > 2 ? `${head.slice(0, -1)},"session":${answer.text}}` : `{"session":${answer.text}}`;
     return c.body(text, status, { "content-type": "application/json", [SESSION_FORMS_HEADER]: SESSION_FORMS });
   }
+}
+
+/**
+ * Each session a request resumed, with its request form and what this isolate held of it then
+ * (carried.ts), kept with the request: a WeakMap of the runtime's, which outlives every request,
+ * had V8's young collector keep each request's carried session (the young collector keeps a
+ * long-lived WeakMap's value while its key is young) until a full collection.
+ */
+function carriedOf(c: C): CarriedForms {
+  let m = c.get("carried");
+  if (!m) c.set("carried", (m = new Map()));
+  return m;
 }
 
 /** The head a carried history claims (its length and last link); the engine verifies it. */
