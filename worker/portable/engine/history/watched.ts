@@ -27,6 +27,12 @@ export class WatchedEntries {
   /** whether the caller's copy exists yet (or the caller gave their own) */
   made = false;
   private target: unknown = undefined;
+  /**
+   * How many of `raw` the caller's copy holds. The engine's appends are copied into it when the
+   * caller next looks (any trap of the list, or `view`), not as they are made: a caller that read
+   * the history once does not pay a copy of every later entry at every check (round 27).
+   */
+  private copied = 0;
   private proxy: Entry[] = [];
   private proxies = new WeakMap<object, object>();
   private ours = new WeakSet<object>();
@@ -38,34 +44,53 @@ export class WatchedEntries {
   /** The caller's view. */
   get view(): Entry[] {
     if (!this.made) this.materialise();
+    else this.catchUp();
     return this.proxy;
   }
 
   /** What the view wraps: the caller's copy, without the traps (reading it is much cheaper). */
   get viewTarget(): unknown {
     if (!this.made) this.materialise();
+    else this.catchUp();
     return this.target;
   }
 
   private materialise(): void {
     const copy = this.raw.map(cloneEntry);
     this.target = copy;
+    this.copied = copy.length;
     this.proxy = this.watch(copy) as Entry[];
     this.made = true;
   }
 
-  /** Append an entry the engine made and signed. */
+  /** Append an entry the engine made and signed (copied into the caller's list when they next look). */
   push(e: Entry): void {
     this.raw.push(e);
-    // A copy into the caller's target, beneath the proxy, so our own append does not mark the
-    // history dirty. A view the caller replaced (dirty) is theirs: it gets nothing of ours. A view
-    // not made yet will copy it when it is.
-    if (this.made && !this.dirty && Array.isArray(this.target)) (this.target as Entry[]).push(cloneEntry(e));
+  }
+
+  /**
+   * The engine's appends since the caller last looked, copied into the caller's list beneath the
+   * proxy (our own append does not mark the history dirty). A list the caller replaced or edited
+   * (dirty) is theirs: it gets nothing of ours. A view not made yet copies everything when it is.
+   */
+  private catchUp(): void {
+    const raw = this.raw;
+    if (this.copied >= raw.length || !this.made || this.dirty || !Array.isArray(this.target)) return;
+    const target = this.target as Entry[];
+    for (let i = this.copied; i < raw.length; i++) target.push(cloneEntry(raw[i]!));
+    this.copied = raw.length;
+  }
+
+  /** A caller's edit anywhere in the view: the list first takes what it had not copied yet, so the edited copy is the whole history. */
+  private edited(): void {
+    this.catchUp();
+    this.dirty = true;
   }
 
   /** Replace everything (after a full verification or a restart at step 0). */
   reset(raw: Entry[]): void {
     this.raw = raw;
+    this.copied = 0;
     this.proxies = new WeakMap();
     this.ours = new WeakSet();
     this.made = false;
@@ -88,33 +113,43 @@ export class WatchedEntries {
     const self = this;
     const proxy = new Proxy(target, {
       get(t, key, receiver) {
+        if (t === self.target) self.catchUp();
         const v = Reflect.get(t, key, receiver);
         return typeof v === "object" && v !== null && !self.ours.has(v) ? self.watch(v) : v;
       },
       getOwnPropertyDescriptor(t, key) {
+        if (t === self.target) self.catchUp();
         const d = Reflect.getOwnPropertyDescriptor(t, key);
         // a configurable property may be described with another value: hand out the wrapped one
         if (d && d.configurable && "value" in d && typeof d.value === "object" && d.value !== null && !self.ours.has(d.value)) d.value = self.watch(d.value);
         return d;
       },
+      has(t, key) {
+        if (t === self.target) self.catchUp();
+        return Reflect.has(t, key);
+      },
+      ownKeys(t) {
+        if (t === self.target) self.catchUp();
+        return Reflect.ownKeys(t);
+      },
       preventExtensions(t) {
-        self.dirty = true;
+        self.edited();
         return Reflect.preventExtensions(t);
       },
       set(t, key, value) {
-        self.dirty = true;
+        self.edited();
         return Reflect.set(t, key, value);
       },
       deleteProperty(t, key) {
-        self.dirty = true;
+        self.edited();
         return Reflect.deleteProperty(t, key);
       },
       defineProperty(t, key, desc) {
-        self.dirty = true;
+        self.edited();
         return Reflect.defineProperty(t, key, desc);
       },
       setPrototypeOf(t, proto) {
-        self.dirty = true;
+        self.edited();
         return Reflect.setPrototypeOf(t, proto);
       },
     });
