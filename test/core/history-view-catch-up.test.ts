@@ -14,6 +14,7 @@ import { nodeCore } from "../../cli/sdk/wasm-node.js";
 import { installationKey } from "../../cli/sdk/home.js";
 import { catalogueFrom } from "../../cli/sdk/catalogue-input.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
+import type { TurnEntry } from "../../worker/portable/engine/history/entry.js";
 
 const core = nodeCore();
 const engine = new Engine({ core, key: installationKey(mkdtempSync(join(tmpdir(), "stalwart-catchup-"))), schemaCompiler: ajvCompiler });
@@ -26,7 +27,8 @@ async function heldEarly() {
   const s = new Session(engine, "billing", catalogue);
   await s.read("estorne 40,00 do pedido 4411");
   const held = s.history.entries;
-  const first = held[0]!;
+  const first = held[0] as TurnEntry;
+  expect(first.kind).toBe("turn");
   for (let i = 0; i < 4; i++) await s.checkToolCall("get_order", { order_id: "4411" }, {});
   return { s, held, first };
 }
