@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: checks per second in-process, side by side in one run with a Cedar decision
- * and a pure-JS hot path (node:crypto instead of WASM). Reports medians and ratios measured in
- * this run; targets are printed beside them, never asserted (speed lives here, not in tests).
+ * and a pure-JS hot path (node:crypto instead of WASM; its rows in a process of their own,
+ * bench/core-rows.ts). Reports medians and ratios measured in this run; targets are printed
+ * beside them, never asserted (speed lives here, not in tests).
  *
  *   (a) a read                      (b) a write with a 20-entry history
  *   (c) the same with 200 / 2,000   (d) a full verification after `resume` (per entry)
@@ -11,30 +12,13 @@
  */
 import "./temp-root.js";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Core } from "../worker/portable/engine/wasm/core.js";
-import type { Session as SessionT } from "../worker/portable/engine/session.js";
-
-// Measure what users run: the compiled JS in dist/ (`npm run bench` builds it first), not the
-// sources through a TypeScript loader, which adds its own wrappers to every function.
-// STALWART_BENCH_DIST: another build (e.g. main's) for the in-process rows, to compare in one sitting
-const dist = process.env.STALWART_BENCH_DIST ? new URL(process.env.STALWART_BENCH_DIST.replace(/\/?$/, "/"), "file://" + process.cwd() + "/").href : new URL("../dist/", import.meta.url).href;
-const { Engine } = (await import(dist + "worker/portable/engine/engine.js")) as typeof import("../worker/portable/engine/engine.js");
-const { Session } = (await import(dist + "worker/portable/engine/session.js")) as typeof import("../worker/portable/engine/session.js");
+import { coreRows, cpuNow, dist, engineWith, key, measure, median, refund, refundOpts, sessionWith, type CoreRows } from "./core-rows.js";
 const { nodeCore } = (await import(dist + "cli/sdk/wasm-node.js")) as typeof import("../cli/sdk/wasm-node.js");
-// The pure-JS core is bench code (not shipped), read from its source.
-const { createJsCore } = await import("./hotpath-js.js");
-const { installationKey } = (await import(dist + "cli/sdk/home.js")) as typeof import("../cli/sdk/home.js");
-const { catalogueFrom } = (await import(dist + "cli/sdk/catalogue-input.js")) as typeof import("../cli/sdk/catalogue-input.js");
-const { ajvCompiler } = (await import(dist + "cli/sdk/ajv-compiler.js")) as typeof import("../cli/sdk/ajv-compiler.js");
 const { canonicalize } = (await import(dist + "worker/portable/engine/canonical/jcs.js")) as typeof import("../worker/portable/engine/canonical/jcs.js");
-const { entryCanonical } = (await import(dist + "worker/portable/engine/history/entry.js")) as typeof import("../worker/portable/engine/history/entry.js");
 const { sealToken } = (await import(dist + "worker/portable/engine/tokens/confirmation.js")) as typeof import("../worker/portable/engine/tokens/confirmation.js");
 import { MachineProbe } from "./machine-probe.js";
 import { prototypeCheck } from "./prototype.js";
-type Session = SessionT;
 import { httpBench } from "./http.js";
 import { workerCpu } from "./worker-cpu.js";
 import type { SteadyRow } from "./worker-steady.js";
@@ -45,114 +29,10 @@ function workerSteadyRow(): SteadyRow {
   return JSON.parse(out.trim().split("\n").pop()!) as SteadyRow;
 }
 
-const catalogueFile = join(import.meta.dirname, "../examples/store/agent.yaml");
-const home = mkdtempSync(join(tmpdir(), "stalwart-bench-"));
-const key = installationKey(home);
-
-function engineWith(core: Core) {
-  const engine = new Engine({ core, key, schemaCompiler: ajvCompiler });
-  const catalogue = catalogueFrom(catalogueFile, { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });
-  return { engine, catalogue };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
-
-/** CPU µs since `t0` (this process, every thread: the machine is shared, so wall time is not the check's). */
-const cpuNow = () => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
-
-/** Median CPU µs per op over `batches` batches of `per` ops each (after a warm-up batch). */
-async function measure(per: number, batches: number, op: (i: number) => unknown): Promise<number> {
-  for (let i = 0; i < per; i++) await op(i);
-  const samples: number[] = [];
-  let n = 0;
-  for (let b = 0; b < batches; b++) {
-    const t0 = cpuNow();
-    for (let i = 0; i < per; i++) await op(n++);
-    samples.push((cpuNow() - t0) / per);
-  }
-  return median(samples);
-}
-
-const refund = { order_id: "4411", amount: 40.0 };
-const refundOpts = { origins: { order_id: "typed", amount: "model" } };
-
-async function sessionWith(env: ReturnType<typeof engineWith>, entries: number): Promise<Session> {
-  const s = new Session(env.engine, "billing", env.catalogue);
-  await s.read("estorne 40,00 do pedido 4411");
-  while (s.history.entries.length < entries) await s.checkToolCall("refund_card", refund, refundOpts);
-  return s;
-}
-
-/**
- * µs per check on sessions that hold `entries` entries: `sessions` sessions, each timed over a run
- * of `per` checks in a row (the history grows by `per`, which a clean session must not feel);
- * the median of the per-session means. Every case uses the same shape, so they compare.
- */
-async function checksAt(env: ReturnType<typeof engineWith>, entries: number, tool: "refund_card" | "get_order", sessions = 24, per = 50, vary = false): Promise<number> {
-  const same = tool === "refund_card" ? refund : { order_id: "4411" };
-  // vary: a new amount on every check, so no digest or token part recurs from the check before
-  let n = 0;
-  const args = vary ? () => ({ ...refund, amount: 1 + n++ / 100 }) : () => same;
-  const opts = tool === "refund_card" ? refundOpts : {};
-  const samples: number[] = [];
-  for (let i = 0; i < sessions; i++) {
-    const s = await sessionWith(env, entries);
-    for (let w = 0; w < 5; w++) await s.checkToolCall(tool, args(), opts); // warm
-    const t0 = cpuNow();
-    for (let k = 0; k < per; k++) await s.checkToolCall(tool, args(), opts);
-    samples.push((cpuNow() - t0) / per);
-  }
-  return median(samples);
-}
-
-/** (d) before its warm-up, per core: the first resume, and the median of the first 15 (what the row showed until round 9) */
-const coldResumes = new Map<ReturnType<typeof engineWith>, { first: number; median: number }>();
-
-/**
- * The median of 15 resumes, after 15 more that warm the JIT (as every other row is measured warm):
- * a process's first resumes mostly time the optimiser compiling the resume path, whose thread
- * cpuUsage counts (docs/perf/engine-d.round9.md); those are kept in `coldResumes` and printed apart.
- */
-async function fullVerifyPerEntry(env: ReturnType<typeof engineWith>, entries: number): Promise<number> {
-  const saved = JSON.stringify((await sessionWith(env, entries)).toJSON());
-  const samples: number[] = [];
-  for (let r = 0; r < 30; r++) {
-    const data = JSON.parse(saved);
-    const t0 = cpuNow();
-    const s = Session.resume(env.engine, env.catalogue, data);
-    await s.checkToolCall("get_order", { order_id: "4411" });
-    samples.push((cpuNow() - t0) / entries);
-  }
-  coldResumes.set(env, { first: samples[0]!, median: median(samples.slice(0, 15)) });
-  return median(samples.slice(15));
-}
-
-/**
- * (d)'s floor in the same run: the link MACs alone, per entry — `verifyRun` over the entries'
- * canonical bytes and links made beforehand, so what is timed is copying them into the core's
- * memory (a native copy) and the MACs (about ten SHA-256 compressions per ~430-byte entry).
- */
-async function macAlonePerEntry(env: ReturnType<typeof engineWith>, entries: number): Promise<number> {
-  const s = await sessionWith(env, entries);
-  const enc = new TextEncoder();
-  const bytes = s.history.entries.map((e) => enc.encode(entryCanonical(e)));
-  const links = s.history.entries.map((e) => new Uint8Array(Buffer.from(e.link, "hex")));
-  const sid = enc.encode(s.id);
-  const zero = new Uint8Array(32);
-  if (env.engine.chain.verifyRun(sid, zero, bytes, links) !== -1) throw new Error("the bench's own history does not verify");
-  const samples: number[] = [];
-  for (let r = 0; r < 15; r++) {
-    const t0 = cpuNow();
-    env.engine.chain.verifyRun(sid, zero, bytes, links);
-    samples.push((cpuNow() - t0) / bytes.length);
-  }
-  return median(samples);
+/** The pure-JS core's rows, measured in a process of their own (bench/core-rows.ts says why). */
+function jsCoreRows(): CoreRows {
+  const out = execFileSync(process.execPath, ["--import", "tsx", join(import.meta.dirname, "core-rows.ts"), "js"], { env: process.env, encoding: "utf8" });
+  return JSON.parse(out.trim().split("\n").pop()!) as CoreRows;
 }
 
 /** One Cedar decision on a preparsed 5-policy set (the issue's yardstick), or null when cedar-wasm does not load. */
@@ -235,28 +115,18 @@ const rate = (us: number | null) => (us === null ? "—" : `${Math.round(1e6 / u
 
 async function main() {
   const wasm = engineWith(nodeCore());
-  const js = engineWith(createJsCore());
-  const rows: [string, number | null, number | null, string][] = [];
   probe.read("start");
-  // Warm the JIT on every path first, so the first case measured is not the one that pays for it.
-  for (const env of [wasm, js]) {
-    for (let i = 0; i < 8; i++) {
-      const s = await sessionWith(env, 200);
-      for (let k = 0; k < 300; k++) {
-        await s.checkToolCall("refund_card", refund, refundOpts);
-        await s.checkToolCall("get_order", { order_id: "4411" });
-      }
-    }
-  }
-
-  rows.push(["(a) read, 20-entry history", await checksAt(wasm, 20, "get_order"), await checksAt(js, 20, "get_order"), ""]);
-  rows.push(["(b) write, 20-entry history", await checksAt(wasm, 20, "refund_card"), await checksAt(js, 20, "refund_card"), "target ≤ 10 µs"]);
-  rows.push(["(c) write, 200-entry history", await checksAt(wasm, 200, "refund_card"), await checksAt(js, 200, "refund_card"), "must not grow with history"]);
-  rows.push(["(c) write, 2,000-entry history", await checksAt(wasm, 2000, "refund_card", 8), await checksAt(js, 2000, "refund_card", 8), "must not grow with history"]);
-  rows.push(["(d) full verification after resume, per entry", await fullVerifyPerEntry(wasm, 2000), await fullVerifyPerEntry(js, 2000), "target ≤ 3 µs/entry"]);
-  rows.push(["floor of (d): the link MACs alone, per entry (verifyRun over bytes made beforehand)", await macAlonePerEntry(wasm, 2000), await macAlonePerEntry(js, 2000), ""]);
-  // (b) repeats one call; a host's calls differ, so the same write with new values every check
-  rows.push(["(b) with a new amount on every check (nothing recurs from the check before)", await checksAt(wasm, 20, "refund_card", 24, 50, true), await checksAt(js, 20, "refund_card", 24, 50, true), ""]);
+  const w = await coreRows(wasm);
+  const j = jsCoreRows();
+  const rows: [string, number | null, number | null, string][] = [
+    ["(a) read, 20-entry history", w.read, j.read, ""],
+    ["(b) write, 20-entry history", w.write, j.write, "target ≤ 10 µs"],
+    ["(c) write, 200-entry history", w.write200, j.write200, "must not grow with history"],
+    ["(c) write, 2,000-entry history", w.write2000, j.write2000, "must not grow with history"],
+    ["(d) full verification after resume, per entry", w.verify, j.verify, "target ≤ 3 µs/entry"],
+    ["floor of (d): the link MACs alone, per entry (verifyRun over bytes made beforehand)", w.macs, j.macs, ""],
+    ["(b) with a new amount on every check (nothing recurs from the check before)", w.writeVaried, j.writeVaried, ""],
+  ];
   const cedarCall = await cedarOp();
   const cedarUs = cedarCall ? await measure(2000, 25, cedarCall) : null;
   const proto = prototypeCheck(nodeCore(), canonicalize, key);
@@ -291,7 +161,7 @@ async function main() {
   console.log(`ratio write(200 entries) / write(20 entries): ${(rows[2]![1]! / b).toFixed(2)}; write(2,000 entries) / write(20 entries): ${(rows[3]![1]! / b).toFixed(2)} (1.0 = flat)`);
   if (cedarUs) console.log(`ratio stalwart write check / Cedar decision: ${(b / cedarUs).toFixed(2)} (target ≤ 0.2); full verification per entry / Cedar decision: ${(rows[4]![1]! / cedarUs).toFixed(3)} (target ≤ 3/33.7 = 0.089)`);
   console.log(`ratio full verification per entry / MAC alone per entry: ${(rows[4]![1]! / rows[5]![1]!).toFixed(2)} (1.0 = nothing but the MACs)`);
-  const cold = coldResumes.get(wasm);
+  const cold = w.cold;
   if (cold) console.log(`(d) before its warm-up (the JIT compiling the resume path): the first resume ${fmt(cold.first)} per entry, the median of the first 15 ${fmt(cold.median)}`);
   console.log(`ratio stalwart write check / prototype floor: ${(b / protoUs).toFixed(2)}`);
   if (cedarUs) console.log(`ratio to the Cedar decision: the prototype ${(protoUs / cedarUs).toFixed(2)}; with a confirm's digests and token ${(confirmSumUs / cedarUs).toFixed(2)}; stalwart's write check / that sum ${(b / confirmSumUs).toFixed(2)}`);
