@@ -15,10 +15,8 @@
  */
 import { bindsOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
-import { catalogueFrom } from "../sdk/catalogue-input.js";
-import { ajvCompiler } from "../sdk/ajv-compiler.js";
-import { nodeCore } from "../sdk/wasm-node.js";
 import { sessionInfo } from "../sdk/session-info.js";
+import { givenCatalogue, infoCatalogue } from "./catalogue-parts.js";
 import { faultCheck, question, refusalText } from "../gateway/words.js";
 import { DEFAULT_APPROVALS_LIMIT, MemoryApprovals, type ApprovalStore, type PendingApproval } from "./approvals.js";
 import { newTurns } from "./turns.js";
@@ -37,6 +35,11 @@ export class ToolCallRefused extends StalwartError {
     super("ToolCallRefused", message);
     this.check = check;
   }
+}
+
+/** The session's entries as plain data. */
+function plainOf(session: GuardSession): () => Entry[] | undefined {
+  return () => plainEntries(session);
 }
 
 export class CallGuard {
@@ -62,25 +65,21 @@ export class CallGuard {
     if (typeof session !== "object" || session === null || typeof session.checkToolCall !== "function") {
       throw new StalwartError("InputError", "`guard` needs a stalwart session (`client.session(...)`) as its second argument");
     }
+    // Every function this guard keeps is made by a module function below, none in this
+    // constructor: a closure made here kept the guard's session alive through young-generation
+    // collections once the guard was dropped (measured; test/sdk/history-view-gc.test.ts).
     const info = sessionInfo(session);
-    if (options.catalogue !== undefined) {
-      let compiled: CompiledCatalogue | undefined;
-      this.catalogue = () => (compiled ??= catalogueFrom(options.catalogue!, { schemaCompiler: ajvCompiler, sha256: (b) => nodeCore().sha256(b) }));
-      this.language = () => options.language ?? this.catalogue().settings.language ?? "en";
-      this.context = options.context ?? {};
-    } else if (info) {
-      this.catalogue = () => info.catalogue();
-      this.language = () => info.language;
-      this.context = info.context;
-    } else {
-      throw new StalwartError("InputError", "this session did not come from `Client`: pass `{ catalogue }` (the one it was started with) so origins can be inferred");
-    }
+    const what = options.catalogue !== undefined ? givenCatalogue(options) : info ? infoCatalogue(info) : undefined;
+    if (!what) throw new StalwartError("InputError", "this session did not come from `Client`: pass `{ catalogue }` (the one it was started with) so origins can be inferred");
+    this.catalogue = what.catalogue;
+    this.language = what.language;
+    this.context = what.context;
     const limit = options.limit ?? DEFAULT_APPROVALS_LIMIT;
     if (!Number.isSafeInteger(limit) || limit < 1) throw new StalwartError("InputError", "`limit` must be a whole number of calls, at least 1");
     this.limit = limit;
     this.decided = new KeptVerdicts(limit);
     this.approvals = options.approvals ?? new MemoryApprovals(undefined, { limit });
-    const plain = typeof session.toJSON === "function" ? () => plainEntries(session) : undefined;
+    const plain = typeof session.toJSON === "function" ? plainOf(session) : undefined;
     this.followed = info?.inference;
     this.mirror = this.followed ? undefined : new HistoryMirror(this.catalogue, this.language, this.context, plain);
   }
