@@ -16,16 +16,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Core } from "../worker/portable/engine/wasm/core.js";
 import type { Session as SessionT } from "../worker/portable/engine/session.js";
+import { buildModules } from "./store-engine.js";
 
 // Measure what users run: the compiled JS in dist/ (`npm run bench` builds it first), not the
 // sources through a TypeScript loader, which adds its own wrappers to every function.
 // STALWART_BENCH_DIST: another build (e.g. main's) for the in-process rows, to compare in one sitting
 export const dist = process.env.STALWART_BENCH_DIST ? new URL(process.env.STALWART_BENCH_DIST.replace(/\/?$/, "/"), "file://" + process.cwd() + "/").href : new URL("../dist/", import.meta.url).href;
-const { Engine } = (await import(dist + "worker/portable/engine/engine.js")) as typeof import("../worker/portable/engine/engine.js");
-const { Session } = (await import(dist + "worker/portable/engine/session.js")) as typeof import("../worker/portable/engine/session.js");
-const { installationKey } = (await import(dist + "cli/sdk/home.js")) as typeof import("../cli/sdk/home.js");
-const { catalogueFrom } = (await import(dist + "cli/sdk/catalogue-input.js")) as typeof import("../cli/sdk/catalogue-input.js");
-const { ajvCompiler } = (await import(dist + "cli/sdk/ajv-compiler.js")) as typeof import("../cli/sdk/ajv-compiler.js");
+const { Engine, Session, installationKey, catalogueFrom, ajvCompiler } = await buildModules(dist);
 const { entryCanonical } = (await import(dist + "worker/portable/engine/history/entry.js")) as typeof import("../worker/portable/engine/history/entry.js");
 type Session = SessionT;
 
