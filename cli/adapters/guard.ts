@@ -65,9 +65,10 @@ export class CallGuard {
     if (typeof session !== "object" || session === null || typeof session.checkToolCall !== "function") {
       throw new StalwartError("InputError", "`guard` needs a stalwart session (`client.session(...)`) as its second argument");
     }
-    // Every function this guard keeps is made by a module function below, none in this
-    // constructor: a closure made here kept the guard's session alive through young-generation
-    // collections once the guard was dropped (measured; test/sdk/history-view-gc.test.ts).
+    // Every function this guard keeps is made by a module function (catalogue-parts.ts,
+    // `plainOf`), none in this constructor: a closure made here kept the guard's session alive
+    // through young-generation collections once the guard was dropped (measured, cause not
+    // found; test/sdk/history-view-gc.test.ts).
     const info = sessionInfo(session);
     const what = options.catalogue !== undefined ? givenCatalogue(options) : info ? infoCatalogue(info) : undefined;
     if (!what) throw new StalwartError("InputError", "this session did not come from `Client`: pass `{ catalogue }` (the one it was started with) so origins can be inferred");
