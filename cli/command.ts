@@ -42,6 +42,12 @@ interface ArgsSpec {
   missing?: string;
   /** the usage error when more than `max` are given */
   extra?: string;
+  /**
+   * The operands are a command to run (`-- CMD ARGS…`), with these verbs allowed first: the first
+   * other operand ends this command's options even without `--`, as `env` and `npx` read theirs,
+   * so the command's own options (`npx -y …`) stay its own. A host may drop the `--` on the way.
+   */
+  command?: { verbs: readonly string[] };
 }
 
 interface Input<O extends OptionSpecs> {
@@ -193,6 +199,25 @@ function optionError(leaf: Leaf, argv: string[], options: ParseOptions): Stalwar
   return usageError("the options do not parse");
 }
 
+/**
+ * `argv` with `--` put before the first operand that is not a verb, for a leaf whose operands are
+ * a command (`ArgsSpec.command`); as it is when it has a `--` already, or no such operand.
+ */
+function commandEnded(leaf: Leaf, argv: string[], options: ParseOptions): string[] {
+  const spec = leaf.args.command;
+  if (!spec) return argv;
+  // lenient: an unknown option is the strict parse's to name, not this one's
+  const { tokens } = parseArgs({ args: argv, options, allowPositionals: true, strict: false, tokens: true });
+  let operands = 0;
+  for (const t of tokens ?? []) {
+    if (t.kind === "option-terminator") return argv;
+    if (t.kind !== "positional") continue;
+    if (operands++ === 0 && spec.verbs.includes(t.value)) continue;
+    return [...argv.slice(0, t.index), "--", ...argv.slice(t.index)];
+  }
+  return argv;
+}
+
 function parse(leaf: Leaf, argv: string[]): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[]; beforeEnd: number } {
   const options = parseOptions(leaf);
   let parsed: { values: Record<string, string | boolean | string[] | undefined>; positionals: string[]; beforeEnd: number };
@@ -236,7 +261,9 @@ function report(err: unknown, io: Io, opts: { json: boolean; path: string; help:
   return usage ? 2 : 1;
 }
 
-export async function runLeaf(leaf: Leaf, argv: string[], io: Io = processIo()): Promise<number> {
+export async function runLeaf(leaf: Leaf, given: string[], io: Io = processIo()): Promise<number> {
+  // (the help asked for, and the options, end where a command's operands begin)
+  const argv = commandEnded(leaf, given, parseOptions(leaf));
   if (asksHelp(argv)) {
     io.stdout.write(leafHelp(leaf) + "\n");
     return 0;

@@ -18,7 +18,8 @@ export const command = defineCommand({
     "person to decide it (`stalwart approvals approve|deny ID`, or the page of `stalwart approvals serve`)",
     "and then runs the call once if approved.",
   ].join("\n"),
-  args: { synopsis: "[init] -- CMD ARGS…", min: 0, max: Number.MAX_SAFE_INTEGER },
+  // the tool server's command starts at its first word, `--` or not (the MCP Inspector 0.15's CLI drops it)
+  args: { synopsis: "[init] -- CMD ARGS…", min: 0, max: Number.MAX_SAFE_INTEGER, command: { verbs: ["init"] } },
   options: {
     catalogue: { type: "string", value: "FILE", help: "the catalogue (agent.yaml); tools/list offers only the tools it names" },
     url: { type: "string", value: "URL", help: "the tool server's streamable HTTP URL, instead of `-- CMD ARGS…`" },
@@ -48,7 +49,11 @@ export const command = defineCommand({
   async run({ values: v, positionals, beforeEnd }) {
     // after `--` every word is the tool server's command: `-- init …` is a server named init
     if (beforeEnd > 0 && positionals[0] === "init") return init(v, positionals.slice(1));
-    if (!v.catalogue) throw usageError("`--catalogue` is required");
+    if (!v.catalogue) {
+      // `gateway npx server --catalogue a.yaml`: the option went to the command, which starts at its first word
+      const late = positionals.slice(beforeEnd).some((w) => w === "--catalogue" || w.startsWith("--catalogue="));
+      throw usageError("`--catalogue` is required", late ? "give it before the tool server's command: every word from the command on is the command's own" : undefined);
+    }
     const upstream = upstreamOf(v.url, positionals, { literal: v.header ?? [], fromEnv: v["header-env"] ?? [] });
     if (typeof upstream === "string") throw usageError(upstream);
     if (v.language !== undefined && v.language !== "en" && v.language !== "pt-BR") throw usageError(`\`--language ${v.language}\` is not en or pt-BR`);

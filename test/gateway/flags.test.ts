@@ -3,7 +3,7 @@
  * error naming the flag, never a gateway that starts and then behaves otherwise.
  */
 import { describe, expect, it } from "vitest";
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runGroup } from "../../cli/command.js";
 import { root } from "../../cli/commands/index.js";
@@ -73,6 +73,43 @@ describe("gateway timeouts", { timeout: 60_000 }, () => {
     const r = await d.client.callTool({ name: "note", arguments: { text: "from init" } });
     expect(text(r)).toBe('noted {"text":"from init"}');
     await d.client.close();
+  });
+});
+
+describe("the tool server's command without `--`", { timeout: 60_000 }, () => {
+  /** A tool server that writes the arguments it was given to `seen`, one a line, then runs the faults fixture. */
+  function recordingServer(dir: string, seen: string): string {
+    const server = join(dir, "server.sh");
+    writeFileSync(server, `#!/bin/sh\nprintf '%s\\n' "$@" > ${JSON.stringify(seen)}\ncd ${JSON.stringify(ROOT)} && exec ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(FAULTS)}\n`);
+    chmodSync(server, 0o755);
+    return server;
+  }
+
+  it("starts at its first word: what follows is its own, even `-y`, `-h` and the gateway's option names (the MCP Inspector 0.15, which `npm install` picks on Node 20, drops `--`)", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const seen = join(dir, "argv.txt");
+    const own = ["-y", "--catalogue", "other.yaml", "-h", "--quiet", "--", "last"];
+    const d = await overStdio(downstreamClient({}), ["--home", home(), "--catalogue", join(dir, "agent.yaml"), recordingServer(dir, seen), ...own]);
+    const r = await d.client.callTool({ name: "note", arguments: { text: "no dashes" } });
+    expect(text(r)).toBe('noted {"text":"no dashes"}');
+    await d.client.close();
+    expect(readFileSync(seen, "utf8").split("\n").slice(0, -1)).toEqual(own);
+  });
+
+  it("`gateway init` takes it the same way; a `--catalogue` given after it is named as misplaced", async () => {
+    const dir = allowedDir();
+    const seen = join(dir, "argv.txt");
+    const out = join(dir, "starter.yaml");
+    const server = recordingServer(dir, seen);
+    const io = { stdout: { write: () => undefined }, stderr: { write: () => undefined } };
+    expect(await runGroup(root, ["gateway", "init", "-o", out, server, "-y", "--force"], io)).toBe(0);
+    expect(readFileSync(out, "utf8")).toContain("- name: note");
+    expect(readFileSync(seen, "utf8").split("\n").slice(0, -1)).toEqual(["-y", "--force"]);
+
+    const r = await stalwart(["gateway", "--home", home(), server, "--catalogue", out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("`--catalogue` is required\n  hint: give it before the tool server's command: every word from the command on is the command's own");
   });
 });
 
