@@ -46,9 +46,9 @@ export const command = defineCommand({
     out: { type: "string", short: "o", value: "FILE", help: "init: where to write the starter catalogue (default agent.yaml)" },
     force: { type: "boolean", help: "init: overwrite an existing file" },
   },
-  async run({ values: v, positionals, beforeEnd }) {
+  async run({ values: v, positionals, beforeEnd, io }) {
     // after `--` every word is the tool server's command: `-- init …` is a server named init
-    if (beforeEnd > 0 && positionals[0] === "init") return init(v, positionals.slice(1));
+    if (beforeEnd > 0 && positionals[0] === "init") return init(v, positionals.slice(1), io);
     if (!v.catalogue) {
       // `gateway npx server --catalogue a.yaml`: the option went to the command, which starts at its first word
       const late = positionals.slice(beforeEnd).some((w) => w === "--catalogue" || w.startsWith("--catalogue="));
@@ -109,14 +109,14 @@ export const command = defineCommand({
 const summary = command.summary;
 const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);
 
-async function init(v: { url?: string | undefined; header?: string[] | undefined; "header-env"?: string[] | undefined; out?: string | undefined; force?: boolean | undefined }, positionals: string[]): Promise<number> {
+async function init(v: { url?: string | undefined; header?: string[] | undefined; "header-env"?: string[] | undefined; out?: string | undefined; force?: boolean | undefined }, positionals: string[], io: Io): Promise<number> {
   const upstream = upstreamOf(v.url, positionals, { literal: v.header ?? [], fromEnv: v["header-env"] ?? [] });
   if (typeof upstream === "string") throw usageError(upstream);
   const out = v.out ?? "agent.yaml";
   const { writeStarter, shownName } = await import("../gateway/init.js");
   const written = await writeStarter(upstream, out, { force: v.force === true });
   const left = written.skipped.length ? `; left out ${written.skipped.map(shownName).join(", ")} (a name a catalogue cannot hold, a name listed twice, or a schema a catalogue cannot take: see the file)` : "";
-  process.stdout.write(`${out}: wrote ${written.tools} tool${written.tools === 1 ? "" : "s"} (${written.guesses} guesses marked \`# review\`${left}); check it with \`stalwart check ${out}\`\n`);
+  io.stdout.write(`${out}: wrote ${written.tools} tool${written.tools === 1 ? "" : "s"} (${written.guesses} guesses marked \`# review\`${left}); check it with \`stalwart check ${out}\`\n`);
   return 0;
 }
 

@@ -102,8 +102,10 @@ describe("the tool server's command without `--`", { timeout: 60_000 }, () => {
     const seen = join(dir, "argv.txt");
     const out = join(dir, "starter.yaml");
     const server = recordingServer(dir, seen);
-    const io = { stdout: { write: () => undefined }, stderr: { write: () => undefined } };
+    let said = "";
+    const io = { stdout: { write: (s: string) => (said += s) }, stderr: { write: () => undefined } };
     expect(await runGroup(root, ["gateway", "init", "-o", out, server, "-y", "--force"], io)).toBe(0);
+    expect(said).toContain(`${out}: wrote 3 tools`);
     expect(readFileSync(out, "utf8")).toContain("- name: note");
     expect(readFileSync(seen, "utf8").split("\n").slice(0, -1)).toEqual(["-y", "--force"]);
 
