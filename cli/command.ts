@@ -47,7 +47,7 @@ interface ArgsSpec {
    * other operand ends this command's options even without `--`, as `env` and `npx` read theirs,
    * so the command's own options (`npx -y …`) stay its own. A host may drop the `--` on the way.
    */
-  command?: { verbs: readonly string[] };
+  command?: { verbs: readonly string[]; /** the command in the usage, after the options (e.g. `-- CMD ARGS…`) */ operands: string };
 }
 
 interface Input<O extends OptionSpecs> {
@@ -111,7 +111,8 @@ function synopsis(leaf: Leaf): string {
   const required = entries.filter(([, o]) => o.required);
   const optional = entries.filter(([, o]) => !o.required);
   const part = ([name, o]: [string, OptionSpec]) => `${flag(name, o)}${o.type === "string" ? ` ${o.value ?? "VALUE"}` : ""}${o.multiple ? "…" : ""}`;
-  return ["stalwart", leaf.path, leaf.args.synopsis, ...required.map(part), ...optional.map((e) => `[${part(e)}]`)].filter((s) => s !== "").join(" ");
+  // a command's operands come last, after every option: the options end where it begins
+  return ["stalwart", leaf.path, leaf.args.synopsis, ...required.map(part), ...optional.map((e) => `[${part(e)}]`), leaf.args.command?.operands ?? ""].filter((s) => s !== "").join(" ");
 }
 
 function table(rows: [string, string][], indent = "  "): string[] {

@@ -19,7 +19,7 @@ export const command = defineCommand({
     "and then runs the call once if approved.",
   ].join("\n"),
   // the tool server's command starts at its first word, `--` or not (the MCP Inspector 0.15's CLI drops it)
-  args: { synopsis: "[init] -- CMD ARGS…", min: 0, max: Number.MAX_SAFE_INTEGER, command: { verbs: ["init"] } },
+  args: { synopsis: "[init]", min: 0, max: Number.MAX_SAFE_INTEGER, command: { verbs: ["init"], operands: "[-- CMD ARGS…]" } },
   options: {
     catalogue: { type: "string", value: "FILE", help: "the catalogue (agent.yaml); tools/list offers only the tools it names" },
     url: { type: "string", value: "URL", help: "the tool server's streamable HTTP URL, instead of `-- CMD ARGS…`" },
