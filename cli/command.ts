@@ -171,10 +171,15 @@ function parseOptions(leaf: Leaf): ParseOptions {
   return out;
 }
 
+/** The words before any `--`: this command's own (after it, a command's operands). */
+function ownWords(argv: readonly string[]): readonly string[] {
+  const end = argv.indexOf("--");
+  return end < 0 ? argv : argv.slice(0, end);
+}
+
 /** `--help` or `-h` before any `--`: the help, whatever else is on the line. */
 function asksHelp(argv: readonly string[]): boolean {
-  const end = argv.indexOf("--");
-  const head = end < 0 ? argv : argv.slice(0, end);
+  const head = ownWords(argv);
   return head.includes("--help") || head.includes("-h");
 }
 
@@ -269,7 +274,8 @@ export async function runLeaf(leaf: Leaf, given: string[], io: Io = processIo())
     io.stdout.write(leafHelp(leaf) + "\n");
     return 0;
   }
-  const json = argv.includes("--json");
+  // (a tool server's own `--json`, after `--`, is not ours)
+  const json = ownWords(argv).includes("--json");
   try {
     const { values, positionals, beforeEnd } = parse(leaf, argv);
     return await leaf.run({ values, positionals, beforeEnd, io });

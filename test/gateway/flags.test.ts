@@ -112,6 +112,11 @@ describe("the tool server's command without `--`", { timeout: 60_000 }, () => {
     const r = await stalwart(["gateway", "--home", home(), server, "--catalogue", out]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("`--catalogue` is required\n  hint: give it before the tool server's command: every word from the command on is the command's own");
+
+    // nor is a `--json` of the command's: the error is said in words on stderr, not as JSON on stdout
+    const missing = await stalwart(["gateway", "--home", home(), "--catalogue", join(dir, "missing.yaml"), server, "--json"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("stalwart: CatalogueError:");
   });
 });
 
