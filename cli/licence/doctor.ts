@@ -15,7 +15,7 @@ import { join } from "node:path";
 import type { MeterFailure } from "./handle.js";
 import { openLicence, type LicenceStatus } from "./handle.js";
 import { readInstallation } from "./installation.js";
-import { ServiceClient } from "./service.js";
+import { DEV_SERVICE_URL, ServiceClient } from "./service.js";
 import { keyHealth, type KeyHealth } from "../sdk/key-health.js";
 import { stateStatus } from "../sdk/state/reset.js";
 
@@ -32,7 +32,8 @@ export interface DoctorReport {
   /** the home's store of counters and session heads: damaged or unreadable, every check refuses */
   store: { ok: boolean; file: string; exists: boolean; code?: string; message?: string; hint?: string };
   licence: { ok: true; status: LicenceStatus } | { ok: false; code: string; message: string; hint?: string };
-  round_trip: { ok: boolean; ms?: number; error?: string };
+  /** `none`: there is no service to reach (a development licence), so no round trip was tried */
+  round_trip: { ok: boolean; ms?: number; error?: string; none?: string };
   account: { ok: true; plan: string; permissions: string[]; limits: Record<string, unknown>; month: string; meters: Record<string, { limit: number; used: number }> } | { ok: false; error: string };
   missing: string[];
 }
@@ -90,15 +91,21 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
   const client = new ServiceClient(serviceUrl, opts.fetch ?? fetch);
   let round_trip: DoctorReport["round_trip"];
   const t0 = performance.now();
-  try {
-    await client.withKey("GET", "/v1/licences/keys", "");
-    round_trip = { ok: true, ms: Math.round(performance.now() - t0) };
-  } catch (err) {
-    round_trip = { ok: false, error: (err as Error).message };
+  if (serviceUrl === DEV_SERVICE_URL) {
+    // not a fault: a development licence is made and renewed by `stalwart licence dev` itself
+    round_trip = { ok: false, none: "a development licence has no licence service: `stalwart licence dev` makes and renews it" };
+  } else {
+    try {
+      await client.withKey("GET", "/v1/licences/keys", "");
+      round_trip = { ok: true, ms: Math.round(performance.now() - t0) };
+    } catch (err) {
+      round_trip = { ok: false, error: (err as Error).message };
+    }
   }
 
   let account: DoctorReport["account"];
   if (!key.key) account = { ok: false, error: "no API key configured" };
+  else if (round_trip.none) account = { ok: false, error: round_trip.none };
   else if (!round_trip.ok) account = { ok: false, error: "the service could not be reached" };
   else {
     try {

@@ -48,7 +48,7 @@ export function formatDoctor(r: DoctorReport): string {
   ];
   if (r.licence.ok) lines.push(...formatStatus(r.licence.status).split("\n"));
   else lines.push(`licence      none — ${r.licence.message}${r.licence.hint ? `\n             hint: ${r.licence.hint}` : ""}`);
-  lines.push(`round trip   ${r.round_trip.ok ? `ok   ${r.round_trip.ms} ms` : `failed — ${r.round_trip.error}`}`);
+  lines.push(`round trip   ${r.round_trip.ok ? `ok   ${r.round_trip.ms} ms` : r.round_trip.none ? `none — ${r.round_trip.none}` : `failed — ${r.round_trip.error}`}`);
   if (r.account.ok) {
     lines.push(`account      plan ${r.account.plan}; permissions ${r.account.permissions.join(", ")}`);
     lines.push(`             this month (${r.account.month}) as reported: ${Object.entries(r.account.meters).map(([m, v]) => `${m} ${v.used}/${v.limit}`).join(", ")}`);
