@@ -139,7 +139,7 @@ async function main() {
   const withConfirm = prototypeCheck(nodeCore(), canonicalize, key, (args) => {
     engine.sha256Hex(canonicalize(args.order_id)).slice(0, 32);
     engine.sha256Hex(canonicalize(args.amount)).slice(0, 32);
-    sealToken((t) => engine.macText(t), { tool: "refund_card", agent: null, digest: "0615b0213e7257c0e273f2782cf230926c248d4a5b7e45873a3e444936bd4da5", session: "bench-session-0", ask: 20, exp: 1_796_188_757_336 + 600_000 }, (b) => engine.mac(b));
+    sealToken((b) => engine.mac(b), { tool: "refund_card", agent: null, digest: "0615b0213e7257c0e273f2782cf230926c248d4a5b7e45873a3e444936bd4da5", session: "bench-session-0", ask: 20, exp: 1_796_188_757_336 + 600_000 });
   });
   const confirmSumUs = await measure(2000, 25, withConfirm.op);
   const turns = cedarCall ? await interleaved(wasm, { cedar: cedarCall, proto: proto.op, confirm: withConfirm.op }) : null;

@@ -2,7 +2,8 @@
  * The bytes a session signs do not change: one fixed session (fixed key, clock and id; every
  * entry kind, a confirm and its token, a resume) gives the saved form, answers and resumed form
  * these digests, computed on the build before the speed work (bench/golden.mjs prints the same
- * for any built checkout). Links, digests and tokens are part of the contract (checks.md).
+ * for any built checkout). Links and digests are part of the contract (checks.md); a token's form
+ * changed once, on purpose (st1 → st2: the answers' digest), and the tokens of the old form still open.
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
@@ -24,8 +25,10 @@ describe("signed histories stay byte-identical", () => {
     expect(out.entries).toBe(16);
     expect(sha(out.saved)).toBe("2a86b6d278122f414d5aabc0768db785dec8af039bef28625337d463e9c980b5");
     // answers, not history: `get_order {order_id: 5}`'s argument_schema detail now lists
-    // `failures` with what the schema expects (issue 10); the signed bytes above and below are unchanged
-    expect(sha(out.answers)).toBe("c4dba6b018004d6026d91f67d4bb10cb5576fdc6f47b3885a1ce08d637643ca3");
+    // `failures` with what the schema expects (issue 10); the confirms' tokens are `st2` (compact
+    // claims; the answers are otherwise the same, token for token); the signed bytes above and
+    // below are unchanged
+    expect(sha(out.answers)).toBe("06b83e646ecccde4404c9625daefde829f2bfc417b3f7e059c53abf1454e01f1");
     expect(sha(out.resumed)).toBe("0cae7d3271551cc167f02e33d87bc937595d08bb1ceecee32ef3a2545d74c762");
   });
 });

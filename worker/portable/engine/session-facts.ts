@@ -11,7 +11,7 @@ import { canonicalize } from "./canonical/jcs.js";
 import { HistoryIndex } from "./history/index.js";
 import type { SignedHistory, Verified } from "./history/signed.js";
 import { TurnIndex } from "./origins/typed.js";
-import { openToken } from "./tokens/confirmation.js";
+import { openToken, type BytesMac } from "./tokens/confirmation.js";
 import { joinedResults } from "./conditions/read.js";
 import { NOTHING_KEPT } from "./state/changes.js";
 import type { Kept } from "./session-record.js";
@@ -36,7 +36,7 @@ export interface FactsOf {
 }
 
 /** The per-session closures of `FactsOf`. */
-export function sessionReaders(engine: Engine, mac: TextMac): Pick<FactsOf, "openToken" | "valueDigest" | "joined"> {
+export function sessionReaders(engine: Engine, mac: BytesMac): Pick<FactsOf, "openToken" | "valueDigest" | "joined"> {
   return { openToken: (t) => openToken(mac, t), valueDigest: (v) => valueDigest(engine, v), joined: {} };
 }
 

@@ -92,7 +92,7 @@ export class Session {
     if (opts.rulebook) this.rulebook = opts.rulebook;
     this.fixed = {
       id: this.id, engine, catalogue, language, context: this.context, signed: this.signed, mac: this.macFn,
-      taintModelAfterUntrusted: this.taintModelAfterUntrusted, rulebook: this.rulebook, ...sessionReaders(engine, this.macFn),
+      taintModelAfterUntrusted: this.taintModelAfterUntrusted, rulebook: this.rulebook, ...sessionReaders(engine, this.macBytesFn),
     };
   }
 
@@ -217,7 +217,7 @@ export class Session {
     }
     this.signed.push(entry);
     const token = a.decision === "confirm"
-      ? sealToken(this.macFn, { tool: call.tool, agent: call.agent, digest: call.digest, session: this.id, ask: entry.step, exp: now + this.catalogue.settings.confirmationTtlMs }, this.macBytesFn)
+      ? sealToken(this.macBytesFn, { tool: call.tool, agent: call.agent, digest: call.digest, session: this.id, ask: entry.step, exp: now + this.catalogue.settings.confirmationTtlMs })
       : undefined;
     return resultOf(a, entry.step, token);
   }
@@ -260,7 +260,7 @@ export class Session {
     const kept = this.engine.state ? await this.record.load() : UNKEPT;
     if ("error" in kept) throw kept.error;
     if (!this.record.verifiedAgainst(kept.head).ok) throw new StalwartError("HistoryInvalid", "the history does not verify, or is not this session's newest; the receipt is not recorded");
-    const entry = this.signed.seal(receiptEntry(this.macFn, signed, this.id, this.signed.entries, notBefore(this.signed.entries, this.nowMs()), this.catalogue.settings.confirmationTtlMs));
+    const entry = this.signed.seal(receiptEntry(this.macFn, this.macBytesFn, signed, this.id, this.signed.entries, notBefore(this.signed.entries, this.nowMs()), this.catalogue.settings.confirmationTtlMs));
     if (this.engine.state && !(await this.record.commit(this.signed.head, entry, { spend: [], tally: {} })).ok) throw new StalwartError("HistoryInvalid", "another answer of this session came first; the receipt is not recorded");
     this.signed.push(entry);
     return { step: entry.step };

@@ -5,11 +5,10 @@
  */
 import type { CheckResult, Labels } from "../check/types.js";
 import type { CompiledCatalogue } from "../catalogue/types.js";
-import { fromBase64Url, fromUtf8 } from "../canonical/bytes.js";
 import { sha256Hex } from "../canonical/sha256.js";
 import { own } from "../canonical/own.js";
 import { cloneData } from "../canonical/clone.js";
-import { sealedClaims } from "../tokens/confirmation.js";
+import { readClaims, sealedClaims } from "../tokens/confirmation.js";
 import type { CounterEffect, PendingRecord } from "./record.js";
 
 export interface PendingInput {
@@ -28,18 +27,8 @@ export interface PendingInput {
 /** The token's claims, read for display and binding (step 10 checks its MAC when it is spent). */
 export function tokenClaims(token: string): { digest: string; exp: number; ask: number; agent: string | null; session: string; tool: string } | null {
   // the token the check has just sealed (a confirm's record is built right after it): its claims as sealed
-  const sealed = sealedClaims(token);
-  if (sealed) return { digest: sealed.digest, exp: sealed.exp, ask: sealed.ask, agent: sealed.agent, session: sealed.session, tool: sealed.tool };
-  const body = fromBase64Url(token.split(".")[1] ?? "");
-  if (!body) return null;
-  try {
-    const c = JSON.parse(fromUtf8(body)) as Record<string, unknown>;
-    if (typeof c.digest !== "string" || typeof c.exp !== "number" || !Number.isSafeInteger(c.ask) || typeof c.session !== "string" || typeof c.tool !== "string") return null;
-    if (c.agent !== null && typeof c.agent !== "string") return null;
-    return { digest: c.digest, exp: c.exp, ask: c.ask as number, agent: c.agent as string | null, session: c.session, tool: c.tool };
-  } catch {
-    return null;
-  }
+  const c = sealedClaims(token) ?? readClaims(token);
+  return c && { digest: c.digest, exp: c.exp, ask: c.ask, agent: c.agent, session: c.session, tool: c.tool };
 }
 
 /**

@@ -5,12 +5,12 @@
  */
 import { InputError } from "../errors.js";
 import type { Entry, ReceiptEntry } from "../history/entry.js";
-import { tokenOf } from "../tokens/confirmation.js";
+import { tokenOf, tokenV1Of, type BytesMac } from "../tokens/confirmation.js";
 import { approvalIdOf } from "./build.js";
 import { receiptDigest, receiptProblem, type Mac, type SignedReceipt } from "./receipts.js";
 
 /** `ttlMs`: the session catalogue's `confirmationTtlMs`, which made the ask's token expire at its time plus it. */
-export function receiptEntry(mac: Mac, receipt: unknown, session: string, history: readonly Entry[], now: number, ttlMs: number): ReceiptEntry {
+export function receiptEntry(mac: Mac, macBytes: BytesMac, receipt: unknown, session: string, history: readonly Entry[], now: number, ttlMs: number): ReceiptEntry {
   const problem = receiptProblem(mac, receipt);
   if (problem) throw new InputError(problem, "/receipt");
   const r = receipt as SignedReceipt;
@@ -21,9 +21,10 @@ export function receiptEntry(mac: Mac, receipt: unknown, session: string, histor
   }
   // The ask entry itself, not only its step (as step 10 binds a token): a history restarted since
   // (history_invalid) can ask the same call at the same step again, which no person has seen. The
-  // receipt's id is that of the token its ask had; the entry here would have had this token.
-  const token = tokenOf(mac, { tool: ask.tool, agent: ask.agent, digest: ask.args, session, ask: r.ask, exp: ask.at + ttlMs });
-  if (r.id !== approvalIdOf(token)) throw new InputError(`the receipt decides another ask at step ${r.ask} (one of a history restarted since), not this one`, "/receipt/ask");
+  // receipt's id is that of the token its ask had; the entry here would have had this token (or,
+  // asked before tokens were `st2`, its `st1` one).
+  const claims = { tool: ask.tool, agent: ask.agent, digest: ask.args, session, ask: r.ask, exp: ask.at + ttlMs };
+  if (r.id !== approvalIdOf(tokenOf(macBytes, claims)) && r.id !== approvalIdOf(tokenV1Of(macBytes, claims))) throw new InputError(`the receipt decides another ask at step ${r.ask} (one of a history restarted since), not this one`, "/receipt/ask");
   if (history.some((e) => e.kind === "receipt" && e.of === r.ask)) throw new InputError(`step ${r.ask} was decided already`, "/receipt/ask");
   return { v: 1, step: 0, at: now, kind: "receipt", of: r.ask, decision: r.decision, by: r.by, receipt: receiptDigest(r), link: "" };
 }
