@@ -3,6 +3,8 @@
 // per sample however deep it recurses.
 import { readFileSync } from "node:fs";
 
+const ROOT = new URL("..", import.meta.url).href;
+
 const idleIds = (p) => new Set(p.nodes.filter((n) => n.callFrame.functionName === "(idle)").map((n) => n.id));
 const busy = (p) => {
   const idle = idleIds(p);
@@ -23,7 +25,8 @@ for (const id of p.samples) if (!idle.has(id)) counts.set(id, (counts.get(id) ??
 const total = busy(p);
 const name = (n) => {
   const f = n.callFrame;
-  const url = f.url.replace(/^.*\/(dist|node_modules)\//, "$1/").replace(/^file:\/\/.*\/wt-[^/]+\//, "");
+  // paths inside the checkout, relative to it: a summary committed under docs/ names no machine's folders
+  const url = f.url.replace(/^.*\/(dist|node_modules)\//, "$1/").replace(/^file:\/\/.*\/wt-[^/]+\//, "").replace(ROOT, "");
   return `${f.functionName || "(anonymous)"} ${url ? `${url}:${f.lineNumber + 1}` : ""}`.trim();
 };
 const self = new Map();
