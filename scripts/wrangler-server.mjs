@@ -3,14 +3,40 @@
 // scripts/dev.mjs and by the tests, which start and stop every server they need themselves.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 
-export function freePort() {
+/**
+ * A port nothing listens on, for a server this process starts a moment later. Not the kernel's
+ * `listen(0)` choice: that comes from the range the kernel also hands out as the source ports of
+ * outgoing connections, so in a busy test run another connection (or another run's server) could
+ * take it before wrangler binds it (seen: "Address already in use" in CI). A random port below that
+ * range, checked free; the caller still retries on a collision (startWrangler does).
+ */
+export async function freePort() {
+  const [low] = ephemeralRange();
+  const from = 20000, to = Math.max(from + 1000, Math.min(low, 32768));
+  for (let i = 0; i < 50; i++) {
+    const port = from + Math.floor(Math.random() * (to - from));
+    if (!(await portInUse(port))) return port;
+  }
+  return kernelPort();
+}
+
+/** The kernel's range of source ports for outgoing connections (Linux; elsewhere its usual default). */
+function ephemeralRange() {
+  try {
+    const [lo, hi] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+    if (Number.isInteger(lo) && Number.isInteger(hi)) return [lo, hi];
+  } catch {}
+  return [32768, 60999];
+}
+
+function kernelPort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.unref();
@@ -33,11 +59,30 @@ export function portInUse(port) {
 }
 
 /**
- * @param {{config?: string, port?: number, vars?: Record<string,string>, envFile?: string, persistTo?: string, health?: string, log?: (s: string) => void, timeoutMs?: number}} o
+ * `pickPort` (tests): chooses the server's port when `port` is not given (default `freePort`).
+ * @param {{config?: string, port?: number, pickPort?: () => Promise<number>, vars?: Record<string,string>, envFile?: string, persistTo?: string, health?: string, log?: (s: string) => void, timeoutMs?: number}} o
  */
 export async function startWrangler(o = {}) {
-  const port = o.port ?? (await freePort());
-  const inspector = await freePort();
+  // A port chosen here can still be taken before wrangler binds it: then choose again (a port the
+  // caller gave is theirs to mean, and its collision is their error).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(o, o.port ?? (await (o.pickPort ?? freePort)()), await freePort());
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt >= 5 || (o.port !== undefined && err.port === o.port)) throw err;
+    }
+  }
+}
+
+/** wrangler dev stopped at once because a port it was given was bound meanwhile. */
+export class PortTaken extends Error {
+  constructor(message, port) {
+    super(message);
+    this.port = port;
+  }
+}
+
+async function startOnce(o, port, inspector) {
   const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false", "--log-level", process.env.STALWART_WRANGLER_LOG ?? "warn",
     "--persist-to", o.persistTo ?? mkdtempSync(join(tmpdir(), "stalwart-wrangler-"))];
   if (o.config) args.push("--config", o.config);
@@ -69,7 +114,12 @@ export async function startWrangler(o = {}) {
   };
   process.once("exit", reap);
   for (;;) {
-    if (exited) throw new Error(`wrangler dev exited before answering:\n${output}`);
+    if (exited) {
+      reap(); // what it started may outlive it
+      const taken = /Address already in use \(127\.0\.0\.1:(\d+)\)/.exec(output);
+      if (taken) throw new PortTaken(`wrangler dev exited before answering: 127.0.0.1:${taken[1]} was taken\n${output}`, Number(taken[1]));
+      throw new Error(`wrangler dev exited before answering:\n${output}`);
+    }
     try {
       const r = await fetch(url + (o.health ?? "/v1/health"), { signal: AbortSignal.timeout(1000) });
       if (r.ok) break;

@@ -6,11 +6,12 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { devSigningKey, randomBytes, toBase64Url } from "../../worker/portable/licensing/index.js";
+// @ts-expect-error — a plain .mjs helper shared with scripts/dev.mjs
+import { freePort as sharedFreePort } from "../../scripts/wrangler-server.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -22,17 +23,8 @@ export interface WranglerService {
   log(): string;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.unref();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+/** A free port below the kernel's range for outgoing connections (scripts/wrangler-server.mjs says why). */
+export const freePort: () => Promise<number> = sharedFreePort;
 
 /** The env file `wrangler dev` reads the secrets from (also what `dev-server.ts` writes). */
 export async function licenceEnvFile(file: string, adminSecret: string): Promise<void> {
@@ -41,6 +33,17 @@ export async function licenceEnvFile(file: string, adminSecret: string): Promise
 }
 
 export async function startWranglerLicence(opts: { timeoutMs?: number } = {}): Promise<WranglerService> {
+  // a port chosen free can be taken before wrangler binds it: then start again on others
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (err) {
+      if (!(err instanceof Error) || !/Address already in use/.test(err.message) || attempt >= 5) throw err;
+    }
+  }
+}
+
+async function startOnce(opts: { timeoutMs?: number }): Promise<WranglerService> {
   const dir = mkdtempSync(join(tmpdir(), "stalwart-licence-wrangler-"));
   const adminSecret = toBase64Url(randomBytes(24));
   const envFile = join(dir, "licence.env");
@@ -100,6 +103,11 @@ export async function startWranglerLicence(opts: { timeoutMs?: number } = {}): P
   const deadline = Date.now() + (opts.timeoutMs ?? 90_000);
   for (;;) {
     if (exited) {
+      try {
+        process.kill(-child.pid!, "SIGKILL"); // what it started may outlive it
+      } catch {
+        /* gone */
+      }
       await stop();
       throw new Error(`wrangler dev exited before it was ready:\n${output}`);
     }
