@@ -4,14 +4,14 @@
  * (`state.witness`), and the checks that make a damaged store throw instead of reset. Layout and
  * the witness protocol: STORAGE.md.
  */
-import { constants, existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, type Stats } from "node:fs";
+import { constants, existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, truncateSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { asBinary, type RootDatabase } from "lmdb";
 import { environmentAt, type Tables } from "./environments.js";
-import { RESTART_HINT, type MappedFile } from "./mapped-file.js";
+import { MappedFile, RESTART_HINT } from "./mapped-file.js";
 import { StoreDamaged } from "../../../worker/portable/engine/index.js";
-import { lmdbFileProblem } from "./lmdb-header.js";
+import { lmdbFileProblem, lmdbPagesEnd } from "./lmdb-header.js";
 import { acquireGate, gateLockMoved, releaseGate, throughGate } from "./open-gate.js";
 import { Witness, createWitness } from "./witness.js";
 import { Garbage, checkCounterRow, checkMeta, checkReservationRow, checkSessionRow, parseExpiry, type MetaRow } from "./rows.js";
@@ -52,6 +52,8 @@ export class StateFile {
   private dbIno = -1;
   /** the lock file the environment holds: LMDB's reader table and writer mutex live there */
   private lock: MappedFile | undefined;
+  /** `state.mdb` as mapped: cut short in use, LMDB's next touch past its end would kill the process */
+  private dbMap: MappedFile | undefined;
   private damage: { error: StoreDamaged; ident: Ident } | undefined;
   /** Moves on with every opening: what a process kept of one opening says nothing of the next. */
   epoch = 0;
@@ -130,8 +132,8 @@ export class StateFile {
     } catch (err) {
       if (err instanceof Garbage) throw this.fail(err.what, err.opts.latch !== false, err.opts.where);
       if (err instanceof StoreDamaged) throw err;
-      // LMDB itself failed (MDB_CORRUPTED, I/O): the store cannot be trusted either.
-      if (err instanceof Error && /MDB_|lmdb|mdb_/i.test(err.message)) throw this.fail(`LMDB failed: ${err.message}`, false);
+      const failed = lmdbFailed(err);
+      if (failed) throw this.fail(failed, false);
       throw err;
     }
   }
@@ -185,8 +187,10 @@ export class StateFile {
     } catch (err) {
       if (err instanceof Garbage) throw this.fail(err.what, err.opts.latch !== false, err.opts.where);
       this.shut();
-      if (err instanceof StoreDamaged) this.damage = { error: err, ident: this.ident() };
-      throw err;
+      const failed = lmdbFailed(err);
+      const error = failed ? new StoreDamaged(this.dbPath, failed) : err;
+      if (error instanceof StoreDamaged) this.damage = { error, ident: this.ident() };
+      throw error;
     }
   }
 
@@ -234,6 +238,10 @@ export class StateFile {
     this.witness = new Witness(this.witnessPath);
     this.dbFd = openSync(this.dbPath, "r");
     this.dbIno = fstatSync(this.dbFd).ino;
+    this.dbMap = new MappedFile(this.dbPath, (fd, size) => {
+      const end = lmdbPagesEnd(fd);
+      return typeof end === "number" && size >= end;
+    });
     env.transactionSync(() => this.verify(t));
     this.scan();
   }
@@ -290,6 +298,8 @@ export class StateFile {
 
   /** The lock files this process holds are still whole (each operation) and still the ones on disk (`full`: the full look). Not damage of the store: nothing is marked in it. */
   private lockHeld(full: boolean): void {
+    const cut = this.dbMap?.cutShort();
+    if (cut) throw this.fail(cut, true);
     const lock = this.lock!;
     const gate = full && this.gate !== undefined ? gateLockMoved(this.gate) : undefined;
     const what = lock.cutShort() ?? (full ? lock.moved() : undefined) ?? gate;
@@ -309,6 +319,13 @@ export class StateFile {
         if (db.size === 0 && !(typeof v === "object" && v.generation > 0)) return;
         throw new StoreDamaged(this.dbPath, problem);
       }
+      const end = lmdbPagesEnd(fd);
+      if (typeof end === "string") throw new StoreDamaged(this.dbPath, end);
+      // Shorter than the pages its header counts: cut short, or pages LMDB counted and never wrote.
+      // LMDB maps them all, and a page past the end kills the process (SIGBUS). Zeros in their place
+      // are what a never-written page may hold, and a lost page that LMDB reads is a zero page: its
+      // error (MDB_CORRUPTED) is damage, answered as such. Under the open gate: no writer is inside.
+      if (db.size < end) truncateSync(this.dbPath, end);
     } finally {
       closeSync(fd);
     }
@@ -376,6 +393,8 @@ export class StateFile {
     this.lastMeta = undefined;
     this.witness?.close();
     this.witness = undefined;
+    this.dbMap?.close();
+    this.dbMap = undefined;
     if (this.dbFd !== undefined) {
       try {
         closeSync(this.dbFd);
@@ -385,6 +404,11 @@ export class StateFile {
       this.dbFd = undefined;
     }
   }
+}
+
+/** What LMDB itself failed at (MDB_CORRUPTED, I/O): a store that cannot be trusted either. */
+function lmdbFailed(err: unknown): string | undefined {
+  return err instanceof Error && /MDB_|lmdb|mdb_/i.test(err.message) ? `LMDB failed: ${err.message}` : undefined;
 }
 
 function statOf(path: string): Stats | undefined {

@@ -3,9 +3,10 @@
  * crashes the process (seen with lmdb@3.5.6: a segmentation fault inside `open`). So the two
  * meta pages are checked here, by hand, on open and before every operation: the magic and version
  * of both. The offsets are those of the lmdb@3.5.6 builds (page header 24 bytes, then the meta);
- * a layout this does not know fails closed (the store reads as damaged). The meta's last page is
- * not compared with the file's size: LMDB counts pages it never wrote, so a valid file can be
- * shorter (seen under four writers). A file truncated to part of its length is not caught here.
+ * a layout this does not know fails closed (the store reads as damaged). A file shorter than the
+ * pages its metas count is not damage by itself (LMDB counts pages it never wrote: a page freed in
+ * the transaction that took it; seen under four writers), but LMDB maps every one of them, and a
+ * page past the end kills the process with SIGBUS: `lmdbPagesEnd` says how long the file must be.
  */
 import { accessSync, constants, existsSync, readSync } from "node:fs";
 
@@ -24,7 +25,10 @@ const MAGIC = 0xbeefc0de;
 const VERSION = 2;
 const META_AT = 24; // mm_magic, after the page header
 const PSIZE_AT = 0x30; // mm_dbs[FREE_DBI].md_pad holds the page size
-const HEAD = 0x40;
+const LAST_PG_AT = META_AT + 120; // mm_last_pg, after mm_address, mm_mapsize and the two MDB_db
+const HEAD = LAST_PG_AT + 8;
+/** Past this a meta's page count is garbage, not a store (1 TiB). */
+const MAX_END = 2 ** 40;
 
 function isMeta(b: Buffer): boolean {
   return b.readUInt32LE(META_AT) === MAGIC && (b.readUInt32LE(META_AT + 4) & 0xffff) === VERSION;
@@ -57,4 +61,23 @@ export function lmdbFileProblem(fd: number, size?: number): string | undefined {
   }
   if (!isMeta(second)) return "its second header is not an LMDB store's (zeroed or overwritten)";
   return undefined;
+}
+
+/**
+ * How many bytes the LMDB data file behind `fd` must have to hold every page its two meta pages
+ * count (the larger of the two: LMDB maps up to the newer one's, and the other may be chosen), or
+ * why it cannot be read for that. Call it after `lmdbFileProblem` found nothing.
+ */
+export function lmdbPagesEnd(fd: number): number | string {
+  const head = Buffer.alloc(HEAD);
+  if (readSync(fd, head, 0, HEAD, 0) < HEAD) return "it is too short for a store";
+  const psize = head.readUInt32LE(PSIZE_AT);
+  let end = 0;
+  for (const at of [0, psize]) {
+    if (at > 0 && readSync(fd, head, 0, HEAD, at) < HEAD) return "it is too short for a store";
+    const pages = Number(head.readBigUInt64LE(LAST_PG_AT)) + 1;
+    if (!(pages * psize <= MAX_END)) return `its header counts ${pages} pages of ${psize} bytes (garbage)`;
+    end = Math.max(end, pages * psize);
+  }
+  return end;
 }

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { open } from "lmdb";
 import { StalwartError, StoreDamaged } from "../../../worker/portable/engine/index.js";
 import { FILES, StateFile } from "./file.js";
-import { lmdbFileProblem, lmdbOpenable } from "./lmdb-header.js";
+import { lmdbFileProblem, lmdbOpenable, lmdbPagesEnd } from "./lmdb-header.js";
 import { onceThroughGate } from "./open-gate.js";
 import { openedAt } from "./environments.js";
 import { checkMeta, type MetaRow, type ResetRecord } from "./rows.js";
@@ -70,7 +70,12 @@ export function storeMeta(home: string): MetaRow | undefined {
   if (!existsSync(path)) return undefined;
   const fd = openSync(path, "r");
   try {
-    if (lmdbFileProblem(fd, statSync(path).size)) return undefined;
+    const size = statSync(path).size;
+    if (lmdbFileProblem(fd, size)) return undefined;
+    // shorter than the pages it counts: LMDB, mapping them, could die of SIGBUS (a read-only look
+    // does not lengthen the file as an opening does: file.ts, headerOk)
+    const end = lmdbPagesEnd(fd);
+    if (typeof end === "string" || size < end) return undefined;
   } finally {
     closeSync(fd);
   }
