@@ -63,6 +63,34 @@ describe("a carried session with a field of the wrong type", () => {
     expect({ status: got.status, code: got.body.error?.code, pointer: got.body.error?.pointer }).toEqual({ status: 400, code: "invalid_request", pointer: "/session/agent" });
   });
 
+  it("a misspelt field is a 400 naming it, never dropped in silence (a `rulebok` would start a session with no rulebook)", async () => {
+    const { call } = testApp();
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
+    const bad = await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "rb", rulebok: "storerules" }, KEY_A));
+    expect({ status: bad.status, code: bad.body.error?.code, pointer: bad.body.error?.pointer }).toEqual({ status: 400, code: "invalid_request", pointer: "/rulebok" });
+    expect(bad.body.error.message).toContain("did you mean `rulebook`?");
+    const s = (await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "rb" }, KEY_A))).body.session;
+    for (const [path, body, field] of [
+      ["/v1/check", { session: s, tool: "get_order", args: { order_id: "1" }, option: { origins: {} } }, "option"],
+      ["/v1/sessions/read", { session: s, txt: "hello" }, "txt"],
+      ["/v1/report", { session: s, step: 0, outcome: "ran", reslt: {} }, "reslt"],
+    ] as const) {
+      const r = await json(await call("POST", path, body, KEY_A));
+      expect({ status: r.status, code: r.body.error?.code, pointer: r.body.error?.pointer }, path).toEqual({ status: 400, code: "invalid_request", pointer: `/${field}` });
+    }
+  });
+
+  it("a session whose sealed header was edited (name, language, context) is 400 session_invalid on /v1/check, and no session carrying the edit comes back", async () => {
+    const { call } = testApp();
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
+    const s = (await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "billing" }, KEY_A))).body.session;
+    const checked = (await json(await call("POST", "/v1/check", { tool: "get_order", args: { order_id: "4411" }, session: s }, KEY_A))).body.session;
+    for (const edit of [{ name: "renamed" }, { language: checked.language === "en" ? "pt-BR" : "en" }, { context: { team: "x" } }]) {
+      const r = await json(await call("POST", "/v1/check", { tool: "get_order", args: { order_id: "4411" }, session: { ...checked, ...edit } }, KEY_A));
+      expect({ status: r.status, code: r.body.error?.code, session: r.body.session }, JSON.stringify(edit)).toEqual({ status: 400, code: "session_invalid", session: undefined });
+    }
+  });
+
   it("still answers a right-typed but changed field as a changed header", async () => {
     const { call } = testApp();
     await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
@@ -70,8 +98,7 @@ describe("a carried session with a field of the wrong type", () => {
     const same = await json(await call("POST", "/v1/check", { tool: "get_order", args: { order_id: "4411" }, session: s }, KEY_A));
     expect(same.body.check.decision).toBe("allow");
     const changed = await json(await call("POST", "/v1/check", { tool: "get_order", args: { order_id: "4411" }, session: { ...same.body.session, agent: "other" } }, KEY_A));
-    expect(changed.status).toBe(200);
-    expect(changed.body.check).toMatchObject({ decision: "refuse", reasons: ["history_invalid"] });
+    expect({ status: changed.status, code: changed.body.error?.code }).toEqual({ status: 400, code: "session_invalid" });
   });
 });
 

@@ -24,9 +24,9 @@ const decideBody = jsonBody((b) => ({
   by: optional(b, "by", isString, "who decides, a name"),
   message: optional(b, "message", isString, "a string"),
   always: optional(b, "always", isBoolean, "true or false"),
-}));
+}), { keys: ["decision", "by", "message", "always"] });
 
-const receiptBody = jsonBody((b) => ({ receipt: present(b, "receipt", "`receipt` is required: the decided approval's receipt"), session: sessionOf(b) }));
+const receiptBody = jsonBody((b) => ({ receipt: present(b, "receipt", "`receipt` is required: the decided approval's receipt"), session: sessionOf(b) }), { keys: ["receipt", "session"] });
 
 const approval = { type: "object", properties: { record: { type: "object" }, receipt: { type: ["object", "null"] }, used: { type: "boolean" }, status: { enum: ["pending", "approved", "denied", "edited", "used", "withdrawn", "expired"] } } };
 const id = { id: { type: "string", pattern: "^p_[0-9a-f]{16}$" } };

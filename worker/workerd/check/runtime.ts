@@ -5,7 +5,7 @@
  * context (env.ts), never from here.
  */
 import type { Context } from "hono";
-import { Engine, Session, StalwartError, cfworkerCompiler, loadCatalogue, rulebookFromText, toHex, utf8 } from "../../portable/engine/index.js";
+import { Engine, Session, cfworkerCompiler, loadCatalogue, rulebookFromText, toHex, utf8 } from "../../portable/engine/index.js";
 import type { CompiledCatalogue, CompiledRulebook, Core, Head } from "../../portable/engine/index.js";
 import type { LicenceState } from "../../portable/licensing/index.js";
 import { HttpError } from "../http/errors.js";
@@ -159,11 +159,10 @@ export class CheckRuntime {
   }
 
   /**
-   * The session a request carries, resumed. `adoptBrokenSeal`: a session sealed by another key
-   * (another tenant's, or a forged one) is not an error; the check refuses it `history_invalid`
-   * and starts a new history, as the SDK does.
+   * The session a request carries, resumed. A header that does not verify (changed by hand, or
+   * sealed under another tenant's key) is SessionSealInvalid, 400 `session_invalid`, on every route.
    */
-  async resume(c: C, carried: SessionShape, adoptBrokenSeal = false): Promise<Session> {
+  async resume(c: C, carried: SessionShape): Promise<Session> {
     const held = typeof carried.id === "string" ? this.verified.get(this.tenantEngine(c), carried.id) : undefined;
     // the delta form's first entries put back (or 409 session_history_needed), before any lookup
     const saved = expand(carried, held, this.opts.maxBodyBytes);
@@ -171,13 +170,7 @@ export class CheckRuntime {
     const rulebook = typeof saved.rulebook === "string" ? await this.rulebookByDigest(c, saved.rulebook) : undefined;
     const engine = this.engineFor(c, { id: saved.id, head: headOf(saved.entries) });
     const opts = { ...(rulebook ? { rulebook } : {}), ...(held ? { known: held } : {}), ...(held?.sealed ? { sealed: held.sealed } : {}), ...(held?.headSeal !== undefined ? { knownHead: held.headSeal } : {}) };
-    let s: Session;
-    try {
-      s = Session.resume(engine, catalogue, saved, opts);
-    } catch (err) {
-      if (!adoptBrokenSeal || !(err instanceof StalwartError) || err.code !== "SessionSealInvalid") throw err;
-      s = Session.untrusted(engine, catalogue, saved, "the session was not sealed with this key (another tenant's or installation's, or changed by hand)", rulebook ? { rulebook } : {});
-    }
+    const s = Session.resume(engine, catalogue, saved, opts);
     carriedOf(c).set(s, { saved: carried, held });
     return s;
   }

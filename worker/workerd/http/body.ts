@@ -6,7 +6,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { InputError, inexactInteger } from "../../portable/engine/index.js";
+import { InputError, didYouMean, inexactInteger } from "../../portable/engine/index.js";
 import { HttpError } from "./errors.js";
 
 /** Past `maxBytes`, 413 `body_too_large`, whether the length is declared or only streamed. */
@@ -45,6 +45,8 @@ export interface JsonRules {
   anyType?: boolean;
   /** an empty body reads as `{}` (the licence service's routes whose fields all have defaults) */
   emptyIsObject?: boolean;
+  /** the body's fields: any other is a 400 naming it (a typo such as `rulebok` must not drop the rulebook in silence) */
+  keys?: readonly string[];
 }
 
 const inputError = (message: string, pointer: string) => new InputError(message, pointer);
@@ -58,9 +60,19 @@ const inputError = (message: string, pointer: string) => new InputError(message,
 export function jsonBody<T extends object>(read: (body: Record<string, unknown>) => T, rules: JsonRules = {}): MiddlewareHandler<any, string, { in: { json: unknown }; out: { json: T } }> {
   return async (c, next) => {
     const text = rules.anyType ? strictUtf8(await c.req.arrayBuffer()) : await readText(c, ["application/json"]);
-    c.req.addValidatedData("json", read(parseObject(text, rules)));
+    const body = parseObject(text, rules);
+    if (rules.keys) onlyKeys(body, rules.keys, rules.invalid ?? inputError);
+    c.req.addValidatedData("json", read(body));
     await next();
   };
+}
+
+function onlyKeys(body: Record<string, unknown>, keys: readonly string[], invalid: (message: string, pointer: string) => Error): void {
+  for (const k of Object.keys(body)) {
+    if (keys.includes(k)) continue;
+    const hint = didYouMean(k, keys) ?? `the fields here are ${keys.map((x) => `\`${x}\``).join(", ")}`;
+    throw invalid(`unknown field \`${k}\` in the body; ${hint}`, `/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`);
+  }
 }
 
 /** Parse a JSON object from text already read (a signed body, whose bytes are hashed first). */

@@ -21,20 +21,20 @@ const checkBody = jsonBody((b) => ({
   args: present(b, "args", "`args` is required (an object)"),
   options: optional(b, "options", isObject, "an object") ?? {},
   session: sessionOf(b),
-}));
+}), { keys: ["session", "tool", "args", "options"] });
 
 const reportBody = jsonBody((b) => ({
   step: field(b, "step", isInt, "the step number a check returned"),
   outcome: field(b, "outcome", oneOf(OUTCOMES), OUTCOMES.join(" | ")),
   result: b.result,
   session: sessionOf(b),
-}));
+}), { keys: ["session", "step", "outcome", "result"] });
 
 const filterBody = jsonBody((b) => ({
   step: field(b, "step", isInt, "the step number of an allowed read"),
   result: present(b, "result", "`result` is required: what the read returned"),
   session: sessionOf(b),
-}));
+}), { keys: ["session", "step", "result"] });
 
 const planBody = jsonBody((b) => {
   const kind = field(b, "kind", oneOf(KINDS), "`undo`, `follow` or `judge`");
@@ -47,7 +47,7 @@ const planBody = jsonBody((b) => {
     args: optional(b, "args", isObject, "an object (the checked call's arguments)") ?? {},
     result: b.result,
   };
-});
+}, { keys: ["session", "kind", "tool", "step", "args", "result"] });
 
 /**
  * The step of the session's last turn, from the index the check kept up to date (O(1)); a history
@@ -114,7 +114,9 @@ export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
     checkBody,
     async (c) => {
       const b = c.req.valid("json");
-      const s = await rt.resume(c, b.session, true);
+      // a header that does not verify is 400 session_invalid here as on every route: adopted as
+      // a new history, the edit (another rulebook, catalogue or name) would come back sealed
+      const s = await rt.resume(c, b.session);
       if (typeof b.options.confirmation === "string") await recordRefusal(c.get("decisionOf"), s, b.options.confirmation);
       const check = await s.checkToolCall(b.tool, b.args, b.options);
       c.set("checked", { session: s.id, tool: b.tool, args: b.args, options: b.options, catalogue: s.catalogue, run: () => lastRunOf(s), check });

@@ -24,9 +24,9 @@ const startBody = jsonBody((b) => ({
   agent: optional(b, "agent", isString, "an agent name"),
   rulebook: optional(b, "rulebook", (v): v is string => isString(v) && registeredName(v, "rulebook", "/rulebook") === v, "the name of a registered rulebook"),
   taint: optional(b, "taint_model_after_untrusted", isBoolean, "true or false"),
-}));
+}), { keys: ["catalogue", "name", "language", "context", "agent", "rulebook", "taint_model_after_untrusted"] });
 
-const readBody = jsonBody((b) => ({ text: field(b, "text", isString, "the person's turn, a string"), session: sessionOf(b) }));
+const readBody = jsonBody((b) => ({ text: field(b, "text", isString, "the person's turn, a string"), session: sessionOf(b) }), { keys: ["session", "text"] });
 
 export function sessionRoutes(rt: CheckRuntime): Hono<CheckEnv> {
   const app = new Hono<CheckEnv>();
