@@ -15,6 +15,7 @@ import { linkSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, wri
 import { join } from "node:path";
 import { APPROVAL_ID, canonicalize, decideProblem, tokenClaims, InputError, newestFirst, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { readRegular } from "../sdk/regular-file.js";
+import { keepRefusal } from "./refusals.js";
 
 /** The folders a record's state is in (`version()`). */
 const LISTED_FOLDERS = ["pending", "receipts", "used", "withdrawn"];
@@ -24,7 +25,7 @@ const RACY_MS = 3000;
 export class FileApprovalStore implements ApprovalStore {
   readonly dir: string;
 
-  constructor(home: string) {
+  constructor(private readonly home: string) {
     this.dir = join(home, "approvals");
   }
 
@@ -107,6 +108,15 @@ export class FileApprovalStore implements ApprovalStore {
     }
     const approval = { ...before, receipt };
     this.index(approval);
+    if (receipt.decision !== "approve") {
+      try {
+        keepRefusal(this.home, before.record, now);
+      } catch (err) {
+        // A store that is damaged or unreadable refuses every check of the session that could
+        // present the token, until a reset; the receipt stands. Anything else is a bug: it surfaces.
+        if (!(err instanceof StalwartError)) throw err;
+      }
+    }
     return { ok: true, approval };
   }
 

@@ -5,7 +5,7 @@
  * checked again as a new call — and each decision is a receipt in the session history.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "../../cli/sdk/index.js";
@@ -148,6 +148,26 @@ describe("run(…, {wait}) and the approval store", () => {
     const token = r.check.confirmation!;
     const again = await s.checkToolCall("refund_card", args, { origins, confirmation: token });
     expect(again).toMatchObject({ decision: "confirm", detail: { confirmation: "denied" } });
+  });
+
+  it("a denial or an edit outlives its receipt file: deleted by the host, the kept token is still refused (the home's store keeps the no)", async () => {
+    const { home, store } = setup();
+    for (const [amount, d] of [[40, { decision: "deny", by: "ana" }], [41, { decision: "edit", by: "ana", edited: { order_id: "4411", amount: 30 } }]] as const) {
+      const s = new Client({ home }).session(`refunds-${d.decision}`, { catalogue });
+      await s.read("refund 40 on order 4411");
+      const args = { order_id: "4411", amount };
+      const waiting = await s.run("refund_card", args, { origins }, () => undefined);
+      expect(waiting.status).toBe("waiting");
+      const saved = JSON.parse(JSON.stringify(s.toJSON()));
+      await decide(store, homeMac(home), waiting.approval!, { ...d, at: Date.now() });
+      // the host deletes the receipt: the record reads as pending again
+      rmSync(join(home, "approvals", "receipts", `${waiting.approval!}.json`));
+      expect(store.get(waiting.approval!)!.receipt).toBeNull();
+      // another process resumes the session as it was before the decision and presents the token
+      const resumed = new Client({ home }).resume(saved);
+      const presented = await resumed.checkToolCall("refund_card", args, { origins, confirmation: waiting.check.confirmation! });
+      expect(presented, d.decision).toMatchObject({ decision: "confirm", detail: { confirmation: "denied" } });
+    }
   });
 
   it("a decision made elsewhere while the host holds the token enters the history when the token is presented", async () => {

@@ -41,6 +41,7 @@ export { REGISTRY_FILE, compileRulebook, formatOf as rulebookFormatOf, lintRuleb
 export type { CounterItem, CounterStore, ReserveAnswer } from "./counters/store.js";
 export type { CommitAnswer, Head, SessionState, SessionStateStore, StateChange } from "./state/store.js";
 export { MemoryStateStore, type MemoryStateOptions } from "./state/memory.js";
+export { refusedName } from "./state/changes.js";
 export { RESET_HINT, StoreDamaged } from "./state/damaged.js";
 export * as stateRules from "./state/rules.js";
 

@@ -4,6 +4,7 @@
  * older snapshot, a restarted history (checks.md, "The session history"). Pure.
  *
  *   spent  "ask:<link>"   the ask entry whose token an allow consumed (step 10)
+ *          "refused:<mac>" a token whose call a person denied or edited (written by the approval store)
  *   tally  "undo:<link>"  allowed undos of that entry not reported failed (once per session, step 6)
  *          "count:<tool>" allowed, not-undo calls not reported failed (`at_most: N`, step 5)
  *          "seen:<tool>"  allowed calls of the tool, whatever their outcome (`not_after: [tool]`)
@@ -21,6 +22,12 @@ export interface KeptState {
 export const NOTHING_KEPT: KeptState = Object.freeze({ spent: new Set<string>(), tallies: Object.freeze({}) });
 
 export const askName = (link: string) => `ask:${link}`;
+/**
+ * A person denied or edited the call a token covers: its MAC (the part after its last dot), kept
+ * spent by the approval store beside the receipt (cli/approvals/refusals.ts), so a host that
+ * deletes the receipt cannot bring the token back.
+ */
+export const refusedName = (token: string) => `refused:${token.slice(token.lastIndexOf(".") + 1)}`;
 export const undoName = (link: string) => `undo:${link}`;
 export const countName = (tool: string) => `count:${tool}`;
 export const seenName = (tool: string) => `seen:${tool}`;

@@ -4,7 +4,7 @@
  * before, and not denied or edited by a person (a receipt in the history). Reason `confirmed` (allow). A token that covers nothing is ignored: the call goes on to
  * step 11 and is asked about again (checks.md, "Confirmation tokens").
  */
-import { askName } from "../../state/changes.js";
+import { askName, refusedName } from "../../state/changes.js";
 import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
 type TokenProblem = "not_ours" | "expired" | "other_call" | "used" | "no_ask" | "denied";
@@ -22,8 +22,9 @@ function tokenProblem(token: string, call: Call, input: StepInput): TokenProblem
   // step again, a different entry, whose link no spent name covers: the old token, used or not,
   // covers nothing there.
   if (claims.exp !== ask.at + input.catalogue.settings.confirmationTtlMs) return "no_ask";
-  // A person said no (or changed the call): a host that kept the token cannot use it anyway.
-  if (input.index.refusedAsks.has(claims.ask)) return "denied";
+  // A person said no (or changed the call): a host that kept the token cannot use it anyway, nor
+  // one that deleted the receipt (the approval store keeps the refusal in the session's state).
+  if (input.index.refusedAsks.has(claims.ask) || input.kept.spent.has(refusedName(token))) return "denied";
   // Used in this history, or in any other copy of it (the runtime keeps spent tokens).
   if (input.index.usedAsks.has(claims.ask) || input.kept.spent.has(askName(ask.link))) return "used";
   return { ask: claims.ask };
