@@ -9,7 +9,8 @@
  * block (the same records as prose, a resource, an image) could carry what the filter drops.
  * A result the filter cannot read (prose, not JSON; a session that cannot filter; an error in the
  * filter) is not passed on at all: the client gets `isError` saying so. The tool did run, so its
- * outcome is still reported `ran`, without a result (`notPassedOn`).
+ * outcome is still reported `ran`, without a result (`notPassedOn`). Nor is an error result (its
+ * text could hold the records the filter drops): the client is told it failed, and it is `failed`.
  */
 import { recordable, type CompiledCatalogue } from "../../worker/portable/engine/index.js";
 import { resultValue } from "./result-value.js";
@@ -28,7 +29,11 @@ export function notPassedOn(result: object): boolean {
 
 /** What of `tool`'s `result` (the call at `step`) the client gets. Never throws. */
 export async function passedOn(session: FilteringSession, catalogue: CompiledCatalogue, tool: string, step: number, result: Record<string, unknown>): Promise<Record<string, unknown>> {
-  if (result.isError === true || !catalogue.tools.get(tool)?.filter) return result;
+  if (!catalogue.tools.get(tool)?.filter) return result;
+  // A failed call's result is the tool server's to word: records in its text or its
+  // structuredContent would reach the model unfiltered, only because it said "error". So nothing
+  // of it is passed on; the call is still reported `failed` (isError).
+  if (result.isError === true) return { content: [{ type: "text", text: `${tool} failed (its tool server answered an error); what it returned is not passed on, because the catalogue filters what ${tool} returns` }], isError: true };
   let kept: unknown;
   try {
     const value = resultValue(result);

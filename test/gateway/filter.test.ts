@@ -75,6 +75,16 @@ describe("a read's filter, applied by the gateway", { timeout: 60_000 }, () => {
         expect(gw.entries().find((e) => e.kind === "report" && e.of === checked.step)).toMatchObject({ outcome: "ran", result: null });
         expect(logs.slice(from)).toContain("allow search_jobs: ran, its result not passed on (its filter could not be applied)");
       });
+
+      it("an error result, which could carry every record: nothing of it passed on, and the call is reported failed", async () => {
+        const r = await d.client.callTool({ name: "search_jobs", arguments: { as: "error" } });
+        expect(r.isError).toBe(true);
+        expect(r.structuredContent).toBeUndefined();
+        expect(r.content).toEqual([{ type: "text", text: "search_jobs failed (its tool server answered an error); what it returned is not passed on, because the catalogue filters what search_jobs returns" }]);
+        await gw.settled();
+        const checked = gw.entries().findLast((e) => e.kind === "check" && e.tool === "search_jobs")!;
+        expect(gw.entries().find((e) => e.kind === "report" && e.of === checked.step)).toMatchObject({ outcome: "failed" });
+      });
     });
   }
 });
