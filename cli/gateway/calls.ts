@@ -35,7 +35,7 @@ import type { Upstream } from "./upstream.js";
 import type { Relay } from "./relay.js";
 import { bindsOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { errorResult, faultCheck, question, refusalText, type ToolResult } from "./words.js";
-import { approvalForm, editsOf, FORM_KEY, packState, unpackState } from "./form.js";
+import { approvalForm, editsOf, FORM_KEY, misfit, packState, unpackState } from "./form.js";
 import type { Pins } from "./pins.js";
 import { gatewayRefusal } from "./refusals.js";
 import type { TraceFile } from "./trace-file.js";
@@ -234,6 +234,13 @@ export class Calls {
       const how = answer.kind === "elicit" ? (answer.action === "accept" ? "not approved" : answer.action === "decline" ? "declined" : "cancelled") : "not answered";
       this.log(`confirm ${tool}: ${how}; it did not run`);
       return errorResult(`${tool} was not approved (${how}), and it did not run.`, { decision: "confirm", reasons: [], approved: false, answer: how });
+    }
+    const wrong = answer.kind === "elicit" ? misfit(args, answer.content) : undefined;
+    if (wrong) {
+      // neither this call nor a changed one: the original must not run on an answer that changed it
+      this.o.trace?.answer(token, false);
+      this.log(`confirm ${tool}: the answer to ${wrong.field} is not a ${wrong.type}; it did not run`);
+      return errorResult(`${tool} was not approved: the answer to \`${wrong.field}\` is not a ${wrong.type}, as the form asks, and the call did not run.`, { decision: "confirm", reasons: [], approved: false, answer: "unreadable" });
     }
     // Values the person typed are `reply`; the arguments they were not shown again keep what inference says.
     const origins = this.infer(tool, args);

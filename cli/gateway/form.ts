@@ -47,8 +47,25 @@ function editable(v: unknown): Field["type"] | undefined {
 }
 
 /**
+ * The first field the form offered whose answer is not of the field's type (a number sent for a
+ * string, `"7"` for a number), as `arg:<name>` with the type it should have; undefined when none.
+ * Such an answer says neither "this call" nor "this changed call": it approves nothing.
+ */
+export function misfit(args: Record<string, unknown>, content: Record<string, unknown> | undefined): { field: string; type: Field["type"] } | undefined {
+  if (!content) return undefined;
+  for (const k of Object.keys(args)) {
+    const key = FIELD + k;
+    const type = editable(args[k]);
+    if (!type || !Object.hasOwn(content, key)) continue;
+    const after = content[key];
+    if (type === "number" ? !(typeof after === "number" && Number.isFinite(after)) : type === "string" ? !(typeof after === "string" && after.length <= LONGEST) : typeof after !== "boolean") return { field: key, type };
+  }
+  return undefined;
+}
+
+/**
  * The arguments the person changed, or undefined when they changed none. Only fields the form
- * offered count, only with a value of the field's own type (a client's extra keys are ignored).
+ * offered count (a client's extra keys are ignored), each of its own type (`misfit` first).
  */
 export function editsOf(args: Record<string, unknown>, content: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!content) return undefined;

@@ -68,6 +68,19 @@ for (const modern of [false, true]) {
       expect(existsSync(outside)).toBe(false);
       await client.close();
     });
+
+    it("an answer whose edit is not of the field's type approves nothing: neither the old call nor any other runs", async () => {
+      for (const [i, edit] of [{ "arg:content": false }, { "arg:path": 123 }, { "arg:content": ["a"] }].entries()) {
+        const file = join(dir, `misfit-${modern}-${i}.txt`);
+        const { client, asked } = await host(modern, [{ approve: true, ...edit }]);
+        const r = await client.callTool({ name: "write_file", arguments: { path: file, content: "the model's words" } });
+        expect(r.isError, JSON.stringify(edit)).toBe(true);
+        expect(text(r)).toMatch(/^write_file was not approved: the answer to `arg:(content|path)` is not a string, as the form asks, and the call did not run\.$/);
+        expect(asked).toHaveLength(1);
+        expect(existsSync(file), JSON.stringify(edit)).toBe(false);
+        await client.close();
+      }
+    });
   });
 }
 
