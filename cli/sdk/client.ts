@@ -3,7 +3,7 @@
  * with `{ url }` it speaks to a check worker with the same API (issue 4). Every method is async
  * so the two modes are interchangeable.
  */
-import { Engine, MemoryStateStore } from "../../worker/portable/engine/index.js";
+import { Engine, MemoryStateStore, checkedClock } from "../../worker/portable/engine/index.js";
 import { Session, type SavedSession } from "../../worker/portable/engine/index.js";
 import type { CompiledCatalogue, Language } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
@@ -94,7 +94,9 @@ export class Client {
 
   constructor(options: ClientOptions = {}, internals: ClientInternals = {}) {
     checkClientOptions(options);
-    this.options = options;
+    // the clock checked once, for every reader: one that throws or gives no Date is ClockUnreadable
+    this.options = options.now ? { ...options, now: checkedClock(options.now) } : options;
+    options = this.options;
     this.internals = internals;
     this.home = resolveHome(options.home);
     this.catalogues = new CatalogueCache(this.home);
@@ -245,7 +247,7 @@ export class Client {
         counters: state,
         state: this.internals.sessionsInProcess ? new MemoryStateStore(now ? { now: () => now().getTime() } : {}) : state,
         licence: () => this.licence.gate(),
-        ...(this.options.now ? { now: this.options.now } : {}),
+        ...(now ? { now } : {}),
       });
     }
     return this.engineCache;

@@ -85,7 +85,7 @@ describe("a carried session with a field of the wrong type", () => {
     await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
     const s = (await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "billing" }, KEY_A))).body.session;
     const checked = (await json(await call("POST", "/v1/check", { tool: "get_order", args: { order_id: "4411" }, session: s }, KEY_A))).body.session;
-    for (const edit of [{ name: "renamed" }, { language: checked.language === "en" ? "pt-BR" : "en" }, { context: { team: "x" } }]) {
+    for (const edit of [{ name: "renamed" }, { language: checked.language === "en" ? "pt-BR" : "en" }, { context: { team: "x" } }, { id: "a".repeat(257) }]) {
       const r = await json(await call("POST", "/v1/check", { tool: "get_order", args: { order_id: "4411" }, session: { ...checked, ...edit } }, KEY_A));
       expect({ status: r.status, code: r.body.error?.code, session: r.body.session }, JSON.stringify(edit)).toEqual({ status: 400, code: "session_invalid", session: undefined });
     }

@@ -3,6 +3,7 @@
  * Runtime-agnostic; Node (cli/) and the worker differ only in how they build the Core and which
  * SchemaCompiler they pass (compiled ajv in Node, an eval-free validator in workerd).
  */
+import { checkedClock } from "./clock.js";
 import type { Core } from "./wasm/core.js";
 import type { SchemaCompiler } from "./catalogue/types.js";
 import type { ChainMac } from "./history/verify.js";
@@ -39,7 +40,7 @@ export class Engine {
     if (opts.key.length < 32) throw new Error("the history key must be at least 32 bytes");
     this.core = opts.core;
     this.schemaCompiler = opts.schemaCompiler;
-    this.now = opts.now ?? (() => new Date());
+    this.now = opts.now ? checkedClock(opts.now) : () => new Date();
     this.licence = opts.licence ?? (() => undefined);
     if (opts.counters) this.counters = opts.counters;
     if (opts.state) this.state = opts.state;

@@ -42,6 +42,7 @@ export type { CounterItem, CounterStore, ReserveAnswer } from "./counters/store.
 export type { CommitAnswer, Head, SessionState, SessionStateStore, StateChange } from "./state/store.js";
 export { MemoryStateStore, type MemoryStateOptions } from "./state/memory.js";
 export { refusedName } from "./state/changes.js";
+export { checkedClock } from "./clock.js";
 export { RESET_HINT, StoreDamaged } from "./state/damaged.js";
 export * as stateRules from "./state/rules.js";
 

@@ -237,8 +237,14 @@ export class Session {
     const tool = this.catalogue.tools.get(checked.tool);
     let keptResult: unknown = null;
     if (result !== undefined && tool) {
-      checkJsonAt(result, "result"); // throws InputError naming the pointer when it is not JSON data
-      keptResult = tool.keepDeclared(result) ?? null;
+      try {
+        checkJsonAt(result, "result"); // throws InputError naming the pointer when it is not JSON data
+        keptResult = tool.keepDeclared(result) ?? null;
+      } catch (err) {
+        // a getter or a proxy that throws: the host's value, unreadable — a typed error, not its own
+        if (err instanceof StalwartError) throw err;
+        throw new InputError(`the result cannot be read: ${err instanceof Error ? err.message : String(err)}`, "/result");
+      }
     }
     const entry = this.signed.seal<ReportEntry>({ v: 1, step: 0, at: now, kind: "report", of: step, outcome, result: keptResult, link: "" });
     if (this.engine.state) {
