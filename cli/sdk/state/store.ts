@@ -6,7 +6,7 @@
  * reservation writes a handful of rows (its own, each counter's, their expiry entries), never the
  * whole table; each write reclaims at most RECLAIM_PER_OP expired rows.
  */
-import { InputError, stateRules } from "../../../worker/portable/engine/index.js";
+import { ReservationTaken, stateRules } from "../../../worker/portable/engine/index.js";
 import type { CommitAnswer, CounterItem, CounterStore, ReserveAnswer, SessionState, SessionStateStore, StateChange } from "../../../worker/portable/engine/index.js";
 import type { StateFile, Tables, Tx } from "./file.js";
 import { Garbage, NEVER, cellKey, checkCounterRow, checkReservationRow, checkSessionRow, expiryBound, expiryKey, expiryTime, headOf, parseExpiry, spentPrefix, type CounterRow, type MetaRow, type SessionRow } from "./rows.js";
@@ -97,7 +97,7 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
     const checked = checkItems(items);
     const cells = checked.map((it) => cellKey(it));
     return this.counting(now, (tx) => {
-      if (tx.reservations.get(id) !== undefined) throw new InputError(`reservation \`${id}\` was taken already; an id names one history entry and is never reused`, "/reservation");
+      if (tx.reservations.get(id) !== undefined) throw new ReservationTaken(id);
       checkClock(checked, tx.row.latest ?? -Infinity, now);
       const rows = cells.map((c) => counterRow(tx, c));
       const answer = fitsAll(checked, (it, k) => usedNow(rows[k]?.[0], it, now), (_, k) => cells[k]!);

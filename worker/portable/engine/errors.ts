@@ -244,6 +244,17 @@ export class InputError extends StalwartError {
   }
 }
 
+/**
+ * A reservation id that is taken: it names one history entry, so another copy of the same history
+ * is answering (or answered) that very entry. A counter store throws it; the check answers this
+ * copy `history_invalid` (Session.decide). Its code stays `InputError` on the wire.
+ */
+export class ReservationTaken extends InputError {
+  constructor(id: string) {
+    super(`reservation \`${id}\` was taken already; an id names one history entry and is never reused`, "/reservation");
+  }
+}
+
 /** An error as a worker answers it: `{error: {code, message, pointer?, hint?, problems?}}`. */
 export interface WireError {
   code: string;

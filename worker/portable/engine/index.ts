@@ -29,7 +29,7 @@ export { decide, waitForDecision, type WaitOptions } from "./approvals/decide.js
 export { receiptEntry } from "./approvals/history.js";
 export { editedOrigins, type ApprovalPort } from "./approvals/port.js";
 
-export { CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, formatProblem, formatWarning, type CatalogueProblem } from "./errors.js";
+export { CatalogueError, CheckTimeout, InputError, LicenceInvalid, ReservationTaken, LicenceRequired, StalwartError, formatProblem, formatWarning, type CatalogueProblem } from "./errors.js";
 // The error-code registry: every code → its HTTP status and wire spelling; workers answer with
 // `toWire`, clients read answers back with `errorFromWire`.
 export { ERROR_CODES, codeOfWire, errorFromWire, isErrorCode, statusOf, toWire, wireOf, type ErrorCode, type WireError } from "./errors.js";

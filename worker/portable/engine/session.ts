@@ -187,6 +187,15 @@ export class Session {
       if (own) return undefined;
       // The reservation is named by the entry that takes it: its link, never reused.
       const settled = await settleLimits(this.engine.counters, answer.counters, verdict, answer.tool, entry.link, now);
+      if (settled.kind === "refuse" && settled.reason === "history_invalid") {
+        // Another copy is answering this very entry and may yet win the head: this one writes
+        // nothing (a restart committed now would replace the head under the winner's commit).
+        this.signed.restart();
+        a = assemble(call, { verdict: settled, at: answer.at, counters: [], notes: {} }, settled, now, values, extra);
+        entry = this.signed.seal(a.entry);
+        this.signed.push(entry);
+        return resultOf(a, entry.step, undefined);
+      }
       reserved = settled === verdict && verdict.kind === "allow";
       if (settled !== verdict) {
         verdict = settled;

@@ -5,7 +5,7 @@
  * they cross to an object; an object's `{damaged}` or `{duplicate}` answer becomes the typed
  * error the engine expects (StoreDamaged, InputError), since an RPC error keeps only a message.
  */
-import { InputError, StalwartError, StoreDamaged, stateRules, type SessionStateStore } from "../../portable/engine/index.js";
+import { InputError, ReservationTaken, StalwartError, StoreDamaged, stateRules, type SessionStateStore } from "../../portable/engine/index.js";
 import type { CatalogueObject } from "./catalogue-object.js";
 import type { CounterObject, CounterReply } from "./counter-object.js";
 import type { LicenceStateObject } from "./licence-state-object.js";
@@ -49,7 +49,7 @@ const RECOVER = "the object's storage holds what the worker never writes; delete
 function counterAnswer(tenant: string, reply: CounterReply, id?: string): ReserveAnswer {
   if ("damaged" in reply) throw new StoreDamaged(`CounterObject ${tenant}`, reply.damaged, RECOVER);
   if ("clockBehind" in reply) throw new StalwartError("ClockBehind", reply.clockBehind);
-  if ("duplicate" in reply) throw new InputError(`reservation \`${id}\` was taken already; an id names one history entry and is never reused`, "/reservation");
+  if ("duplicate" in reply) throw new ReservationTaken(id);
   return reply;
 }
 

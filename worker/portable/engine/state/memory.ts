@@ -4,7 +4,7 @@
  * operation is atomic. Expired rows are swept at most once an hour of the store's clock (O(n)
  * then, O(1) otherwise); the durable stores reclaim a few rows per operation instead.
  */
-import { InputError } from "../errors.js";
+import { ReservationTaken } from "../errors.js";
 import type { CounterItem, CounterStore, ReserveAnswer } from "../counters/store.js";
 import type { CommitAnswer, Head, SessionState, SessionStateStore, StateChange } from "./store.js";
 import { addTallies, checkChange, checkClock, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, IDLE_MS, latestAfter, reservationExpiry, usedNow } from "./rules.js";
@@ -64,7 +64,7 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
   reserve(reservation: string, items: CounterItem[], now: number): ReserveAnswer {
     const id = checkReservation(reservation);
     const checked = checkItems(items);
-    if (this.reservations.has(id)) throw new InputError(`reservation \`${id}\` was taken already; an id names one history entry and is never reused`, "/reservation");
+    if (this.reservations.has(id)) throw new ReservationTaken(id);
     checkClock(checked, this.latest, now);
     const answer = fitsAll(checked, (it) => usedNow(this.counters.get(cellId(it))?.used, it, now));
     if (!answer.ok) return answer;

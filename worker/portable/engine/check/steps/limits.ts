@@ -11,7 +11,7 @@
  * `limit_reached`, `usage_unknown` and period `spend_exceeded` come from the counter store.
  */
 import { evaluateAll } from "../../conditions/index.js";
-import { StalwartError } from "../../errors.js";
+import { ReservationTaken, StalwartError } from "../../errors.js";
 import { periodWindow } from "../../counters/periods.js";
 import type { CounterStore, ReserveAnswer } from "../../counters/store.js";
 import type { CompiledTool } from "../../catalogue/types.js";
@@ -78,6 +78,9 @@ export async function settleLimits(store: CounterStore | undefined, needs: reado
     const work = verdict.kind === "allow" ? store.reserve(reservation, items, now) : store.peek(items, now);
     got = await withDeadline(Promise.resolve(work), COUNTER_DEADLINE_MS);
   } catch (err) {
+    // The reservation bears this entry's link: another copy of this history is answering this very
+    // entry (a copy resumed twice, in parallel). Not the store's failure: this copy lost the race.
+    if (err instanceof ReservationTaken) return { kind: "refuse", reason: "history_invalid", detail: { why: "another copy of this history is answering the same step (the reservation of its entry is taken)" } };
     // A clock behind what the store has seen answers too: that is the store's own refusal to count.
     if (err instanceof StalwartError && err.code === "ClockBehind") return { kind: "refuse", reason: unknownReason, detail: { wording: err.message } };
     return { kind: "refuse", reason: unknownReason, detail: { wording: `the counter store did not answer (${(err as Error)?.message ?? String(err)})` } };
