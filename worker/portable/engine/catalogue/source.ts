@@ -114,6 +114,12 @@ export function readYaml(text: string, file: string): Source {
       return null;
     }
     if (node === null || node === undefined) return null;
+    // `!!bool "true"`, `!!str 5`: a tag makes a value other than it reads, and catalogue.md says no tags
+    const tag = (node as { tag?: unknown }).tag;
+    if (typeof tag === "string") {
+      problem(here, pointer, `a YAML tag (\`${tag.replace(/^tag:yaml\.org,2002:/, "!!")}\`) is not part of a catalogue`, "write the value itself: `true`, `5`, \"text\" — a catalogue is plain YAML data");
+      return null;
+    }
     if (isAlias(node)) {
       if (!resolved.has(node)) resolved.set(node, node.resolve(doc) as Node | undefined);
       const target = resolved.get(node);
