@@ -8,7 +8,8 @@
  *   destructiveHint: true on a write   → irreversible (nothing declared undoes it)
  *   openWorldHint: true on a write     → noted: declare `sends_out` with the allowed destinations
  * `args` is the tool's `inputSchema`, `returns` its `outputSchema` (what `result:` origins and
- * `{from}` conditions may read). The file is linted before it is written: what init writes passes
+ * `{from}` conditions may read). String arguments named or described as file paths are
+ * `lookup_args` (reviewed): a file called `README.md` would otherwise read as a host. The file is linted before it is written: what init writes passes
  * `stalwart check`. Every tool is pinned (`pin:`, the digest of its description and input schema).
  */
 import { existsSync, writeFileSync } from "node:fs";
@@ -90,6 +91,13 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
       else notes.push(`the input schema names its arguments through ${through.map((k) => `\`${k}\``).join(", ")}: left open (arguments it does not name are held as schema_partial); add \`additionalProperties: false\` with every argument under \`properties\` to refuse others`);
     }
     entry.args = args;
+    if (a.openWorldHint !== true) {
+      const paths = pathArgs(args);
+      if (paths.length > 0) {
+        entry.lookup_args = paths;
+        notes.push(`${paths.map((p) => `\`${p}\``).join(", ")} ${paths.length > 1 ? "look like file paths" : "looks like a file path"} → \`lookup_args\`: not scanned for destinations (a file named \`README.md\` or \`main.py\` reads as a host otherwise, and is refused); remove ${paths.length > 1 ? "one that" : "it if it"} can hold a URL or an address`);
+      }
+    }
     const returns = cleanSchema(t.outputSchema);
     if (returns) entry.returns = returns;
     else notes.push("no outputSchema: declare `returns` for the fields later calls may take from its result");
@@ -120,6 +128,24 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     "",
   ].join("\n");
   return { text, guesses, skipped };
+}
+
+/** An argument name a file system's tools use for a path (server-filesystem: path, paths, source, destination). */
+const PATH_NAME = /^(path|paths|file|files|filename|filenames|filepath|file_path|source|destination|dir|directory|folder|root)$/i;
+
+/** The top-level string (or list of strings) arguments named like paths, or described as one. */
+function pathArgs(args: Record<string, unknown>): string[] {
+  const props = args.properties;
+  if (typeof props !== "object" || props === null || Array.isArray(props)) return [];
+  const out: string[] = [];
+  for (const [name, schema] of Object.entries(props as Record<string, unknown>)) {
+    if (typeof schema !== "object" || schema === null) continue;
+    const sch = schema as { type?: unknown; items?: { type?: unknown }; description?: unknown };
+    const text = sch.type === "string" || (sch.type === "array" && sch.items?.type === "string");
+    const described = typeof sch.description === "string" && /\b(file|directory|folder)?\s*path\b/i.test(sch.description) && !/\burl\b|\buri\b|https?:/i.test(sch.description);
+    if (text && (PATH_NAME.test(name) || described)) out.push(name);
+  }
+  return out;
 }
 
 /** What the lint says of a catalogue holding this one tool's block (its first problem), or undefined. */

@@ -10,7 +10,8 @@ import { parse } from "yaml";
 import { starterCatalogue } from "../../cli/gateway/init.js";
 import { loadCatalogue } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
-import { allowedDir, FILESYSTEM, MAIN, ROOT } from "./helpers.js";
+import { allowedDir, downstreamClient, FILESYSTEM, home, MAIN, overHttp, ROOT } from "./helpers.js";
+import { startGateway } from "../../cli/gateway/index.js";
 import { Client } from "../../cli/sdk/index.js";
 import { licensedHome } from "../helpers/licensed-home.js";
 
@@ -30,6 +31,12 @@ describe("stalwart gateway init", () => {
     expect(tools.get("create_directory")).not.toHaveProperty("irreversible");
     expect(tools.get("read_text_file")).toHaveProperty("returns.properties.content");
     expect(text).toContain("# review: destructiveHint → irreversible");
+    // file paths are looked up, not destinations: `README.md` would read as a host (.md is a TLD)
+    expect(tools.get("read_text_file")).toMatchObject({ lookup_args: ["path"] });
+    expect(tools.get("move_file")).toMatchObject({ lookup_args: ["source", "destination"] });
+    expect(tools.get("write_file")).toMatchObject({ lookup_args: ["path"] });
+    expect(tools.get("write_file")!.lookup_args).not.toContain("content");
+    expect(text).toContain("# review: `path` looks like a file path → `lookup_args`");
     // every tool pinned to its definition as the server gives it now
     for (const t of tools.values()) expect(t.pin).toMatch(/^sha256:[0-9a-f]{64}$/);
     // an existing file is kept unless --force
@@ -46,6 +53,29 @@ describe("stalwart gateway init", () => {
     })();
     expect(err).toContain(`stalwart: InputError: cannot write \`${missing}\`: ENOENT`);
     expect(err).not.toContain("internal error");
+  }, 60_000);
+
+  it("its catalogue lets the filesystem server's tools read and write files named like hosts (README.md, main.py, notes.md)", async () => {
+    const dir = allowedDir();
+    const out = join(dir, "..", `agent-init-paths-${Date.now()}.yaml`);
+    cli("gateway", "init", "-o", out, "--", process.execPath, FILESYSTEM, dir);
+    for (const f of ["README.md", "main.py", "run.sh"]) writeFileSync(join(dir, f), `hi from ${f}`);
+    const gw = await startGateway({ catalogue: out, upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    const d = await overHttp(downstreamClient({ answer: "accept" }), gw.url!);
+    try {
+      for (const f of ["README.md", "main.py", "run.sh"]) {
+        const r = await d.client.callTool({ name: "read_text_file", arguments: { path: join(dir, f) } });
+        expect(r.isError ?? false, f).toBe(false);
+        expect(JSON.stringify(r.content)).toContain(`hi from ${f}`);
+      }
+      // a write is asked (the downstream approves), not refused as a destination
+      const w = await d.client.callTool({ name: "write_file", arguments: { path: join(dir, "notes.md"), content: "x" } });
+      expect(w.isError ?? false, JSON.stringify(w.content)).toBe(false);
+      expect(readFileSync(join(dir, "notes.md"), "utf8")).toBe("x");
+    } finally {
+      await d.client.close();
+      await gw.close();
+    }
   }, 60_000);
 
   it("maps hints: openWorld reads are reads_outside, no hint at all is a write, and every guess is marked", () => {
