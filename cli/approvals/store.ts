@@ -153,7 +153,7 @@ export class FileApprovalStore implements ApprovalStore {
 
   markUsed(id: string): boolean {
     const a = this.get(id);
-    if (!a || a.receipt?.decision !== "approve") return false;
+    if (!a || a.withdrawn || (a.receipt && a.receipt.decision !== "approve")) return false;
     return this.writeNew(join(this.dir, "used"), id, "used\n", true);
   }
 

@@ -170,6 +170,19 @@ describe("run(…, {wait}) and the approval store", () => {
     }
   });
 
+  it("a token the host presents itself, before anyone decided, closes its record as used: the page and the CLI cannot approve a call that ran", async () => {
+    const { home, store } = setup();
+    const s = new Client({ home }).session("refunds-host", { catalogue });
+    await s.read("refund 40 on order 4411");
+    const args = { order_id: "4411", amount: 40 };
+    const waiting = await s.run("refund_card", args, { origins }, () => undefined);
+    expect(waiting.status).toBe("waiting");
+    const resumed = new Client({ home }).resume(JSON.parse(JSON.stringify(s.toJSON())));
+    expect(await resumed.checkToolCall("refund_card", args, { origins, confirmation: waiting.check.confirmation! })).toMatchObject({ decision: "allow", reasons: ["confirmed"] });
+    expect(store.get(waiting.approval!)).toMatchObject({ used: true, receipt: null });
+    await expect(decide(store, homeMac(home), waiting.approval!, { decision: "approve", by: "bob", at: Date.now() })).rejects.toMatchObject({ code: "ApprovalDecided", message: expect.stringContaining("it is spent") });
+  });
+
   it("a decision made elsewhere while the host holds the token enters the history when the token is presented", async () => {
     const { home, s, store } = setup();
     await s.read("refund 40 on order 4411");

@@ -108,7 +108,18 @@ export class SerialSession implements SessionApi {
     if (typeof token !== "string" || !this.approvals || this.approvals.recordedByChecker) return this.serial(() => this.core.checkToolCall(tool, args, options));
     return this.serial(async () => {
       await this.recordRefusal(token);
-      return this.core.checkToolCall(tool, args, options);
+      const check = await this.core.checkToolCall(tool, args, options);
+      // The token spent by the host itself: its record is `used`, so no person is asked about a
+      // call that ran. After the answer is committed, so a store that fails here cannot take it
+      // back: the record then stays as it was (a person approving it spends nothing: the token is spent).
+      if (check.decision === "allow" && check.reasons.includes("confirmed")) {
+        try {
+          await this.approvals!.store.markUsed(approvalIdOf(token));
+        } catch {
+          // the answer stands
+        }
+      }
+      return check;
     });
   }
 

@@ -138,11 +138,11 @@ export class ApprovalObject extends DurableObject {
     });
   }
 
-  /** true the first time an approved record is marked spent, false after (or if it is not approved) */
+  /** true the first time a record is marked spent (approved here, or its token presented by the host before anyone decided), false after, or for a denied, edited or withdrawn one */
   markUsed(id: string): boolean {
     return this.ctx.storage.transactionSync(() => {
       const a = this.get(id);
-      if (!a || a.used || a.withdrawn || a.receipt?.decision !== "approve") return false;
+      if (!a || a.used || a.withdrawn || (a.receipt && a.receipt.decision !== "approve")) return false;
       this.sql.exec(`UPDATE approvals SET used = 1 WHERE id = ?`, id);
       return true;
     });

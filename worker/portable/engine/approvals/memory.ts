@@ -39,7 +39,7 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
   markUsed(id: string): boolean {
     const a = this.byId.get(id);
-    if (!a || a.used || a.receipt?.decision !== "approve") return false;
+    if (!a || a.used || a.withdrawn || (a.receipt && a.receipt.decision !== "approve")) return false;
     a.used = true;
     return true;
   }

@@ -101,7 +101,11 @@ export interface ApprovalStore {
   list(): Promise<Approval[]> | Approval[];
   /** store the receipt if (and only if) nothing was decided yet and the record is unexpired at `now` */
   decide(id: string, receipt: SignedReceipt, now: number): Promise<DecideAnswer> | DecideAnswer;
-  /** true the first time only */
+  /**
+   * The token was spent: by the approved call, or presented by the host itself before anyone
+   * decided (its own person said yes), so the page never asks about a call that ran. True the
+   * first time only; false for a denied, edited or withdrawn record.
+   */
   markUsed(id: string): Promise<boolean> | boolean;
   /**
    * The asking session ended for good (its process stopped, and it cannot be resumed): an
