@@ -4,7 +4,7 @@
  * so the two modes are interchangeable.
  */
 import { Engine, MemoryStateStore, checkedClock } from "../../worker/portable/engine/index.js";
-import { Session, type SavedSession } from "../../worker/portable/engine/index.js";
+import { Session, type ReadAnswer, type SavedSession } from "../../worker/portable/engine/index.js";
 import type { CompiledCatalogue, Language } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
 import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
@@ -295,7 +295,7 @@ class LicensedSession implements SessionCore {
     return this.inner.history;
   }
   /** A person's turn — recorded also during a lapse (licensing.md). */
-  read(text: string): Promise<{ step: number }> {
+  read(text: string): Promise<ReadAnswer> {
     return this.whenLicensed(() => {
       this.licence.answered();
       return this.inner.read(text);

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { stringify } from "yaml";
-import type { SavedSession } from "../../worker/portable/engine/index.js";
+import type { ReadAnswer, SavedSession } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
 import type { Entry, Outcome } from "../../worker/portable/engine/index.js";
 import { CallerHistory, CatalogueError, CheckTimeout, InputError, LicenceInvalid, LicenceRequired, StalwartError, errorFromWire, rulebookFormatOf, sha256Hex, wireOf } from "../../worker/portable/engine/index.js";
@@ -206,8 +206,11 @@ export class RemoteSession implements SessionCore {
   }
   private historyView: CallerHistory | undefined;
 
-  async read(text: string): Promise<{ step: number }> {
-    return stepOf(await this.send("/v1/sessions/read", { text }));
+  async read(text: string): Promise<ReadAnswer> {
+    const r = await this.send("/v1/sessions/read", { text });
+    const step = stepOf(r); // an answer that is not the worker's throws here, before it is read further
+    const why = (r as { restarted?: { why?: unknown } | null }).restarted?.why;
+    return typeof why === "string" ? { ...step, restarted: { why } } : step;
   }
 
   async checkToolCall(tool: string, args: unknown, options: CallOptions = {}): Promise<CheckResult> {

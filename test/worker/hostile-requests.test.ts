@@ -91,6 +91,18 @@ describe("a carried session with a field of the wrong type", () => {
     }
   });
 
+  it("a turn read on an older copy of the session says it started a new history (restarted.why), at step 0", async () => {
+    const { call } = testApp();
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
+    const s0 = (await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "x" }, KEY_A))).body.session;
+    const s1 = (await json(await call("POST", "/v1/sessions/read", { session: s0, text: "estorne 40,00 do pedido 4411" }, KEY_A))).body;
+    expect(s1).not.toHaveProperty("restarted");
+    await call("POST", "/v1/check", { session: s1.session, tool: "get_order", args: { order_id: "4411" } }, KEY_A);
+    const stale = await json(await call("POST", "/v1/sessions/read", { session: s1.session, text: "ok" }, KEY_A));
+    expect(stale.status).toBe(200);
+    expect(stale.body).toMatchObject({ step: 0, restarted: { why: expect.stringMatching(/\S/) } });
+  });
+
   it("still answers a right-typed but changed field as a changed header", async () => {
     const { call } = testApp();
     await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");

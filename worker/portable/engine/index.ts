@@ -6,7 +6,7 @@
 export { Engine } from "./engine.js";
 export { defineOwn, own, ownRecord, owns } from "./canonical/own.js";
 export { BoundedCache } from "./bounded-cache.js";
-export { Session, type SavedSession, type SealedHeader, type KnownPrefix } from "./session.js";
+export { Session, type ReadAnswer, type SavedSession, type SealedHeader, type KnownPrefix } from "./session.js";
 export { SerialSession, type SessionApi, type SessionCore } from "./serial-session.js";
 export { savedShapeProblem } from "./saved-session.js";
 export { GuardedSteps, type DecideOptions, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";

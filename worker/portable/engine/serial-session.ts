@@ -9,6 +9,7 @@ import type { CallOptions, CheckResult } from "./check/types.js";
 import type { Entry, Outcome } from "./history/entry.js";
 import type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 import type { SavedSession } from "./saved-session.js";
+import type { ReadAnswer } from "./session.js";
 import { GuardedSteps, type DecideOptions, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
 import type { ApprovalPort } from "./approvals/port.js";
 import { InputError, StalwartError } from "./errors.js";
@@ -19,7 +20,7 @@ import { approvalIdOf } from "./approvals/build.js";
 export interface SessionCore {
   readonly id: string;
   readonly history: { entries: Entry[] };
-  read(text: string): Promise<{ step: number }>;
+  read(text: string): Promise<ReadAnswer>;
   checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult>;
   report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
   /** the records a read's `filter` passes on */
@@ -37,7 +38,7 @@ export interface SessionCore {
 export interface SessionApi {
   readonly id: string;
   readonly history: { entries: Entry[] };
-  read(text: string): Promise<{ step: number }>;
+  read(text: string): Promise<ReadAnswer>;
   checkToolCall(tool: string, args: unknown, options?: CallOptions): Promise<CheckResult>;
   report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
   filter(step: number, result: unknown): Promise<unknown>;
@@ -98,7 +99,7 @@ export class SerialSession implements SessionApi {
     return this.core.history;
   }
   /** A person's turn, recorded in the history; it starts a new run for `rollback`. */
-  read(text: string): Promise<{ step: number }> {
+  read(text: string): Promise<ReadAnswer> {
     this.guarded.newRun();
     return this.serial(() => this.core.read(text));
   }

@@ -55,6 +55,12 @@ export interface EngineSessionOptions {
 
 const LANGUAGES: readonly Language[] = ["en", "pt-BR"];
 
+/** What `read` answers: the turn's step, and why the history started anew when it did. */
+export interface ReadAnswer {
+  step: number;
+  restarted?: { why: string };
+}
+
 export class Session {
   readonly id: string;
   readonly name: string;
@@ -113,15 +119,22 @@ export class Session {
   }
   private follower: ViewFollower | undefined;
 
-  /** A person's turn, recorded in the history (an invalid or superseded one starts anew). */
-  async read(text: string): Promise<{ step: number }> {
+  /**
+   * A person's turn, recorded in the history. An invalid or superseded history starts anew with
+   * it, and the answer says so (`restarted.why`, as a check's `history_invalid` would): the turn is
+   * step 0 of a new history, and nothing of the old one counts as said.
+   */
+  async read(text: string): Promise<ReadAnswer> {
     if (typeof text !== "string") throw new InputError("a turn must be a string", "/text");
     const now = this.nowMs();
     const kept = this.engine.state ? await this.record.load() : UNKEPT;
     if ("error" in kept) throw kept.error;
     let expect: Head | "restart" = this.signed.head;
     let at = now;
-    if (!this.record.verifiedAgainst(kept.head).ok) {
+    const verified = this.record.verifiedAgainst(kept.head);
+    let restarted: { why: string } | undefined;
+    if (!verified.ok) {
+      restarted = { why: verified.why };
       this.signed.restart();
       expect = "restart";
     } else at = notBefore(this.signed.entries, now);
@@ -132,10 +145,10 @@ export class Session {
       const again = this.signed.seal<TurnEntry>({ v: 1, step: 0, at: now, kind: "turn", text, link: "" });
       await this.record.commit("restart", again, { spend: [], tally: {} });
       this.signed.push(again);
-      return { step: again.step };
+      return { step: again.step, restarted: { why: "another answer of this session came first (an older copy, or one sent in parallel)" } };
     }
     this.signed.push(entry);
-    return { step: entry.step };
+    return restarted ? { step: entry.step, restarted } : { step: entry.step };
   }
 
   /** Check a tool call before it runs. Never throws for a bad call: it refuses with a reason. */

@@ -73,14 +73,14 @@ export function sessionRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       operationId: "readTurn",
       summary: "a person's turn",
       requestBody: json({ type: "object", required: ["session", "text"], properties: { session, text: { type: "string" } } }),
-      responses: ok({ type: "object", properties: { step: { type: "integer" }, session } }),
+      responses: ok({ type: "object", properties: { step: { type: "integer" }, restarted: { type: "object", properties: { why: { type: "string" } }, description: "present when the session sent did not verify or was not the newest: the turn starts a new history (step 0)" }, session } }),
     }),
     readBody,
     async (c) => {
       const b = c.req.valid("json");
       const s = await rt.resume(c, b.session);
-      const { step } = await s.read(b.text);
-      return rt.reply(c, s, { step });
+      const { step, restarted } = await s.read(b.text);
+      return rt.reply(c, s, restarted ? { step, restarted } : { step });
     },
   );
 
