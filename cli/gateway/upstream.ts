@@ -219,6 +219,24 @@ export class Upstream {
     void client.close().catch(() => undefined);
   }
 
+  /**
+   * Over HTTP, a call's answer comes on its own event stream. When the server dies mid-call the
+   * SDK reports the stream lost (onerror) and nothing else: the call waited until `--call-timeout`
+   * (a day by default), where a stdio server's exit ends it at once. So a lost stream is followed
+   * by a ping: a server that does not answer it is gone, and closing the client ends every call in
+   * flight ("Connection closed": reported `outcome_unknown`), as over stdio.
+   */
+  private async streamLost(client: UpstreamClient, err: Error): Promise<void> {
+    if (this.client !== client || !/SSE stream disconnected|reconnect/i.test(err?.message ?? "")) return;
+    try {
+      await client.ping({ timeout: STREAM_PING_MS });
+    } catch {
+      if (this.client !== client) return;
+      this.lose(client);
+      await client.close().catch(() => undefined);
+    }
+  }
+
   private lose(client: UpstreamClient): void {
     if (this.client !== client) return;
     this.client = undefined;
@@ -282,6 +300,7 @@ export class Upstream {
           });
     // Died or closed: the next request connects again.
     client.onclose = () => this.lose(client);
+    if ("url" in this.spec) client.onerror = (err) => void this.streamLost(client, err);
     try {
       await client.connect(transport, { timeout: this.connectTimeoutMs });
     } catch (err) {
@@ -302,6 +321,9 @@ export class Upstream {
     return client;
   }
 }
+
+/** How long a server whose event stream broke has to answer a ping before it counts as gone. */
+const STREAM_PING_MS = 5_000;
 
 /**
  * The SDK's stdio transport, keeping its child's pid. A connect that fails (no answer to

@@ -180,6 +180,45 @@ describe("answered requestStates, remembered to refuse a replay (2026-07-28)", {
   });
 });
 
+describe("a tool server over HTTP that dies in the middle of a call", { timeout: 60_000 }, () => {
+  it("the call in flight answers isError at once (it waited for --call-timeout, a day by default), and the gateway serves on", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const everything = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+    await new Promise<void>((resolve) => {
+      const ready = (d: Buffer) => String(d).includes("listening") && resolve();
+      everything.stdout.on("data", ready);
+      everything.stderr.on("data", ready);
+    });
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), "settings: {language: en}\ntools:\n  - {name: trigger-long-running-operation, args: {type: object, properties: {duration: {type: number}, steps: {type: number}}, additionalProperties: false}}\n");
+    const logs: string[] = [];
+    const g = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { url: `http://127.0.0.1:${port}/mcp` }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: (l) => logs.push(l) });
+    const { client } = await overHttp(downstreamClient({}), g.url!);
+    try {
+      const started = Date.now();
+      const call = client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 60, steps: 60 } }, undefined, { timeout: 50_000 });
+      await new Promise((r) => setTimeout(r, 1500));
+      everything.kill();
+      const r = await call;
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/did not answer/);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      await g.settled();
+      const checked = g.entries().findLast((e) => e.kind === "check")!;
+      expect(g.entries().find((e) => e.kind === "report" && e.of === checked.step)).toMatchObject({ outcome: "outcome_unknown" });
+    } finally {
+      everything.kill();
+      await client.close().catch(() => undefined);
+      await g.close();
+    }
+  });
+});
+
 describe("a tool server over HTTP that restarts", { timeout: 60_000 }, () => {
   it("the call while it is down is isError; after it is back (with a new session) the next call reaches it, not the forgotten session forever", async () => {
     const port = await new Promise<number>((resolve) => {
