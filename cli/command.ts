@@ -294,9 +294,11 @@ export async function runGroup(group: Group, argv: string[], io: Io = processIo(
     return 0;
   }
   const words = group.commands.map(wordOf);
-  const fail = (message: string, hint?: string) => report(usageError(message, hint), io, { json: false, path: group.path, help: usageHint(group) });
+  // `--json` anywhere before `--`: a usage error is JSON on stdout too, as cli.md says of every error
+  const json = ownWords(argv).includes("--json");
+  const fail = (message: string, hint?: string) => report(usageError(message, hint), io, { json, path: group.path, help: usageHint(group) });
   // nothing named: the whole help, as a usage error
-  if (word === undefined) return report(usageError(`name a ${what}: ${words.map((w) => `\`${w}\``).join(", ")}`), io, { json: false, path: group.path, help: groupHelp(group) });
+  if (word === undefined) return report(usageError(`name a ${what}: ${words.map((w) => `\`${w}\``).join(", ")}`), io, { json, path: group.path, help: groupHelp(group) });
   const next = group.commands.find((c) => wordOf(c) === word);
   if (!next) {
     const near = closest(word, words);

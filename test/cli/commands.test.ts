@@ -113,6 +113,15 @@ describe("usage errors: exit 2 with a did-you-mean", () => {
       expect(r.stderr, argv.join(" ")).toMatch(/usage: stalwart|--help` says more/);
     }
   });
+
+  it("with --json, an unknown command or verb is the JSON error on stdout, as every other error", async () => {
+    for (const [argv, message] of [[["chek", "--json"], "unknown command `chek`"], [["licence", "bogus", "--json"], "unknown verb `bogus`"], [["approvals", "bogus", "--json"], "unknown verb `bogus`"], [["counters", "--json"], "`--json` comes after the verb"]] as const) {
+      const r = await stalwart([...argv]);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.stderr, argv.join(" ")).toBe("");
+      expect(JSON.parse(r.stdout), argv.join(" ")).toMatchObject({ error: { code: "UsageError", message: expect.stringContaining(message) } });
+    }
+  });
 });
 
 describe("the exit codes of docs/cli.md", () => {
