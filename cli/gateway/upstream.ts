@@ -138,6 +138,8 @@ const SILENT_HINT = "is it an MCP server on stdio? One served over HTTP is given
 export class Upstream {
   private client: UpstreamClient | undefined;
   private connecting: Promise<UpstreamClient> | undefined;
+  /** the client being connected (the tool server starting): closed with the gateway too */
+  private starting: UpstreamClient | undefined;
   private closed = false;
 
   constructor(private readonly spec: UpstreamSpec, private readonly events: UpstreamEvents = {}, private readonly connectTimeoutMs = 60_000) {}
@@ -257,7 +259,11 @@ export class Upstream {
     this.closed = true;
     const c = this.client;
     this.client = undefined;
-    await c?.close().catch(() => undefined);
+    // A tool server still starting (`npx -y` installing, a slow `initialize`) is ended too: closed
+    // while the gateway waited for it, it outlived the gateway (a client that closed stdin at once).
+    const starting = this.starting;
+    this.starting = undefined;
+    await Promise.all([c?.close().catch(() => undefined), starting?.close().catch(() => undefined)]);
   }
 
   private connected(): Promise<UpstreamClient> {
@@ -300,10 +306,12 @@ export class Upstream {
           });
     // Died or closed: the next request connects again.
     client.onclose = () => this.lose(client);
+    this.starting = client;
     if ("url" in this.spec) client.onerror = (err) => void this.streamLost(client, err);
     try {
       await client.connect(transport, { timeout: this.connectTimeoutMs });
     } catch (err) {
+      if (this.starting === client) this.starting = undefined;
       await client.close().catch(() => undefined);
       const command = transport instanceof ToolServerProcess && err instanceof SdkError ? err.code : undefined;
       // only a server that is still there, not answering (one that exited has no pid of its own any more)
@@ -316,6 +324,12 @@ export class Upstream {
       // the SDK's "Connection closed" says nothing of whose: a command's server exited or closed its stdout
       const why = command === SdkErrorCode.ConnectionClosed ? "it exited (or closed its standard output) before it answered `initialize`; what it wrote on stderr, above, may say why" : (err as Error).message;
       throw new UpstreamUnavailable(`the tool server \`${[this.spec.command, ...this.spec.args].join(" ")}\` did not start: ${why}`, silent ? SILENT_HINT : undefined);
+    }
+    if (this.starting === client) this.starting = undefined;
+    if (this.closed) {
+      // the gateway closed while this one started: it ends here, and serves nothing
+      await client.close().catch(() => undefined);
+      throw new UpstreamUnavailable("the gateway is shutting down");
     }
     this.client = client;
     return client;

@@ -228,6 +228,34 @@ describe("a tool server slow to start", { timeout: 60_000 }, () => {
     }
   });
 
+  it("one starting again (after it died) when the gateway closes is stopped too (it outlived the gateway)", async () => {
+    const dir = allowedDir();
+    const mark = join(dir, "started-once");
+    const firstPid = join(dir, "first.pid");
+    const secondPid = join(dir, "second.pid");
+    const slow = join(import.meta.dirname, "fixtures/slow-start-server.ts");
+    const tsx = (file: string) => `exec ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(file)}`;
+    // the first start serves at once; the second waits 20 s before it reads stdin, as `npx -y` installing does
+    const script = `if [ -f ${JSON.stringify(mark)} ]; then ${tsx(slow)}; else touch ${JSON.stringify(mark)}; echo $$ > ${JSON.stringify(firstPid)}; ${tsx(FAULTS)}; fi`;
+    const gw = await startGateway({
+      catalogue: catalogue(), home: home(), listen: { host: "127.0.0.1", port: 0 },
+      upstream: { command: "sh", args: ["-c", script], cwd: ROOT, env: { ...(process.env as Record<string, string>), SLOW_START_PID: secondPid, SLOW_START_MS: "20000" } },
+    });
+    const { client } = await overHttp(downstreamClient({}), gw.url!);
+    let pid = 0;
+    try {
+      process.kill(Number(readFileSync(firstPid, "utf8")), "SIGKILL");
+      // the next call starts the tool server again, and waits for it
+      void client.callTool({ name: "note", arguments: { text: "again" } }, undefined, { timeout: 30_000 }).catch(() => undefined);
+      for (let i = 0; i < 100 && !existsSync(secondPid); i++) await new Promise((r) => setTimeout(r, 100));
+      pid = Number(readFileSync(secondPid, "utf8"));
+    } finally {
+      await client.close().catch(() => undefined);
+      await gw.close();
+    }
+    expect(await goneWithin(pid, 4000), "the starting tool server outlived the gateway").toBe(true);
+  });
+
   it("one that answers in time: nothing is said", async () => {
     const notices: string[] = [];
     const gw = await startGateway({ catalogue: catalogue(), home: home(), listen: { host: "127.0.0.1", port: 0 }, notice: (l) => notices.push(l), upstream: { command: process.execPath, args: ["--import", "tsx", FAULTS] } });
