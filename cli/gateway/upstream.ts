@@ -298,7 +298,7 @@ export class Upstream {
       "url" in this.spec
         ? new StreamableHTTPClientTransport(new URL(this.spec.url), this.spec.headers ? { requestInit: { headers: this.spec.headers } } : undefined)
         : new ToolServerProcess({
-            command: this.spec.command, args: this.spec.args, stderr: "inherit",
+            command: this.spec.command, args: this.spec.args, stderr: "inherit", maxBufferSize: UPSTREAM_MESSAGE_BYTES,
             // The host configured its environment for the tool server behind us: pass it on whole
             // (the SDK's default would keep only HOME, PATH and a few more).
             env: this.spec.env ?? inheritedEnv(),
@@ -335,6 +335,13 @@ export class Upstream {
     return client;
   }
 }
+
+/**
+ * The largest message read from a tool server on stdio. The SDK's 10 MB default closed the
+ * connection on a file server's answer for a 5 MB file (it sends the text twice: `content` and
+ * `structuredContent`), and the call was reported unanswered. Past this it still is.
+ */
+const UPSTREAM_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** How long a server whose event stream broke has to answer a ping before it counts as gone. */
 const STREAM_PING_MS = 5_000;

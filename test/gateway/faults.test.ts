@@ -201,7 +201,7 @@ describe("a tool server over HTTP that dies in the middle of a call", { timeout:
     const { client } = await overHttp(downstreamClient({}), g.url!);
     try {
       const started = Date.now();
-      const call = client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 60, steps: 60 } }, undefined, { timeout: 50_000 });
+      const call = client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 60, steps: 60 } }, { timeout: 50_000 });
       await new Promise((r) => setTimeout(r, 1500));
       everything.kill();
       const r = await call;

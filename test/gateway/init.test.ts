@@ -68,6 +68,11 @@ describe("stalwart gateway init", () => {
         expect(r.isError ?? false, f).toBe(false);
         expect(JSON.stringify(r.content)).toContain(`hi from ${f}`);
       }
+      // an answer over the SDK's 10 MB default (the file's text, twice): read through, not a closed connection
+      writeFileSync(join(dir, "big.txt"), "L".repeat(6_000_000));
+      const big = await d.client.callTool({ name: "read_text_file", arguments: { path: join(dir, "big.txt") } });
+      expect(big.isError ?? false, JSON.stringify(big.content).slice(0, 300)).toBe(false);
+      expect(JSON.stringify(big.content).length).toBeGreaterThan(6_000_000);
       // a write is asked (the downstream approves), not refused as a destination
       const w = await d.client.callTool({ name: "write_file", arguments: { path: join(dir, "notes.md"), content: "x" } });
       expect(w.isError ?? false, JSON.stringify(w.content)).toBe(false);

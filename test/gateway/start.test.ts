@@ -246,7 +246,7 @@ describe("a tool server slow to start", { timeout: 60_000 }, () => {
     try {
       process.kill(Number(readFileSync(firstPid, "utf8")), "SIGKILL");
       // the next call starts the tool server again, and waits for it
-      void client.callTool({ name: "note", arguments: { text: "again" } }, undefined, { timeout: 30_000 }).catch(() => undefined);
+      void client.callTool({ name: "note", arguments: { text: "again" } }, { timeout: 30_000 }).catch(() => undefined);
       for (let i = 0; i < 100 && !existsSync(secondPid); i++) await new Promise((r) => setTimeout(r, 100));
       pid = Number(readFileSync(secondPid, "utf8"));
     } finally {
