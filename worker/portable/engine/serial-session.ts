@@ -108,12 +108,13 @@ export class SerialSession implements SessionApi {
     // a check worker reads its own records when a token is presented (routes/checks.ts)
     if (typeof token !== "string" || !this.approvals || this.approvals.recordedByChecker) return this.serial(() => this.core.checkToolCall(tool, args, options));
     return this.serial(async () => {
-      await this.recordRefusal(token);
+      const undecided = await this.recordRefusal(token);
       const check = await this.core.checkToolCall(tool, args, options);
-      // The token spent by the host itself: its record is `used`, so no person is asked about a
-      // call that ran. After the answer is committed, so a store that fails here cannot take it
-      // back: the record then stays as it was (a person approving it spends nothing: the token is spent).
-      if (check.decision === "allow" && check.reasons.includes("confirmed")) {
+      // The token of an undecided record spent by the host itself: the record is `used`, so no
+      // person is asked about a call that ran. (An approved record is marked by whoever ran the
+      // approval: the gateway, `run`.) After the answer is committed, so a store that fails here
+      // cannot take it back: the record then stays as it was, and an approval of it spends nothing.
+      if (undecided && check.decision === "allow" && check.reasons.includes("confirmed")) {
         try {
           await this.approvals!.store.markUsed(approvalIdOf(token));
         } catch {
@@ -131,12 +132,15 @@ export class SerialSession implements SessionApi {
    * is presented. A receipt recorded already, or one of another session or call, leaves it to
    * step 10. A store that cannot be read, or a receipt whose MAC does not verify, cannot say
    * whether a person denied the call: its error reaches the host and the token is not used.
+   * True when the token's record is there and undecided.
    */
-  private async recordRefusal(token: string): Promise<void> {
+  private async recordRefusal(token: string): Promise<boolean> {
     const core = this.core;
-    if (!core.receipt) return;
-    const receipt = (await this.approvals!.store.get(approvalIdOf(token)))?.receipt;
-    if (!receipt || receipt.decision === "approve") return;
+    if (!core.receipt) return false;
+    const a = await this.approvals!.store.get(approvalIdOf(token));
+    const receipt = a?.receipt;
+    if (!receipt) return a !== undefined; // undecided: the caller marks it used if the token is spent
+    if (receipt.decision === "approve") return false;
     try {
       await core.receipt(receipt);
     } catch (err) {
@@ -147,6 +151,7 @@ export class SerialSession implements SessionApi {
         });
       }
     }
+    return false;
   }
   report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }> {
     return this.serial(() => this.core.report(step, outcome, result));
