@@ -180,20 +180,31 @@ describe("answered requestStates, remembered to refuse a replay (2026-07-28)", {
   });
 });
 
+/** A port nothing listens on now, on loopback. */
+function freePort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** server-everything over streamable HTTP on `port`, once it says it listens. */
+async function everythingOverHttp(port: number) {
+  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+  await new Promise<void>((resolve) => {
+    const ready = (d: Buffer) => String(d).includes("listening") && resolve();
+    child.stdout.on("data", ready);
+    child.stderr.on("data", ready);
+  });
+  return child;
+}
+
 describe("a tool server over HTTP that dies in the middle of a call", { timeout: 60_000 }, () => {
   it("the call in flight answers isError at once (it waited for --call-timeout, a day by default), and the gateway serves on", async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, "127.0.0.1", () => {
-        const { port } = probe.address() as AddressInfo;
-        probe.close(() => resolve(port));
-      });
-    });
-    const everything = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
-    await new Promise<void>((resolve) => {
-      const ready = (d: Buffer) => String(d).includes("listening") && resolve();
-      everything.stdout.on("data", ready);
-      everything.stderr.on("data", ready);
-    });
+    const port = await freePort();
+    const everything = await everythingOverHttp(port);
     const dir = allowedDir();
     writeFileSync(join(dir, "agent.yaml"), "settings: {language: en}\ntools:\n  - {name: trigger-long-running-operation, args: {type: object, properties: {duration: {type: number}, steps: {type: number}}, additionalProperties: false}}\n");
     const logs: string[] = [];
@@ -221,21 +232,8 @@ describe("a tool server over HTTP that dies in the middle of a call", { timeout:
 
 describe("a tool server over HTTP that restarts", { timeout: 60_000 }, () => {
   it("the call while it is down is isError; after it is back (with a new session) the next call reaches it, not the forgotten session forever", async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, "127.0.0.1", () => {
-        const { port } = probe.address() as AddressInfo;
-        probe.close(() => resolve(port));
-      });
-    });
-    const start = async () => {
-      const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
-      await new Promise<void>((resolve) => {
-        const ready = (d: Buffer) => String(d).includes("listening") && resolve();
-        child.stdout.on("data", ready);
-        child.stderr.on("data", ready);
-      });
-      return child;
-    };
+    const port = await freePort();
+    const start = () => everythingOverHttp(port);
     let everything = await start();
     const dir = allowedDir();
     writeFileSync(join(dir, "agent.yaml"), "settings: {language: en}\ntools:\n  - {name: echo, args: {type: object, properties: {message: {type: string}}, additionalProperties: false}}\n");
