@@ -49,7 +49,7 @@ const RECOVER = "the object's storage holds what the worker never writes; delete
 function counterAnswer(tenant: string, reply: CounterReply, id?: string): ReserveAnswer {
   if ("damaged" in reply) throw new StoreDamaged(`CounterObject ${tenant}`, reply.damaged, RECOVER);
   if ("clockBehind" in reply) throw new StalwartError("ClockBehind", reply.clockBehind);
-  if ("duplicate" in reply) throw new ReservationTaken(id);
+  if ("duplicate" in reply) throw new ReservationTaken(String(id));
   return reply;
 }
 
