@@ -33,7 +33,7 @@ import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import type { Upstream } from "./upstream.js";
 import type { Relay } from "./relay.js";
-import { bindsOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { BoundedCache, bindsOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { errorResult, faultCheck, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, misfit, packState, unpackState } from "./form.js";
 import type { Pins } from "./pins.js";
@@ -105,7 +105,7 @@ export class Calls {
   /** the session's own inference view, when it is an in-process `Client` session */
   private readonly followed: (() => FollowedView) | undefined;
   private readonly receipted = new Set<number>(); // steps whose receipt this gateway entered
-  private readonly answeredStates = new Set<string>();
+  private readonly answeredStates = new BoundedCache<string, true>(REMEMBERED);
   /** signs the person's edited arguments carried in `requestState` (form.ts); a restart forgets it, as it forgets the session */
   private readonly stateKey = randomBytes(32);
   /**
@@ -220,11 +220,11 @@ export class Calls {
     const tool = params.name;
     // remembered by digest: a state is the client's to size (up to a request's 4 MB), and 10 000 of them whole would fill the heap
     const seen = createHash("sha256").update(state).digest("base64url");
-    if (this.answeredStates.has(seen)) {
+    if (this.answeredStates.get(seen)) {
       this.log(`confirm ${tool}: the same answer came again; it did not run again`);
       return errorResult(`${tool}: this answer was already used (the same requestState came again), and the call did not run again.`, { decision: "confirm", reasons: [], answer: "replayed" });
     }
-    this.remember(seen);
+    this.answeredStates.set(seen, true);
     const { token, args: carried } = unpackState(this.stateKey, state);
     const args = carried ?? sent;
     const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
@@ -264,14 +264,6 @@ export class Calls {
     if (check.decision === "refuse") return errorResult(refusalText(tool, check), summary(check));
     this.log(`confirm ${tool}: the approval does not cover this call (${String(check.detail.confirmation ?? "")})`);
     return errorResult(`the approval does not cover this call of ${tool} (${String(check.detail.confirmation ?? "the token covers another call")}), and it did not run.`, summary(check));
-  }
-
-  private remember(digest: string): void {
-    this.answeredStates.add(digest);
-    if (this.answeredStates.size > REMEMBERED) for (const old of this.answeredStates) {
-      this.answeredStates.delete(old);
-      break;
-    }
   }
 
   private async hold(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, text: string): Promise<ToolResult | ReturnType<typeof inputRequired>> {

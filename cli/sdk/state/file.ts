@@ -4,14 +4,14 @@
  * (`state.witness`), and the checks that make a damaged store throw instead of reset. Layout and
  * the witness protocol: STORAGE.md.
  */
-import { constants, existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, truncateSync, type Stats } from "node:fs";
+import { existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { asBinary, type RootDatabase } from "lmdb";
 import { environmentAt, type Tables } from "./environments.js";
 import { MappedFile, RESTART_HINT } from "./mapped-file.js";
 import { StoreDamaged } from "../../../worker/portable/engine/index.js";
-import { lmdbFileProblem, lmdbPagesEnd } from "./lmdb-header.js";
+import { holdsItsPages, lmdbFailed, lmdbFileProblem, readyToMap } from "./lmdb-header.js";
 import { acquireGate, gateLockMoved, releaseGate, throughGate } from "./open-gate.js";
 import { Witness, createWitness } from "./witness.js";
 import { Garbage, checkCounterRow, checkMeta, checkReservationRow, checkSessionRow, parseExpiry, type MetaRow } from "./rows.js";
@@ -238,10 +238,7 @@ export class StateFile {
     this.witness = new Witness(this.witnessPath);
     this.dbFd = openSync(this.dbPath, "r");
     this.dbIno = fstatSync(this.dbFd).ino;
-    this.dbMap = new MappedFile(this.dbPath, (fd, size) => {
-      const end = lmdbPagesEnd(fd);
-      return typeof end === "number" && size >= end;
-    });
+    this.dbMap = new MappedFile(this.dbPath, holdsItsPages);
     env.transactionSync(() => this.verify(t));
     this.scan();
   }
@@ -311,23 +308,11 @@ export class StateFile {
     const w = existsSync(this.witnessPath) ? new Witness(this.witnessPath) : undefined;
     const v = w?.read();
     w?.close();
-    const fd = openSync(this.dbPath, constants.O_RDONLY | constants.O_NONBLOCK); // a pipe swapped in since the stat does not hang
-    try {
-      const problem = lmdbFileProblem(fd, db.size);
-      if (problem) {
-        // An empty file and no witness past generation 0: a store whose creation never finished.
-        if (db.size === 0 && !(typeof v === "object" && v.generation > 0)) return;
-        throw new StoreDamaged(this.dbPath, problem);
-      }
-      const end = lmdbPagesEnd(fd);
-      if (typeof end === "string") throw new StoreDamaged(this.dbPath, end);
-      // Shorter than the pages its header counts: cut short, or pages LMDB counted and never wrote.
-      // LMDB maps them all, and a page past the end kills the process (SIGBUS). Zeros in their place
-      // are what a never-written page may hold, and a lost page that LMDB reads is a zero page: its
-      // error (MDB_CORRUPTED) is damage, answered as such. Under the open gate: no writer is inside.
-      if (db.size < end) truncateSync(this.dbPath, end);
-    } finally {
-      closeSync(fd);
+    const problem = readyToMap(this.dbPath, db.size);
+    if (problem) {
+      // An empty file and no witness past generation 0: a store whose creation never finished.
+      if (db.size === 0 && !(typeof v === "object" && v.generation > 0)) return;
+      throw new StoreDamaged(this.dbPath, problem);
     }
   }
 
@@ -404,11 +389,6 @@ export class StateFile {
       this.dbFd = undefined;
     }
   }
-}
-
-/** What LMDB itself failed at (MDB_CORRUPTED, I/O): a store that cannot be trusted either. */
-function lmdbFailed(err: unknown): string | undefined {
-  return err instanceof Error && /MDB_|lmdb|mdb_/i.test(err.message) ? `LMDB failed: ${err.message}` : undefined;
 }
 
 function statOf(path: string): Stats | undefined {

@@ -8,7 +8,7 @@
  * the transaction that took it; seen under four writers), but LMDB maps every one of them, and a
  * page past the end kills the process with SIGBUS: `lmdbPagesEnd` says how long the file must be.
  */
-import { accessSync, constants, existsSync, readSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, openSync, readSync, truncateSync } from "node:fs";
 
 /**
  * Throw the file system's own error (EACCES) when this process may not read and write an LMDB
@@ -80,4 +80,37 @@ export function lmdbPagesEnd(fd: number): number | string {
     end = Math.max(end, pages * psize);
   }
   return end;
+}
+
+/**
+ * Before LMDB maps the store's data file at `path` (`size` bytes, from a `stat`): why it cannot be
+ * opened (`lmdbFileProblem`), or undefined once it can. Shorter than the pages its header counts
+ * (cut short, or pages LMDB counted and never wrote), it is lengthened with zeros first: LMDB maps
+ * them all, and a page past the end kills the process (SIGBUS). Zeros are what a never-written page
+ * may hold, and a lost page that LMDB reads is a zero page, whose error (MDB_CORRUPTED) is damage.
+ * Call it under the open gate: no writer may be inside.
+ */
+export function readyToMap(path: string, size: number): string | undefined {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK); // a pipe swapped in since the stat does not hang
+  try {
+    const problem = lmdbFileProblem(fd, size);
+    if (problem) return problem;
+    const end = lmdbPagesEnd(fd);
+    if (typeof end === "string") return end;
+    if (size < end) truncateSync(path, end);
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether the data file behind `fd`, at `size` bytes, holds every page its header counts (an older copy put back in place does). */
+export function holdsItsPages(fd: number, size: number): boolean {
+  const end = lmdbPagesEnd(fd);
+  return typeof end === "number" && size >= end;
+}
+
+/** What LMDB itself failed at (MDB_CORRUPTED, I/O): a store that cannot be trusted either. */
+export function lmdbFailed(err: unknown): string | undefined {
+  return err instanceof Error && /MDB_|lmdb|mdb_/i.test(err.message) ? `LMDB failed: ${err.message}` : undefined;
 }

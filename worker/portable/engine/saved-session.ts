@@ -225,9 +225,3 @@ export function restoreSaved(signed: SignedHistory, mac: TextMac, saved: ReadSav
   if (known) signed.carry(list, known);
   return sealed;
 }
-
-/** A saved session that cannot be trusted: its entries are carried, and its next check fails with `why`. */
-export function restoreUntrusted(signed: SignedHistory, saved: ReadSaved, why: string): void {
-  signed.carry(Array.isArray(saved.entries) ? (saved.entries as Entry[]) : []);
-  signed.markBroken(why);
-}

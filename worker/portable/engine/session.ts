@@ -33,33 +33,16 @@ import type { CompiledRulebook } from "./rulebook/types.js";
 import { InputError, StalwartError } from "./errors.js";
 import { LATER, laterReport, notBefore, storeRefusal, UNKEPT } from "./session-rules.js";
 import { receiptEntry } from "./approvals/history.js";
-import { headerSeal, readSaved, restoreSaved, restoreUntrusted, savedOf, savedPartsOf, type SavedParts, type SavedSession, type SealedHeader, type SessionHeader } from "./saved-session.js";
+import { headerSeal, readSaved, restoreSaved, savedOf, savedPartsOf, type SavedParts, type SavedSession, type SealedHeader, type SessionHeader } from "./saved-session.js";
 import { SessionRecord, type Committed, type Kept } from "./session-record.js";
 import { checkFacts, sessionReaders, valueDigests, type FactsOf } from "./session-facts.js";
 
 export type { SavedSession, SealedHeader } from "./saved-session.js";
 export type { KnownPrefix } from "./history/signed.js";
-
-/** What the engine's session is built with (the SDK's public `SessionOptions`, cli/sdk/client.ts, resolve to these). */
-export interface EngineSessionOptions {
-  language?: Language;
-  context?: Record<string, unknown>;
-  agent?: string;
-  /** steps 2–13 to run (default: all of checks.md) */
-  steps?: readonly NamedStep[];
-  /** `model` arguments written after anything untrusted was read carry its label (checks.md) */
-  taintModelAfterUntrusted?: boolean;
-  /** the compiled rulebook step 8 reads */
-  rulebook?: CompiledRulebook;
-}
+export type { EngineSessionOptions, ReadAnswer } from "./session-options.js";
+import type { EngineSessionOptions, ReadAnswer } from "./session-options.js";
 
 const LANGUAGES: readonly Language[] = ["en", "pt-BR"];
-
-/** What `read` answers: the turn's step, and why the history started anew when it did. */
-export interface ReadAnswer {
-  step: number;
-  restarted?: { why: string };
-}
 
 export class Session {
   readonly id: string;
@@ -365,18 +348,6 @@ export class Session {
    */
   verifiedPrefix(): KnownPrefix | null {
     return this.signed.verifiedPrefix();
-  }
-
-  /**
-   * A session whose saved form cannot be trusted (e.g. sealed by another key): it keeps the id it
-   * claims, and its next check refuses `history_invalid` and starts a new history. (The worker
-   * decides when to take one: worker/workerd/check/runtime.ts.)
-   */
-  static untrusted(engine: Engine, catalogue: CompiledCatalogue, saved: unknown, why: string, opts: { steps?: readonly NamedStep[]; rulebook?: CompiledRulebook } = {}): Session {
-    const read = readSaved(saved);
-    const session = Session.fromHeader(engine, catalogue, read.header, opts);
-    restoreUntrusted(session.signed, read, why);
-    return session;
   }
 
   private static fromHeader(engine: Engine, catalogue: CompiledCatalogue, h: SessionHeader, opts: { steps?: readonly NamedStep[]; rulebook?: CompiledRulebook }): Session {
