@@ -167,6 +167,35 @@ export function storeCases(name: string, make: () => Stores | Promise<Stores>): 
       expect(await s.peek([item], DEC1)).toEqual({ ok: true });
     });
 
+    it("amounts add up as the decimals they are written as: 100 × 19.99 fits 1999, 0.1 + 0.2 fits 0.3", async () => {
+      const s = await make();
+      const price = wallet(19.99, 1999);
+      for (let i = 0; i < 100; i++) expect(await s.reserve(fresh("r"), [price], NOV), `payment ${i + 1}`).toEqual({ ok: true });
+      expect(await s.peek([{ ...price, amount: 0.01 }], NOV)).toEqual({ ok: false, key: price.key, used: 1999, limit: 1999 });
+      const dime = wallet(0.1, 0.3);
+      expect(await s.reserve(fresh("r"), [dime], NOV)).toEqual({ ok: true });
+      const second = fresh("r");
+      expect(await s.reserve(second, [{ ...dime, amount: 0.2 }], NOV)).toEqual({ ok: true });
+      expect(await s.peek([{ ...dime, amount: 1e-9 }], NOV)).toEqual({ ok: false, key: dime.key, used: 0.3, limit: 0.3 });
+      // Given back and counted again exactly: 0.3 − 0.2 is 0.1, not 0.09999999999999998.
+      await s.release(second, NOV);
+      expect(await s.peek([{ ...dime, amount: 0.2 }], NOV)).toEqual({ ok: true });
+      expect(await s.peek([{ ...dime, amount: 0.21 }], NOV)).toEqual({ ok: false, key: dime.key, used: 0.1, limit: 0.3 });
+    });
+
+    it("an amount too small for the running total's double still counts: the total is kept rounded up, never down", async () => {
+      const s = await make();
+      const big = wallet(1e6, 1e6 + 1);
+      expect(await s.reserve(fresh("r"), [big], NOV)).toEqual({ ok: true });
+      // 1e6 + 1e-11 is 1e6 in binary: summed that way, a full ceiling would take such amounts forever.
+      const crumb = { ...big, amount: 1e-11, limit: 1e6 };
+      expect(await s.peek([crumb], NOV)).toEqual({ ok: false, key: big.key, used: 1e6, limit: 1e6 });
+      expect(await s.reserve(fresh("r"), [{ ...crumb, limit: 1e6 + 1 }], NOV)).toEqual({ ok: true });
+      const after = await s.peek([{ ...crumb, amount: 0, limit: 1e6 }], NOV);
+      expect(after.ok).toBe(false);
+      expect((after as { used: number }).used).toBeGreaterThan(1e6);
+    });
+
     it("counter items that are not counts are input errors", async () => {
       const s = await make();
       await rejectsWith(() => s.reserve(fresh("r"), [{ ...wallet(1), amount: Number.NaN }], NOV), "InputError");

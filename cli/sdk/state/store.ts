@@ -11,7 +11,7 @@ import type { CommitAnswer, CounterItem, CounterStore, ReserveAnswer, SessionSta
 import type { StateFile, Tables, Tx } from "./file.js";
 import { Garbage, NEVER, cellKey, checkCounterRow, checkReservationRow, checkSessionRow, expiryBound, expiryKey, expiryTime, headOf, parseExpiry, spentPrefix, type CounterRow, type MetaRow, type SessionRow } from "./rows.js";
 
-const { IDLE_MS, RECLAIM_PER_OP, addTallyPairs, talliesOf, checkChange, checkClock, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, latestAfter, reservationExpiry, usedNow } = stateRules;
+const { IDLE_MS, RECLAIM_PER_OP, addAmounts, addTallyPairs, talliesOf, checkChange, checkClock, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, latestAfter, reservationExpiry, subtractAmount, usedNow } = stateRules;
 
 export class NodeStateStore implements SessionStateStore, CounterStore {
   /** @param now the clock sessions are reclaimed by (ms); counters use the `now` each call passes */
@@ -108,7 +108,7 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
         const row = added.get(cell) ?? rows[k];
         const x = row?.[3] ?? counterExpiry(it.until, now);
         if (!row) addExpiry(tx, x, "c", cell);
-        const next: CounterRow = [usedNow(row?.[0], it, now) + it.amount, it.until, now, x];
+        const next: CounterRow = [addAmounts(usedNow(row?.[0], it, now), it.amount), it.until, now, x];
         added.set(cell, next);
         tx.counters.putSync(cell, next);
       });
@@ -139,7 +139,7 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
       if (r.r === 1) return; // released already
       for (const [cell, amount] of r.c) {
         const row = counterRow(tx, cell);
-        if (row) tx.counters.putSync(cell, [Math.max(0, row[0] - amount), row[1], row[2], row[3]]);
+        if (row) tx.counters.putSync(cell, [subtractAmount(row[0], amount), row[1], row[2], row[3]]);
       }
       // Kept, marked released, until its periods end: a late `ran` counts it again (recount).
       tx.reservations.putSync(id, { ...r, r: 1 });
@@ -157,7 +157,7 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
       // A counter row reclaimed since belongs to a period that ended: nothing to count it in.
       for (const [cell, amount] of r.c) {
         const row = counterRow(tx, cell);
-        if (row) tx.counters.putSync(cell, [row[0] + amount, row[1], now, row[3]]);
+        if (row) tx.counters.putSync(cell, [addAmounts(row[0], amount), row[1], now, row[3]]);
       }
       const { r: _released, ...kept } = r;
       tx.reservations.putSync(id, kept);

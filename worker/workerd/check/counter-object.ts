@@ -10,7 +10,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { StalwartError, stateRules, type CounterItem, type ReserveAnswer } from "../../portable/engine/index.js";
 
-const { GRACE_MS, IDLE_MS, RECLAIM_PER_OP, checkClock, fitsAll, isCount, latestAfter, reservationExpiry, usedNow } = stateRules;
+const { GRACE_MS, IDLE_MS, RECLAIM_PER_OP, addAmounts, checkClock, fitsAll, isCount, latestAfter, reservationExpiry, subtractAmount, usedNow } = stateRules;
 const LAYOUT = "3";
 
 export type CounterReply = ReserveAnswer | { duplicate: true } | { damaged: string } | { clockBehind: string };
@@ -85,7 +85,11 @@ export class CounterObject extends DurableObject {
     this.sql.exec(`INSERT INTO reservation (id, items, expires) VALUES (?, ?, ?)`, id, JSON.stringify(cells), reservationExpiry(items, now));
   }
 
-  private used(it: CounterItem): number | undefined {
+  private setUsed(key: string, until: number, used: number, now: number): void {
+    this.sql.exec(`INSERT INTO counters (key, until, used, touched) VALUES (?, ?, ?, ?) ON CONFLICT(key, until) DO UPDATE SET used = excluded.used, touched = excluded.touched`, key, until, used, now);
+  }
+
+  private used(it: { key: string; until: number }): number | undefined {
     const row = this.sql.exec<{ used: SqlStorageValue }>(`SELECT used FROM counters WHERE key = ? AND until = ?`, it.key, it.until).toArray()[0];
     if (!row) return undefined;
     if (!isCount(row.used)) throw new Bad(`counter \`${it.key}\` (period ending ${it.until}) holds \`${String(row.used)}\`, not a count`);
@@ -119,9 +123,8 @@ export class CounterObject extends DurableObject {
       checkClock(items, this.latestSeen(), now);
       const answer = this.fits(items, now);
       if (!answer.ok) return answer;
-      for (const it of items) {
-        this.sql.exec(`INSERT INTO counters (key, until, used, touched) VALUES (?, ?, ?, ?) ON CONFLICT(key, until) DO UPDATE SET used = used + excluded.used, touched = excluded.touched`, it.key, it.until, it.amount, now);
-      }
+      // Each sum in JS, on the amounts' decimals (amounts.ts), not SQLite's binary REAL addition.
+      for (const it of items) this.setUsed(it.key, it.until, addAmounts(usedNow(this.used(it), it, now), it.amount), now);
       this.putReservation(reservation, items, now);
       this.prune(now);
       return answer;
@@ -158,7 +161,10 @@ export class CounterObject extends DurableObject {
       const r = this.cellsOf(reservation);
       // released already, or pruned once its periods ended: nothing to give back
       if (!r || r.released) return { ok: true as const };
-      for (const [key, until, amount] of r.cells) this.sql.exec(`UPDATE counters SET used = MAX(0, used - ?) WHERE key = ? AND until = ?`, amount, key, until);
+      for (const [key, until, amount] of r.cells) {
+        const used = this.used({ key, until });
+        if (used !== undefined) this.sql.exec(`UPDATE counters SET used = ? WHERE key = ? AND until = ?`, subtractAmount(used, amount), key, until);
+      }
       // Kept, released, until its periods end: a late `ran` counts it again (recount).
       this.sql.exec(`UPDATE reservation SET released = 1 WHERE id = ?`, reservation);
       this.prune(now);
@@ -171,9 +177,7 @@ export class CounterObject extends DurableObject {
     return this.guard(() => {
       const r = this.cellsOf(reservation);
       if (!r || !r.released) return { counted: false };
-      for (const [key, until, amount] of r.cells) {
-        this.sql.exec(`INSERT INTO counters (key, until, used, touched) VALUES (?, ?, ?, ?) ON CONFLICT(key, until) DO UPDATE SET used = used + excluded.used, touched = excluded.touched`, key, until, amount, now);
-      }
+      for (const [key, until, amount] of r.cells) this.setUsed(key, until, addAmounts(this.used({ key, until }) ?? 0, amount), now);
       this.sql.exec(`UPDATE reservation SET released = 0 WHERE id = ?`, reservation);
       this.prune(now);
       return { counted: true };

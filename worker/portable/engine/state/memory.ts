@@ -7,7 +7,7 @@
 import { ReservationTaken } from "../errors.js";
 import type { CounterItem, CounterStore, ReserveAnswer } from "../counters/store.js";
 import type { CommitAnswer, Head, SessionState, SessionStateStore, StateChange } from "./store.js";
-import { addTallies, checkChange, checkClock, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, IDLE_MS, latestAfter, reservationExpiry, usedNow } from "./rules.js";
+import { addAmounts, addTallies, checkChange, checkClock, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, IDLE_MS, latestAfter, reservationExpiry, subtractAmount, usedNow } from "./rules.js";
 
 interface SessionRow {
   head: Head | null;
@@ -72,7 +72,7 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
       const cid = cellId(it);
       const cell = this.counters.get(cid);
       const used = usedNow(cell?.used, it, now);
-      this.counters.set(cid, { used: used + it.amount, until: it.until, touched: now });
+      this.counters.set(cid, { used: addAmounts(used, it.amount), until: it.until, touched: now });
     }
     this.reservations.set(id, { cells: checked.map((it) => ({ id: cellId(it), amount: it.amount })), expires: reservationExpiry(checked, now) });
     this.latest = latestAfter(this.latest, now);
@@ -92,7 +92,7 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
     if (!r || r.released) return; // released already, or reclaimed after its periods ended: nothing to give back
     for (const c of r.cells) {
       const cell = this.counters.get(c.id);
-      if (cell) cell.used = Math.max(0, cell.used - c.amount);
+      if (cell) cell.used = subtractAmount(cell.used, c.amount);
     }
     // Kept, released, until its periods end: a late `ran` counts it again (recount).
     r.released = true;
@@ -106,7 +106,7 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
     if (!r || !r.released) return false;
     for (const c of r.cells) {
       const cell = this.counters.get(c.id);
-      if (cell) cell.used += c.amount;
+      if (cell) cell.used = addAmounts(cell.used, c.amount);
       else this.counters.set(c.id, { used: c.amount, until: JSON.parse(c.id)[1] as number, touched: now });
     }
     r.released = false;

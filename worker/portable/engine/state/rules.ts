@@ -6,6 +6,9 @@
 import { InputError, StalwartError } from "../errors.js";
 import type { CounterItem, ReserveAnswer } from "../counters/store.js";
 import type { Head, StateChange } from "./store.js";
+import { addAmounts, overLimit } from "./amounts.js";
+
+export { addAmounts, overLimit, subtractAmount } from "./amounts.js";
 
 const DAY = 86_400_000;
 /** Sessions, and counters whose period never ends (per session, per run), untouched this long are reclaimed. */
@@ -138,7 +141,8 @@ export function usedNow(stored: number | undefined, item: CounterItem, now: numb
 
 /**
  * All items fit under their limits, or the first that does not with what it used. `used` is what
- * the store holds for item k; two items of one cell (`cell`) in one reservation add up.
+ * the store holds for item k; two items of one cell (`cell`) in one reservation add up. Amounts
+ * add up as the decimals they are written as (amounts.ts).
  */
 export function fitsAll(
   items: readonly CounterItem[],
@@ -149,9 +153,10 @@ export function fitsAll(
   for (let k = 0; k < items.length; k++) {
     const it = items[k]!;
     const c = cell(it, k);
-    const u = used(it, k) + (pending.get(c) ?? 0);
-    if (u + it.amount > it.limit) return { ok: false, key: it.key, used: u, limit: it.limit };
-    pending.set(c, (pending.get(c) ?? 0) + it.amount);
+    const had = pending.get(c);
+    const u = had === undefined ? used(it, k) : addAmounts(used(it, k), had);
+    if (overLimit(u, it.amount, it.limit)) return { ok: false, key: it.key, used: u, limit: it.limit };
+    pending.set(c, had === undefined ? it.amount : addAmounts(had, it.amount));
   }
   return { ok: true };
 }
