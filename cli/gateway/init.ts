@@ -14,6 +14,7 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { CatalogueError, cutText, loadCatalogue, formatProblem, InputError } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { Upstream, type UpstreamSpec } from "./upstream.js";
@@ -28,7 +29,14 @@ type McpTool = {
 };
 
 async function listAllTools(spec: UpstreamSpec): Promise<{ tools: McpTool[]; server?: { name: string; version: string } }> {
-  const up = await new Upstream(spec).start();
+  // The capabilities the serving gateway declares (it relays sampling, elicitation and roots): a
+  // server that offers, or describes, some tools only to such clients lists them as it will when
+  // served, so none is left out and every pin matches. Nobody is there to answer a request.
+  const up = await new Upstream(spec, {
+    request: async (method) => {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `stalwart gateway init: ${method} not answered (init only lists the tools; no client is connected)`);
+    },
+  }).start();
   try {
     const tools = (await up.listTools()).map((t) => t as McpTool);
     const server = up.serverInfo();

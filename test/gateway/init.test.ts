@@ -10,7 +10,7 @@ import { parse } from "yaml";
 import { starterCatalogue } from "../../cli/gateway/init.js";
 import { loadCatalogue } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
-import { allowedDir, downstreamClient, FILESYSTEM, home, MAIN, overHttp, ROOT } from "./helpers.js";
+import { allowedDir, downstreamClient, EVERYTHING, FILESYSTEM, home, MAIN, overHttp, ROOT } from "./helpers.js";
 import { startGateway } from "../../cli/gateway/index.js";
 import { Client } from "../../cli/sdk/index.js";
 import { licensedHome } from "../helpers/licensed-home.js";
@@ -53,6 +53,16 @@ describe("stalwart gateway init", () => {
     })();
     expect(err).toContain(`stalwart: InputError: cannot write \`${missing}\`: ENOENT`);
     expect(err).not.toContain("internal error");
+  }, 60_000);
+
+  it("declares the client capabilities the serving gateway declares: a server that offers some tools only to such clients has them all written", () => {
+    const dir = allowedDir();
+    const out = join(dir, `agent-init-everything-${Date.now()}.yaml`);
+    // server-everything lists these three only to a client that declares roots, elicitation, sampling
+    expect(cli("gateway", "init", "-o", out, "--", process.execPath, EVERYTHING)).toMatch(/wrote \d+ tools/);
+    const names = (parse(readFileSync(out, "utf8")).tools as { name: string }[]).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["get-roots-list", "trigger-elicitation-request", "trigger-sampling-request"]));
+    expect(cli("check", out)).toContain(`ok (${names.length} tools)`);
   }, 60_000);
 
   it("its catalogue lets the filesystem server's tools read and write files named like hosts (README.md, main.py, notes.md)", async () => {
