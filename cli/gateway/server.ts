@@ -129,6 +129,24 @@ export function paramsProblem(err: unknown): string {
   return cutText(message, 300);
 }
 
+/** How deep a client's `_meta` may nest: forwarded verbatim, deeper than the SDK can write out. */
+export const META_DEPTH = 64;
+
+/**
+ * A request whose `_meta` nests past META_DEPTH is the client's mistake (-32602), said before it
+ * is checked: forwarding it would fail in the SDK after the check allowed and recorded the call
+ * (and reserved its counters), so the history would say `outcome_unknown` for a call never sent.
+ */
+function metaReadable(method: string, params: { _meta?: unknown } | undefined): void {
+  const stack: [unknown, number][] = [[params?._meta, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth > META_DEPTH) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid params for ${method}: \`_meta\` is nested more than ${META_DEPTH} levels deep`);
+    for (const x of Array.isArray(v) ? v : Object.values(v)) stack.push([x, depth + 1]);
+  }
+}
+
 function buildServer(o: ServeOptions): Server {
   const up = o.upstream.capabilities();
   const has = (k: string) => up[k] !== undefined && up[k] !== null;
@@ -155,6 +173,7 @@ function buildServer(o: ServeOptions): Server {
 
   // A read from outside: checked and recorded; one the check does not allow is a JSON-RPC error naming the reasons.
   const outside = async (method: "resources/read" | "prompts/get", params: Record<string, unknown> | undefined, ctx: ServerContext) => {
+    metaReadable(method, params);
     await o.calls.settled();
     const r = await readFromOutside({ session: o.calls.session, infer: (t, a) => o.calls.infer(t, a), log: o.log, trace: o.trace }, method, params, () => forward(method, params, ctx));
     if (r.ok) return r.result;
@@ -175,6 +194,7 @@ function buildServer(o: ServeOptions): Server {
 
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const params = request.params as { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
+    metaReadable("tools/call", params);
     o.relay.bind(ctx, server);
     try {
       return (await o.calls.call(params, ctx, () => canElicit(server, ctx))) as never;

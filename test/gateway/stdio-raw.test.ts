@@ -83,6 +83,27 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
     expect(got.get(99)).toEqual({ jsonrpc: "2.0", id: 99, result: {} });
   }, 60_000);
 
+  it("a tools/call whose _meta nests deeper than the SDK can write is Invalid params, never checked or recorded; a shallow one is forwarded", async () => {
+    const dir = allowedDir();
+    const catalogue = join(dir, "agent.yaml");
+    writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - name: echo\n    args: {type: object, properties: {message: {type: string}}, additionalProperties: false}\n");
+    const g = await rawGateway(["--home", home(), "--catalogue", catalogue, "--", process.execPath, EVERYTHING, "stdio"]);
+    const nested = (n: number) => "{\"a\":".repeat(n) + "1" + "}".repeat(n);
+    // written as text: JSON.stringify itself would overflow on 5,000 levels here
+    g.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"deep"},"_meta":{"x":${nested(5000)}}}}`);
+    g.write(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"at the limit"},"_meta":{"x":${nested(62)}}}}`);
+    await expect.poll(() => g.replies().filter((r) => r.id === 1 || r.id === 2).length, { timeout: 30_000 }).toBe(2);
+    const deep = g.replies().find((r) => r.id === 1)!;
+    expect(deep.error?.code).toBe(-32602);
+    expect(deep.error?.message).toBe("invalid params for tools/call: `_meta` is nested more than 64 levels deep");
+    expect(g.replies().find((r) => r.id === 2)?.result?.content?.[0]?.text).toBe("Echo: at the limit");
+    // a refused call says its step: 2, after the allowed call (0) and its report (1); the deep request left no entry
+    g.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: { message: "x", extra: 1 } } });
+    await expect.poll(() => g.replies().some((r) => r.id === 3), { timeout: 30_000 }).toBe(true);
+    const refused = g.replies().find((r) => r.id === 3)! as Reply & { result?: { _meta?: Record<string, { step?: number; decision?: string }> } };
+    expect(refused.result?._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", step: 2 });
+  }, 60_000);
+
   it("a tools/call asking to run as a task (which the gateway does not offer) runs as a plain call, and its result comes back", async () => {
     // MCP 2025-11-25, tasks: a receiver that does not declare tasks for a request type processes
     // it normally, ignoring `task`. Forwarded, `task` made the upstream's answer unreadable to the
