@@ -9,11 +9,12 @@
  * listings as they are, and each `resources/read` / `prompts/get` checked and recorded as a read from
  * outside (outside.ts).
  */
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server, type McpServerFactory, type ServerContext } from "@modelcontextprotocol/server";
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server, type JSONRPCRequest, type McpServerFactory, type ServerContext } from "@modelcontextprotocol/server";
 import { cutText, type CompiledCatalogue } from "../../worker/portable/engine/index.js";
 import type { Calls } from "./calls.js";
 import { notAnswered, type Upstream } from "./upstream.js";
-import { errorResult } from "./words.js";
+import { errorResult, type ToolResult } from "./words.js";
+import { FORM_KEY } from "./form.js";
 import type { Pins } from "./pins.js";
 import { offered, type TaskTools } from "./task-tools.js";
 import { readFromOutside } from "./outside.js";
@@ -89,10 +90,21 @@ export function serverFactory(o: ServeOptions, live: LiveServers): McpServerFact
  * is made in the SDK's wrapper around the handler, already -32602: only its wording is ours.
  */
 class GatewayServer extends Server {
+  /** What each tools/call's handler answered first (the SDK hands every round the same request object). */
+  private readonly first = new WeakMap<object, unknown>();
+
+  constructor(info: ConstructorParameters<typeof Server>[0], options: ConstructorParameters<typeof Server>[1], private readonly note: (line: string) => void) {
+    super(info, options);
+  }
+
   protected override _wrapHandler(method: string, handler: Parameters<Server["_wrapHandler"]>[1]): ReturnType<Server["_wrapHandler"]> {
     const checked: typeof handler = (request, ctx) => {
       try {
-        return handler(request, ctx);
+        if (method !== "tools/call") return handler(request, ctx);
+        return handler(request, ctx).then((r) => {
+          if (!this.first.has(request)) this.first.set(request, r);
+          return r;
+        });
       } catch (err) {
         if (err instanceof ProtocolError) throw err;
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid params for ${method}: ${paramsProblem(err)}`);
@@ -104,7 +116,8 @@ class GatewayServer extends Server {
     const prefix = `Invalid ${method} request: `;
     return async (request, ctx) => {
       try {
-        return await wrapped(request, ctx);
+        const result = await wrapped(request, ctx);
+        return method === "tools/call" ? (this.unreadableAnswer(request, result) ?? result) : result;
       } catch (err) {
         if (!(err instanceof ProtocolError) || err.code !== ProtocolErrorCode.InvalidParams) throw err;
         const at = err.message.indexOf(prefix);
@@ -113,7 +126,30 @@ class GatewayServer extends Server {
       }
     };
   }
+
+  /**
+   * A 2025-era client is asked our question by the SDK (its legacy shim pushes `elicitation/create`
+   * and calls the handler again with the answer). An answer the SDK cannot read (an unknown
+   * `action`, content of the wrong shape, an error) never reaches the handler: the shim answers
+   * with its own text and no decision. Said here as every other unapproved call is, and logged.
+   */
+  private unreadableAnswer(request: JSONRPCRequest, result: Record<string, unknown>): ToolResult | undefined {
+    const first = this.first.get(request) as { inputRequests?: Record<string, unknown> } | undefined;
+    if (!first?.inputRequests || !Object.hasOwn(first.inputRequests, FORM_KEY) || result.isError !== true) return undefined;
+    const text = (result.content as { text?: unknown }[] | undefined)?.[0]?.text;
+    if (typeof text !== "string" || !SHIM_FAILURES.some((p) => text.startsWith(p))) return undefined;
+    const tool = String((request.params as { name?: unknown } | undefined)?.name ?? "the tool");
+    // zod's issue list, when that is what the SDK says, as one line: "`action`: Invalid option: …"
+    const said = text.replace(SHIM_FAILURES[0]!, "");
+    const issues = /^Invalid result for [^:]+: (\[[\s\S]*\])$/.exec(said)?.[1];
+    const why = (issues !== undefined ? paramsProblem(issues) : cutText(said, 300)).replace(/\s+/g, " ");
+    this.note(`confirm ${tool}: the client's answer could not be read (${why}); it did not run`);
+    return errorResult(`${tool} was not approved: the answer to the question could not be read (${why}), and the call did not run.`, { decision: "confirm", reasons: [], approved: false, answer: "unreadable" });
+  }
 }
+
+/** How the SDK's legacy shim (2.4) words a question it could not get an answer to. */
+const SHIM_FAILURES = ["Fulfilling input required by 'tools/call' failed: ", "Multi-round-trip request 'tools/call' still required input"];
 
 /** zod's issue list (the SDK's message) as one line: "`params.uri`: expected string, received number". */
 export function paramsProblem(err: unknown): string {
@@ -165,6 +201,7 @@ function buildServer(o: ServeOptions): Server {
       instructions: "Every tool call is checked by stalwart before it reaches the tool server; a call that needs a person is asked about through elicitation.",
       inputRequired: { roundTimeoutMs: o.askTimeoutMs },
     },
+    o.log,
   );
   const forward = (method: string, params: Record<string, unknown> | undefined, ctx: ServerContext) =>
     o.relay.during(ctx, () => o.upstream.request(method, params, { timeoutMs: o.callTimeoutMs, signal: ctx.mcpReq.signal })).catch((err: unknown) => {

@@ -27,7 +27,7 @@ afterEach(() => {
 });
 
 /** The gateway as a host starts it, initialized with raw lines; `replies` are the lines it wrote back. */
-async function rawGateway(args: string[]) {
+async function rawGateway(args: string[], capabilities: Record<string, unknown> = {}) {
   const child = spawn(process.execPath, [MAIN, "gateway", "--quiet", ...args], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
   children.push(child);
   let out = "";
@@ -41,7 +41,7 @@ async function rawGateway(args: string[]) {
     await expect.poll(() => replies().length, { timeout: 30_000 }).toBeGreaterThanOrEqual(n);
     return replies();
   };
-  send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+  send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "raw", version: "1" } } });
   await wait(1);
   send({ jsonrpc: "2.0", method: "notifications/initialized" });
   return { write, send, wait, replies };
@@ -102,6 +102,28 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
     await expect.poll(() => g.replies().some((r) => r.id === 3), { timeout: 30_000 }).toBe(true);
     const refused = g.replies().find((r) => r.id === 3)! as Reply & { result?: { _meta?: Record<string, { step?: number; decision?: string }> } };
     expect(refused.result?._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", step: 2 });
+  }, 60_000);
+
+  it("an answer to the gateway's question the SDK cannot read (an unknown action, an error) is 'not approved' with the decision in _meta: the file is not written", async () => {
+    const dir = allowedDir();
+    const g = await rawGateway(["--home", home(), "--catalogue", filesystemCatalogue(dir, join(dir, "..", `agent-raw-answer-${Date.now()}.yaml`)), "--", process.execPath, FILESYSTEM, dir], { elicitation: { form: {} } });
+    const answers: [number, Record<string, unknown>][] = [
+      [1, { result: { action: "weird" } }],
+      [2, { error: { code: -1, message: "nope" } }],
+    ];
+    for (const [id, answer] of answers) {
+      const file = join(dir, `unread-${id}.txt`);
+      g.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "write_file", arguments: { path: file, content: "hi" } } });
+      const asking = () => (g.replies() as unknown as { id?: unknown; method?: string }[]).filter((m) => m.method === "elicitation/create");
+      await expect.poll(() => asking().length, { timeout: 30_000 }).toBe(id);
+      g.send({ jsonrpc: "2.0", id: asking()[id - 1]!.id, ...answer });
+      await expect.poll(() => g.replies().some((r) => r.id === id), { timeout: 30_000 }).toBe(true);
+      const r = g.replies().find((x) => x.id === id)! as Reply & { result?: { _meta?: Record<string, unknown> } };
+      expect(r.result?.isError).toBe(true);
+      expect(r.result?.content?.[0]?.text).toMatch(/^write_file was not approved: the answer to the question could not be read \(.+\), and the call did not run\.$/);
+      expect(r.result?._meta?.["stalwart-agents/check"]).toEqual({ decision: "confirm", reasons: [], approved: false, answer: "unreadable" });
+      expect(() => readFileSync(file)).toThrow();
+    }
   }, 60_000);
 
   it("a tools/call asking to run as a task (which the gateway does not offer) runs as a plain call, and its result comes back", async () => {
