@@ -77,7 +77,10 @@ const releaseCmd = defineCommand({
   options,
   async run({ values, io }) {
     const r = await release(serviceBase(values));
-    printer(io, values.json)({ released: true, ...r }, `released the seat of installation ${r.installation_id}${r.already ? " (it was already free)" : ""}; \`stalwart licence activate\` takes one again`);
+    const said = r.development
+      ? `installation ${r.installation_id} holds a development licence, which takes no seat: nothing to release`
+      : `released the seat of installation ${r.installation_id}${r.already ? " (it was already free)" : ""}; \`stalwart licence activate\` takes one again`;
+    printer(io, values.json)({ released: true, ...r }, said);
     return 0;
   },
 });

@@ -21,7 +21,7 @@ import { loadCounters } from "./counters.js";
 import { licencePaths, resolveHome } from "./files.js";
 import { loadInstallation, readInstallation, writeInstallation, type LoadedInstallation, type StoredInstallation } from "./installation.js";
 import { fetchBundles } from "./renew.js";
-import { DEFAULT_SERVICE_URL, ServiceClient } from "./service.js";
+import { DEFAULT_SERVICE_URL, DEV_SERVICE_URL, ServiceClient } from "./service.js";
 
 export interface ServiceOptions {
   home?: string;
@@ -133,11 +133,14 @@ export async function adopt(
 }
 
 /** Free this machine's seat (what a CI job does last). */
-export async function release(opts: ServiceOptions = {}): Promise<{ installation_id: string; already: boolean }> {
+export async function release(opts: ServiceOptions = {}): Promise<{ installation_id: string; already: boolean; development?: true }> {
   const home = resolveHome(opts.home);
   const inst = await loadInstallation(home, opts.trustedKeys ?? TRUSTED_KEYS);
   const now = (opts.now ?? (() => new Date()))();
-  const client = new ServiceClient(serviceUrlOf(opts, inst.stored), opts.fetch ?? fetch);
+  const url = serviceUrlOf(opts, inst.stored);
+  // `stalwart licence dev` made it for this machine alone: no service counts its seat
+  if (url === DEV_SERVICE_URL) return { installation_id: inst.stored.installation_id, already: true, development: true };
+  const client = new ServiceClient(url, opts.fetch ?? fetch);
   const r = await client.signed<{ released: boolean; already: boolean }>(
     "POST",
     "/v1/licences/release",

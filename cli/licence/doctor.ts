@@ -52,6 +52,13 @@ const probeRuntime: RuntimeProbe = async () => {
   }
 };
 
+/** What a lapsed licence needs: a development one is renewed by `licence dev`, an expired one by a new licence. */
+function lapsedFix(s: LicenceStatus, serviceUrl: string, now: Date): string {
+  if (serviceUrl === DEV_SERVICE_URL) return "a current lease: the development licence lapsed; run `stalwart licence dev` to renew it";
+  if (Date.parse(s.licenceExpires) <= now.getTime()) return `a current licence: licence ${s.licenceId} expired ${s.licenceExpires.slice(0, 10)}; activate a licence that runs now (\`stalwart licence activate\` with its key)`;
+  return "a current lease: the licence lapsed; reach the service so the lease renews, or run `stalwart licence activate`";
+}
+
 export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {}): Promise<DoctorReport> {
   const home = resolveHome(opts.home);
   const stored = readInstallation(home);
@@ -77,7 +84,7 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
     const h = await openLicence({ home, renew: false, ...(opts.now ? { now: opts.now } : {}), ...(opts.trustedKeys ? { trustedKeys: opts.trustedKeys } : {}), serviceUrl });
     licence = { ok: true, status: h.status() };
     await h.close();
-    if (licence.status.stage === "lapsed") missing.push("a current lease: the licence lapsed; reach the service so the lease renews, or run `stalwart licence activate`");
+    if (licence.status.stage === "lapsed") missing.push(lapsedFix(licence.status, serviceUrl, (opts.now ?? (() => new Date()))()));
   } catch (err) {
     const e = err as StalwartError;
     licence = { ok: false, code: e.code ?? "error", message: e.message, ...(e.hint ? { hint: e.hint } : {}) };

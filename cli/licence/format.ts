@@ -11,6 +11,7 @@ function formatStage(s: LicenceStatus): string[] {
   if (s.stage === "grace") lines.push(`state        grace — the lease ended ${day(s.leaseEnds)}; the runtime answers until ${day(s.graceEnds)} unless the lease renews`);
   if (s.stage === "lapsed") {
     lines.push(`state        lapsed since ${day(s.lapsedAt!)} (lease ended ${day(s.leaseEnds)}, grace ended ${day(s.graceEnds)})`);
+    if (Date.parse(s.licenceExpires) <= Date.parse(s.lapsedAt!)) lines.push(`             the licence itself expired ${day(s.licenceExpires)}: no lease renews it; a new licence is needed`);
     lines.push(
       s.onLapse === "reads_only"
         ? "             on_licence_lapse: reads_only — turns and reads are checked, every write is refused `licence_lapsed`"

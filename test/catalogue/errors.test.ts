@@ -21,6 +21,7 @@ const single: [string, string, number, number, string, string][] = [
   ["unknown word, nothing close", "tools:\n  - name: a\n    zzzzzz: 1\n", 3, 5, "unknown word `zzzzzz`", "known words here:"],
   ["wrong type: boolean", "tools:\n  - name: a\n    writes: 1\n", 3, 13, "`writes` must be true or false, not a number `1`", "expected true or false"],
   ["yes is a string in YAML 1.2", "tools:\n  - name: a\n    irreversible: yes\n    writes: true\n", 3, 19, "`irreversible` must be true or false", "YAML 1.2 reads `yes` as a string"],
+  ["a quoted true is text", "tools:\n  - name: a\n    writes: \"true\"\n", 3, 13, "`writes` must be true or false, not a string `true`", "write `true` without quotes: in quotes it is text"],
   ["wrong type: list expected", "tools:\n  - name: a\n    after: get_order\n  - name: get_order\n", 3, 12, "`after` must be a list", "expected a list of tool names or `{tool, bind}`"],
   ["tool given as a string", "tools:\n  - get_order\n", 2, 5, "`tools[0]` must be a map, not a string `get_order`", "expected a tool"],
   ["missing name", "tools:\n  - writes: true\n", 2, 5, "`tools[0]` is missing `name`", "add `name`"],

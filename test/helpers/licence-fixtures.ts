@@ -39,6 +39,8 @@ export interface FixtureOptions {
   signer?: SigningKey;
   seq?: number;
   meters?: Record<string, number>;
+  /** where the installation says its licence service is (default: 127.0.0.1:9, where nothing listens) */
+  serviceUrl?: string;
 }
 
 export async function writeFixtureInstallation(o: FixtureOptions): Promise<{ home: string; stored: StoredInstallation; licence: LicencePayload; lease: LeasePayload; secretKey: Uint8Array }> {
@@ -79,7 +81,7 @@ export async function writeFixtureInstallation(o: FixtureOptions): Promise<{ hom
     v: 1,
     installation_id: lease.installation_id,
     licence_id: licence.licence_id,
-    service_url: "http://127.0.0.1:9", // nothing listens: the service is unreachable
+    service_url: o.serviceUrl ?? "http://127.0.0.1:9", // nothing listens: the service is unreachable
     public_key: lease.installation_key,
     secret_key: toBase64Url(pair.secretKey),
     activation_id: lease.activation_id,

@@ -2,6 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { stalwart } from "../helpers/licence-cli.js";
 import { tempHome, writeFixtureInstallation } from "../helpers/licence-fixtures.js";
+import { DEV_SERVICE_URL } from "../../cli/licence/service.js";
 
 const down = "http://127.0.0.1:9"; // nothing listens there
 
@@ -59,6 +60,26 @@ describe("stalwart licence status / doctor show the stage and its dates", () => 
     expect(d.api_key).toEqual({ configured: true, source: "QLS_API_KEY" });
     expect(doctor.stdout).not.toContain("secretsecret"); // never the key
     expect(d.missing.join("\n")).toMatch(/stalwart licence activate/);
+  });
+
+  test("a lapsed development licence: doctor says to run `licence dev`; release has no seat to give back", async () => {
+    const f = await writeFixtureInstallation({ now: new Date(), leaseEndsInDays: -40, graceDays: 30, serviceUrl: DEV_SERVICE_URL });
+    const env = { STALWART_HOME: f.home };
+    const [doctor, release, releaseJson] = await Promise.all([stalwart(["doctor", "--json"], env), stalwart(["licence", "release"], env), stalwart(["licence", "release", "--json"], env)]);
+    const missing = doctor.json().missing.join("\n");
+    expect(missing).toContain("the development licence lapsed; run `stalwart licence dev` to renew it");
+    expect(missing).not.toContain("licence activate");
+    expect(release.code, release.stderr).toBe(0);
+    expect(release.stdout).toContain(`installation ${f.stored.installation_id} holds a development licence, which takes no seat: nothing to release`);
+    expect(releaseJson.json()).toEqual({ released: true, installation_id: f.stored.installation_id, already: true, development: true });
+  });
+
+  test("a licence that itself expired: status and doctor say a new licence is needed, not a renewal", async () => {
+    const f = await writeFixtureInstallation({ now: new Date(), leaseEndsInDays: -40, graceDays: 30, licenceEndsInDays: -45 });
+    const env = { STALWART_HOME: f.home, STALWART_LICENCE_URL: down };
+    const [status, doctor] = await Promise.all([stalwart(["licence", "status"], env), stalwart(["doctor", "--json"], env)]);
+    expect(status.stdout).toContain(`the licence itself expired ${f.licence.expires_at.slice(0, 10)}`);
+    expect(doctor.json().missing.join("\n")).toContain(`licence ${f.licence.licence_id} expired ${f.licence.expires_at.slice(0, 10)}; activate a licence that runs now`);
   });
 
   test("activate without a key says how to get one; unknown verbs and options are usage errors", async () => {

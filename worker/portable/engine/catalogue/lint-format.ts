@@ -136,7 +136,9 @@ export function lintFormat(source: Source): CatalogueProblem[] {
         const want = expect ?? expectedFromType(e.params.type);
         let hint = `expected ${want}`;
         if (e.params.type === "boolean" && typeof value === "string" && /^(yes|no|on|off|y|n|true|false)$/i.test(value)) {
-          hint = `write \`${/^(yes|on|y|true)$/i.test(value) ? "true" : "false"}\`: YAML 1.2 reads \`${value}\` as a string`;
+          const meant = /^(yes|on|y|true)$/i.test(value) ? "true" : "false";
+          // YAML 1.2 reads true/True/TRUE as booleans: a string of them was written in quotes
+          hint = /^(true|false)$/i.test(value) ? `write \`${meant}\` without quotes: in quotes it is text` : `write \`${meant}\`: YAML 1.2 reads \`${value}\` as a string`;
         } else if (typeof value === "string" && /^(object|array)$/.test(String(e.params.type)) && value.trim() === "") {
           hint = `expected ${want}; the value is empty`;
         }
