@@ -48,7 +48,9 @@ export function readJson<T>(file: string): T | undefined {
   try {
     return JSON.parse(text) as T;
   } catch (err) {
-    throw new StalwartError("LicenceFileUnreadable", `\`${file}\` is not JSON: ${(err as Error).message}`, {
+    // JSON.parse quotes the text it choked on: control bytes (a zeroed file's NULs) shown escaped, not sent to the terminal
+    const said = (err as Error).message.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    throw new StalwartError("LicenceFileUnreadable", `\`${file}\` is not JSON: ${said}`, {
       hint: "restore it from a backup, or remove it and run `stalwart licence activate` again",
     });
   }

@@ -60,6 +60,10 @@ export function writeInstallation(home: string | undefined, inst: StoredInstalla
 /** Load and verify; `LicenceRequired` when there is none (or it was released). */
 export async function loadInstallation(home?: string, keys: KeySet = TRUSTED_KEYS): Promise<LoadedInstallation> {
   const stored = readInstallation(home);
+  if (stored !== undefined && (typeof stored !== "object" || stored === null || Array.isArray(stored))) {
+    const held = Array.isArray(stored) ? "a list" : stored === null ? "null" : `a ${typeof stored}`;
+    throw new LicenceInvalid("malformed", `\`${licencePaths(home).installation}\` does not hold an installation (it holds ${held})`);
+  }
   if (!stored || stored.released_at) {
     throw new LicenceRequired(
       stored?.released_at ? `this machine released its seat on ${stored.released_at}` : `no activated licence in \`${licencePaths(home).dir}\``,

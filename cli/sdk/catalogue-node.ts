@@ -3,6 +3,7 @@
  * load it with the ajv adapter. The engine itself (worker/portable/engine/catalogue) does no I/O.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { lintCatalogue, loadCatalogue } from "../../worker/portable/engine/index.js";
 import type { CompiledCatalogue, SchemaCompiler } from "../../worker/portable/engine/index.js";
 import { CatalogueError, type CatalogueProblem } from "../../worker/portable/engine/index.js";
@@ -26,7 +27,7 @@ export function readCatalogueFile(path: string): string {
   const fail = (message: string, hint: string): never => {
     throw new CatalogueError([{ file: path, line: 1, column: 1, pointer: "", message, hint }]);
   };
-  if (!existsSync(path)) fail(`cannot read \`${path}\`: no such file`, "check the path; `stalwart check` reads `agent.yaml` in the current folder by default");
+  if (!existsSync(path)) fail(`cannot read \`${path}\`: no such file`, isAbsolute(path) ? "check the path" : `check the path: a relative one is read from the current folder, \`${process.cwd()}\``);
   let st;
   try {
     st = statSync(path);

@@ -63,6 +63,9 @@ describe("stalwart check", () => {
     const missing = stalwart(["check"], dir);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain("agent.yaml:1:1: error: cannot read `agent.yaml`: no such file");
+    // where a relative path was looked for (the hint named `stalwart check` even to an SDK caller)
+    expect(missing.stderr).toContain(`hint: check the path: a relative one is read from the current folder, \``);
+    expect(missing.stderr).toContain(`${dir}\``);
     writeFileSync(join(dir, "agent.yaml"), "tools:\n  - name: get_order\n");
     const ok = stalwart(["check"], dir);
     expect(ok.stdout).toBe("agent.yaml: ok (1 tool, 1 warning)\n");

@@ -237,6 +237,11 @@ describe("object input", () => {
     (cyclic.tools as unknown[]).push(cyclic);
     const cases: object[] = [cyclic, { tools: [{ name: "a", f: () => 1 }] }, { tools: [{ name: "a", n: Infinity }] }, { tools: [{ name: "a", d: new Date() }] }, { tools: [{ name: "a", u: undefined }] }];
     for (const c of cases) expect(lintCatalogue(c, { schemaCompiler: ajvCompiler }).length).toBeGreaterThan(0);
+    // said in words a person reads: not "a undefined", not "a Object instance"
+    const said = (c: object) => lintCatalogue(c, { schemaCompiler: ajvCompiler }).map((p) => p.message).join("\n");
+    expect(said({ tools: [{ name: "a", u: undefined }] })).toContain("`undefined` is not plain data");
+    expect(said({ tools: [{ name: "a", d: new Date() }] })).toContain("an instance of `Date` is not plain data");
+    expect(said({ tools: [{ name: "a", f: () => 1 }] })).toContain("a function is not plain data");
   });
 
   it("a __proto__ key is data, not a prototype", () => {

@@ -3,6 +3,8 @@ import { describe, expect, test } from "vitest";
 import { stalwart } from "../helpers/licence-cli.js";
 import { tempHome, writeFixtureInstallation } from "../helpers/licence-fixtures.js";
 import { DEV_SERVICE_URL } from "../../cli/licence/service.js";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 const down = "http://127.0.0.1:9"; // nothing listens there
 
@@ -80,6 +82,25 @@ describe("stalwart licence status / doctor show the stage and its dates", () => 
     const [status, doctor] = await Promise.all([stalwart(["licence", "status"], env), stalwart(["doctor", "--json"], env)]);
     expect(status.stdout).toContain(`the licence itself expired ${f.licence.expires_at.slice(0, 10)}`);
     expect(doctor.json().missing.join("\n")).toContain(`licence ${f.licence.licence_id} expired ${f.licence.expires_at.slice(0, 10)}; activate a licence that runs now`);
+  });
+
+  test("an installation.json that holds a list, not an installation, is named as such", async () => {
+    const home = tempHome();
+    mkdirSync(join(home, "licence"), { recursive: true });
+    writeFileSync(join(home, "licence", "installation.json"), "[]\n");
+    const status = await stalwart(["licence", "status"], { STALWART_HOME: home, STALWART_LICENCE_URL: down });
+    expect(status.code).toBe(1);
+    expect(status.stderr).toContain(`\`${join(home, "licence", "installation.json")}\` does not hold an installation (it holds a list)`);
+  });
+
+  test("a counters file zeroed in place: doctor names it with the NUL bytes escaped, never sent to the terminal", async () => {
+    const f = await writeFixtureInstallation({ now: new Date(), leaseEndsInDays: 3 });
+    writeFileSync(join(f.home, "licence", "counters.json"), Buffer.alloc(64));
+    const doctor = await stalwart(["doctor"], { STALWART_HOME: f.home, STALWART_LICENCE_URL: down });
+    const out = doctor.stdout + doctor.stderr;
+    expect(out).toContain("counters.json` is not JSON");
+    expect(out).toContain("\\u0000");
+    expect(out).not.toContain("\u0000");
   });
 
   test("activate without a key says how to get one; unknown verbs and options are usage errors", async () => {

@@ -36,7 +36,24 @@ describe("check worker routes", () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe("catalogue_invalid");
     expect(bad.body.error.problems[0]).toMatchObject({ file: "bad.yaml", line: 3, column: 5 });
+    // the message names the first problem, a rulebook's as a catalogue's (it used to say "the catalogue does not load" for both)
+    expect(bad.body.error.message).toBe("bad.yaml:3:5: tool `x`: unknown word `writez`");
+    const badRules = await json(await call("PUT", "/v1/rulebooks/r", "rules: 5\n", KEY_A, "application/yaml"));
+    expect(badRules.body.error).toMatchObject({ code: "catalogue_invalid", message: "r:1:8: `rules` must be a list, not a number `5`" });
+    const name = await json(await call("PUT", "/v1/catalogues/__proto__", storeYaml, KEY_A, "application/yaml"));
+    expect(name.body.error).toMatchObject({ code: "invalid_request", message: "a catalogue name is 1–64 letters, digits, `.`, `_` or `-`, starting with a letter or digit" });
     expect((await call("PUT", "/v1/catalogues/bad name", storeYaml, KEY_A, "application/yaml")).status).toBe(400);
+  });
+
+  it("takes a catalogue's YAML under every type the OpenAPI lists; a text that is not UTF-8 is invalid_request, not malformed JSON", async () => {
+    const { call, app, env } = testApp();
+    const doc = (await json(await call("GET", "/v1/openapi.json", undefined, null))).body;
+    const types = Object.keys(doc.paths["/v1/catalogues/{name}"].put.requestBody.content);
+    expect(types).toEqual(expect.arrayContaining(["application/yaml", "text/plain", "application/json"]));
+    for (const t of types) expect((await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, t)).status, t).toBe(200);
+    expect((await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "text/html")).status).toBe(415);
+    const latin1 = await app.request("/v1/catalogues/l1", { method: "PUT", headers: { authorization: `Bearer ${KEY_A}`, "content-type": "application/yaml" }, body: new Uint8Array([0x74, 0x6f, 0x6f, 0x6c, 0x73, 0x3a, 0x20, 0xe9, 0x0a]) }, env);
+    expect(await latin1.json()).toEqual({ error: { code: "invalid_request", message: "the catalogue is not UTF-8 text", pointer: "" } });
   });
 
   it("reads back catalogues only: a rulebook's stored name is not a catalogue name", async () => {

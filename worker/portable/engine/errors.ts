@@ -267,8 +267,11 @@ export interface WireError {
 /** The status and body a worker answers `err` with. */
 export function toWire(err: StalwartError, status = statusOf(err.code)): { status: number; body: { error: WireError } } {
   if (err instanceof CatalogueError) {
-    // the problems say what and where; the message only names the error
-    return { status, body: { error: { code: wireOf(err.code), message: "the catalogue does not load", pointer: err.problems[0]?.pointer ?? "", problems: err.problems } } };
+    // the problems say what and where; the message names the first (a rulebook's too: same code)
+    const first = err.problems[0];
+    const more = err.problems.length > 1 ? ` (and ${err.problems.length - 1} more)` : "";
+    const message = first ? `${first.file}:${first.line}:${first.column}: ${first.message}${more}` : err.message;
+    return { status, body: { error: { code: wireOf(err.code), message, pointer: first?.pointer ?? "", problems: err.problems } } };
   }
   const error: WireError = { code: wireOf(err.code), message: err.message };
   if (err.pointer !== undefined) error.pointer = err.pointer;

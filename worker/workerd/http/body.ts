@@ -24,17 +24,19 @@ const mediaType = (c: Context): string => (c.req.header("content-type") ?? "").s
 /** The body as text: one of `types` (415 otherwise), decoded as strict UTF-8 (400 otherwise). */
 export async function readText(c: Context, types: readonly string[], what = "the body"): Promise<string> {
   if (!types.includes(mediaType(c))) throw new HttpError("unsupported_media_type", `send ${what} as \`content-type: ${types[0]}\``);
-  return strictUtf8(await c.req.arrayBuffer());
+  // a JSON body that is not UTF-8 is malformed JSON; a YAML or CSV text, a request that is wrong
+  const json = types.length === 1 && types[0] === "application/json";
+  return strictUtf8(await c.req.arrayBuffer(), json ? undefined : () => new InputError(`${what} is not UTF-8 text`, ""));
 }
 
 /** One per module: a fatal decoder without `stream` keeps no state between calls. */
 const utf8Strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
-export function strictUtf8(buf: ArrayBuffer): string {
+export function strictUtf8(buf: ArrayBuffer, notUtf8?: () => Error): string {
   try {
     return utf8Strict.decode(buf);
   } catch {
-    throw new HttpError("malformed_json", "the body is not UTF-8");
+    throw notUtf8?.() ?? new HttpError("malformed_json", "the body is not UTF-8");
   }
 }
 

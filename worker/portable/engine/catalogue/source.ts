@@ -279,7 +279,7 @@ export function readObject(input: unknown, file: string = OBJECT_FILE): Source {
       continue;
     }
     if (typeof v !== "object") {
-      problem(p, `a ${typeof v} is not plain data`, "a catalogue object holds only JSON values");
+      problem(p, `${typeof v === "undefined" ? "`undefined`" : `a ${typeof v}`} is not plain data`, "a catalogue object holds only JSON values");
       put(null);
       continue;
     }
@@ -303,7 +303,7 @@ export function readObject(input: unknown, file: string = OBJECT_FILE): Source {
     }
     const proto = Object.getPrototypeOf(v);
     if (proto !== Object.prototype && proto !== null) {
-      problem(p, `a ${(v as object).constructor?.name ?? "class"} instance is not plain data`, "pass plain objects, lists, strings, numbers and booleans");
+      problem(p, `an instance of \`${String((v as object).constructor?.name ?? "a class")}\` is not plain data`, "pass plain objects, lists, strings, numbers and booleans");
       put(null);
       continue;
     }

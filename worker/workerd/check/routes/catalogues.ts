@@ -21,7 +21,7 @@ export const YAML_TYPES = ["application/yaml", "application/x-yaml", "text/yaml"
  * would otherwise read a rulebook back as a catalogue.
  */
 export function registeredName(name: string, what: string, pointer: string): string {
-  if (!NAME.test(name)) throw new InputError(`a ${what} name is 1–64 letters, digits, \`.\`, \`_\` or \`-\``, pointer);
+  if (!NAME.test(name)) throw new InputError(`a ${what} name is 1–64 letters, digits, \`.\`, \`_\` or \`-\`, starting with a letter or digit`, pointer);
   return name;
 }
 
@@ -37,7 +37,8 @@ export function catalogueRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       operationId: "putCatalogue",
       summary: "register or replace a catalogue (agent.yaml); lint errors come back as 400 with file:line:column",
       params: { name: { type: "string", pattern: NAME_PATTERN } },
-      requestBody: { required: true, content: { "application/yaml": { schema: { type: "string" } } } },
+      // every type a YAML text comes under (JSON is YAML; `text/plain` is what a file upload often says)
+      requestBody: { required: true, content: Object.fromEntries(YAML_TYPES.map((t) => [t, { schema: { type: "string" } }])) },
       responses: ok({ type: "object", properties: { name: { type: "string" }, digest: { type: "string" }, tools: { type: "array", items: { type: "string" } } } }),
     }),
     nameParam("catalogue"),

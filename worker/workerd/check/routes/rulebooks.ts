@@ -17,7 +17,7 @@ export function rulebookRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       operationId: "putRulebook",
       summary: "register or replace a rulebook (YAML, or a rules spreadsheet as CSV); errors come back as 400 with file:line:column",
       params: { name: { type: "string", pattern: NAME_PATTERN } },
-      requestBody: { required: true, content: { "application/yaml": { schema: { type: "string" } }, "text/csv": { schema: { type: "string" } } } },
+      requestBody: { required: true, content: Object.fromEntries([...YAML_TYPES, "text/csv"].map((t) => [t, { schema: { type: "string" } }])) },
       responses: ok({ type: "object", properties: { name: { type: "string" }, digest: { type: "string" }, rules: { type: "integer" } } }),
     }),
     nameParam("rulebook"),
