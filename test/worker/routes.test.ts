@@ -117,6 +117,13 @@ describe("check worker routes", () => {
       const j = await json(await call("POST", "/v1/plan", { session: s, kind: "judge", tool, result: {} }));
       expect({ status: j.status, code: j.body.error?.code, pointer: j.body.error?.pointer }, tool).toEqual({ status: 400, code: "invalid_request", pointer: "/tool" });
     }
+    // an undo or follow plan of a tool the catalogue does not hold is the same 400, not `{plan: null}`
+    for (const [kind, tool] of [["undo", "no_such_tool"], ["undo", "__proto__"], ["follow", "__proto__"]]) {
+      const p = await json(await call("POST", "/v1/plan", { session: s, kind, tool, step: 0, args: {}, result: {} }));
+      expect({ status: p.status, code: p.body.error?.code, pointer: p.body.error?.pointer }, `${kind} ${tool}`).toEqual({ status: 400, code: "invalid_request", pointer: "/tool" });
+    }
+    // a tool it holds that declares no undo is still "nothing to plan"
+    expect((await json(await call("POST", "/v1/plan", { session: s, kind: "undo", tool: "get_order", args: {}, result: {} }))).body).toEqual({ plan: null });
   });
 
   it("keeps tenants apart: catalogues, and histories MAC'd for another tenant", async () => {

@@ -34,8 +34,8 @@ export interface UndoPlan {
  */
 export function planUndo(catalogue: CompiledCatalogue, tool: string, args: Record<string, unknown>, result: unknown): UndoPlan | null {
   planInput(args, result);
-  const t = catalogue.tools.get(tool);
-  if (!t?.undo) return null;
+  const t = known(catalogue, tool);
+  if (!t.undo) return null;
   const undo = catalogue.tools.get(t.undo);
   if (!undo) return null;
   const props = own(undo.argsSchema, "properties");
@@ -61,7 +61,7 @@ export interface FollowPlan {
 
 export function planFollow(catalogue: CompiledCatalogue, tool: string, step: number, args: Record<string, unknown>, result: unknown): FollowPlan | null {
   planInput(args, result);
-  const outcome = catalogue.tools.get(tool)?.outcome;
+  const outcome = known(catalogue, tool).outcome;
   if (!outcome) return null;
   const fromResult = readValue(result, outcome.same);
   const value = fromResult !== MISSING ? fromResult : own(args, outcome.same);
@@ -85,14 +85,19 @@ export type Judged = "done" | "failed" | "pending";
  */
 export function judgeOutcome(catalogue: CompiledCatalogue, tool: string, followResult: unknown, from: Scope["from"]): Judged {
   planInput(undefined, followResult);
-  const known = catalogue.tools.get(tool);
-  if (!known) throw new InputError(`\`${cutText(String(tool), 100)}\` is not a tool of this catalogue`, "/tool");
-  const outcome = known.outcome;
+  const outcome = known(catalogue, tool).outcome;
   if (!outcome) throw new InputError(`\`${tool}\` declares no \`outcome\`: there is nothing to judge its follow read by`, "/tool", "judge a write whose catalogue entry has `outcome: {follow, same, done_when}`");
   const scope = { subject: followResult, row: followResult, from };
   if (outcome.failedWhen.length > 0 && evaluateAll(outcome.failedWhen, scope).truth === "holds") return "failed";
   if (outcome.doneWhen.length > 0 && evaluateAll(outcome.doneWhen, scope).truth === "holds") return "done";
   return "pending";
+}
+
+/** A plan names a tool of the catalogue: an unknown one is the caller's mistake, not "nothing to plan". */
+function known(catalogue: CompiledCatalogue, tool: string): CompiledTool {
+  const t = typeof tool === "string" ? catalogue.tools.get(tool) : undefined;
+  if (!t) throw new InputError(`\`${cutText(String(tool), 100)}\` is not a tool of this catalogue`, "/tool");
+  return t;
 }
 
 /**
