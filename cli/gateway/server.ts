@@ -92,6 +92,17 @@ export function serverFactory(o: ServeOptions, live: LiveServers): McpServerFact
 class GatewayServer extends Server {
   /** What each tools/call's handler answered first (the SDK hands every round the same request object). */
   private readonly first = new WeakMap<object, unknown>();
+  /** Each tools/call's arguments as the client sent them, by its context (argumentsSent). */
+  private readonly sent = new WeakMap<object, Record<string, unknown>>();
+
+  /**
+   * The arguments of the tools/call whose context is `ctx`, as sent, when the SDK's parse changed
+   * them: it rebuilds `arguments` key by key, and an own `__proto__` key (JSON makes one) is lost
+   * on the way, so an argument the catalogue does not declare would be dropped, not refused.
+   */
+  argumentsSent(ctx: object): Record<string, unknown> | undefined {
+    return this.sent.get(ctx);
+  }
 
   constructor(info: ConstructorParameters<typeof Server>[0], options: ConstructorParameters<typeof Server>[1], private readonly note: (line: string) => void) {
     super(info, options);
@@ -101,6 +112,8 @@ class GatewayServer extends Server {
     const checked: typeof handler = (request, ctx) => {
       try {
         if (method !== "tools/call") return handler(request, ctx);
+        const args = (request.params as { arguments?: unknown } | undefined)?.arguments;
+        if (typeof args === "object" && args !== null && !Array.isArray(args) && Object.hasOwn(args, "__proto__")) this.sent.set(ctx, args as Record<string, unknown>);
         return handler(request, ctx).then((r) => {
           if (!this.first.has(request)) this.first.set(request, r);
           return r;
@@ -230,7 +243,8 @@ function buildServer(o: ServeOptions): Server {
   });
 
   server.setRequestHandler("tools/call", async (request, ctx) => {
-    const params = request.params as { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
+    const sent = server.argumentsSent(ctx);
+    const params = (sent ? { ...request.params, arguments: sent } : request.params) as { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
     metaReadable("tools/call", params);
     o.relay.bind(ctx, server);
     try {

@@ -126,6 +126,21 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
     }
   }, 60_000);
 
+  it("an undeclared `__proto__` argument is refused argument_schema, as any undeclared argument is (the SDK's parse used to drop it, and the call ran)", async () => {
+    const dir = allowedDir();
+    const catalogue = join(dir, "agent.yaml");
+    writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - name: echo\n    args: {type: object, properties: {message: {type: string}}, additionalProperties: false}\n");
+    const g = await rawGateway(["--home", home(), "--catalogue", catalogue, "--", process.execPath, EVERYTHING, "stdio"]);
+    g.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi","__proto__":{"x":1}}}}`);
+    g.write(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"__proto__":{"message":"inherited"}}}}`);
+    await expect.poll(() => g.replies().filter((r) => r.id === 1 || r.id === 2).length, { timeout: 30_000 }).toBe(2);
+    for (const id of [1, 2]) {
+      const r = g.replies().find((x) => x.id === id)! as Reply & { result?: { _meta?: Record<string, { decision?: string; reasons?: string[] }> } };
+      expect(r.result?.isError, `id ${id}`).toBe(true);
+      expect(r.result?._meta?.["stalwart-agents/check"], `id ${id}`).toMatchObject({ decision: "refuse", reasons: ["argument_schema"] });
+    }
+  }, 60_000);
+
   it("a tools/call asking to run as a task (which the gateway does not offer) runs as a plain call, and its result comes back", async () => {
     // MCP 2025-11-25, tasks: a receiver that does not declare tasks for a request type processes
     // it normally, ignoring `task`. Forwarded, `task` made the upstream's answer unreadable to the
