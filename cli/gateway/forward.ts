@@ -58,7 +58,7 @@ export async function forward(o: ForwardOptions, params: Params, check: CheckRes
       await new Promise((r) => setTimeout(r, PROGRESS_GAP_MS));
     }
   } catch (err) {
-    await unanswered(o, tool, check, err as Error);
+    await unanswered(o, tool, check, ctx.mcpReq.signal.aborted ? new Error("the client cancelled the call first") : (err as Error));
     if (ctx.mcpReq.signal.aborted) throw err;
     return errorResult(`${tool} was allowed, but ${notAnswered(err)}`, { ...summary(check), outcome: "outcome_unknown" });
   }
@@ -128,7 +128,7 @@ async function report(o: ForwardOptions, call: HeldCall, end: Next): Promise<voi
 /** Sent but not answered: it may have run, so its counters stay reserved. */
 async function unanswered(o: ForwardOptions, tool: string, check: CheckResult, err: Error): Promise<void> {
   await o.report(check.step, "outcome_unknown");
-  o.log(`allow ${tool}: ${err instanceof UpstreamUnreadable ? err.message : `the tool server did not answer (${err.message})`}`);
+  o.log(`allow ${tool}: ${err instanceof UpstreamUnreadable ? err.message : `the tool server did not answer (${err.message}); it may have run`}`);
 }
 
 function ended(o: ForwardOptions, tool: string, check: CheckResult, result: Record<string, unknown>): ToolResult {

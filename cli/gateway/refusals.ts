@@ -9,7 +9,8 @@ export async function gatewayRefusal(tool: string, hidden: ReadonlySet<string> |
   }
   const changed = await pins?.verify(tool);
   if (!changed) return undefined;
-  log(`refuse ${tool} ${TOOL_DEFINITION_CHANGED}: pinned ${changed.pinned}, the tool server has ${changed.found}`);
+  const now = changed.found === "missing" ? "the tool server no longer lists it" : changed.found === "unreadable" ? "its definition could not be read" : /^sha256:/.test(changed.found) ? `the tool server has ${changed.found}` : `the tool server lists it ${changed.found === "conflicting" ? "more than once, differently" : `as ${changed.found}`}`;
+  log(`refuse ${tool} ${TOOL_DEFINITION_CHANGED}: pinned ${changed.pinned}; ${now}`);
   const what = changed.found === "missing" ? "no longer lists it" : "now describes it otherwise (its description or input schema changed)";
   return errorResult(
     `stalwart refused ${tool}, and it did not run.\n${TOOL_DEFINITION_CHANGED}: the catalogue pins this tool's definition, and the tool server ${what}. Review the tool server's new definition, then run \`stalwart gateway init\` again or update the tool's \`pin\` in the catalogue.`,

@@ -73,7 +73,7 @@ export class CheckedStdioTransport extends StdioServerTransport {
       const method = metaOnlyFault(value);
       if (method !== undefined) return this.refuse(readableId(value), INVALID_PARAMS, `invalid params for ${cutText(method, 100)}: \`params._meta\` is not what MCP takes there (an object, its \`progressToken\` if any a string or number)`);
       // (the reason named, so a client's author sees what to fix: a batch is not the same mistake as a field's type)
-      const why = Array.isArray(value) ? "a batch (MCP does not take batches)" : "not a JSON-RPC 2.0 request, notification or response (a member missing or of the wrong type: `jsonrpc` \"2.0\", an id that is a string or number, a string `method`, `params` an object)";
+      const why = Array.isArray(value) ? "a batch (MCP does not take batches)" : "not a JSON-RPC 2.0 request, notification or response (a member missing or of the wrong type: `jsonrpc` \"2.0\", an id that is a string or a whole number, a string `method`, `params` an object)";
       return this.refuse(readableId(value), INVALID_REQUEST, `Invalid Request: ${why}`);
     }
     const reused = this.running.admit(message);

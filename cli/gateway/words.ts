@@ -46,9 +46,12 @@ export function refusalText(tool: string, r: CheckResult): string {
       case "order_rule":
         parts.push(`order_rule: ${String(d.rule ?? "")}`);
         break;
-      case "unknown_tool":
-        parts.push(`unknown_tool: \`${tool}\` is not in the catalogue`);
+      case "unknown_tool": {
+        // in the catalogue but outside the agent's reach (agents.yaml): the agent is named
+        const near = Array.isArray(d.nearest) && d.nearest.length > 0 ? ` (did you mean ${d.nearest.map((n) => `\`${String(n)}\``).join(" or ")}?)` : "";
+        parts.push(typeof d.agent === "string" ? `unknown_tool: \`${tool}\` is not among agent \`${d.agent}\`'s tools${near}` : `unknown_tool: \`${tool}\` is not in the catalogue${near}`);
         break;
+      }
       case "internal_error":
         parts.push(`internal_error${typeof d.code === "string" ? ` (${d.code})` : ""}${d.message ? `: ${String(d.message)}` : d.wording ? `: ${String(d.wording)}` : ""}${typeof d.hint === "string" ? ` — ${d.hint}` : ""}`);
         break;

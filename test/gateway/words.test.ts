@@ -51,3 +51,12 @@ describe("a fault inside the check, as the refusal the model and the host read",
     expect(refusalText("save", { decision: "refuse", reasons: ["internal_error"], detail: { wording: "the clock failed" }, step: 3 })).toContain("internal_error: the clock failed");
   });
 });
+
+describe("a refusal's text", () => {
+  it("unknown_tool says whether the tool is outside the catalogue or outside the agent's reach, with the nearest names", () => {
+    const refuse = (detail: Record<string, unknown>): CheckResult => ({ decision: "refuse", reasons: ["unknown_tool"], detail, step: 0 });
+    expect(refusalText("save", refuse({ tool: "save", agent: "reader", nearest: ["read"] }))).toBe("stalwart refused save, and it did not run.\nunknown_tool: `save` is not among agent `reader`'s tools (did you mean `read`?)");
+    expect(refusalText("sav", refuse({ tool: "sav", nearest: ["save"] }))).toBe("stalwart refused sav, and it did not run.\nunknown_tool: `sav` is not in the catalogue (did you mean `save`?)");
+    expect(refusalText("zzz", refuse({ tool: "zzz" }))).toBe("stalwart refused zzz, and it did not run.\nunknown_tool: `zzz` is not in the catalogue");
+  });
+});
