@@ -47,12 +47,17 @@ async function rawGateway(args: string[], capabilities: Record<string, unknown> 
   return { write, send, wait, replies };
 }
 
+/** The gateway in front of server-everything, its catalogue naming `echo` only. */
+async function echoGateway() {
+  const dir = allowedDir();
+  const catalogue = join(dir, "agent.yaml");
+  writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - name: echo\n    args: {type: object, properties: {message: {type: string}}, additionalProperties: false}\n");
+  return rawGateway(["--home", home(), "--catalogue", catalogue, "--", process.execPath, EVERYTHING, "stdio"]);
+}
+
 describe("gateway on stdio, raw JSON-RPC lines", () => {
   it("params a method cannot take are Invalid params (-32602) naming the field in one line, not an internal error or zod's issue list; then it keeps serving", async () => {
-    const dir = allowedDir();
-    const catalogue = join(dir, "agent.yaml");
-    writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - name: echo\n    args: {type: object, properties: {message: {type: string}}, additionalProperties: false}\n");
-    const g = await rawGateway(["--home", home(), "--catalogue", catalogue, "--", process.execPath, EVERYTHING, "stdio"]);
+    const g = await echoGateway();
     const bad: [string, unknown, string][] = [
       ["resources/read", {}, "`params.uri`: expected string, received undefined"],
       ["resources/read", { uri: 5 }, "`params.uri`: expected string, received number"],
@@ -84,10 +89,7 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
   }, 60_000);
 
   it("a tools/call whose _meta nests deeper than the SDK can write is Invalid params, never checked or recorded; a shallow one is forwarded", async () => {
-    const dir = allowedDir();
-    const catalogue = join(dir, "agent.yaml");
-    writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - name: echo\n    args: {type: object, properties: {message: {type: string}}, additionalProperties: false}\n");
-    const g = await rawGateway(["--home", home(), "--catalogue", catalogue, "--", process.execPath, EVERYTHING, "stdio"]);
+    const g = await echoGateway();
     const nested = (n: number) => "{\"a\":".repeat(n) + "1" + "}".repeat(n);
     // written as text: JSON.stringify itself would overflow on 5,000 levels here
     g.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"deep"},"_meta":{"x":${nested(5000)}}}}`);
@@ -127,10 +129,7 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
   }, 60_000);
 
   it("an undeclared `__proto__` argument is refused argument_schema, as any undeclared argument is (the SDK's parse used to drop it, and the call ran)", async () => {
-    const dir = allowedDir();
-    const catalogue = join(dir, "agent.yaml");
-    writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - name: echo\n    args: {type: object, properties: {message: {type: string}}, additionalProperties: false}\n");
-    const g = await rawGateway(["--home", home(), "--catalogue", catalogue, "--", process.execPath, EVERYTHING, "stdio"]);
+    const g = await echoGateway();
     g.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi","__proto__":{"x":1}}}}`);
     g.write(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"__proto__":{"message":"inherited"}}}}`);
     await expect.poll(() => g.replies().filter((r) => r.id === 1 || r.id === 2).length, { timeout: 30_000 }).toBe(2);
@@ -145,10 +144,7 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
     // MCP 2025-11-25, tasks: a receiver that does not declare tasks for a request type processes
     // it normally, ignoring `task`. Forwarded, `task` made the upstream's answer unreadable to the
     // gateway: the call ran, and the client was told the tool server did not answer.
-    const dir = allowedDir();
-    const catalogue = join(dir, "agent.yaml");
-    writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - name: echo\n    args: {type: object, properties: {message: {type: string}}, additionalProperties: false}\n");
-    const g = await rawGateway(["--home", home(), "--catalogue", catalogue, "--", process.execPath, EVERYTHING, "stdio"]);
+    const g = await echoGateway();
     g.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { message: "as a task" }, task: { ttl: 60_000 } } });
     await expect.poll(() => g.replies().some((r) => r.id === 1), { timeout: 30_000 }).toBe(true);
     const r = g.replies().find((x) => x.id === 1)!;
