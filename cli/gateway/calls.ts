@@ -233,7 +233,8 @@ export class Calls {
     if (!approved) {
       const how = answer.kind === "elicit" ? (answer.action === "accept" ? "not approved" : answer.action === "decline" ? "declined" : "cancelled") : "not answered";
       this.log(`confirm ${tool}: ${how}; it did not run`);
-      return errorResult(`${tool} was not approved (${how}), and it did not run.`, { decision: "confirm", reasons: [], approved: false, answer: how });
+      // accepted with `approve` unticked: said as what happened, not "not approved (not approved)"
+      return errorResult(`${tool} was not approved (${how === "not approved" ? "the form came back with `approve` unticked" : how}), and it did not run.`, { decision: "confirm", reasons: [], approved: false, answer: how });
     }
     const wrong = answer.kind === "elicit" ? misfit(args, answer.content) : undefined;
     if (wrong) {

@@ -87,6 +87,19 @@ describe("gateway over streamable HTTP, filesystem server upstream", { timeout: 
     await d.client.close();
   });
 
+  it("2025-era client: accepted with `approve` unticked → not approved, said as such, and nothing is written", async () => {
+    const d = downstreamClient({ answer: "accept" });
+    d.client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { approve: false } }));
+    await overHttp(d, gw.url!);
+    const file = join(dir, "unticked.txt");
+    const r = await d.client.callTool({ name: "write_file", arguments: { path: file, content: "no" } });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toBe("write_file was not approved (the form came back with `approve` unticked), and it did not run.");
+    expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ approved: false, answer: "not approved" });
+    expect(existsSync(file)).toBe(false);
+    await d.client.close();
+  });
+
   it("2026-07-28 client: input_required with the token as requestState; approved once, then written", async () => {
     const d = await overHttp(downstreamClient({ answer: "accept", modern: true }), gw.url!);
     expect(d.client.getProtocolEra()).toBe("modern");
