@@ -4,13 +4,13 @@
  * (`<file>.reset-<time>`), starts a new store and records in it who reset, when, what was wrong
  * and which store it replaced — carrying the earlier resets over when the old store still reads.
  */
-import { existsSync, openSync, closeSync, renameSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import { open } from "lmdb";
 import { StalwartError, StoreDamaged } from "../../../worker/portable/engine/index.js";
 import { FILES, StateFile } from "./file.js";
-import { lmdbFileProblem, lmdbOpenable, lmdbPagesEnd } from "./lmdb-header.js";
+import { lmdbOpenable, readyToMap } from "./lmdb-header.js";
 import { onceThroughGate } from "./open-gate.js";
 import { openedAt } from "./environments.js";
 import { checkMeta, type MetaRow, type ResetRecord } from "./rows.js";
@@ -62,27 +62,20 @@ export function stateStatus(home: string): StateStatus {
 
 /**
  * The meta row of a store that may be damaged, if LMDB can read it safely; else undefined. Through
- * the environment this process has on it, or a read-only one opened and closed under the open gate
- * (a read-only environment closes at once, so its closing is inside the gate too).
+ * the environment this process has on it, or a read-only one opened and closed, all under the
+ * open gate: no writer commits meanwhile, so the header and the length read here still hold when
+ * LMDB maps the file. A file shorter than the pages it counts is lengthened with zeros first, as
+ * every opening does (lmdb-header.ts, readyToMap): LMDB counts pages it never wrote (seen with two
+ * writers beside two of these looks), and mapping past the end would kill the process (SIGBUS).
  */
 export function storeMeta(home: string): MetaRow | undefined {
   const path = join(home, FILES.db);
   if (!existsSync(path)) return undefined;
-  const fd = openSync(path, "r");
   try {
-    const size = statSync(path).size;
-    if (lmdbFileProblem(fd, size)) return undefined;
-    // shorter than the pages it counts: LMDB, mapping them, could die of SIGBUS (a read-only look
-    // does not lengthen the file as an opening does: file.ts, headerOk)
-    const end = lmdbPagesEnd(fd);
-    if (typeof end === "string" || size < end) return undefined;
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    const had = openedAt(path);
-    if (had) return checkMeta(had.tables.meta.get("meta"));
     return onceThroughGate(home, () => {
+      if (readyToMap(path, statSync(path).size)) return undefined;
+      const had = openedAt(path);
+      if (had) return checkMeta(had.tables.meta.get("meta"));
       lmdbOpenable(path);
       const env = open({ path, readOnly: true, maxDbs: 8 });
       try {
