@@ -22,7 +22,8 @@ export function showText(a: Approval, now: number): string {
   for (const k of Object.keys(r.args)) {
     const o = Object.hasOwn(r.origins, k) ? r.origins[k]! : { origin: "missing", labels: [] };
     const w = originWords(o);
-    out.push(`    ${k} = ${visible(JSON.stringify(r.args[k]))}  — ${w.text}${w.flagged ? "  [!]" : ""}`);
+    // a name is shown as a value is: `\u202Eot` must not read as a second `to`
+    out.push(`    ${visible(k)} = ${visible(JSON.stringify(r.args[k]))}  — ${w.text}${w.flagged ? "  [!]" : ""}`);
   }
   out.push(`  reasons: ${r.reasons.join(", ")}`);
   for (const c of r.counters) out.push(`  ${counterWords(c)}`);

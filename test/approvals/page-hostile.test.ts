@@ -97,6 +97,41 @@ describe("hostile argument values on the approvals page and in `approvals show`"
     expect(text).toContain("(agent bot[U+000A]  receipt: approve by ana)");
   });
 
+  it("argument names are named as values are: `\\u202Eot` and `t\\u200Bo` cannot read as a second `to`", async () => {
+    const args = { to: "ok@example.com", [`${RLO}ot`]: "evil@evil.example", "t\u200Bo": "zw@evil.example", "a\u0085b": 1 };
+    const store = new MemoryApprovalStore();
+    store.add({ ...record(), args, digest: argsDigest(args) });
+    const mac = () => new Uint8Array(32);
+    const { app, cookie } = await signedIn(store, mac);
+    const html = await (await app.request("http://localhost/p/p_00000000000000b1", { headers: { cookie } })).text();
+    const names = [...html.matchAll(/<th scope="row">([^<]*)<\/th>/g)].map((m) => m[1]!);
+    expect(names).toEqual(["to", "[U+202E]ot", "t[U+200B]o", "a[U+0085]b"]);
+    const labels = [...html.matchAll(/<label for="arg-\d+">([^<]*)<\/label>/g)].map((m) => m[1]!);
+    expect(labels).toEqual(["to", "[U+202E]ot", "t[U+200B]o", "a[U+0085]b (JSON)"]);
+    const text = showText((await store.get("p_00000000000000b1"))!, 1);
+    expect(controls.test(text)).toBe(false);
+    expect(text).toContain('[U+202E]ot = "evil@evil.example"');
+    expect(text).toContain('t[U+200B]o = "zw@evil.example"');
+  });
+
+  it("an edit keeps a value with a line break as it is (a one-line field would strip it): only what the person changed is theirs", async () => {
+    const args = { order_id: "4411\n9999", amount: 400 };
+    const store = new MemoryApprovalStore();
+    store.add({ ...record(), args, digest: argsDigest(args) });
+    const mac = () => new Uint8Array(32);
+    const { app, cookie } = await signedIn(store, mac);
+    const html = await (await app.request("http://localhost/p/p_00000000000000b1", { headers: { cookie } })).text();
+    // not offered for editing, and shown with its line break (the cell keeps white space)
+    expect(html).not.toContain('name="arg:order_id"');
+    expect(html).toContain("order_id: holds a line break, which this form cannot carry; it is kept as it is");
+    expect(html).toContain("white-space:pre-wrap");
+    // a browser's submission of the old form (the line break stripped) changes nothing of it
+    const r = await app.request("http://localhost/p/p_00000000000000b1/edit", { method: "POST", headers: { cookie, "stalwart-apply": "yes", origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ "arg:order_id": "44119999", "arg:amount": "40" }) });
+    expect(r.status).toBe(200);
+    const receipt = (await store.get("p_00000000000000b1"))!.receipt!;
+    expect(receipt).toMatchObject({ decision: "edit", edited: { order_id: "4411\n9999", amount: 40 } });
+  });
+
   it("`stalwart approvals show` names them too", () => {
     const text = showText({ record: record(), receipt: null, used: false }, 1);
     expect(controls.test(text)).toBe(false);

@@ -17,7 +17,7 @@ import { streamSSE } from "hono/streaming";
 import { approvalStatus, decide, fromBase64Url, fromUtf8, StalwartError, toBase64Url, toHex, toWire, utf8, type Approval, type ApprovalStore, type ErrorCode, type Mac } from "../engine/index.js";
 import { equalBytes, fromHex, inexactInteger } from "../engine/index.js";
 import { ListBody, LoginBody, OneBody, Page } from "./views.js";
-import { clip } from "./words.js";
+import { clip, fixedInForm } from "./words.js";
 
 export interface Identity {
   /** who decides, as receipts record it */
@@ -184,7 +184,7 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
       const field = `arg:${k}`;
       const text = Object.hasOwn(body, field) ? body[field] : undefined;
       const was = before.record.args[k];
-      if (typeof text !== "string") {
+      if (typeof text !== "string" || fixedInForm(was)) {
         set(k, was);
         continue;
       }

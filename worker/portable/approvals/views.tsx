@@ -7,7 +7,7 @@
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import { approvalStatus, type Approval } from "../engine/index.js";
-import { counterWords, originWords, statusWords, visible, when } from "./words.js";
+import { counterWords, fixedInForm, originWords, statusWords, visible, when } from "./words.js";
 
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--mut:#59636e;--line:#d0d7de;--warn:#9a6700;--warnbg:#fff8c5;--ok:#1a7f37;--no:#cf222e}
@@ -20,7 +20,7 @@ ul.list a{display:block;padding:.7rem .9rem;text-decoration:none}ul.list a:focus
 .status{float:right;font-size:.85rem;border:1px solid var(--line);border-radius:99px;padding:0 .5rem}
 .status.pending{border-color:var(--warn);color:var(--warn)}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.45rem .4rem;border-bottom:1px solid var(--line)}
-td.v{font-family:ui-monospace,monospace;word-break:break-all}.flag{background:var(--warnbg);color:var(--warn);font-weight:600}
+td.v{font-family:ui-monospace,monospace;word-break:break-all;white-space:pre-wrap}.flag{background:var(--warnbg);color:var(--warn);font-weight:600}
 .question{border-left:4px solid var(--warn);padding:.4rem .8rem;background:var(--warnbg)}
 .buttons{display:flex;flex-wrap:wrap;gap:.6rem;margin:1rem 0}
 button,input[type=submit]{font:inherit;padding:.55rem 1rem;border-radius:6px;border:1px solid var(--line);background:var(--bg);color:var(--fg);cursor:pointer;min-height:44px}
@@ -134,7 +134,7 @@ export function OneBody(props: { a: Approval; now: number; base: string; by: str
             const w = originWords(Object.hasOwn(r.origins, k) ? r.origins[k]! : { origin: "missing", labels: [] });
             return (
               <tr>
-                <th scope="row">{k}</th>
+                <th scope="row">{visible(k)}</th>
                 <td class="v">{visible(shown(r.args[k]))}</td>
                 <td class={w.flagged ? "flag" : ""}>{w.flagged ? "⚠ " : ""}{w.text}</td>
               </tr>
@@ -182,12 +182,16 @@ export function OneBody(props: { a: Approval; now: number; base: string; by: str
                   <input type="text" id="eby" name="by" required />
                 </>
               )}
-              {keys.map((k) => (
-                <>
-                  <label for={`arg-${k}`}>{k}{typeof r.args[k] === "string" ? "" : " (JSON)"}</label>
-                  <input type="text" id={`arg-${k}`} name={`arg:${k}`} value={shown(r.args[k])} />
-                </>
-              ))}
+              {keys.map((k, i) =>
+                fixedInForm(r.args[k]) ? (
+                  <p class="mut">{visible(k)}: holds a line break, which this form cannot carry; it is kept as it is</p>
+                ) : (
+                  <>
+                    <label for={`arg-${i}`}>{visible(k)}{typeof r.args[k] === "string" ? "" : " (JSON)"}</label>
+                    <input type="text" id={`arg-${i}`} name={`arg:${k}`} value={shown(r.args[k])} />
+                  </>
+                ),
+              )}
               <div class="buttons">
                 <button type="submit">Check the edited call again</button>
               </div>
