@@ -4,7 +4,7 @@ import { FileApprovalStore } from "./store.js";
 
 /** `mac`: the client's key (the one its sessions sign under); `session`: its counters and entries, so a record shows each counter's before → after. */
 export function approvalPort(home: string, mac: Mac, catalogue: CompiledCatalogue, now?: () => Date, session?: { counters?: CounterStore | undefined; entries: () => readonly Entry[] }): ApprovalPort {
-  const store = new FileApprovalStore(home);
+  const store = new FileApprovalStore(home, () => mac);
   return {
     store,
     catalogue,

@@ -8,7 +8,7 @@
 import { createHmac, randomBytes, randomInt } from "node:crypto";
 import { serve, type ServerType } from "@hono/node-server";
 import { approvalsApp } from "../../worker/portable/approvals/app.js";
-import { StalwartError, toWire } from "../../worker/portable/engine/index.js";
+import { StalwartError, toWire, type Mac } from "../../worker/portable/engine/index.js";
 import { FileApprovalStore } from "./store.js";
 import { withdrawEnded } from "./owners.js";
 import { homeMac } from "./mac.js";
@@ -35,12 +35,13 @@ export interface RunningPage {
 }
 
 export async function serveApprovals(o: ServeOptions): Promise<RunningPage> {
-  const store = new FileApprovalStore(o.home);
+  let mac: Mac | undefined;
+  const store = new FileApprovalStore(o.home, () => (mac ??= homeMac(o.home)));
   // The records of gateways that were killed, withdrawn before anyone sees them, and again while
   // it runs (a gateway may be killed meanwhile); in the background it never throws (owners.ts).
   const log = o.log ?? (() => undefined);
   await withdrawEnded(o.home, store, Date.now(), log);
-  const mac = homeMac(o.home);
+  const key: Mac = (mac ??= homeMac(o.home));
   // Sign-in cookies are MAC'd under a key of this start only: a restart signs everyone out.
   const cookieKey = randomBytes(32);
   const cookieMac = (text: string) => new Uint8Array(createHmac("sha256", cookieKey).update(text).digest());
@@ -61,7 +62,7 @@ export async function serveApprovals(o: ServeOptions): Promise<RunningPage> {
       return { by };
     },
     storeFor: () => store,
-    macFor: () => mac,
+    macFor: () => key,
     cookieMac: () => cookieMac,
     // a browser sends 127.0.0.1's cookies to every port: each server's has a name of its own
     cookieName: `stalwart_approvals_${port}`,

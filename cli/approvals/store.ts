@@ -13,7 +13,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { APPROVAL_ID, canonicalize, decideProblem, tokenClaims, InputError, newestFirst, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { APPROVAL_ID, canonicalize, decideProblem, tokenClaims, InputError, newestFirst, receiptProblem, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type Mac, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { readRegular } from "../sdk/regular-file.js";
 import { keepRefusal } from "./refusals.js";
 
@@ -25,7 +25,13 @@ const RACY_MS = 3000;
 export class FileApprovalStore implements ApprovalStore {
   readonly dir: string;
 
-  constructor(private readonly home: string) {
+  /**
+   * `receiptMac`: the home's key, to verify each receipt read back (a receipt edited by hand, or
+   * made up, is then ApprovalUnreadable wherever it is read: the page, `stalwart approvals`, a
+   * wait). Without it only the receipt's shape and call are checked, and the MAC when its token
+   * is presented (the session's approval port).
+   */
+  constructor(private readonly home: string, private readonly receiptMac?: () => Mac) {
     this.dir = join(home, "approvals");
   }
 
@@ -35,6 +41,15 @@ export class FileApprovalStore implements ApprovalStore {
   }
 
   get(id: string): Approval | undefined {
+    return this.read(id, true);
+  }
+
+  /**
+   * `verify`: the receipt's MAC too (receiptMac). The standing-approval index reads without it:
+   * a standing approval counts only once its receipt verifies where it is used, and one that does
+   * not is passed over there (the call is asked again), not a fault of every ask.
+   */
+  private read(id: string, verify: boolean): Approval | undefined {
     checkId(id);
     const file = join(this.dir, "pending", `${id}.json`);
     const record = readJson<PendingRecord>(file);
@@ -50,12 +65,18 @@ export class FileApprovalStore implements ApprovalStore {
     if (badReceipt) throw unreadable(receiptFile, badReceipt);
     // a receipt copied in from another record would approve this record's call on someone else's decision
     if (receipt && !receiptNames(receipt, record, id)) throw unreadable(receiptFile, `it is the receipt of another call (\`${receipt.id}\`)`);
+    const forged = receipt && verify && this.receiptMac ? receiptProblem(this.receiptMac(), receipt) : null;
+    if (forged) throw unreadable(receiptFile, forged);
     const a: Approval = { record, receipt, used: existsSync(join(this.dir, "used", id)) };
     if (existsSync(join(this.dir, "withdrawn", id))) a.withdrawn = true;
     return a;
   }
 
   list(): Approval[] {
+    return this.all(true);
+  }
+
+  private all(verify: boolean): Approval[] {
     let names: string[];
     try {
       names = readdirSync(join(this.dir, "pending"));
@@ -68,7 +89,7 @@ export class FileApprovalStore implements ApprovalStore {
     for (const n of names) {
       const id = n.slice(0, -5);
       if (!n.endsWith(".json") || !APPROVAL_ID.test(id)) continue;
-      const a = this.get(id);
+      const a = this.read(id, verify);
       if (a) out.push(a);
     }
     return out.sort(newestFirst);
@@ -124,7 +145,7 @@ export class FileApprovalStore implements ApprovalStore {
     this.indexOnce();
     const key = standingKey(session, tool, agent, digest);
     const id = readId(join(this.dir, "standing", standingFile(key)));
-    const a = id ? this.get(id) : undefined;
+    const a = id ? this.read(id, false) : undefined;
     return a && !a.withdrawn && standingKeyOf(a) === key ? a : undefined;
   }
 
@@ -134,7 +155,7 @@ export class FileApprovalStore implements ApprovalStore {
     if (key === null) return;
     const name = standingFile(key);
     const id = readId(join(this.dir, "standing", name));
-    const was = id ? this.get(id) : undefined;
+    const was = id ? this.read(id, false) : undefined;
     if (was && standingKeyOf(was) === key && newestFirst(a, was) >= 0) return;
     this.writeNew(join(this.dir, "standing"), name, `${a.record.id}\n`, false);
   }
@@ -145,7 +166,7 @@ export class FileApprovalStore implements ApprovalStore {
     if (this.indexed) return;
     const marker = join(this.dir, "standing", ".indexed");
     if (!existsSync(marker)) {
-      for (const a of this.list()) this.index(a);
+      for (const a of this.all(false)) this.index(a);
       this.writeNew(join(this.dir, "standing"), ".indexed", "1\n", false);
     }
     this.indexed = true;

@@ -5,7 +5,7 @@
  * in its session history before anything runs.
  */
 import { defineCommand, usageError, type Io } from "../command.js";
-import { approvalStatus, decide, StalwartError } from "../../worker/portable/engine/index.js";
+import { approvalStatus, decide, StalwartError, type Mac } from "../../worker/portable/engine/index.js";
 import { resolveHome } from "../sdk/home.js";
 import { FileApprovalStore } from "../approvals/store.js";
 import { withdrawEnded } from "../approvals/owners.js";
@@ -23,7 +23,8 @@ const idArgs = { synopsis: "ID", min: 1, max: 1, missing: "name the pending conf
  * or decides a call that no process can run any more (cli/approvals/owners.ts).
  */
 async function swept(home: string, io: Io): Promise<FileApprovalStore> {
-  const s = new FileApprovalStore(home);
+  let mac: Mac | undefined;
+  const s = new FileApprovalStore(home, () => (mac ??= homeMac(home)));
   await withdrawEnded(home, s, Date.now(), (line) => io.stderr.write(`stalwart approvals: ${line}\n`));
   return s;
 }

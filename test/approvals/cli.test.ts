@@ -3,7 +3,7 @@
  * the CLI's decision is a signed receipt the waiting run records before the tool runs.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runGroup, type Io } from "../../cli/command.js";
@@ -54,6 +54,32 @@ describe("stalwart approvals", () => {
     const missing = await stalwart(["approvals", "show", "p_0000000000000000", "--home", home]);
     expect(missing.code).toBe(1);
     expect((await stalwart(["approvals", "show", "nope", "--home", home])).code).not.toBe(0);
+  }, 60_000);
+
+  it("a receipt edited by hand (the decision flipped, the name changed) is unreadable to list and show: never shown as the person's", async () => {
+    const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-approvals-forged-")));
+    const s = new Client({ home }).session("refunds", { catalogue });
+    let runs = 0;
+    const waiting = s.run("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "context", amount: "model" }, wait: 30_000 }, () => void runs++);
+    let id = "";
+    for (let i = 0; i < 100 && !id; i++) {
+      id = (JSON.parse((await stalwart(["approvals", "list", "--home", home, "--json"])).stdout) as { record: { id: string } }[])[0]?.record.id ?? "";
+      if (!id) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await stalwart(["approvals", "deny", id, "--home", home, "--as", "ana"])).code).toBe(0);
+    expect(await waiting).toMatchObject({ receipt: { decision: "deny", by: "ana" } });
+    const file = join(home, "approvals", "receipts", `${id}.json`);
+    const denied = JSON.parse(readFileSync(file, "utf8"));
+    for (const forged of [{ ...denied, decision: "approve" }, { ...denied, by: "zed" }]) {
+      writeFileSync(file, JSON.stringify(forged, null, 2) + "\n");
+      for (const argv of [["approvals", "show", id], ["approvals", "list"]]) {
+        const r = await stalwart([...argv, "--home", home]);
+        expect(r.code, argv.join(" ")).toBe(1);
+        expect(r.stderr, argv.join(" ")).toContain("ApprovalUnreadable");
+        expect(r.stderr, argv.join(" ")).toContain("the receipt's MAC does not verify");
+      }
+    }
+    expect(runs).toBe(0);
   }, 60_000);
 
   it("deciding an id that is in no home (a mistyped id or --home) makes no home and no key; listing one says so", async () => {
