@@ -55,11 +55,29 @@ export function refusalText(tool: string, r: CheckResult): string {
       case "internal_error":
         parts.push(`internal_error${typeof d.code === "string" ? ` (${d.code})` : ""}${d.message ? `: ${String(d.message)}` : d.wording ? `: ${String(d.wording)}` : ""}${typeof d.hint === "string" ? ` — ${d.hint}` : ""}`);
         break;
-      default:
-        parts.push(`${reason}${d.message ? `: ${String(d.message)}` : d.wording ? `: ${String(d.wording)}` : ""}`);
+      case "spend_exceeded":
+        parts.push(
+          d.per === "call"
+            ? `spend_exceeded: ${String(d.amount)}${money(d)} is over the ceiling of ${String(d.at_most)}${money(d)} per call`
+            : `spend_exceeded: ${String(d.used)} of ${String(d.at_most)}${money(d)} per ${String(d.per)} is used (pool \`${String(d.pool)}\`), and ${String(d.amount)} more would pass it`,
+        );
+        break;
+      case "limit_reached":
+        parts.push(`limit_reached: ${String(d.limit)}${d.used !== undefined ? `, ${String(d.used)} used` : ""}`);
+        break;
+      default: {
+        // a reason with neither message nor wording says what its detail holds (`why`, else the fields)
+        const said = d.message ?? d.wording ?? d.why ?? (Object.keys(d).length > 0 ? cutText(JSON.stringify(d), 300) : undefined);
+        parts.push(`${reason}${said !== undefined ? `: ${String(said)}` : ""}`);
+      }
     }
   }
   return `stalwart refused ${tool}, and it did not run.\n${parts.join("\n")}`;
+}
+
+/** " USD" after an amount, when the tool names its currency */
+function money(d: Record<string, unknown>): string {
+  return typeof d.currency === "string" && d.currency !== "" ? ` ${d.currency}` : "";
 }
 
 function originWords(o: InferredOrigin | undefined): string {

@@ -59,4 +59,18 @@ describe("a refusal's text", () => {
     expect(refusalText("sav", refuse({ tool: "sav", nearest: ["save"] }))).toBe("stalwart refused sav, and it did not run.\nunknown_tool: `sav` is not in the catalogue (did you mean `save`?)");
     expect(refusalText("zzz", refuse({ tool: "zzz" }))).toBe("stalwart refused zzz, and it did not run.\nunknown_tool: `zzz` is not in the catalogue");
   });
+
+  it("a ceiling says its numbers, and a reason with no wording says what its detail holds (the model reads only this text)", () => {
+    const refuse = (reason: string, detail: Record<string, unknown>): CheckResult => ({ decision: "refuse", reasons: [reason as never], detail, step: 3 });
+    expect(refusalText("pay", refuse("spend_exceeded", { pool: "payments", per: "month", at_most: 500, used: 450, amount: 60, currency: "USD" }))).toBe(
+      "stalwart refused pay, and it did not run.\nspend_exceeded: 450 of 500 USD per month is used (pool `payments`), and 60 more would pass it",
+    );
+    expect(refusalText("trade", refuse("spend_exceeded", { pool: "trading", per: "call", at_most: 25, amount: 30, currency: "USD" }))).toBe(
+      "stalwart refused trade, and it did not run.\nspend_exceeded: 30 USD is over the ceiling of 25 USD per call",
+    );
+    expect(refusalText("sms", refuse("limit_reached", { limit: "1 per hour", used: 1, tool: "sms" }))).toBe("stalwart refused sms, and it did not run.\nlimit_reached: 1 per hour, 1 used");
+    expect(refusalText("pay", refuse("history_invalid", { why: "another copy of this history is answering the same step" }))).toBe(
+      "stalwart refused pay, and it did not run.\nhistory_invalid: another copy of this history is answering the same step",
+    );
+  });
 });
