@@ -23,18 +23,23 @@ async function stalwart(argv: string[]): Promise<{ code: number; stdout: string;
   return { code, stdout, stderr };
 }
 
+/** A run() of a refund waiting for a person in a new home, and its record's id once listed. */
+async function refundWaiting(prefix: string) {
+  const home = copyLicence(mkdtempSync(join(tmpdir(), prefix)));
+  const s = new Client({ home }).session("refunds", { catalogue });
+  const ran = { n: 0 };
+  const waiting = s.run("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "context", amount: "model" }, wait: 30_000 }, () => void ran.n++);
+  let id = "";
+  for (let i = 0; i < 100 && !id; i++) {
+    id = (JSON.parse((await stalwart(["approvals", "list", "--home", home, "--json"])).stdout) as { record: { id: string } }[])[0]?.record.id ?? "";
+    if (!id) await new Promise((r) => setTimeout(r, 50));
+  }
+  return { home, waiting, id, runs: () => ran.n };
+}
+
 describe("stalwart approvals", () => {
   it("lists, shows, approves with --as and -m; the waiting run goes on once", async () => {
-    const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-approvals-cli-")));
-    const s = new Client({ home }).session("refunds", { catalogue });
-    let runs = 0;
-    const waiting = s.run("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "context", amount: "model" }, wait: 30_000 }, () => void runs++);
-    let id = "";
-    for (let i = 0; i < 100 && !id; i++) {
-      const list = await stalwart(["approvals", "list", "--home", home, "--json"]);
-      id = (JSON.parse(list.stdout) as { record: { id: string } }[])[0]?.record.id ?? "";
-      if (!id) await new Promise((r) => setTimeout(r, 50));
-    }
+    const { home, waiting, id, runs } = await refundWaiting("stalwart-approvals-cli-");
     expect(id).toMatch(/^p_[0-9a-f]{16}$/);
     const text = await stalwart(["approvals", "list", "--home", home]);
     expect(text.stdout).toContain(`${id}  pending    refund_card`);
@@ -47,7 +52,7 @@ describe("stalwart approvals", () => {
     expect(receipt).toMatchObject({ id, by: "ana", decision: "approve", message: "checked" });
     expect(receiptProblem(homeMac(home), receipt)).toBeNull();
     expect(await waiting).toMatchObject({ status: "ran", receipt: { by: "ana" } });
-    expect(runs).toBe(1);
+    expect(runs()).toBe(1);
     const again = await stalwart(["approvals", "deny", id, "--home", home]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("approved by ana");
@@ -57,15 +62,7 @@ describe("stalwart approvals", () => {
   }, 60_000);
 
   it("a receipt edited by hand (the decision flipped, the name changed) is unreadable to list and show: never shown as the person's", async () => {
-    const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-approvals-forged-")));
-    const s = new Client({ home }).session("refunds", { catalogue });
-    let runs = 0;
-    const waiting = s.run("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "context", amount: "model" }, wait: 30_000 }, () => void runs++);
-    let id = "";
-    for (let i = 0; i < 100 && !id; i++) {
-      id = (JSON.parse((await stalwart(["approvals", "list", "--home", home, "--json"])).stdout) as { record: { id: string } }[])[0]?.record.id ?? "";
-      if (!id) await new Promise((r) => setTimeout(r, 50));
-    }
+    const { home, waiting, id, runs } = await refundWaiting("stalwart-approvals-forged-");
     expect((await stalwart(["approvals", "deny", id, "--home", home, "--as", "ana"])).code).toBe(0);
     expect(await waiting).toMatchObject({ receipt: { decision: "deny", by: "ana" } });
     const file = join(home, "approvals", "receipts", `${id}.json`);
@@ -79,7 +76,7 @@ describe("stalwart approvals", () => {
         expect(r.stderr, argv.join(" ")).toContain("the receipt's MAC does not verify");
       }
     }
-    expect(runs).toBe(0);
+    expect(runs()).toBe(0);
   }, 60_000);
 
   it("deciding an id that is in no home (a mistyped id or --home) makes no home and no key; listing one says so", async () => {
