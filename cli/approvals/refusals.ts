@@ -31,3 +31,13 @@ export function keepRefusal(home: string, record: PendingRecord, at: number): vo
   }
   throw new Error(`the session \`${record.session}\` kept moving on: its refusal was not kept after ${TRIES} tries`);
 }
+
+/**
+ * Whether the home's store holds a refusal of `record`'s token: a person denied or edited its
+ * call, whatever the receipt files say now (a receipt deleted leaves its record undecided on
+ * disk). A home without a store has none.
+ */
+export function refusalKept(home: string, record: PendingRecord): boolean {
+  if (!existsSync(join(home, "state.mdb"))) return false;
+  return nodeState(home).load(record.session).spent.has(refusedName(record.token));
+}

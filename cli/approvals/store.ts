@@ -15,7 +15,7 @@ import { linkSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, wri
 import { join } from "node:path";
 import { APPROVAL_ID, canonicalize, decideProblem, tokenClaims, InputError, newestFirst, receiptProblem, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type Mac, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { readRegular } from "../sdk/regular-file.js";
-import { keepRefusal } from "./refusals.js";
+import { keepRefusal, refusalKept } from "./refusals.js";
 
 /** The folders a record's state is in (`version()`). */
 const LISTED_FOLDERS = ["pending", "receipts", "used", "withdrawn"];
@@ -123,6 +123,10 @@ export class FileApprovalStore implements ApprovalStore {
     const before = this.get(id);
     const why = decideProblem(before, receipt, now);
     if (why || !before) return { ok: false, why: why ?? "unknown", ...(before ? { approval: before } : {}) };
+    // undecided on disk, but a person's "no" is kept in the store: its receipt was deleted
+    if (!before.receipt && refusalKept(this.home, before.record)) {
+      throw unreadable(join(this.dir, "receipts", `${id}.json`), "it is missing, but the home's store keeps a person's refusal of this call (the receipt was deleted or moved?): it cannot be decided again", "put the receipt back from a backup to show who decided; the call stays refused either way");
+    }
     if (!this.writeNew(join(this.dir, "receipts"), `${id}.json`, JSON.stringify(receipt, null, 2) + "\n", true)) {
       const now2 = this.get(id);
       return { ok: false, why: "decided", ...(now2 ? { approval: now2 } : {}) };
@@ -281,8 +285,6 @@ function readJson<T>(file: string): T | undefined {
   return value as T;
 }
 
-function unreadable(file: string, why: string): StalwartError {
-  return new StalwartError("ApprovalUnreadable", `the approval store's \`${file}\` is unusable: ${why}`, {
-    hint: "give this user read and write access to it; if it is damaged, restore it from a backup or move it aside (the confirmation it held is then gone: its call must be checked again)",
-  });
+function unreadable(file: string, why: string, hint = "give this user read and write access to it; if it is damaged, restore it from a backup or move it aside (the confirmation it held is then gone: its call must be checked again)"): StalwartError {
+  return new StalwartError("ApprovalUnreadable", `the approval store's \`${file}\` is unusable: ${why}`, { hint });
 }

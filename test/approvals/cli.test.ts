@@ -3,7 +3,7 @@
  * the CLI's decision is a signed receipt the waiting run records before the tool runs.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runGroup, type Io } from "../../cli/command.js";
@@ -76,6 +76,19 @@ describe("stalwart approvals", () => {
         expect(r.stderr, argv.join(" ")).toContain("the receipt's MAC does not verify");
       }
     }
+    expect(runs()).toBe(0);
+  }, 60_000);
+
+  it("a denied record whose receipt was deleted cannot be decided again: the refusal kept in the home's store says so", async () => {
+    const { home, waiting, id, runs } = await refundWaiting("stalwart-approvals-unreceipted-");
+    expect((await stalwart(["approvals", "deny", id, "--home", home, "--as", "ana"])).code).toBe(0);
+    await waiting;
+    rmSync(join(home, "approvals", "receipts", `${id}.json`));
+    const again = await stalwart(["approvals", "approve", id, "--home", home, "--as", "mallory"]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("ApprovalUnreadable");
+    expect(again.stderr).toContain("the home's store keeps a person's refusal of this call");
+    expect(existsSync(join(home, "approvals", "receipts", `${id}.json`))).toBe(false);
     expect(runs()).toBe(0);
   }, 60_000);
 
