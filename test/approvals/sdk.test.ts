@@ -12,7 +12,7 @@ import { Client } from "../../cli/sdk/index.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
 import { homeMac } from "../../cli/approvals/mac.js";
 import { showText } from "../../cli/approvals/format.js";
-import { decide, receiptDigest, receiptProblem, type DecisionInput } from "../../worker/portable/engine/index.js";
+import { approvalStatus, decide, receiptDigest, receiptProblem, type DecisionInput } from "../../worker/portable/engine/index.js";
 import { copyLicence } from "../helpers/licensed-home.js";
 
 const catalogue = join(import.meta.dirname, "fixtures/refunds.yaml");
@@ -181,6 +181,19 @@ describe("run(…, {wait}) and the approval store", () => {
     expect(await resumed.checkToolCall("refund_card", args, { origins, confirmation: waiting.check.confirmation! })).toMatchObject({ decision: "allow", reasons: ["confirmed"] });
     expect(store.get(waiting.approval!)).toMatchObject({ used: true, receipt: null });
     await expect(decide(store, homeMac(home), waiting.approval!, { decision: "approve", by: "bob", at: Date.now() })).rejects.toMatchObject({ code: "ApprovalDecided", message: expect.stringContaining("it is spent") });
+  });
+
+  it("an approval the host spends itself (its own checkToolCall with the token) closes the record as used, not still approved", async () => {
+    const { home, s, store } = setup();
+    await s.read("refund 40 on order 4411");
+    const args = { order_id: "4411", amount: 40 };
+    const waiting = await s.run("refund_card", args, { origins }, () => undefined);
+    expect(waiting.status).toBe("waiting");
+    await decide(store, homeMac(home), waiting.approval!, { decision: "approve", by: "ana", at: Date.now() });
+    expect(approvalStatus(store.get(waiting.approval!)!, Date.now())).toBe("approved");
+    expect(await s.checkToolCall("refund_card", args, { origins, confirmation: waiting.check.confirmation! })).toMatchObject({ decision: "allow", reasons: ["confirmed"] });
+    expect(store.get(waiting.approval!)).toMatchObject({ used: true, receipt: { decision: "approve", by: "ana" } });
+    expect(approvalStatus(store.get(waiting.approval!)!, Date.now())).toBe("used");
   });
 
   it("a decision made elsewhere while the host holds the token enters the history when the token is presented", async () => {

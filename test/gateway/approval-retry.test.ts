@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { decide } from "../../worker/portable/engine/index.js";
 import { homeMac } from "../../cli/approvals/mac.js";
 import { startGateway } from "../../cli/gateway/index.js";
+import { FileApprovalStore } from "../../cli/approvals/store.js";
 import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, overHttp, text } from "./helpers.js";
 
 describe("an approval found again after its receipt was recorded", { timeout: 60_000 }, () => {
@@ -21,6 +22,7 @@ describe("an approval found again after its receipt was recorded", { timeout: 60
     const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-retry-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: () => undefined });
     const { client } = await overHttp(downstreamClient({}), gw.url!);
     const file = join(dir, "retried.txt");
+    let restore = () => undefined as void;
     const write = async () => {
       const r = await client.callTool({ name: "write_file", arguments: { path: file, content: "once" } });
       return { r, check: r._meta?.["stalwart-agents/check"] as { decision?: string; reasons?: string[]; pending?: string } | undefined };
@@ -29,17 +31,21 @@ describe("an approval found again after its receipt was recorded", { timeout: 60
       const asked = await write();
       expect(asked.check?.pending, text(asked.r)).toBeTruthy();
       await decide(gw.pending, homeMac(h), asked.check!.pending!, { decision: "approve", by: "the person", at: Date.now() });
-      // the store fails once as the approved call is about to run: the call fails closed, unrun
-      const markUsed = gw.pending.markUsed.bind(gw.pending);
-      let failures = 1;
-      gw.pending.markUsed = (id: string) => {
+      // the store fails as the approved call is about to run (both marks: the session's, which it
+      // passes over, and the gateway's): the call fails closed, unrun, its record not marked used
+      const proto = FileApprovalStore.prototype;
+      const markUsed = proto.markUsed;
+      let failures = 2;
+      proto.markUsed = function (this: FileApprovalStore, id: string) {
         if (failures-- > 0) throw new Error("disk full");
-        return markUsed(id);
+        return markUsed.call(this, id);
       };
+      restore = () => void (proto.markUsed = markUsed);
       const failed = await write();
       expect(failed.r.isError).toBe(true);
       expect(failed.check).toMatchObject({ decision: "refuse", reasons: ["internal_error"] });
       expect(existsSync(file)).toBe(false);
+      expect(failures).toBe(0);
       const again = await write();
       expect(again.r.isError).toBe(true);
       expect(text(again.r)).not.toContain("could not be recorded");
@@ -51,6 +57,7 @@ describe("an approval found again after its receipt was recorded", { timeout: 60
       // one receipt for the ask in the history
       expect(gw.entries().filter((e) => e.kind === "receipt").length).toBe(1);
     } finally {
+      restore();
       await client.close();
       await gw.close();
     }

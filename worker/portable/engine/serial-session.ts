@@ -108,13 +108,14 @@ export class SerialSession implements SessionApi {
     // a check worker reads its own records when a token is presented (routes/checks.ts)
     if (typeof token !== "string" || !this.approvals || this.approvals.recordedByChecker) return this.serial(() => this.core.checkToolCall(tool, args, options));
     return this.serial(async () => {
-      const undecided = await this.recordRefusal(token);
+      const open = await this.recordRefusal(token);
       const check = await this.core.checkToolCall(tool, args, options);
-      // The token of an undecided record spent by the host itself: the record is `used`, so no
-      // person is asked about a call that ran. (An approved record is marked by whoever ran the
-      // approval: the gateway, `run`.) After the answer is committed, so a store that fails here
-      // cannot take it back: the record then stays as it was, and an approval of it spends nothing.
-      if (undecided && check.decision === "allow" && check.reasons.includes("confirmed")) {
+      // The token of an undecided or approved record spent: the record is `used`, so no person
+      // is asked about a call that ran, and the page does not show it as still to run. (Whoever
+      // ran an approval — the gateway, `run` — marks it too; the second mark changes nothing.)
+      // After the answer is committed, so a store that fails here cannot take it back: the record
+      // then stays as it was, and an approval of it spends nothing.
+      if (open && check.decision === "allow" && check.reasons.includes("confirmed")) {
         try {
           await this.approvals!.store.markUsed(approvalIdOf(token));
         } catch {
@@ -132,7 +133,7 @@ export class SerialSession implements SessionApi {
    * is presented. A receipt recorded already, or one of another session or call, leaves it to
    * step 10. A store that cannot be read, or a receipt whose MAC does not verify, cannot say
    * whether a person denied the call: its error reaches the host and the token is not used.
-   * True when the token's record is there and undecided.
+   * True when the token's record is there, undecided or approved.
    */
   private async recordRefusal(token: string): Promise<boolean> {
     const core = this.core;
@@ -140,7 +141,7 @@ export class SerialSession implements SessionApi {
     const a = await this.approvals!.store.get(approvalIdOf(token));
     const receipt = a?.receipt;
     if (!receipt) return a !== undefined; // undecided: the caller marks it used if the token is spent
-    if (receipt.decision === "approve") return false;
+    if (receipt.decision === "approve") return true; // likewise
     try {
       await core.receipt(receipt);
     } catch (err) {
