@@ -2,8 +2,9 @@
 import { approvalStatus, type Approval } from "../../worker/portable/engine/index.js";
 import { counterWords, originWords, statusWords, visible, when } from "../../worker/portable/approvals/words.js";
 
-export function listText(all: readonly Approval[], now: number): string {
-  if (all.length === 0) return "nothing waits for a person\n";
+/** `unreadable`: how many records could not be read (each named on stderr): "nothing waits" would not be known. */
+export function listText(all: readonly Approval[], now: number, unreadable = 0): string {
+  if (all.length === 0) return unreadable > 0 ? `nothing that can be read waits for a person (${unreadable} record${unreadable === 1 ? "" : "s"} cannot be read)\n` : "nothing waits for a person\n";
   const lines = all.map((a) => {
     const s = approvalStatus(a, now);
     return `${a.record.id}  ${s.padEnd(9)}  ${a.record.tool}  ${when(a.record.created)}  ${a.record.reasons.join(",")}`;

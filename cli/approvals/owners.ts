@@ -18,7 +18,7 @@
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { approvalStatus, type ApprovalStore } from "../../worker/portable/engine/index.js";
+import { approvalStatus, surveyOf, type ApprovalStore } from "../../worker/portable/engine/index.js";
 
 /** Which process, on which host, boot and pid namespace. */
 export interface ProcessMark {
@@ -145,7 +145,8 @@ export class GatewayOwners {
     if (gone.length === 0) return 0;
     let all;
     try {
-      all = await store.list();
+      // a record that cannot be read is not withdrawn (nor are the others held up by it): it expires
+      all = (await surveyOf(store)).approvals;
     } catch (err) {
       log(`the pending confirmations of ${gone.length} gateway${gone.length === 1 ? "" : "s"} that stopped without withdrawing them are left (${(err as Error).message})`);
       return 0;

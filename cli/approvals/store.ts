@@ -13,7 +13,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { APPROVAL_ID, canonicalize, decideProblem, tokenClaims, InputError, newestFirst, receiptProblem, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type DecideAnswer, type Mac, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { APPROVAL_ID, canonicalize, decideProblem, tokenClaims, InputError, newestFirst, receiptProblem, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type ApprovalSurvey, type DecideAnswer, type UnreadableRecord, type Mac, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { readRegular } from "../sdk/regular-file.js";
 import { keepRefusal, refusalKept } from "./refusals.js";
 
@@ -77,6 +77,39 @@ export class FileApprovalStore implements ApprovalStore {
   }
 
   private all(verify: boolean): Approval[] {
+    const out: Approval[] = [];
+    for (const id of this.ids()) {
+      const a = this.read(id, verify);
+      if (a) out.push(a);
+    }
+    return out.sort(newestFirst);
+  }
+
+  survey(): ApprovalSurvey {
+    const approvals: Approval[] = [];
+    const unreadable: UnreadableRecord[] = [];
+    for (const id of this.ids()) {
+      try {
+        const a = this.shown(id);
+        if (a) approvals.push(a);
+      } catch (err) {
+        // anything but the store's own word on a file is a bug: it surfaces
+        if (!(err instanceof StalwartError)) throw err;
+        unreadable.push({ id, why: err.message, ...(err.hint ? { hint: err.hint } : {}) });
+      }
+    }
+    return { approvals: approvals.sort(newestFirst), unreadable };
+  }
+
+  shown(id: string): Approval | undefined {
+    const a = this.read(id, true);
+    // only an undecided record can be one whose denial lost its receipt (a read of the home's store)
+    if (a && !a.receipt && !a.used && !a.withdrawn && refusalKept(this.home, a.record)) throw this.refusalWithoutReceipt(id);
+    return a;
+  }
+
+  /** The ids of the records under pending/, in no order. */
+  private ids(): string[] {
     let names: string[];
     try {
       names = readdirSync(join(this.dir, "pending"));
@@ -85,14 +118,11 @@ export class FileApprovalStore implements ApprovalStore {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw unreadable(join(this.dir, "pending"), `it cannot be read (${(err as Error).message})`);
     }
-    const out: Approval[] = [];
-    for (const n of names) {
-      const id = n.slice(0, -5);
-      if (!n.endsWith(".json") || !APPROVAL_ID.test(id)) continue;
-      const a = this.read(id, verify);
-      if (a) out.push(a);
-    }
-    return out.sort(newestFirst);
+    return names.filter((n) => n.endsWith(".json") && APPROVAL_ID.test(n.slice(0, -5))).map((n) => n.slice(0, -5));
+  }
+
+  private refusalWithoutReceipt(id: string): StalwartError {
+    return unreadable(join(this.dir, "receipts", `${id}.json`), "it is missing, but the home's store keeps a person's refusal of this call (the receipt was deleted or moved?): it cannot be decided again", "put the receipt back from a backup to show who decided; the call stays refused either way");
   }
 
   /**
@@ -124,9 +154,7 @@ export class FileApprovalStore implements ApprovalStore {
     const why = decideProblem(before, receipt, now);
     if (why || !before) return { ok: false, why: why ?? "unknown", ...(before ? { approval: before } : {}) };
     // undecided on disk, but a person's "no" is kept in the store: its receipt was deleted
-    if (!before.receipt && refusalKept(this.home, before.record)) {
-      throw unreadable(join(this.dir, "receipts", `${id}.json`), "it is missing, but the home's store keeps a person's refusal of this call (the receipt was deleted or moved?): it cannot be decided again", "put the receipt back from a backup to show who decided; the call stays refused either way");
-    }
+    if (!before.receipt && refusalKept(this.home, before.record)) throw this.refusalWithoutReceipt(id);
     if (!this.writeNew(join(this.dir, "receipts"), `${id}.json`, JSON.stringify(receipt, null, 2) + "\n", true)) {
       const now2 = this.get(id);
       return { ok: false, why: "decided", ...(now2 ? { approval: now2 } : {}) };

@@ -38,12 +38,15 @@ const list = defineCommand({
   run: async ({ values, io }) => {
     const now = Date.now();
     const h = resolveHome(values.home);
-    const all = (await swept(h, io)).list().filter((a) => values.all === true || approvalStatus(a, now) === "pending");
+    const { approvals, unreadable } = (await swept(h, io)).survey();
+    const all = approvals.filter((a) => values.all === true || approvalStatus(a, now) === "pending");
     if (values.json) out(io, all.map((a) => ({ ...a, status: approvalStatus(a, now) })));
-    else io.stdout.write(listText(all, now));
+    else io.stdout.write(listText(all, now, unreadable.length));
     // a mistyped --home is not a home where nothing waits
     if (!values.json && !existsSync(h)) io.stderr.write(`(there is no home at \`${h}\`)\n`);
-    return 0;
+    // what cannot be read is named (each may be a call waiting for someone), and the list fails
+    for (const u of unreadable) io.stderr.write(`stalwart approvals: ${u.id} cannot be read (ApprovalUnreadable): ${u.why}${u.hint ? `\n  hint: ${u.hint}` : ""}\n`);
+    return unreadable.length > 0 ? 1 : 0;
   },
 });
 
@@ -53,7 +56,7 @@ const show = defineCommand({
   args: idArgs,
   options: { home, json },
   run: async ({ values, positionals, io }) => {
-    const a = (await swept(resolveHome(values.home), io)).get(positionals[0] ?? "");
+    const a = (await swept(resolveHome(values.home), io)).shown(positionals[0] ?? "");
     if (!a) throw new StalwartError("ApprovalNotFound", `no pending confirmation \`${positionals[0]}\``, { hint: "`stalwart approvals list --all` shows them" });
     if (values.json) out(io, { ...a, status: approvalStatus(a, Date.now()) });
     else io.stdout.write(showText(a, Date.now()));

@@ -89,7 +89,38 @@ describe("stalwart approvals", () => {
     expect(again.stderr).toContain("ApprovalUnreadable");
     expect(again.stderr).toContain("the home's store keeps a person's refusal of this call");
     expect(existsSync(join(home, "approvals", "receipts", `${id}.json`))).toBe(false);
+    // nor is it shown as waiting for someone: list and show name it as unreadable, and why
+    for (const argv of [["approvals", "list"], ["approvals", "show", id]]) {
+      const r = await stalwart([...argv, "--home", home]);
+      expect(r.code, argv.join(" ")).toBe(1);
+      expect(r.stdout, argv.join(" ")).not.toContain("pending");
+      expect(r.stderr, argv.join(" ")).toContain("the home's store keeps a person's refusal of this call");
+    }
     expect(runs()).toBe(0);
+  }, 60_000);
+
+  it("one record that cannot be read does not hide the others: list shows what reads, names what does not, and exits 1", async () => {
+    const { home, waiting, id, runs } = await refundWaiting("stalwart-approvals-onebad-");
+    const bad = "p_00000000000000ff";
+    writeFileSync(join(home, "approvals", "pending", `${bad}.json`), '{"v": 1, "id": "p_000');
+    const text = await stalwart(["approvals", "list", "--home", home]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain(`${id}  pending    refund_card`);
+    expect(text.stderr).toContain(`${bad} cannot be read (ApprovalUnreadable)`);
+    expect(text.stderr).toContain("it is not JSON");
+    expect(text.stderr).toContain("hint: ");
+    const json = await stalwart(["approvals", "list", "--home", home, "--json"]);
+    expect(json.code).toBe(1);
+    expect((JSON.parse(json.stdout) as { record: { id: string } }[]).map((a) => a.record.id)).toEqual([id]);
+    expect(json.stderr).toContain(bad);
+    // the one that reads can still be decided, and runs once
+    expect((await stalwart(["approvals", "approve", id, "--home", home, "--as", "ana"])).code).toBe(0);
+    expect(await waiting).toMatchObject({ status: "ran" });
+    expect(runs()).toBe(1);
+    // with nothing readable left waiting, the list does not say that nothing waits
+    const after = await stalwart(["approvals", "list", "--home", home]);
+    expect(after.stdout).toBe("nothing that can be read waits for a person (1 record cannot be read)\n");
+    expect(after.code).toBe(1);
   }, 60_000);
 
   it("deciding an id that is in no home (a mistyped id or --home) makes no home and no key; listing one says so", async () => {

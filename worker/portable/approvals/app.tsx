@@ -14,7 +14,7 @@ import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { getCookie, setCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
-import { approvalStatus, decide, fromBase64Url, fromUtf8, StalwartError, toBase64Url, toHex, toWire, utf8, type Approval, type ApprovalStore, type ErrorCode, type Mac } from "../engine/index.js";
+import { approvalStatus, decide, fromBase64Url, fromUtf8, StalwartError, toBase64Url, toHex, toWire, utf8, surveyOf, type ApprovalStore, type ApprovalSurvey, type ErrorCode, type Mac } from "../engine/index.js";
 import { equalBytes, fromHex, inexactInteger } from "../engine/index.js";
 import { ListBody, LoginBody, OneBody, Page } from "./views.js";
 import { clip, fixedInForm } from "./words.js";
@@ -111,8 +111,8 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
   });
 
   app.get("/", async (c) => {
-    const all = await o.storeFor(c.get("who"), c.env).list();
-    const body = <ListBody all={all} now={o.now()} base={o.base} />;
+    const all = await surveyOf(o.storeFor(c.get("who"), c.env));
+    const body = <ListBody all={all.approvals} unreadable={all.unreadable} now={o.now()} base={o.base} />;
     if (c.req.header("stalwart-fragment") === "live") return c.html(body);
     return c.html(
       <Page title="Approvals" base={o.base} live={fingerprint(all, o.now())}>
@@ -124,11 +124,11 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
 
   app.get("/p/:id", async (c) => {
     const store = o.storeFor(c.get("who"), c.env);
-    const a = await store.get(c.req.param("id"));
+    const a = store.shown ? await store.shown(c.req.param("id")) : await store.get(c.req.param("id"));
     if (!a) return c.html(<Page title="Approvals" base={o.base}><p>No confirmation {c.req.param("id")} here. <a href={`${o.base}/`}>All confirmations</a></p></Page>, 404);
     const body = <OneBody a={a} now={o.now()} base={o.base} by={c.get("who").by} />;
     if (c.req.header("stalwart-fragment") === "live") return c.html(body);
-    return c.html(<Page title={`Approve ${a.record.tool}?`} base={o.base} live={fingerprint(await store.list(), o.now())}><div id="live">{body}</div></Page>);
+    return c.html(<Page title={`Approve ${a.record.tool}?`} base={o.base} live={fingerprint(await surveyOf(store), o.now())}><div id="live">{body}</div></Page>);
   });
 
   app.get("/events", (c) => {
@@ -137,11 +137,11 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
       let last = "";
       // the list as of a version of the store, read again only when that moves (or after a minute:
       // a record damaged in place moves nothing), while what time changes (expiry) is worked out anew
-      let known: { version: string; all: Approval[]; at: number } | undefined;
-      const current = async (now: number): Promise<Approval[]> => {
+      let known: { version: string; all: ApprovalSurvey; at: number } | undefined;
+      const current = async (now: number): Promise<ApprovalSurvey> => {
         const version = store.version?.();
         if (version !== undefined && known?.version === version && now >= known.at && now - known.at < RELIST_MS) return known.all;
-        const all = await store.list();
+        const all = await surveyOf(store);
         known = version === undefined ? undefined : { version, all, at: now };
         return all;
       };
@@ -221,8 +221,8 @@ function refuse(c: Context, code: ErrorCode, message: string): Response {
 /** how long a listing may stand for an unchanged store version (`current` in /events) */
 const RELIST_MS = 60_000;
 
-function fingerprint(all: readonly Approval[], now: number): string {
-  return all.map((a) => `${a.record.id}:${approvalStatus(a, now)}`).join(",");
+function fingerprint(all: ApprovalSurvey, now: number): string {
+  return [...all.approvals.map((a) => `${a.record.id}:${approvalStatus(a, now)}`), ...all.unreadable.map((u) => `${u.id}:unreadable`)].join(",");
 }
 
 async function jsonBody(c: Context): Promise<Record<string, unknown>> {

@@ -6,7 +6,7 @@
  */
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
-import { approvalStatus, type Approval } from "../engine/index.js";
+import { approvalStatus, type Approval, type UnreadableRecord } from "../engine/index.js";
 import { counterWords, fixedInForm, originWords, statusWords, visible, when } from "./words.js";
 
 const STYLE = `
@@ -18,7 +18,7 @@ a{color:inherit}ul.list{list-style:none;padding:0;margin:0}ul.list li{border:1px
 ul.list a{display:block;padding:.7rem .9rem;text-decoration:none}ul.list a:focus,ul.list a:hover{outline:2px solid var(--fg)}
 .tool{font-weight:600;font-family:ui-monospace,monospace}.mut{color:var(--mut);font-size:.9rem}
 .status{float:right;font-size:.85rem;border:1px solid var(--line);border-radius:99px;padding:0 .5rem}
-.status.pending{border-color:var(--warn);color:var(--warn)}
+.status.pending{border-color:var(--warn);color:var(--warn)}.status.unreadable{border-color:var(--no);color:var(--no)}ul.list li.bad{padding:.7rem .9rem}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.45rem .4rem;border-bottom:1px solid var(--line)}
 td.v{font-family:ui-monospace,monospace;word-break:break-all;white-space:pre-wrap}.flag{background:var(--warnbg);color:var(--warn);font-weight:600}
 .question{border-left:4px solid var(--warn);padding:.4rem .8rem;background:var(--warnbg)}
@@ -76,7 +76,8 @@ export function Page(props: { title: string; base: string; live?: string; childr
   );
 }
 
-export function ListBody(props: { all: readonly Approval[]; now: number; base: string }) {
+export function ListBody(props: { all: readonly Approval[]; unreadable?: readonly UnreadableRecord[]; now: number; base: string }) {
+  const unreadable = props.unreadable ?? [];
   const waiting = props.all.filter((a) => approvalStatus(a, props.now) === "pending");
   const rest = props.all.filter((a) => approvalStatus(a, props.now) !== "pending").slice(0, 20);
   const item = (a: Approval) => {
@@ -95,7 +96,23 @@ export function ListBody(props: { all: readonly Approval[]; now: number; base: s
   return (
     <>
       <h2 id="waiting">Waiting for you ({waiting.length})</h2>
-      {waiting.length === 0 ? <p class="mut">Nothing waits for a person.</p> : <ul class="list" aria-labelledby="waiting">{waiting.map(item)}</ul>}
+      {waiting.length === 0 ? <p class="mut">{unreadable.length === 0 ? "Nothing waits for a person." : "Nothing that can be read waits for a person."}</p> : <ul class="list" aria-labelledby="waiting">{waiting.map(item)}</ul>}
+      {unreadable.length > 0 && (
+        <>
+          {/* each may be a call that waits for someone: named, never left out */}
+          <h2 id="unreadable">Cannot be read ({unreadable.length})</h2>
+          <ul class="list" aria-labelledby="unreadable">
+            {unreadable.map((u) => (
+              <li class="bad">
+                <span class="status unreadable">unreadable</span> <span class="tool">{u.id}</span>
+                <br />
+                <span>{visible(u.why)}</span>
+                {u.hint && <><br /><span class="mut">{visible(u.hint)}</span></>}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       {rest.length > 0 && (
         <>
           <h2 id="decided">Decided</h2>

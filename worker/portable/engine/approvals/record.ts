@@ -121,11 +121,40 @@ export interface ApprovalStore {
    */
   standing?(session: string, tool: string, agent: string | null, digest: string): Promise<Approval | undefined> | Approval | undefined;
   /**
+   * Every record that reads, and each that does not with why (the page, `stalwart approvals
+   * list`): one damaged file must not hide what else waits. Only a store whose records can be
+   * damaged one by one (files) has it; `surveyOf` falls back on `list()`.
+   */
+  survey?(): Promise<ApprovalSurvey> | ApprovalSurvey;
+  /**
+   * `get` for a person to look at: also unreadable when what the files say is not the decision
+   * (a denial kept in the home's store whose receipt is gone reads as undecided on disk).
+   */
+  shown?(id: string): Promise<Approval | undefined> | Approval | undefined;
+  /**
    * A word that stays the same while nothing in the store changes, and undefined when the store
    * cannot tell: a reader that has `list()`'s answer for a version need not read it again (the
    * approvals page, twice a second). Only a store whose list costs a read per record has it.
    */
   version?(): string | undefined;
+}
+
+/** A record the store holds but cannot read: its id, and why (the error's message and hint). */
+export interface UnreadableRecord {
+  id: string;
+  why: string;
+  hint?: string;
+}
+
+export interface ApprovalSurvey {
+  /** newest first */
+  approvals: Approval[];
+  unreadable: UnreadableRecord[];
+}
+
+/** `store.survey()`, or `list()` with nothing unreadable for a store without it (its list reads or fails whole). */
+export async function surveyOf(store: ApprovalStore): Promise<ApprovalSurvey> {
+  return store.survey ? await store.survey() : { approvals: await store.list(), unreadable: [] };
 }
 
 export const APPROVAL_ID = /^p_[0-9a-f]{16}$/;
