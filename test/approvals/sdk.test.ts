@@ -196,6 +196,19 @@ describe("run(…, {wait}) and the approval store", () => {
     expect(approvalStatus(store.get(waiting.approval!)!, Date.now())).toBe("used");
   });
 
+  it("a `typed` the check could not find in the person's turns is shown as the program's claim, flagged, not as fact", async () => {
+    const { s, store } = setup();
+    await s.read("refund 40 on order 4411");
+    // both said to be typed; the person typed 4411 but never 41
+    const waiting = await s.run("refund_card", { order_id: "4411", amount: 41 }, { origins: { order_id: "typed", amount: "typed" } }, () => undefined);
+    expect(waiting).toMatchObject({ status: "waiting", check: { reasons: ["argument_origin"], detail: { arguments: ["amount"] } } });
+    const a = store.get(waiting.approval!)!;
+    expect(a.record.origins).toEqual({ order_id: { origin: "typed", labels: [] }, amount: { origin: "typed", labels: [], doubted: true } });
+    const text = showText(a, Date.now());
+    expect(text).toContain("order_id = \"4411\"  — typed by the person\n");
+    expect(text).toContain("amount = 41  — typed by the person, the program says, but no message of the person holds it  [!]");
+  });
+
   it("a decision made elsewhere while the host holds the token enters the history when the token is presented", async () => {
     const { home, s, store } = setup();
     await s.read("refund 40 on order 4411");

@@ -14,6 +14,8 @@ export function originWords(o: ArgumentOrigin): OriginWords {
   const outside = o.labels.filter((l) => l.startsWith("untrusted:")).map((l) => l.slice("untrusted:".length));
   const base = originText(o.origin);
   if (outside.length > 0) return { text: `${base}; from outside (${outside.join(", ")})`, flagged: true };
+  // the host's word, which the check could not confirm: never shown as fact
+  if (o.doubted === true) return { text: `${base}, the program says, but ${o.origin === "typed" ? "no message of the person holds it" : "that result does not hold it"}`, flagged: true };
   return { text: base, flagged: !TRUSTED.has(o.origin.split(":")[0] ?? "") };
 }
 

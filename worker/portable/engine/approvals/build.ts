@@ -9,7 +9,8 @@ import { sha256Hex } from "../canonical/sha256.js";
 import { own } from "../canonical/own.js";
 import { cloneData } from "../canonical/clone.js";
 import { readClaims, sealedClaims } from "../tokens/confirmation.js";
-import type { CounterEffect, PendingRecord } from "./record.js";
+import { isUntrustedLabel } from "../check/steps/labels.js";
+import type { ArgumentOrigin, CounterEffect, PendingRecord } from "./record.js";
 
 export interface PendingInput {
   session: string;
@@ -48,11 +49,16 @@ export function pendingFrom(i: PendingInput): PendingRecord | null {
   if (!claims || claims.session !== i.session || claims.tool !== i.tool) return null;
   const origins: PendingRecord["origins"] = {};
   const whole = i.labels ? (own(i.labels, "call") as readonly string[] | undefined) ?? [] : [];
+  // the arguments the check held for where they came from (step 11): a trusted origin among them was claimed, not found
+  const held = i.check.reasons.includes("argument_origin") && Array.isArray(i.check.detail.arguments) ? (i.check.detail.arguments as unknown[]) : [];
   for (const k of Object.keys(i.args)) {
     const mine = i.labels ? (own(i.labels, k) as readonly string[] | undefined) ?? [] : [];
     const origin = i.origins ? own(i.origins, k) : undefined;
     // (no labels, the usual case: no Set and arrays made to say so)
-    origins[k] = { origin: typeof origin === "string" ? origin : "missing", labels: whole.length === 0 && mine.length === 0 ? [] : [...new Set([...whole, ...mine])].sort() };
+    const o: ArgumentOrigin = { origin: typeof origin === "string" ? origin : "missing", labels: whole.length === 0 && mine.length === 0 ? [] : [...new Set([...whole, ...mine])].sort() };
+    // only these two are checked against the session (a turn, a result) rather than taken as said
+    if (held.includes(k) && (o.origin === "typed" || o.origin.startsWith("result:")) && !o.labels.some(isUntrustedLabel)) o.doubted = true;
+    origins[k] = o;
   }
   return {
     v: 1, id: approvalIdOf(token, i.sha256Hex), session: i.session, step: claims.ask, tool: i.tool, agent: claims.agent,

@@ -13,6 +13,11 @@ export type ApprovalStatus = "pending" | "approved" | "denied" | "edited" | "use
 export interface ArgumentOrigin {
   origin: string;
   labels: string[];
+  /**
+   * The host said this trusted origin, and the check named the argument in `argument_origin`
+   * anyway (a `typed` value no turn of the person holds): the page must not show the claim as fact.
+   */
+  doubted?: true;
 }
 
 /** What the call does to one counter it touches (before and after are null when unknown). */
