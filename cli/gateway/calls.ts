@@ -177,7 +177,7 @@ export class Calls {
     // store is read here, not on every call (its list grows with every record kept).
     const approved = await this.approvedNow(tool, args);
     if (!approved) return this.decided(params, ctx, canElicit, tool, args, origins, check);
-    if (!(await this.recorded(approved))) return errorResult(`${tool} was approved, but the decision could not be recorded in the history; it did not run.`, { decision: "confirm", reasons: [] });
+    if (!(await this.recorded(approved))) return errorResult(`${tool} was approved, but the decision could not be recorded in the history; it did not run.`, summary(check));
     const again = await this.check(tool, args, origins, approved.record.token);
     this.o.trace?.answer(approved.record.token, true, again);
     if (again.decision === "allow") {

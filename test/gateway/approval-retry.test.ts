@@ -13,6 +13,8 @@ import { decide } from "../../worker/portable/engine/index.js";
 import { homeMac } from "../../cli/approvals/mac.js";
 import { startGateway } from "../../cli/gateway/index.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { Client as Sdk } from "../../cli/sdk/index.js";
+import type { GatewaySession } from "../../cli/gateway/calls.js";
 import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, overHttp, text } from "./helpers.js";
 
 describe("an approval found again after its receipt was recorded", { timeout: 60_000 }, () => {
@@ -60,6 +62,47 @@ describe("an approval found again after its receipt was recorded", { timeout: 60
       restore();
       await client.close();
       await gw.close();
+    }
+  });
+});
+
+describe("an approval whose receipt cannot be entered in the history", { timeout: 60_000 }, () => {
+  it("does not run, and the answer carries the check's decision and reasons", async () => {
+    const dir = allowedDir();
+    const h = home();
+    const sdk = new Sdk({ home: h });
+    const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-unrecorded-${Date.now()}.yaml`));
+    const inner = sdk.session("gateway", { catalogue });
+    const session: GatewaySession = {
+      get id() {
+        return inner.id;
+      },
+      get history() {
+        return inner.history;
+      },
+      checkToolCall: (tool, args, options) => inner.checkToolCall(tool, args, options),
+      report: (step, outcome, result) => inner.report(step, outcome, result),
+      receipt: async () => {
+        throw new Error("disk full");
+      },
+    };
+    const gw = await startGateway({ catalogue, session, upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: () => undefined });
+    const { client } = await overHttp(downstreamClient({}), gw.url!);
+    const file = join(dir, "unrecorded.txt");
+    try {
+      const write = () => client.callTool({ name: "write_file", arguments: { path: file, content: "once" } });
+      const asked = await write();
+      const pending = (asked._meta?.["stalwart-agents/check"] as { pending?: string }).pending!;
+      await decide(gw.pending, homeMac(h), pending, { decision: "approve", by: "the person", at: Date.now() });
+      const r = await write();
+      expect(r.isError).toBe(true);
+      expect(text(r)).toContain("could not be recorded in the history; it did not run");
+      expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "confirm", reasons: ["argument_origin"] });
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await client.close();
+      await gw.close();
+      sdk.close();
     }
   });
 });
