@@ -79,19 +79,21 @@ async function withKeptApprovals(home: string, n: number): Promise<string> {
   // the home's key first, as the session that left these records made it (a home holding
   // approvals without its key reads as one whose key was deleted: KeyChanged)
   const { installationKey } = await import("../cli/sdk/home.js");
-  const { canonicalize } = await import("../worker/portable/engine/index.js");
+  const { canonicalize, signRecord } = await import("../worker/portable/engine/index.js");
   const { FileApprovalStore } = await import("../cli/approvals/store.js");
+  const { homeMac } = await import("../cli/approvals/mac.js");
   installationKey(home);
+  const mac = homeMac(home);
   const dir = join(home, "approvals", "pending");
   mkdirSync(dir, { recursive: true });
   for (let i = 0; i < n; i++) {
     const id = `p_${i.toString(16).padStart(16, "0")}`;
     // as the store checks one: origins in their recorded shape, the digest the arguments' own
-    const record = { v: 1, id, session: "an-earlier-session", step: 2 * i, tool: "noop", agent: null, args: { i }, digest: createHash("sha256").update(canonicalize({ i }), "utf8").digest("hex"), origins: { i: { origin: "model", labels: [] } }, reasons: ["argument_origin"], wording: "noop needs your approval before it runs.", counters: [], token: "t", created: i, expires: i + 1 };
-    writeFileSync(join(dir, `${id}.json`), JSON.stringify(record, null, 2) + "\n");
+    const record = { v: 1 as const, id, session: "an-earlier-session", step: 2 * i, tool: "noop", agent: null, args: { i }, digest: createHash("sha256").update(canonicalize({ i }), "utf8").digest("hex"), origins: { i: { origin: "model", labels: [] } }, reasons: ["argument_origin"], wording: "noop needs your approval before it runs.", counters: [], token: "t", created: i, expires: i + 1 };
+    writeFileSync(join(dir, `${id}.json`), JSON.stringify(signRecord(mac, record), null, 2) + "\n");
   }
   // records the store would refuse as unreadable would measure something else
-  const kept = new FileApprovalStore(home).list().length;
+  const kept = new FileApprovalStore(home, () => mac).list().length;
   if (kept !== n) throw new Error(`the kept approval records read back as ${kept}, not ${n}`);
   return home;
 }

@@ -13,7 +13,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { APPROVAL_ID, canonicalize, decideProblem, tokenClaims, InputError, newestFirst, receiptProblem, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type ApprovalSurvey, type DecideAnswer, type UnreadableRecord, type Mac, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { APPROVAL_ID, canonicalize, decideProblem, tokenClaims, InputError, newestFirst, receiptProblem, recordMacProblem, signRecord, receiptShapeError, recordShapeError, StalwartError, standingKey, standingKeyOf, type Approval, type ApprovalStore, type ApprovalSurvey, type DecideAnswer, type UnreadableRecord, type Mac, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { readRegular } from "../sdk/regular-file.js";
 import { keepRefusal, refusalKept } from "./refusals.js";
 
@@ -26,18 +26,22 @@ export class FileApprovalStore implements ApprovalStore {
   readonly dir: string;
 
   /**
-   * `receiptMac`: the home's key, to verify each receipt read back (a receipt edited by hand, or
-   * made up, is then ApprovalUnreadable wherever it is read: the page, `stalwart approvals`, a
-   * wait). Without it only the receipt's shape and call are checked, and the MAC when its token
-   * is presented (the session's approval port).
+   * `receiptMac`: the home's key, to sign each record written and verify each record and receipt
+   * read back (one edited by hand, or made up, is then ApprovalUnreadable wherever it is read: the
+   * page, `stalwart approvals`, a wait). Without it only their shape and call are checked, and a
+   * receipt's MAC when its token is presented (the session's approval port). `verify: false`:
+   * sign what is written, verify nothing read (the gateway: a standing approval that does not
+   * verify is passed over where it is used, and the session verifies the token's receipt).
    */
-  constructor(private readonly home: string, private readonly receiptMac?: () => Mac) {
+  constructor(private readonly home: string, private readonly receiptMac?: () => Mac, private readonly o: { verify?: boolean } = {}) {
     this.dir = join(home, "approvals");
   }
 
   add(record: PendingRecord): void {
     checkId(record.id);
-    this.writeNew(join(this.dir, "pending"), `${record.id}.json`, JSON.stringify(record, null, 2) + "\n", false);
+    // what the person reads (origins, wording, counters) is not bound by the token: it is MAC'd
+    const written = this.receiptMac ? signRecord(this.receiptMac(), record) : record;
+    this.writeNew(join(this.dir, "pending"), `${record.id}.json`, JSON.stringify(written, null, 2) + "\n", false);
   }
 
   get(id: string): Approval | undefined {
@@ -59,13 +63,16 @@ export class FileApprovalStore implements ApprovalStore {
     if (record.id !== id) throw unreadable(file, `it holds \`${record.id}\``);
     const unbound = unboundField(record);
     if (unbound) throw unreadable(file, `its ${unbound === "arguments" ? "arguments are not the ones its digest covers" : "call is not the one its token covers"} (edited by hand?)`);
+    const verifying = verify && this.o.verify !== false && this.receiptMac !== undefined;
+    const edited = verifying ? recordMacProblem(this.receiptMac!(), record) : null;
+    if (edited) throw unreadable(file, edited);
     const receiptFile = join(this.dir, "receipts", `${id}.json`);
     const receipt = readJson<SignedReceipt>(receiptFile) ?? null;
     const badReceipt = receipt && receiptShapeError(receipt);
     if (badReceipt) throw unreadable(receiptFile, badReceipt);
     // a receipt copied in from another record would approve this record's call on someone else's decision
     if (receipt && !receiptNames(receipt, record, id)) throw unreadable(receiptFile, `it is the receipt of another call (\`${receipt.id}\`)`);
-    const forged = receipt && verify && this.receiptMac ? receiptProblem(this.receiptMac(), receipt) : null;
+    const forged = receipt && verifying ? receiptProblem(this.receiptMac!(), receipt) : null;
     if (forged) throw unreadable(receiptFile, forged);
     const a: Approval = { record, receipt, used: existsSync(join(this.dir, "used", id)) };
     if (existsSync(join(this.dir, "withdrawn", id))) a.withdrawn = true;

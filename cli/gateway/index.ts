@@ -199,14 +199,15 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     const named = [...own.tools.keys()].filter((n) => !OUTSIDE_TOOLS.has(n) && (!reach || reach.has(n)));
     const notes = listed ? startNotes({ listed, named, pins: pinsOf(source) }) : [];
     tasks = new TaskTools(() => upstream.listTools());
-    const pending = new FileApprovalStore(home);
+    // The key is loaded once, when first needed (a record signed, a standing approval):
+    // after `stalwart key reset` its MAC refuses (KeyChanged) until the gateway is restarted, as
+    // the session's own checks do.
+    let mac: Mac | undefined;
+    const pending = new FileApprovalStore(home, () => (mac ??= homeMac(home)), { verify: false });
     const remote = !o.session && o.checkUrl ? remoteStanding(o.checkUrl, o.key) : undefined;
     const callTimeoutMs = o.callTimeoutMs ?? DAY;
     // "Always for this session" (`stalwart approvals approve --always`): a later ask of the same call is
     // approved at once, by the same person, with a receipt of its own — as `run()` does (guarded.ts).
-    // The key is loaded once, at the first standing approval: after `stalwart key reset` its MAC
-    // refuses (KeyChanged) until the gateway is restarted, as the session's own checks do.
-    let mac: Mac | undefined;
     const standing = async (record: PendingRecord) => {
       const s = await standingIn(pending, record.session, record.tool, record.agent, record.digest);
       if (!s?.receipt) return undefined;

@@ -79,6 +79,33 @@ describe("stalwart approvals", () => {
     expect(runs()).toBe(0);
   }, 60_000);
 
+  it("a record whose shown parts were edited by hand (an origin, the wording), or that has no MAC, is unreadable: never shown as the check's", async () => {
+    const { home, waiting, id, runs } = await refundWaiting("stalwart-approvals-edited-record-");
+    const file = join(home, "approvals", "pending", `${id}.json`);
+    const record = JSON.parse(readFileSync(file, "utf8"));
+    expect(record.mac).toMatch(/^[0-9a-f]{64}$/);
+    const { mac: _mac, ...unsigned } = record;
+    for (const [edited, why] of [
+      [{ ...record, origins: { ...record.origins, amount: { origin: "typed", labels: [] } } }, "its MAC does not verify"],
+      [{ ...record, wording: "Routine refund, nothing to check." }, "its MAC does not verify"],
+      [unsigned, "it carries no MAC"],
+    ] as const) {
+      writeFileSync(file, JSON.stringify(edited, null, 2) + "\n");
+      for (const argv of [["approvals", "show", id], ["approvals", "list"], ["approvals", "approve", id]]) {
+        const r = await stalwart([...argv, "--home", home]);
+        expect(r.code, argv.join(" ")).toBe(1);
+        expect(r.stderr, argv.join(" ")).toContain("ApprovalUnreadable");
+        expect(r.stderr, argv.join(" ")).toContain(why);
+      }
+    }
+    expect(existsSync(join(home, "approvals", "receipts", `${id}.json`))).toBe(false);
+    // put back as written, it reads and can be decided
+    writeFileSync(file, JSON.stringify(record, null, 2) + "\n");
+    expect((await stalwart(["approvals", "deny", id, "--home", home, "--as", "ana"])).code).toBe(0);
+    expect(await waiting).toMatchObject({ status: "refused" });
+    expect(runs()).toBe(0);
+  }, 60_000);
+
   it("a denied record whose receipt was deleted cannot be decided again: the refusal kept in the home's store says so", async () => {
     const { home, waiting, id, runs } = await refundWaiting("stalwart-approvals-unreceipted-");
     expect((await stalwart(["approvals", "deny", id, "--home", home, "--as", "ana"])).code).toBe(0);

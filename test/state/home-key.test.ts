@@ -155,7 +155,7 @@ describe("a home with approvals and no store", () => {
     expect(existsSync(join(home, "state.mdb"))).toBe(false);
   });
 
-  it("another valid key in history.key's place: KeyChanged at `stalwart approvals approve` and on the page, no receipt signed; `stalwart key reset` is the way through", async () => {
+  it("another valid key in history.key's place: KeyChanged at `stalwart approvals approve` and on the page, no receipt signed; `stalwart key reset` is the way through (for records made after it)", async () => {
     const home = licensedHome("key-approvals-only");
     installationKey(home);
     waiting(home, "p_00000000000000a1");
@@ -172,7 +172,13 @@ describe("a home with approvals and no store", () => {
     const reset = await stalwart(["key", "reset", "--home", home, "--json"], {});
     expect(reset.code, reset.stderr).toBe(0);
     expect(reset.json().was).toMatch(/another key/);
-    const ok = await stalwart(["approvals", "approve", "p_00000000000000a1", "--home", home, "--json"], {});
+    // a record written under the key that was replaced cannot be told from one edited by hand
+    const old = await stalwart(["approvals", "approve", "p_00000000000000a1", "--home", home, "--json"], {});
+    expect(old.code).toBe(1);
+    expect(old.json().error.code).toBe("ApprovalUnreadable");
+    expect(old.json().error.message).toContain("written under another key");
+    waiting(home, "p_00000000000000a2");
+    const ok = await stalwart(["approvals", "approve", "p_00000000000000a2", "--home", home, "--json"], {});
     expect(ok.code, ok.stderr).toBe(0);
     expect(readFileSync(join(home, "history.key.id"), "utf8")).toBe(keyId(installationKey(home)) + "\n");
   }, 60_000);

@@ -25,6 +25,7 @@ export { callDigest, makeReceipt, receiptDigest, receiptProblem, receiptShapeErr
 export { approvalIdOf, counterEffects, pendingFrom, tokenClaims, type PendingInput } from "./approvals/build.js";
 export { lastRun, withCounts } from "./approvals/counts.js";
 export { MemoryApprovalStore } from "./approvals/memory.js";
+export { recordMacProblem, signRecord } from "./approvals/record-mac.js";
 export { decide, waitForDecision, type WaitOptions } from "./approvals/decide.js";
 export { receiptEntry } from "./approvals/history.js";
 export { editedOrigins, type ApprovalPort } from "./approvals/port.js";

@@ -54,6 +54,8 @@ export interface PendingRecord {
   created: number;
   /** the token's expiry, ms since the epoch */
   expires: number;
+  /** a home's file store: the HMAC of the rest under the installation key (record-mac.ts) */
+  mac?: string;
 }
 
 /**
