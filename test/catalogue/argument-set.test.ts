@@ -62,6 +62,18 @@ describe("argument sets with combinators", () => {
     expect(r.reasons).not.toContain("schema_partial");
   });
 
+  it("names a pattern matches are not named: `patternProperties` keeps a write's set open (`\"\"` matches every name), even beside `additionalProperties: false`", async () => {
+    for (const args of [
+      { type: "object", properties: { order_id: { type: "string" } }, patternProperties: { "": {} }, additionalProperties: false },
+      { type: "object", properties: { order_id: { type: "string" } }, patternProperties: { "^x-": { type: "string" } } },
+      { type: "object", allOf: [{ properties: { order_id: { type: "string" } } }, { patternProperties: { "^x-": {} } }] },
+    ]) {
+      const s = sessionFor({ tools: [{ name: "tag", writes: true, confirm: "when_held", args }] });
+      const r = await s.checkToolCall("tag", { order_id: "1", "x-delete": "all" }, { origins: { order_id: "context", "x-delete": "context" } });
+      expect(r, JSON.stringify(args)).toMatchObject({ decision: "confirm", reasons: ["schema_partial"] });
+    }
+  });
+
   it("generated combinator schemas: closing refuses exactly the undeclared names, and changes no other verdict", () => {
     const r = prng(20260903);
     const pick = <T,>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;

@@ -97,6 +97,8 @@ export function closeArgs(schema: Obj): Obj {
 
 /** Does this effective args schema close the argument set at the top (as an author writes it)? */
 export function closesArguments(schema: Obj): boolean {
+  // a pattern names no argument: what it matches (`""` matches every name) is open, as catalogue.md says
+  if (declaredArguments(schema).patterns.size > 0) return false;
   if (isFalse(schema.additionalProperties)) return true;
   if (schema.maxProperties === 0) return true;
   const pn = schema.propertyNames;
