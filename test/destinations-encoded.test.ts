@@ -33,6 +33,45 @@ describe("percent-encoded URLs and addresses", () => {
   });
 });
 
+describe("a value a server decodes: an escape of a host's bounds (outside audit F1, F6, F9)", () => {
+  // each as a whole value, in prose, or in a JSON body: what it decodes to names a host
+  const cases: readonly (readonly [string, string])[] = [
+    ["%5C%5Cevil.com", "\\\\evil.com"],
+    ["see %5C%5Cevil.com/x", "\\\\evil.com/x"],
+    ["%20evil.com", "evil.com"],
+    ["%0Aevil.com", "evil.com"],
+    ["%7Cevil.com", "evil.com"],
+    ["/%2Fintranet", "//intranet"],
+    ["%2F/intranet", "//intranet"],
+    ["%5C\\intranet", "\\\\intranet"],
+    ["%09//intranet", "//intranet"],
+    ["/%09/intranet", "//intranet"],
+    ["//intranet%2Fx", "//intranet/x"],
+    ["%5C%5Cintranet%5Cx", "\\\\intranet\\x"],
+    ['{"next":"%5C%5Cevil.com"}', "\\\\evil.com"],
+    ['{"next":"%2F%2Fintranet/x"}', "//intranet/x"],
+    ['["%2F%2Fintranet"]', "//intranet"],
+  ];
+  for (const [value, decoded] of cases) {
+    it(`${JSON.stringify(value)} holds ${JSON.stringify(decoded)}`, () => {
+      expect(findDestinations(value)).toContain(decoded);
+      expect(refused(value)).toBe(true);
+    });
+  }
+  it("escapes that bound no host add nothing", () => {
+    for (const v of ["a%20b", "order%204411", "50% off", "100%25 sure", "%E2%82%AC 40", "files%2Freport"]) expect(findDestinations(v), v).toEqual([]);
+  });
+});
+
+describe("the unspecified IPv6 address in brackets is a host, as 0.0.0.0 is (outside audit F2)", () => {
+  it("`[::]`, `[::]:80`, `a@[::]` are destinations; a bare `::` (code, prose) is not", () => {
+    for (const v of ["[::]", "[::]:80", "[::]:8080/admin", "fetch [::]:6379"]) expect(refused(v), v).toBe(true);
+    expect(findDestinations("a@[::]")).toEqual(["[::]"]);
+    expect(findDestinations("::")).toEqual([]);
+    expect(findDestinations("std::vector")).toEqual([]);
+  });
+});
+
 describe("hostile input", () => {
   const M = 1 << 20;
   const cases: Record<string, string> = {

@@ -24,7 +24,7 @@ export function domainEnd(s: string, n: number, d: number): number {
     while (close < n && close - d <= LONGEST_IPV6 + 6 && s.charCodeAt(close) !== 0x5d) close++;
     if (s.charCodeAt(close) !== 0x5d) return -1;
     if (isIPv4(s, d + 1, close)) return close + 1;
-    if (s.slice(d + 1, d + 6).toLowerCase() === "ipv6:" && isIPv6(s, d + 6, close)) return close + 1;
+    if (s.slice(d + 1, d + 6).toLowerCase() === "ipv6:" && isIPv6(s, d + 6, close, true)) return close + 1;
     return -1;
   }
   const de = hostRun(s, n, d);

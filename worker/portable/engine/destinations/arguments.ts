@@ -4,8 +4,10 @@
  * `{"callback": "https://a.example.com\u002eintranet"}`) is read as the JSON it holds too, as
  * the server that parses it will: its strings, decoded, are scanned as arguments are (as is one
  * whose strings start `//`: `{"url": "//intranet/x"}`, read whole, names intranet). A string
- * holding a percent-encoded `://`, `//` or `@` (a redirect target in a query, a form-encoded body:
- * `next=https%3A%2F%2Fevil.net`) is scanned decoded too, once and, if encoded twice, twice.
+ * holding a percent escape (a redirect target in a query, a form-encoded body:
+ * `next=https%3A%2F%2Fevil.net`, or a value a server decodes: `%5C%5Cevil.com`, `/%2Fintranet`,
+ * `%20evil.com`) is scanned decoded too, once and, if encoded twice, twice — and a JSON body in
+ * it is read decoded as well (`{"next": "%2F%2Fintranet"}`).
  */
 import { Found } from "./found.js";
 import { Scanner } from "./scan.js";
@@ -52,9 +54,9 @@ function walk(stack: unknown[]): string[] {
       if (!plain) {
         const decoded = percentDecoded(v);
         if (decoded !== null) {
-          scanner.scanString(decoded);
+          scanner.scanString(decoded, true);
           const twice = percentDecoded(decoded);
-          if (twice !== null) scanner.scanString(twice);
+          if (twice !== null) scanner.scanString(twice, true);
         }
       }
       const json = jsonIn(v);
@@ -97,7 +99,8 @@ function jsonIn(s: string): object | undefined {
   const first = s.charCodeAt(a);
   const last = s.charCodeAt(b - 1);
   if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d))) return undefined;
-  if (!s.includes("\\") && !JSON_RELATIVE.test(s)) return undefined;
+  // its strings read decoded as arguments are (`"%2F%2Fintranet"`): only when pushed as strings
+  if (!s.includes("\\") && !s.includes("%") && !JSON_RELATIVE.test(s)) return undefined;
   try {
     return JSON.parse(s) as object; // an object or an array, by its first character
   } catch {
@@ -118,13 +121,24 @@ const ENCODED_URL = /%3a(?:\/|%2f)|%2f%2f|%25(?:3a|2f|40)/i;
 /** An encoded `@`; in a `mailto:` the scan reads it decoded already (scan.ts), so that is left to it. */
 const ENCODED_AT = /%40/i;
 const MAILTO = /mailto:/i;
+/**
+ * An escape of what ends or starts a host (a control, a space, `/ : @ \ |`). Other escapes in a
+ * host (`evil%2Ecom`, `%65vil.com`) the scanner reads itself.
+ */
+const STRUCTURAL_ESCAPE = /%(?:[01][0-9a-f]|2[0f]|3a|40|5c|7c)/i;
 const ASCII_ESCAPE = /%[0-7][0-9a-f]/gi;
 
 /**
- * `s` with its ASCII `%hh` escapes decoded, when it holds an encoded URL or address; else null. A
- * non-ASCII escape is left as written: the scanner reads those in a host itself.
+ * `s` with its ASCII `%hh` escapes decoded, when it holds an encoded URL or address, or is no
+ * URL itself and holds an escape of a host's bounds: a server that decodes such a value reads
+ * `%5C%5Cevil.com` as `\\evil.com`, `/%2Fintranet` as `//intranet`, `%20evil.com` as
+ * ` evil.com`. (In a URL the values of its query are read decoded by values.ts, as a server reads
+ * them; its path is not decoded.) Else null. A non-ASCII escape is left as written: the scanner
+ * reads those in a host itself.
  */
 function percentDecoded(s: string): string | null {
-  if (!ENCODED_URL.test(s) && !(ENCODED_AT.test(s) && !MAILTO.test(s))) return null;
+  const mailto = MAILTO.test(s);
+  const bounds = !mailto && !s.includes("://") && STRUCTURAL_ESCAPE.test(s);
+  if (!bounds && !ENCODED_URL.test(s) && !(ENCODED_AT.test(s) && !mailto)) return null;
   return s.replace(ASCII_ESCAPE, (e) => String.fromCharCode(parseInt(e.slice(1), 16)));
 }

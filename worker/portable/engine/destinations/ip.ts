@@ -33,10 +33,11 @@ export function isIPv4(s: string, start: number, end: number): boolean {
 
 /**
  * Is `s[start, end)` an IPv6 address (no zone, no brackets) to the host parser? `::` alone (the
- * unspecified address) is not taken: it is a common token in code and prose and names nothing.
+ * unspecified address) is taken only `bracketed` (`[::]:80`, `a@[::]`: a host, as `0.0.0.0` is);
+ * bare, it is a common token in code and prose.
  */
-export function isIPv6(s: string, start: number, end: number): boolean {
-  if (end - start < 3) return false; // `::` and shorter
+export function isIPv6(s: string, start: number, end: number, bracketed = false): boolean {
+  if (end - start < (bracketed ? 2 : 3)) return false; // `::` (unless bracketed) and shorter
   let colons = 0;
   for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i);

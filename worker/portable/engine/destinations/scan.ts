@@ -344,7 +344,7 @@ export class Scanner {
     const e = v6RunEnd(s, this.n, p + 1);
     if (e < 0) return -1;
     const z = zoneEnd(s, this.n, e);
-    if (s.charCodeAt(z) !== 0x5d || !isIPv6(s, p + 1, e)) return -1;
+    if (s.charCodeAt(z) !== 0x5d || !isIPv6(s, p + 1, e, true)) return -1;
     return this.finishHost(p, z + 1);
   }
 
