@@ -13,7 +13,7 @@
  * Fail closed: an error inside a check is a refusal (`internal_error`), never an allow. The
  * bookkeeping (reports) never throws into the framework's loop.
  */
-import { bindsOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
+import { bindsOf, CallInputs, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import { givenCatalogue, infoCatalogue } from "./catalogue-parts.js";
@@ -53,10 +53,10 @@ export class CallGuard {
   private readonly decided: KeptVerdicts;
   private reading: Promise<void> = Promise.resolve();
   private lastTexts: readonly string[] = [];
-  /** the session's own inference view (an in-process `Client` session), read instead of its history */
+  /** the session's own inference view (an in-process `Client` session), read instead of its history; else the view kept here from its history, entry by entry (view.ts) */
   private readonly followed: (() => FollowedView) | undefined;
-  /** else the view kept here from the session's history, entry by entry (view.ts) */
   private readonly mirror: HistoryMirror | undefined;
+  private readonly inputs: CallInputs; // what each call it let run was sent: an echo of it in a result is no source (infer.ts)
   private readonly binds = new Map<string, ReturnType<typeof bindsOf>>();
   /** the tool of each allowed call not reported yet, by step */
   private readonly allowed = new Map<number, string>();
@@ -79,6 +79,7 @@ export class CallGuard {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new StalwartError("InputError", "`limit` must be a whole number of calls, at least 1");
     this.limit = limit;
     this.decided = new KeptVerdicts(limit);
+    this.inputs = new CallInputs(limit);
     this.approvals = options.approvals ?? new MemoryApprovals(undefined, { limit });
     const plain = typeof session.toJSON === "function" ? plainOf(session) : undefined;
     this.followed = info?.inference;
@@ -341,7 +342,7 @@ export class CallGuard {
     try {
       let binds = this.binds.get(tool);
       if (!binds) this.binds.set(tool, (binds = bindsOf(this.catalogue(), tool)));
-      return inferOrigins(args, this.followed ? this.followed().view : this.mirror!.view(this.session.history.entries), { binds });
+      return inferOrigins(args, this.followed ? this.followed().view : this.mirror!.view(this.session.history.entries), { binds, inputs: this.inputs });
     } catch {
       // Unreadable history or values: nothing is trusted, and the check asks about every argument.
       return {};
@@ -354,6 +355,7 @@ export class CallGuard {
       if (check.decision === "allow" && check.step >= 0) {
         this.allowed.set(check.step, tool);
         trim(this.allowed, this.limit);
+        this.inputs.note(check.step, args);
       }
       this.mirror?.own(this.session.history.entries, check.step, { kind: "check", tool, decision: check.decision, origins: options.origins });
       return check;

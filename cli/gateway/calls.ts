@@ -33,7 +33,7 @@ import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import type { Upstream } from "./upstream.js";
 import type { Relay } from "./relay.js";
-import { BoundedCache, bindsOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { BoundedCache, bindsOf, CallInputs, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { errorResult, faultCheck, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, misfit, packState, unpackState } from "./form.js";
 import type { Pins } from "./pins.js";
@@ -105,6 +105,7 @@ export class Calls {
   /** the session's own inference view, when it is an in-process `Client` session */
   private readonly followed: (() => FollowedView) | undefined;
   private readonly receipted = new Set<number>(); // steps whose receipt this gateway entered
+  private readonly inputs = new CallInputs(); // what each allowed call was sent: a result's echo of it is no source (infer.ts)
   private readonly answeredStates = new BoundedCache<string, true>(REMEMBERED);
   /** signs the person's edited arguments carried in `requestState` (form.ts); a restart forgets it, as it forgets the session */
   private readonly stateKey = randomBytes(32);
@@ -345,11 +346,10 @@ export class Calls {
   infer(tool: string, args: Record<string, unknown>): Record<string, InferredOrigin> {
     if (typeof args !== "object" || args === null || Array.isArray(args)) return {};
     try {
-      // An in-process session keeps its own inference view (engine origins/follow.ts: the
-      // engine's entries, read once each, results indexed by value); any other session's history
-      // is followed here (view.ts), through the copy it hands out.
+      // An in-process session keeps its own inference view (engine origins/follow.ts); any other
+      // session's history is followed here (view.ts), through the copy it hands out.
       const view = this.followed ? this.followed().view : this.history.view(this.o.session.history.entries);
-      return inferOrigins(args, view, { binds: bindsOf(this.o.catalogue, tool) });
+      return inferOrigins(args, view, { binds: bindsOf(this.o.catalogue, tool), inputs: this.inputs });
     } catch {
       // Unreadable history or values: nothing is trusted, the check asks about every argument.
       return {};
@@ -361,6 +361,7 @@ export class Calls {
     try {
       const check = await this.o.session.checkToolCall(tool, args, { origins: originsOf(origins), ...(token ? { confirmation: token } : {}) });
       if (check.confirmation) this.asked.confirmed(check.confirmation, this.nowMs());
+      if (check.decision === "allow") this.inputs.note(check.step, args);
       return check;
     } catch (err) {
       return faultCheck(err);

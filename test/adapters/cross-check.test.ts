@@ -27,10 +27,18 @@ const CASES: { name: string; turn: string; calls: Call[]; held: string }[] = [
   { name: "a tag the person typed", turn: "please tag order 4411 as VIP", held: "allow", calls: [{ tool: "tag_order", input: { order_id: "4411", tag: "vip" }, declared: () => ({ order_id: "typed", tag: "typed" }) }] },
   { name: "a tag the model chose", turn: "please tag order 4411", held: "confirm argument_origin", calls: [{ tool: "tag_order", input: { order_id: "4411", tag: "gold" }, declared: () => ({ order_id: "typed", tag: "model" }) }] },
   {
-    name: "a tag copied from an order's result", turn: "tag the order of customer c-208 with the customer id", held: "allow",
+    name: "a tag copied from an order's result", turn: "tag order 4411 with its customer id", held: "allow",
+    calls: [
+      { tool: "get_order", input: { order_id: "4411" }, declared: () => ({ order_id: "typed" }) },
+      { tool: "tag_order", input: { order_id: "4411", tag: "c-208" }, declared: (at) => ({ order_id: "typed", tag: `result:${at[0]}.customer` }) },
+    ],
+  },
+  {
+    // the lookup answers with the id it was asked about: that echo is no source of it
+    name: "an order id the model chose, echoed back by its lookup", turn: "tag the order of customer c-208 with the customer id", held: "confirm argument_origin",
     calls: [
       { tool: "get_order", input: { order_id: "7" }, declared: () => ({ order_id: "model" }) },
-      { tool: "tag_order", input: { order_id: "7", tag: "c-208" }, declared: (at) => ({ order_id: `result:${at[0]}.order_id`, tag: "typed" }) },
+      { tool: "tag_order", input: { order_id: "7", tag: "c-208" }, declared: () => ({ order_id: "model", tag: "typed" }) },
     ],
   },
   {

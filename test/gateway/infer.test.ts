@@ -12,7 +12,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "../../cli/sdk/index.js";
-import { inferOrigins, originsOf, viewOfHistory, bindsOf, loadCatalogue, type Entry } from "../../worker/portable/engine/index.js";
+import { CallInputs, inferOrigins, originsOf, viewOfHistory, bindsOf, loadCatalogue, type Entry } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 import { copyLicence } from "../helpers/licensed-home.js";
 import { prng } from "../helpers/prng.js";
@@ -155,5 +155,25 @@ describe("origin inference against the check", { timeout: 60_000 }, () => {
       results: [{ step: 2, tool: "t", labels: [], result: { open: { inner: "v1" }, "a.b": "v2", list: ["v3"] }, returns: { type: "object", properties: { open: { type: "object" }, "a.b": {}, list: { type: "array", items: { type: "string" } } } }, readsOutside: false }],
     };
     expect(originsOf(inferOrigins({ x: "v1", y: "v2", z: "v3", w: { inner: "v1" } }, view))).toEqual({ x: "model", y: "model", z: "result:2.list[0]", w: "result:2.open" });
+  });
+  it("a value a result only echoes back from its own call's arguments is not that result's: the model cannot launder its own value (outside audit F12)", async () => {
+    const s = client().session("echo", { catalogue: CATALOGUE });
+    await s.read("what is the status of my order 4411?");
+    const inputs = new CallInputs();
+    // the model asks for 9999 (nobody typed it); the lookup answers with the id it was given
+    const asked = await s.checkToolCall("get_order", { order_id: "9999" }, { origins: { order_id: "model" } });
+    inputs.note(asked.step, { order_id: "9999" });
+    await s.report(asked.step, "ran", { order_id: "9999", total: 40 });
+    const view = viewOfHistory(s.history.entries as Entry[], compiled, "en");
+    // the echoed id stays the model's; a field the lookup found itself (the total) is its result
+    expect(originsOf(inferOrigins({ account: "9999", amount: 40 }, view, { inputs }))).toEqual({ account: "model", amount: "result:1.total" });
+    // without what the call was sent, the echo reads as the result's (as before)
+    expect(originsOf(inferOrigins({ account: "9999" }, view))).toEqual({ account: "result:1.order_id" });
+    // an echo of a value an earlier result held still finds that result
+    const listed = await s.checkToolCall("get_order", { order_id: "4411" }, { origins: { order_id: "typed" } });
+    inputs.note(listed.step, { order_id: "4411" });
+    await s.report(listed.step, "ran", { order_id: "4411", total: 7, items: [{ sku: "9999", qty: 1 }] });
+    const again = viewOfHistory(s.history.entries as Entry[], compiled, "en");
+    expect(originsOf(inferOrigins({ note: "9999" }, again, { inputs }))).toEqual({ note: "result:3.items[0].sku" });
   });
 });

@@ -24,6 +24,8 @@ import { declares } from "../catalogue/paths.js";
 import type { Entry } from "../history/entry.js";
 import { TurnIndex } from "./typed.js";
 import { sameJson } from "./origins.js";
+import { canonicalize } from "../canonical/jcs.js";
+import { sha256Hex } from "../canonical/sha256.js";
 
 /** A call that ran in this session, with what its caller reported (kept to declared fields). */
 export interface RecordedResult {
@@ -59,6 +61,13 @@ export interface InferredOrigin {
 export interface InferOptions {
   /** origins the host declared: they win (and are verified by the check) */
   declared?: Readonly<Record<string, string>>;
+  /**
+   * The arguments of the calls the inferring host made (the gateway, an adapter): a value a result
+   * only echoes back from its own call's arguments (a lookup answering with the id it was given)
+   * came from whoever wrote that argument, so it is no `result:` origin (the model cannot launder
+   * its own value through a read).
+   */
+  inputs?: CallInputs;
   /** argument → the `{tool, field}` an `after` rule binds it to */
   binds?: Readonly<Record<string, { tool: string; field: string }>>;
 }
@@ -142,7 +151,7 @@ export function inferOrigins(args: Readonly<Record<string, unknown>>, view: Infe
     const value = args[name];
     let found: InferredOrigin;
     if (typeof declared === "string") found = { origin: declared, labels: [], declared: true };
-    else found = inferOne(value, v, options.binds && Object.prototype.hasOwnProperty.call(options.binds, name) ? options.binds[name] : undefined);
+    else found = inferOne(value, v, options.binds && Object.prototype.hasOwnProperty.call(options.binds, name) ? options.binds[name] : undefined, options.inputs);
     Object.defineProperty(out, name, { value: found, enumerable: true, writable: true, configurable: true });
   }
   return out;
@@ -155,7 +164,47 @@ export function originsOf(inferred: Readonly<Record<string, InferredOrigin>>): R
   return out;
 }
 
-function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: string } | undefined): InferredOrigin {
+/**
+ * The top-level argument values of each call a host made, by its step, as digests of their
+ * canonical JSON (what `InferOptions.inputs` reads). Bounded: past `limit` calls the oldest are
+ * forgotten, and their results then vouch for an echo again (as before this was kept).
+ */
+export class CallInputs {
+  private readonly byStep = new Map<number, ReadonlySet<string>>();
+  constructor(private readonly limit = 10_000) {}
+
+  /** `args` of the call at `step` (an allowed check's). Values that are not JSON data are skipped. */
+  note(step: number, args: unknown): void {
+    if (step < 0 || args === null || typeof args !== "object" || Array.isArray(args)) return;
+    const digests = new Set<string>();
+    for (const k of Object.keys(args)) {
+      const d = digestOf((args as Record<string, unknown>)[k]);
+      if (d !== undefined) digests.add(d);
+    }
+    this.byStep.delete(step);
+    this.byStep.set(step, digests);
+    if (this.byStep.size > this.limit) this.byStep.delete(this.byStep.keys().next().value!);
+  }
+
+  /** Whether `value` was an argument of the call at `step`. */
+  echoes(step: number, value: unknown): boolean {
+    const at = this.byStep.get(step);
+    if (!at || at.size === 0) return false;
+    const d = digestOf(value);
+    // a value that is no JSON data cannot be told from an argument: no result vouches for it
+    return d === undefined || at.has(d);
+  }
+}
+
+function digestOf(value: unknown): string | undefined {
+  try {
+    return sha256Hex(canonicalize(value));
+  } catch {
+    return undefined;
+  }
+}
+
+function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: string } | undefined, inputs?: CallInputs): InferredOrigin {
   if (bind) {
     // step 5 binds to the field of a run of that tool; take the latest whose field holds the value.
     // A scalar is looked up in the index (only the results holding it, latest first), not searched
@@ -174,7 +223,11 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
     // the same search as below, answered by the index: latest first, a trusted match wins
     for (const h of v.index.find(value)) {
       const found = fromResult(h.result, h.path);
-      if (found.labels.length === 0) return found;
+      if (found.labels.length === 0) {
+        if (!inputs?.echoes(h.result.step, value)) return found;
+        continue;
+      }
+      // an echo through a labelled call stays labelled: that is the stricter reading
       labelled ??= found;
     }
   } else {
@@ -184,7 +237,10 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
       const path = pathOf(r, value);
       if (path === null) continue;
       const found = fromResult(r, path);
-      if (found.labels.length === 0) return found;
+      if (found.labels.length === 0) {
+        if (!inputs?.echoes(r.step, value)) return found;
+        continue;
+      }
       labelled ??= found;
     }
   }
