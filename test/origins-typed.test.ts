@@ -396,3 +396,34 @@ describe("typed: only case and accents fold (generated)", () => {
     expect(index.has("a=b")).toBe(true);
   });
 });
+
+describe("a value that names a destination is typed only as spelt, accents included (outside audit F5)", () => {
+  const index = (language: Language, ...turns: string[]) => {
+    const t = new TurnIndex(language);
+    for (const x of turns) t.add(x);
+    return t;
+  };
+  it("an accent the person did not type, or one they typed left out, is another host", () => {
+    const en = index("en", "send the invoice to billing@paypal.com and fetch https://bäcker.de/x");
+    expect(en.has("billing@paypal.com")).toBe(true);
+    expect(en.has("Billing@PayPal.com")).toBe(true); // case folds: hosts ignore it
+    expect(en.has("billing@pàypal.com")).toBe(false);
+    expect(en.has("billing@paypaĺ.com")).toBe(false);
+    expect(en.has("https://bäcker.de/x")).toBe(true);
+    expect(en.has("https://ba\u0308cker.de/x")).toBe(true); // the same letter, decomposed
+    expect(en.has("https://backer.de/x")).toBe(false);
+    const pt = index("pt-BR", "mande o recibo para pedidos@lojá.com.br");
+    expect(pt.has("pedidos@loja.com.br")).toBe(false);
+    expect(pt.has("pedidos@lojá.com.br")).toBe(true);
+  });
+  it("what names no destination still folds accents, as before", () => {
+    const pt = index("pt-BR", "entregar em São Paulo, rua Açaí 12");
+    expect(pt.has("sao paulo")).toBe(true);
+    expect(pt.has("Acai")).toBe(true);
+    // from a folded turn (the session's cache) it is the same
+    const t = new TurnIndex("en");
+    t.add(tokenizeTurn("mail ana@müller.de", "en"));
+    expect(t.has("ana@muller.de")).toBe(false);
+    expect(t.has("ana@müller.de")).toBe(true);
+  });
+});

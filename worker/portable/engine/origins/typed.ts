@@ -32,6 +32,9 @@
  *   (names, addresses, hosts), `-` and `/` separate (`São Paulo/SP`, `10-40`). Punctuation inside
  *   the value must be typed (`Flores, 12` is not in `Flores 12`). A numeric string (`"4411"`)
  *   is matched as text, not as a number.
+ * - **A value that names a destination** (as step 4 reads it) must also occur in a turn as typed,
+ *   up to case and Unicode normalisation (NFC): accents are part of a host (`pàypal.com` is not
+ *   `paypal.com`), so folding them would vouch for a host the person never typed.
  * - **Each turn is searched on its own**: no value is found across the end of one turn and the
  *   start of the next, whatever characters it holds.
  * - **Anything else fails closed.** Booleans, null, an empty or blank string, a number JavaScript
@@ -42,6 +45,13 @@
  */
 import type { Language } from "../catalogue/types.js";
 import { InputError } from "../errors.js";
+import { findDestinations } from "../destinations/arguments.js";
+
+/** A value that could name a host (a dot, `@`, `:`, a slash) and does, as step 4 reads it. */
+function namesDestination(value: string): boolean {
+  return MAY_NAME_HOST.test(value) && findDestinations(value).length > 0;
+}
+const MAY_NAME_HOST = /[.@:/\\\u3002\uff0e\uff61]/;
 
 /** Longest string value searched for (folded); longer ones are not found (fail closed). */
 const MAX_VALUE = 4096;
@@ -53,6 +63,8 @@ export interface TokenizedTurn {
   readonly text: string;
   /** every number the turn holds, read in its language, as exact decimals (`1234.56`, `-40`) */
   readonly numbers: ReadonlySet<string>;
+  /** the turn as typed, NFC and lowercased only: where a value naming a destination must occur (accents count) */
+  readonly exact?: string;
 }
 
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
@@ -162,7 +174,7 @@ export function tokenizeTurn(text: string, language: Language): TokenizedTurn {
     const key = readNumber(token, language);
     if (key !== null) numbers.add(key);
   }
-  return { language, text: folded, numbers };
+  return { language, text: folded, numbers, exact: text.normalize("NFC").toLowerCase() };
 }
 
 /**
@@ -173,6 +185,8 @@ export class TurnIndex {
   /** each turn folded; searched one by one, so nothing is found across two turns */
   private readonly texts: string[] = [];
   private readonly numbers = new Set<string>();
+  /** each turn as typed (NFC, lowercased), for values that name a destination */
+  private readonly exact: string[] = [];
 
   constructor(language: Language = "en") {
     checkLanguage(language);
@@ -186,6 +200,7 @@ export class TurnIndex {
       throw new InputError(`a turn read as \`${t.language}\` in a \`${this.language}\` session`);
     }
     this.texts.push(t.text);
+    if (t.exact !== undefined) this.exact.push(t.exact);
     for (const n of t.numbers) this.numbers.add(n);
   }
 
@@ -211,7 +226,20 @@ export class TurnIndex {
     if (BLANK.test(value)) return false;
     const v = fold(value);
     if (v.length > MAX_VALUE) return false;
-    for (const text of this.texts) if (findToken(text, v)) return true;
+    for (const text of this.texts) {
+      if (findToken(text, v)) return !namesDestination(value) || this.typedExactly(value);
+    }
+    return false;
+  }
+
+  /**
+   * A value naming a destination is typed only as the person spelt it, accents included: folding
+   * them would make `billing@pàypal.com` the `billing@paypal.com` the person typed, another host
+   * (outside audit F5). Case still folds (hosts ignore it).
+   */
+  private typedExactly(value: string): boolean {
+    const v = value.normalize("NFC").toLowerCase();
+    for (const text of this.exact) if (text.includes(v)) return true;
     return false;
   }
 
