@@ -14,8 +14,7 @@ import { homeMac } from "../../cli/approvals/mac.js";
 import { startGateway } from "../../cli/gateway/index.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
 import { Client as Sdk } from "../../cli/sdk/index.js";
-import type { GatewaySession } from "../../cli/gateway/calls.js";
-import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, overHttp, text } from "./helpers.js";
+import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, overHttp, sessionOver, text } from "./helpers.js";
 
 describe("an approval found again after its receipt was recorded", { timeout: 60_000 }, () => {
   it("is not recorded twice; the retry's spent token asks the person again, and nothing runs", async () => {
@@ -73,19 +72,11 @@ describe("an approval whose receipt cannot be entered in the history", { timeout
     const sdk = new Sdk({ home: h });
     const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-unrecorded-${Date.now()}.yaml`));
     const inner = sdk.session("gateway", { catalogue });
-    const session: GatewaySession = {
-      get id() {
-        return inner.id;
-      },
-      get history() {
-        return inner.history;
-      },
-      checkToolCall: (tool, args, options) => inner.checkToolCall(tool, args, options),
-      report: (step, outcome, result) => inner.report(step, outcome, result),
+    const session = sessionOver(inner, {
       receipt: async () => {
         throw new Error("disk full");
       },
-    };
+    });
     const gw = await startGateway({ catalogue, session, upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, log: () => undefined });
     const { client } = await overHttp(downstreamClient({}), gw.url!);
     const file = join(dir, "unrecorded.txt");

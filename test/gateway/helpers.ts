@@ -12,6 +12,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { copyLicence } from "../helpers/licensed-home.js";
 import { startGateway, type GatewayOptions, type RunningGateway } from "../../cli/gateway/index.js";
+import type { GatewaySession } from "../../cli/gateway/calls.js";
 import { builtCli } from "../helpers/built-cli.js";
 
 const require = createRequire(import.meta.url);
@@ -149,4 +150,19 @@ export async function gatewayProcess(h: string, catalogue: string, upstream: str
     child.once("exit", () => reject(new Error(`the gateway exited before it served:\n${stderr}`)));
   });
   return { child, url };
+}
+
+/** A gateway session that is `inner` (an SDK session) but for what `over` replaces: a fault, or a hold. */
+export function sessionOver(inner: GatewaySession, over: Partial<GatewaySession> = {}): GatewaySession {
+  return {
+    get id() {
+      return inner.id;
+    },
+    get history() {
+      return inner.history;
+    },
+    checkToolCall: (tool, args, options) => inner.checkToolCall(tool, args, options),
+    report: (step, outcome, result) => inner.report(step, outcome, result),
+    ...over,
+  };
 }

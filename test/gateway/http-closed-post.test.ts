@@ -11,8 +11,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Client as Sdk } from "../../cli/sdk/index.js";
 import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
-import type { GatewaySession } from "../../cli/gateway/calls.js";
-import { allowedDir, filesystemCatalogue, FILESYSTEM, home } from "./helpers.js";
+import { allowedDir, filesystemCatalogue, FILESYSTEM, home, sessionOver } from "./helpers.js";
 
 const MINUTE = 60_000;
 const BASE = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -32,20 +31,13 @@ beforeAll(async () => {
   sdk = new Sdk({ home: h, now: () => new Date(at) });
   const inner = sdk.session("gateway", { catalogue });
   // the real session, its check held until the test has closed the POST
-  const session: GatewaySession = {
-    get id() {
-      return inner.id;
-    },
-    get history() {
-      return inner.history;
-    },
+  const session = sessionOver(inner, {
     checkToolCall: async (tool, args, options) => {
       checking++;
       await hold;
       return inner.checkToolCall(tool, args, options);
     },
-    report: (step, outcome, result) => inner.report(step, outcome, result),
-  };
+  });
   gw = await startGateway({
     catalogue, session,
     upstream: { command: process.execPath, args: [FILESYSTEM, dir] },
