@@ -427,3 +427,24 @@ describe("a value that names a destination is typed only as spelt, accents inclu
     expect(t.has("ana@müller.de")).toBe(true);
   });
 });
+
+describe("a minus sign before the currency sign (outside audit F10)", () => {
+  const cases: readonly (readonly [Language, string, number, boolean])[] = [
+    ["en", "refund -$40", -40, true],
+    ["en", "refund -$40", 40, false],
+    ["en", "refund −$ 40.00", -40, true],
+    ["pt-BR", "estorne -R$ 40,00", -40, true],
+    ["pt-BR", "estorne -R$ 40,00", 40, false],
+    ["en", "anything between $10-$40", 40, true],
+    ["en", "anything between $10-$40", -40, false],
+    ["en", "refund $-40", -40, true],
+    ["en", "refund $40", 40, true],
+  ];
+  for (const [language, turn, value, found] of cases) {
+    it(`${language} ${JSON.stringify(turn)} ${found ? "holds" : "does not hold"} ${value}`, () => {
+      const t = new TurnIndex(language);
+      t.add(turn);
+      expect(t.has(value)).toBe(found);
+    });
+  }
+});

@@ -147,6 +147,19 @@ function numberKey(value: number): string | null {
   return s.includes("e") ? null : s;
 }
 
+/**
+ * A minus sign before the currency sign the number follows (`-$40`, `−R$ 40,00`): the person wrote
+ * a negative amount, not 40. Not after a letter or digit (`$10-$40` is a range).
+ */
+function signedCurrency(folded: string, start: number): boolean {
+  return SIGNED_CURRENCY.test(folded.slice(Math.max(0, start - 8), start));
+}
+const SIGNED_CURRENCY = /(?:^|[^\p{L}\p{N}])[-\u2010-\u2015\u2212](?:r\$|us\$|\$|€|£) ?$/u;
+
+function negated(key: string): string {
+  return key === "0" ? key : key.startsWith("-") ? key.slice(1) : `-${key}`;
+}
+
 /** Longest number token read (a sign, 30 digits and their separators); longer ones are none. */
 const LONGEST_NUMBER = 64;
 
@@ -172,7 +185,7 @@ export function tokenizeTurn(text: string, language: Language): TokenizedTurn {
     // glued to a word or a name: `a4411`, `4411a`, `10kg`, `x@4411`, `4411.pdf`
     if (!boundaryBefore(folded, start, true) || !boundaryAfter(folded, start + token.length, true)) continue;
     const key = readNumber(token, language);
-    if (key !== null) numbers.add(key);
+    if (key !== null) numbers.add(start > 0 && !SIGN.test(token) && signedCurrency(folded, start) ? negated(key) : key);
   }
   return { language, text: folded, numbers, exact: text.normalize("NFC").toLowerCase() };
 }
