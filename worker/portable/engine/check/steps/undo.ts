@@ -15,6 +15,8 @@ export function undoBound(call: Call, input: StepInput): StepResult {
   const index = input.index;
   const step = call.undoOf;
   const undone = index.check(step);
+  // a step its caller reported `compensated` ran and was undone already (outside the history)
+  if (undone?.decision === "allow" && index.lastReport.get(step)?.outcome === "compensated") return { kind: "refuse", reason: "compensation_spent", detail: { undo_of: step, undone_by: null } };
   if (!undone || !index.ran(step)) return mismatch(step, "that step did not run in this session");
   if (undone.undo_of !== null) return mismatch(step, "that step is itself an undo");
   const undoneTool = input.catalogue.tools.get(undone.tool);
