@@ -14,6 +14,8 @@ import { root } from "../../cli/commands/index.js";
 import { REPO } from "../conformance/runner.js";
 import { licensedHome } from "../helpers/licensed-home.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
+import { homeMac } from "../../cli/approvals/mac.js";
+import { installationKey } from "../../cli/sdk/home.js";
 import { argsDigest } from "../helpers/pending-record.js";
 import { builtCli } from "../helpers/built-cli.js";
 
@@ -204,7 +206,9 @@ describe("the built command, as a user runs it", () => {
   it("output larger than a pipe's buffer arrives whole (`process.exit` used to cut it at 64 KiB)", async () => {
     const h = temp("main-pipe");
     const note = "x".repeat(300_000);
-    new FileApprovalStore(h).add({
+    // signed under the home's key, as a session writes records (an unsigned one is unreadable)
+    installationKey(h);
+    new FileApprovalStore(h, () => homeMac(h)).add({
       v: 1, id: "p_00000000000000aa", session: "s".repeat(32), step: 1, tool: "refund_card", agent: null, args: { order_id: "4411", note },
       digest: argsDigest({ order_id: "4411", note }), origins: {}, reasons: ["write"], wording: "Allow refund_card?", counters: [], token: "t", created: 0, expires: 1,
     });

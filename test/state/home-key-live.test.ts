@@ -26,9 +26,9 @@ afterEach(() => {
 });
 
 /** A home where a session waits for a person (a pending approval); its id. */
-async function waitingHome(tag: string): Promise<{ home: string; id: string }> {
-  const home = licensedHome(tag);
-  const s = new Client({ home }).session("refunds", { catalogue });
+async function waitingHome(tag: string, at?: string): Promise<{ home: string; id: string }> {
+  const home = at ?? licensedHome(tag);
+  const s = new Client({ home }).session(`refunds-${Date.now()}`, { catalogue });
   const waiting = await s.run("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "context", amount: "model" } }, () => undefined);
   expect(waiting.status).toBe("waiting");
   closeState(home);
@@ -72,7 +72,7 @@ async function resetKey(home: string): Promise<void> {
 }
 
 describe("a running process after `stalwart key reset` in another", () => {
-  it("`stalwart approvals serve`: deciding is KeyChanged (500 key_changed), no receipt signed; restarted, it signs under the new key", async () => {
+  it("`stalwart approvals serve`: deciding is KeyChanged (500 key_changed), no receipt signed; restarted, it signs under the new key (records made under it)", async () => {
     const { home, id } = await waitingHome("key-live-serve");
     const page = await serve(home);
     const cookie = (await post(page.url, "/login", { code: page.code, by: "ana" })).cookie;
@@ -86,9 +86,15 @@ describe("a running process after `stalwart key reset` in another", () => {
     children.pop()!.kill();
     const again = await serve(home);
     const signedIn = (await post(again.url, "/login", { code: again.code, by: "ana" })).cookie;
-    const ok = await post(again.url, `/p/${id}/decide`, { decision: "deny" }, signedIn);
+    // the record made under the replaced key cannot be told from one edited by hand
+    const old = await post(again.url, `/p/${id}/decide`, { decision: "deny" }, signedIn);
+    expect(old.json.error?.code, JSON.stringify(old.json)).toBe("approval_unreadable");
+    expect(existsSync(join(home, "approvals", "receipts", `${id}.json`))).toBe(false);
+    // one made under the new key is decided, and signed under it
+    const fresh = (await waitingHome("", home)).id;
+    const ok = await post(again.url, `/p/${fresh}/decide`, { decision: "deny" }, signedIn);
     expect(ok.status, JSON.stringify(ok.json)).toBe(200);
-    expect(existsSync(join(home, "approvals", "receipts", `${id}.json`))).toBe(true);
+    expect(existsSync(join(home, "approvals", "receipts", `${fresh}.json`))).toBe(true);
   }, 90_000);
 
   it("`stalwart gateway`: the next call is refused, naming the key, and nothing runs; restarted, calls run", async () => {
