@@ -41,6 +41,31 @@ const METER = "tool_checks";
 /** Any error here is a gate, not a crash: with no open licence the hook refuses everything. */
 const CLOSED: LicenceGate = Object.freeze({ stage: "lapsed", onLapse: "refuse" });
 
+const STAGES: ReadonlySet<unknown> = new Set(["active", "grace", "lapsed"]);
+const ON_LAPSE: ReadonlySet<unknown> = new Set(["reads_only", "refuse"]);
+
+/**
+ * An injected licence is the host's object: a `view()` that throws, or answers no stage we know
+ * (`null`, `{}`), refuses every check rather than reading as "not lapsed" (fail closed).
+ */
+function gateOf(port: LicencePort): LicenceGate {
+  let view: unknown;
+  try {
+    view = port.view();
+  } catch (err) {
+    return unreadable(`its view() threw: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (typeof view !== "object" || view === null) return unreadable(`its view() answered ${view === null ? "null" : typeof view}`);
+  const { stage, onLapse, lapsedAt } = view as Partial<Record<keyof LicenceGate, unknown>>;
+  if (!STAGES.has(stage)) return unreadable(`its view() answered stage ${JSON.stringify(stage) ?? "undefined"}`);
+  if (stage === "lapsed" && !ON_LAPSE.has(onLapse)) return unreadable(`its view() answered onLapse ${JSON.stringify(onLapse) ?? "undefined"}`);
+  return view as LicenceGate;
+}
+
+function unreadable(why: string): LicenceGate {
+  return { stage: "lapsed", onLapse: "refuse", unreadable: `the licence cannot be read: ${why}` };
+}
+
 function isPort(x: LicenceOption): x is LicencePort {
   return typeof (x as LicencePort).view === "function" && typeof (x as LicencePort).count === "function";
 }
@@ -89,16 +114,25 @@ export class ClientLicence {
 
   /** Step 1's hook (the engine calls it once per check): the current stage, never stale. */
   gate(): LicenceGate {
-    return this.handle ? this.handle.view() : CLOSED;
+    return this.handle ? gateOf(this.handle) : CLOSED;
   }
 
+  /** The view, for the bundles a session pins; one that throws pins none (its checks refuse by `gate`). */
   view(): LicenceView | undefined {
-    return this.handle?.view();
+    try {
+      return this.handle?.view();
+    } catch {
+      return undefined;
+    }
   }
 
-  /** A turn was recorded: an answer (the first one in a process renews the lease). */
+  /** A turn was recorded: an answer (the first one in a process renews the lease). An injected licence that throws here does not fail the turn. */
   answered(): void {
-    this.handle?.answered();
+    try {
+      this.handle?.answered();
+    } catch {
+      // the turn is recorded either way; renewal is background work, never the host's error
+    }
   }
 
   /**

@@ -186,6 +186,26 @@ describe("no licence, meters, bundles, renewal", () => {
     expect(s.history.entries).toEqual([]); // nothing was recorded
   });
 
+  it("an injected licence whose view() throws or answers no stage refuses every check, naming why; a throwing answered() fails no turn", async () => {
+    const views: [string, () => unknown, RegExp][] = [
+      ["throws", () => { throw new Error("boom"); }, /view\(\) threw: boom/],
+      ["null", () => null, /answered null/],
+      ["{}", () => ({}), /answered stage undefined/],
+      ["an unknown stage", () => ({ stage: "paid" }), /answered stage "paid"/],
+      ["lapsed without onLapse", () => ({ stage: "lapsed" }), /answered onLapse undefined/],
+    ];
+    for (const [label, view, why] of views) {
+      const licence = { view, count() {}, answered() { throw new Error("no renewals"); } } as unknown as LicenceHandle;
+      const s = new Client({ home: temp("fake"), now: () => T0, licence }).session("billing", { catalogue: CATALOGUE });
+      expect((await s.read("estorne 40,00 do pedido 4411")).step, label).toBe(0);
+      for (const [tool, args] of [["get_order", { order_id: "4411" }], ["refund_card", { order_id: "4411", amount: 40 }]] as const) {
+        const r = await s.checkToolCall(tool, args, { origins: { order_id: "typed", amount: "typed" } });
+        expect(shape(r), `${label}: ${tool}`).toEqual({ decision: "refuse", reasons: ["licence_lapsed"] });
+        expect(String((r.detail as { unreadable?: string }).unreadable), label).toMatch(why);
+      }
+    }
+  });
+
   it("past the plan's `tool_checks` limit a check answers refuse / quota_exhausted naming the meter, never an exception", async () => {
     const now = () => T0;
     const home = await licensedHomeWith({ now: T0, leaseEndsInDays: 7, meters: { tool_checks: 3, plan_calls: 10, answer_calls: 10 } }, "quota");

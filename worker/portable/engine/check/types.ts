@@ -78,6 +78,8 @@ export interface LicenceGate {
   stage: "active" | "grace" | "lapsed";
   onLapse: "reads_only" | "refuse";
   lapsedAt?: string;
+  /** the licence could not be read (an injected one that throws or answers nonsense): why */
+  unreadable?: string;
 }
 
 /** What a verified token says (tokens/confirmation.ts). */

@@ -26,7 +26,7 @@ export function reach(call: Call, facts: CheckFacts, tool: CompiledTool | undefi
   const { catalogue } = facts;
   // A lapse under `refuse` refuses every operation, whatever the call names (licensing.md).
   const lic = facts.licence?.stage === "lapsed" ? facts.licence : undefined;
-  const lapsedDetail = lic?.lapsedAt ? { lapsed_at: lic.lapsedAt } : {};
+  const lapsedDetail = lic?.unreadable ? { unreadable: lic.unreadable } : lic?.lapsedAt ? { lapsed_at: lic.lapsedAt } : {};
   if (lic && (lic.onLapse === "refuse" || catalogue.settings.onLicenceLapse === "refuse")) return { kind: "refuse", reason: "licence_lapsed", detail: lapsedDetail };
   if (!tool) return { kind: "refuse", reason: "unknown_tool", detail: { tool: call.tool, ...nearestOf(call.tool, reachable(catalogue, call.agent)) } };
 
