@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TurnIndex, readNumber, tokenizeTurn, typedIn } from "../worker/portable/engine/origins/typed.js";
+import { declaredKeys } from "../worker/portable/engine/origins/declared-keys.js";
 import type { Language } from "../worker/portable/engine/catalogue/types.js";
 import { prng as mulberry32 } from "./helpers/prng.js";
 
@@ -82,7 +83,8 @@ const PT_BR: readonly Case[] = [
   ["pão e leite", ["pão", "leite"], true],
   ["pão", ["pão", "leite"], false],
   ["pão", [], false],
-  ["Rua A 12", { street: "rua a", number: 12 }, true],
+  ["Rua A 12", { street: "rua a", number: 12 }, false], // keys no schema declares must be typed (below)
+  ["rua a 12 number street", { street: "rua a", number: 12 }, true],
   ["40", { amount: 40, ok: true }, false],
 ];
 
@@ -150,7 +152,8 @@ const EN: readonly Case[] = [
   ["null", null, false],
   ["milk and bread", ["milk", "bread"], true],
   ["milk", ["milk", "bread"], false],
-  ["milk", [["milk"], { a: "milk" }], true],
+  ["milk", [["milk"], { a: "milk" }], false], // milk twice, and `a`
+  ["milk, milk a", [["milk"], { a: "milk" }], true],
   ["milk", [null], false],
 ];
 
@@ -447,4 +450,62 @@ describe("a minus sign before the currency sign (outside audit F10)", () => {
       expect(t.has(value)).toBe(found);
     });
   }
+});
+
+describe("an object or array value: its keys and how often each leaf is used (outside audit F3)", () => {
+  const cases: readonly (readonly [string, unknown, ReadonlySet<string> | undefined, boolean])[] = [
+    ["order 4411", { a: "4411" }, undefined, false],
+    ["order 4411", { delete_all_orders: "4411" }, new Set(["a"]), false],
+    ["order 4411", { a: "4411" }, new Set(["a"]), true],
+    ["order 4411", { x: { y: { z: "4411" } } }, new Set(["x", "y", "z"]), true],
+    ["order 4411", { x: { y: { z: "4411" } } }, new Set(["x", "z"]), false],
+    ["order 4411 for the role admin", { role: "4411" }, undefined, true], // a typed key
+    ["order 4411", { a: "4411", b: "4411" }, new Set(["a", "b"]), false],
+    ["order 4411 and 4411", { a: "4411", b: "4411" }, new Set(["a", "b"]), true],
+    ["order 4411", ["4411", "4411", "4411"], undefined, false],
+    ["orders 4411, 4411 and 4411", ["4411", "4411", "4411"], undefined, true],
+    ["refund 40", [40, 40, 40], undefined, false],
+    ["refund 40", [40], undefined, true],
+    ["refund 40, then 40", [40, 40], undefined, true],
+    ["refund $40 and $40.00", [40, 40], undefined, true],
+    ["refund 40", [40, "40"], undefined, true], // a number and a numeric string are two values
+    ["Milk", ["milk", "MILK"], undefined, false], // folded: one value, used twice
+  ];
+  for (const [turn, value, keys, found] of cases) {
+    it(`${JSON.stringify(value)} in ${JSON.stringify(turn)}${keys ? ` (declared ${[...keys].join(", ")})` : ""} → ${found}`, () => {
+      const t = new TurnIndex("en");
+      t.add(turn);
+      expect(t.has(value, keys)).toBe(found);
+    });
+  }
+
+  it("a use counted over several turns, each searched on its own", () => {
+    const t = new TurnIndex("en");
+    t.add("refund 40");
+    expect(t.has([40, 40])).toBe(false);
+    t.add("and another 40");
+    expect(t.has([40, 40])).toBe(true);
+    expect(t.has([40, 40, 40])).toBe(false);
+  });
+});
+
+describe("declaredKeys: the keys an args schema declares for one argument", () => {
+  const schema = {
+    type: "object",
+    properties: {
+      address: { type: "object", properties: { street: { type: "string" }, geo: { properties: { lat: {}, lon: {} } } } },
+      items: { type: "array", items: { $ref: "#/$defs/item" } },
+      plain: { type: "string" },
+    },
+    additionalProperties: { type: "object", properties: { note: {} } },
+    $defs: { item: { type: "object", properties: { sku: {}, qty: {} } } },
+  };
+  it("names under `properties` at any depth, through `$ref` to `$defs`, and `additionalProperties` for undeclared arguments", () => {
+    expect([...declaredKeys(schema, "address")].sort()).toEqual(["geo", "lat", "lon", "street"]);
+    expect([...declaredKeys(schema, "items")].sort()).toEqual(["qty", "sku"]);
+    expect([...declaredKeys(schema, "plain")]).toEqual([]);
+    expect([...declaredKeys(schema, "other")]).toEqual(["note"]);
+    expect([...declaredKeys({ properties: { a: {} } }, "__proto__")]).toEqual([]);
+    expect([...declaredKeys(undefined, "a")]).toEqual([]);
+  });
 });

@@ -13,7 +13,7 @@
  * Fail closed: an error inside a check is a refusal (`internal_error`), never an allow. The
  * bookkeeping (reports) never throws into the framework's loop.
  */
-import { bindsOf, CallInputs, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
+import { CallInputs, inferenceOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
 import type { CallOptions, CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import { givenCatalogue, infoCatalogue } from "./catalogue-parts.js";
@@ -57,7 +57,7 @@ export class CallGuard {
   private readonly followed: (() => FollowedView) | undefined;
   private readonly mirror: HistoryMirror | undefined;
   private readonly inputs: CallInputs; // what each call it let run was sent: an echo of it in a result is no source (infer.ts)
-  private readonly binds = new Map<string, ReturnType<typeof bindsOf>>();
+  private readonly shapes = new Map<string, ReturnType<typeof inferenceOf>>();
   /** the tool of each allowed call not reported yet, by step */
   private readonly allowed = new Map<number, string>();
 
@@ -340,9 +340,9 @@ export class CallGuard {
   private infer(tool: string, args: unknown): Record<string, InferredOrigin> {
     if (!isRecord(args)) return {};
     try {
-      let binds = this.binds.get(tool);
-      if (!binds) this.binds.set(tool, (binds = bindsOf(this.catalogue(), tool)));
-      return inferOrigins(args, this.followed ? this.followed().view : this.mirror!.view(this.session.history.entries), { binds, inputs: this.inputs });
+      let shape = this.shapes.get(tool);
+      if (!shape) this.shapes.set(tool, (shape = inferenceOf(this.catalogue(), tool)));
+      return inferOrigins(args, this.followed ? this.followed().view : this.mirror!.view(this.session.history.entries), { ...shape, inputs: this.inputs });
     } catch {
       // Unreadable history or values: nothing is trusted, and the check asks about every argument.
       return {};

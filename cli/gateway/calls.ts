@@ -33,7 +33,7 @@ import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import type { Upstream } from "./upstream.js";
 import type { Relay } from "./relay.js";
-import { BoundedCache, bindsOf, CallInputs, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { BoundedCache, CallInputs, inferenceOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
 import { errorResult, faultCheck, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, misfit, packState, unpackState } from "./form.js";
 import type { Pins } from "./pins.js";
@@ -349,7 +349,7 @@ export class Calls {
       // An in-process session keeps its own inference view (engine origins/follow.ts); any other
       // session's history is followed here (view.ts), through the copy it hands out.
       const view = this.followed ? this.followed().view : this.history.view(this.o.session.history.entries);
-      return inferOrigins(args, view, { binds: bindsOf(this.o.catalogue, tool), inputs: this.inputs });
+      return inferOrigins(args, view, { ...inferenceOf(this.o.catalogue, tool), inputs: this.inputs });
     } catch {
       // Unreadable history or values: nothing is trusted, the check asks about every argument.
       return {};

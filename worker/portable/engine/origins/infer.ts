@@ -23,6 +23,7 @@ import type { CompiledCatalogue, Language } from "../catalogue/types.js";
 import { declares } from "../catalogue/paths.js";
 import type { Entry } from "../history/entry.js";
 import { TurnIndex } from "./typed.js";
+import { declaredKeys } from "./declared-keys.js";
 import { sameJson } from "./origins.js";
 import { canonicalize } from "../canonical/jcs.js";
 import { sha256Hex } from "../canonical/sha256.js";
@@ -70,6 +71,8 @@ export interface InferOptions {
   inputs?: CallInputs;
   /** argument → the `{tool, field}` an `after` rule binds it to */
   binds?: Readonly<Record<string, { tool: string; field: string }>>;
+  /** the tool's `args` schema: the object keys it declares are not the writer's words (typed.ts) */
+  argsSchema?: object;
 }
 
 /** A compiled view: turns folded once, so inferring many calls reads them once. */
@@ -151,7 +154,7 @@ export function inferOrigins(args: Readonly<Record<string, unknown>>, view: Infe
     const value = args[name];
     let found: InferredOrigin;
     if (typeof declared === "string") found = { origin: declared, labels: [], declared: true };
-    else found = inferOne(value, v, options.binds && Object.prototype.hasOwnProperty.call(options.binds, name) ? options.binds[name] : undefined, options.inputs);
+    else found = inferOne(value, v, options.binds && Object.prototype.hasOwnProperty.call(options.binds, name) ? options.binds[name] : undefined, options.inputs, typeof value === "object" && value !== null ? declaredKeys(options.argsSchema, name) : undefined);
     Object.defineProperty(out, name, { value: found, enumerable: true, writable: true, configurable: true });
   }
   return out;
@@ -204,7 +207,7 @@ function digestOf(value: unknown): string | undefined {
   }
 }
 
-function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: string } | undefined, inputs?: CallInputs): InferredOrigin {
+function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: string } | undefined, inputs?: CallInputs, keys?: ReadonlySet<string>): InferredOrigin {
   if (bind) {
     // step 5 binds to the field of a run of that tool; take the latest whose field holds the value.
     // A scalar is looked up in the index (only the results holding it, latest first), not searched
@@ -217,7 +220,7 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
       if (at.ok && sameJson(at.value, value)) return fromResult(r, bind.field);
     }
   }
-  if (v.turns.has(value)) return { origin: "typed", labels: [] };
+  if (v.turns.has(value, keys)) return { origin: "typed", labels: [] };
   let labelled: InferredOrigin | undefined;
   if (v.index && isScalar(value)) {
     // the same search as below, answered by the index: latest first, a trusted match wins
@@ -348,6 +351,12 @@ export function viewOfHistory(entries: readonly Entry[], catalogue: CompiledCata
     });
   }
   return { language, turns, results, context };
+}
+
+/** What `inferOrigins` needs of a tool: its `after` bindings and its `args` schema. */
+export function inferenceOf(catalogue: CompiledCatalogue, toolName: string): Pick<InferOptions, "binds" | "argsSchema"> {
+  const schema = catalogue.tools.get(toolName)?.argsSchema;
+  return { binds: bindsOf(catalogue, toolName), ...(schema ? { argsSchema: schema } : {}) };
 }
 
 /** `after` bindings of a tool, by argument (for `InferOptions.binds`). */

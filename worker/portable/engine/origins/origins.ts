@@ -9,6 +9,7 @@ import { jsonEqual } from "../conditions/values.js";
 import { argNamesOf, type Call, type CheckFacts } from "../check/types.js";
 import { own } from "../canonical/own.js";
 import { didYouMean } from "../schema/suggest.js";
+import { declaredKeys } from "./declared-keys.js";
 
 /** What an origin is judged against: the verified turns, history and catalogue. */
 export type OriginFacts = Pick<CheckFacts, "turns" | "index" | "catalogue">;
@@ -46,15 +47,16 @@ export function originWordProblem(origin: string): { message: string; hint: stri
 export function originProblems(call: Call, ctx: OriginFacts): string[] {
   const out: string[] = [];
   for (const name of argNamesOf(call)) {
-    if (!originTrusted(own(call.origins, name), own(call.args, name), ctx)) out.push(name);
+    if (!originTrusted(own(call.origins, name), own(call.args, name), ctx, call.tool, name)) out.push(name);
   }
   return out;
 }
 
-export function originTrusted(origin: unknown, value: unknown, ctx: OriginFacts): boolean {
+/** `tool` and `arg`: where the value is an argument, so a typed object's declared keys are known. */
+export function originTrusted(origin: unknown, value: unknown, ctx: OriginFacts, tool?: string, arg?: string): boolean {
   if (typeof origin !== "string") return false;
   if (TRUSTED.has(origin)) return true;
-  if (origin === "typed") return ctx.turns.has(value);
+  if (origin === "typed") return ctx.turns.has(value, typeof value === "object" && value !== null && arg !== undefined ? declaredKeys(ctx.catalogue.tools.get(tool!)?.argsSchema, arg) : undefined);
   if (origin.startsWith("result:")) return resultOriginHolds(origin.slice(7), value, ctx);
   return false;
 }

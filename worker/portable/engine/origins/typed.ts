@@ -40,12 +40,17 @@
  * - **Anything else fails closed.** Booleans, null, an empty or blank string, a number JavaScript
  *   can only print with an exponent (`1e21`, `1e-7`), and a string of more than `MAX_VALUE`
  *   characters are never found. An array or object is found only when it holds at least one
- *   leaf and every leaf (string or number; keys are not values) is found; a boolean or null leaf
- *   makes it not found.
+ *   leaf, every leaf (string or number) is found as many times as it is used, and every key the
+ *   argument's schema does not declare is found as a string; a boolean or null leaf makes it not
+ *   found.
  */
 import type { Language } from "../catalogue/types.js";
 import { InputError } from "../errors.js";
 import { findDestinations } from "../destinations/arguments.js";
+import { countTokens, findToken, fold } from "./turn-text.js";
+import { eachNumber, numberKey } from "./turn-numbers.js";
+
+export { readNumber } from "./turn-numbers.js";
 
 /** A value that could name a host (a dot, `@`, `:`, a slash) and does, as step 4 reads it. */
 function namesDestination(value: string): boolean {
@@ -67,20 +72,6 @@ export interface TokenizedTurn {
   readonly exact?: string;
 }
 
-const ASCII_ONLY = /^[\x00-\x7f]*$/;
-/** A character with the combining marks after it, unless it is a plain ASCII character alone. */
-const SEQUENCE = /[^\x00-\x7f]\p{M}*|[\x00-\x7f]\p{M}+/gu;
-const ASCII_UPPER = /[A-Z]+/g;
-const ACCENTED = /^(\p{L})[\u0300-\u036f]+$/u;
-/** A minus sign, hyphen or dash before a number is its sign (`−40`, `–40`). */
-const NUMBER = /[+\-\u2010-\u2015\u2212]?[.,]?\d[\d.,]*/g;
-const SIGN = /^[\-\u2010-\u2015\u2212]/;
-const EN = /^(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?$/;
-const PT = /^(\d{1,3}(?:\.\d{3})+|\d+)(?:,(\d+))?$/;
-const GROUP_SEPARATORS = /[.,]/g;
-const LEADING_ZEROS = /^0+(?=\d)/;
-const TRAILING_ZEROS = /0+$/;
-const WORD = /^[\p{L}\p{N}\p{M}]$/u;
 
 function checkLanguage(language: unknown): asserts language is Language {
   if (language !== "en" && language !== "pt-BR") {
@@ -88,105 +79,12 @@ function checkLanguage(language: unknown): asserts language is Language {
   }
 }
 
-/** Case and accents: what matching ignores (see the module comment); nothing else changes. */
-function fold(text: string): string {
-  if (ASCII_ONLY.test(text)) return text.toLowerCase();
-  // ASCII letters are lowercased after the sequences, whose output is lowercase already or kept
-  // as typed on purpose (a Kelvin sign must not become `k` through `toLowerCase`)
-  return text.replace(SEQUENCE, foldSequence).replace(ASCII_UPPER, (m) => m.toLowerCase());
-}
-
-function foldSequence(seq: string): string {
-  const first = String.fromCodePoint(seq.codePointAt(0)!);
-  if (first.normalize("NFC") !== first) return seq; // a compatibility character: as typed
-  let out = "";
-  for (const c of seq.normalize("NFC")) out += foldChar(c);
-  return out;
-}
-
-function foldChar(c: string): string {
-  const accented = ACCENTED.exec(c.normalize("NFD"));
-  return (accented ? accented[1]! : c).toLowerCase();
-}
-
-function isDigit(c: number): boolean {
-  return c >= 0x30 && c <= 0x39;
-}
-
-/** A letter, digit or mark (of folded text); `_` too. Surrogate halves count (fail closed). */
-function isWord(c: number): boolean {
-  if (c < 128) return (c >= 0x61 && c <= 0x7a) || isDigit(c) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
-  if (c !== c) return false; // NaN: before the start or past the end
-  if (c >= 0xd800 && c <= 0xdfff) return true;
-  return WORD.test(String.fromCharCode(c));
-}
-
-/** Reads one number token in the given language as an exact decimal string; null if it is none. */
-export function readNumber(token: string, language: Language): string | null {
-  let sign = "";
-  let t = token;
-  if (SIGN.test(t) || t.startsWith("+")) {
-    if (t[0] !== "+") sign = "-";
-    t = t.slice(1);
-  }
-  const m = (language === "pt-BR" ? PT : EN).exec(t);
-  if (!m) return null;
-  const whole = m[1]!;
-  const grouped = whole.length > 3 && !isDigit(whole.charCodeAt(whole.length - 4));
-  if (grouped && whole.startsWith("0")) return null; // `0.500`, `01.234`: not a grouped number
-  const digits = whole.replace(GROUP_SEPARATORS, "").replace(LEADING_ZEROS, "");
-  const fraction = (m[2] ?? "").replace(TRAILING_ZEROS, "");
-  const value = fraction === "" ? digits : `${digits}.${fraction}`;
-  return value === "0" ? "0" : sign + value;
-}
-
-/** A number value as the exact decimal `readNumber` gives; null for what cannot be typed. */
-function numberKey(value: number): string | null {
-  if (!Number.isFinite(value)) return null;
-  const s = String(value === 0 ? 0 : value);
-  return s.includes("e") ? null : s;
-}
-
-/**
- * A minus sign before the currency sign the number follows (`-$40`, `−R$ 40,00`): the person wrote
- * a negative amount, not 40. Not after a letter or digit (`$10-$40` is a range).
- */
-function signedCurrency(folded: string, start: number): boolean {
-  return SIGNED_CURRENCY.test(folded.slice(Math.max(0, start - 8), start));
-}
-const SIGNED_CURRENCY = /(?:^|[^\p{L}\p{N}])[-\u2010-\u2015\u2212](?:r\$|us\$|\$|€|£) ?$/u;
-
-function negated(key: string): string {
-  return key === "0" ? key : key.startsWith("-") ? key.slice(1) : `-${key}`;
-}
-
-/** Longest number token read (a sign, 30 digits and their separators); longer ones are none. */
-const LONGEST_NUMBER = 64;
-
 /** Folds one turn and reads every number it holds, once. */
 export function tokenizeTurn(text: string, language: Language): TokenizedTurn {
   checkLanguage(language);
   const folded = fold(text);
   const numbers = new Set<string>();
-  NUMBER.lastIndex = 0;
-  for (let m = NUMBER.exec(folded); m !== null; m = NUMBER.exec(folded)) {
-    let start = m.index;
-    let token = m[0];
-    const first = token.charCodeAt(0);
-    if ((first === 0x2b || SIGN.test(token)) && isWord(folded.charCodeAt(start - 1))) {
-      // a sign only at the start of a token: in `10-40` or `covid-19` the dash separates
-      token = token.slice(1);
-      start++;
-    }
-    let end = token.length;
-    while (end > 0 && (token.charCodeAt(end - 1) === 0x2e || token.charCodeAt(end - 1) === 0x2c)) end--;
-    if (end > LONGEST_NUMBER) continue;
-    token = token.slice(0, end);
-    // glued to a word or a name: `a4411`, `4411a`, `10kg`, `x@4411`, `4411.pdf`
-    if (!boundaryBefore(folded, start, true) || !boundaryAfter(folded, start + token.length, true)) continue;
-    const key = readNumber(token, language);
-    if (key !== null) numbers.add(start > 0 && !SIGN.test(token) && signedCurrency(folded, start) ? negated(key) : key);
-  }
+  eachNumber(folded, language, (key) => numbers.add(key));
   return { language, text: folded, numbers, exact: text.normalize("NFC").toLowerCase() };
 }
 
@@ -222,12 +120,16 @@ export class TurnIndex {
     return this.texts.length;
   }
 
-  /** Did the person type `value` in one of the turns? (See the module comment for the rules.) */
-  has(value: unknown): boolean {
+  /**
+   * Did the person type `value` in one of the turns? (See the module comment for the rules.)
+   * `keys`: the object keys the argument's schema declares; any other key of an object value is
+   * the writer's word and must have been typed too.
+   */
+  has(value: unknown, keys?: ReadonlySet<string>): boolean {
     if (typeof value === "string") return this.hasString(value);
     if (typeof value === "number") return this.hasNumber(value);
     if (value === null || typeof value !== "object") return false;
-    return this.hasEveryLeaf(value);
+    return this.hasEveryLeaf(value, keys);
   }
 
   private hasNumber(value: number): boolean {
@@ -256,75 +158,57 @@ export class TurnIndex {
     return false;
   }
 
-  /** An array or object: at least one leaf, and every leaf a string or number that was typed. */
-  private hasEveryLeaf(root: object): boolean {
+  /**
+   * An array or object: at least one leaf, every leaf a string or number that was typed, as many
+   * times as the person typed it (`[40, 40, 40]` is not in `refund 40`), and every key the schema
+   * does not declare typed as well (`{"delete_all_orders": "4411"}` is not in `order 4411`).
+   */
+  private hasEveryLeaf(root: object, keys: ReadonlySet<string> | undefined): boolean {
     const stack: unknown[] = [root];
     const seen = new Set<object>();
-    let leaves = 0;
+    const leaves = new Map<string, { value: string | number; uses: number }>();
     while (stack.length > 0) {
       const v = stack.pop();
       if (typeof v === "string" || typeof v === "number") {
-        if (!this.has(v)) return false;
-        leaves++;
+        const id = typeof v === "number" ? `n${String(v)}` : `s${fold(v)}`;
+        const leaf = leaves.get(id);
+        if (leaf) leaf.uses++;
+        else leaves.set(id, { value: v, uses: 1 });
       } else if (v !== null && typeof v === "object") {
         if (seen.has(v)) continue;
         seen.add(v);
         if (Array.isArray(v)) for (const x of v) stack.push(x);
-        else for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
+        else {
+          for (const k of Object.keys(v)) {
+            if (!keys?.has(k) && !this.hasString(k)) return false;
+            stack.push((v as Record<string, unknown>)[k]);
+          }
+        }
       } else {
         return false;
       }
     }
-    return leaves > 0;
+    for (const { value, uses } of leaves.values()) {
+      if (!this.has(value) || (uses > 1 && this.timesTyped(value, uses) < uses)) return false;
+    }
+    return leaves.size > 0;
+  }
+
+  /** How many times the person typed `value` over all turns, counting to `atMost`. */
+  private timesTyped(value: string | number, atMost: number): number {
+    let n = 0;
+    if (typeof value === "number") {
+      const key = numberKey(value);
+      for (const text of this.texts) eachNumber(text, this.language, (k) => void (k === key && n++));
+    } else {
+      const v = fold(value);
+      for (const text of this.texts) if (n < atMost) n += countTokens(text, v, atMost - n);
+    }
+    return n;
   }
 }
 
 const BLANK = /^\s*$/;
-
-/** Is the folded value `v` a whole token of the folded turn `text`? */
-function findToken(text: string, v: string): boolean {
-  const first = v.charCodeAt(0);
-  const last = v.charCodeAt(v.length - 1);
-  const edgeLeft = isWord(first);
-  const edgeRight = isWord(last);
-  const digitFirst = isDigit(first);
-  const digitLast = isDigit(last);
-  let i = text.indexOf(v);
-  while (i >= 0) {
-    if (edgeLeft && !boundaryBefore(text, i, digitFirst)) {
-      // no token starts inside this word: search again after it (keeps `aaaa…` linear)
-      let k = i + 1;
-      while (k < text.length && !boundaryBefore(text, k, digitFirst)) k++;
-      i = text.indexOf(v, k);
-    } else if (edgeRight && !boundaryAfter(text, i + v.length, digitLast)) {
-      i = text.indexOf(v, i + 1);
-    } else {
-      return true;
-    }
-  }
-  return false;
-}
-
-/**
- * Does a token end just before `i`? Not after a letter or digit, nor after a `.` or `@` that
- * follows one (`silva` is not a token of `ana.silva`, nor `4411` of `1.4411` or `x@4411`), nor,
- * when the token starts with a digit, after a digit and `,` (`4411` is not in `1,4411`). A `-`
- * or `/` separates: `São Paulo` is a token of `São Paulo/SP`, `40` of `10-40`.
- */
-function boundaryBefore(text: string, i: number, digit: boolean): boolean {
-  const p = text.charCodeAt(i - 1);
-  if (isWord(p)) return false;
-  if (p === 0x2e || p === 0x40) return !isWord(text.charCodeAt(i - 2));
-  return !(digit && p === 0x2c && isDigit(text.charCodeAt(i - 2)));
-}
-
-/** Does a token end at `j`? The mirror of `boundaryBefore` (`4411` is not in `4411,5`). */
-function boundaryAfter(text: string, j: number, digit: boolean): boolean {
-  const n = text.charCodeAt(j);
-  if (isWord(n)) return false;
-  if (n === 0x2e || n === 0x40) return !isWord(text.charCodeAt(j + 1));
-  return !(digit && n === 0x2c && isDigit(text.charCodeAt(j + 1)));
-}
 
 /**
  * Does `value` occur in one of `turns` as the person typed it, in the session's `language`?

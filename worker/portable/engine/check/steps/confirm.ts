@@ -93,7 +93,7 @@ function egressProblems(call: Call, input: StepInput): string[] {
     if (scanDestinations([name, value], NO_SKIP).length === 0) continue;
     const origin = Object.hasOwn(call.origins, name) ? call.origins[name] : undefined;
     const labels = Object.hasOwn(call.labelsByArg, name) ? (call.labelsByArg[name] ?? []) : [];
-    if (!originTrusted(origin, value, input) || labels.some(isUntrustedLabel) || callLabels.some(isUntrustedLabel)) out.push(name);
+    if (!originTrusted(origin, value, input, call.tool, name) || labels.some(isUntrustedLabel) || callLabels.some(isUntrustedLabel)) out.push(name);
   }
   return out;
 }

@@ -25,7 +25,7 @@ export function orderRules(call: Call, input: StepInput): StepResult {
     for (const [arg, field] of Object.entries(rule.bind ?? {})) {
       const origin = own(call.origins, arg);
       const ref = typeof origin === "string" && origin.startsWith("result:") ? parseResultRef(origin.slice(7)) : null;
-      const bound = ref !== null && ref.path === field && steps.includes(ref.step) && index.ran(ref.step) && originTrusted(origin, own(call.args, arg), input);
+      const bound = ref !== null && ref.path === field && steps.includes(ref.step) && index.ran(ref.step) && originTrusted(origin, own(call.args, arg), input, call.tool, arg);
       if (!bound) {
         return refuse(`after ${rule.tool} (${arg} from ${rule.tool}.${field})`, { binding: { argument: arg, tool: rule.tool, field }, origin: origin ?? null });
       }
