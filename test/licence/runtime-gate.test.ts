@@ -112,7 +112,9 @@ describe("active → grace → lapsed (service unreachable)", () => {
     expect(shape(read)).toEqual({ decision: "allow", reasons: [] });
     expect(shape(write)).toEqual({ decision: "refuse", reasons: ["licence_lapsed"] });
     t = T0.getTime(); // time never runs back: the licence keeps the latest time the home has seen
-    expect(shape((await turnReadWrite(client, "back")).write)).toEqual({ decision: "refuse", reasons: ["licence_lapsed"] });
+    // (a client of another state home: this home's session store refuses to start a session behind its time)
+    const back = new Client({ home: temp("back"), now: () => new Date(t), licence: { home, fetch: unreachable } });
+    expect(shape((await turnReadWrite(back, "back")).write)).toEqual({ decision: "refuse", reasons: ["licence_lapsed"] });
   });
 });
 

@@ -57,7 +57,7 @@ describe("the home's store, through the SDK", () => {
     const fresh = client.session("b", { catalogue });
     const pay = await fresh.checkToolCall("pay", { amount: 450 }, { origins: { amount: "context" } });
     expect(pay).toMatchObject({ decision: "refuse", reasons: ["spend_unknown"] });
-    expect(String(pay.detail.wording)).toContain("this counter store was already given 2026-11-15T12:00:00.000Z");
+    expect(String(pay.detail.wording)).toContain("this session store was already given 2026-11-15T12:00:00.000Z");
     expect((await client.session("c", { catalogue }).checkToolCall("ping", { n: 2 })).reasons).toEqual(["usage_unknown"]);
 
     // The latest time is kept with the rows: a new client (a restarted process) knows it too.

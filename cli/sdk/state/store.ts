@@ -11,7 +11,7 @@ import type { CommitAnswer, CounterItem, CounterStore, ReserveAnswer, SessionSta
 import type { StateFile, Tables, Tx } from "./file.js";
 import { Garbage, NEVER, cellKey, checkCounterRow, checkReservationRow, checkSessionRow, expiryBound, expiryKey, expiryTime, headOf, parseExpiry, spentPrefix, type CounterRow, type MetaRow, type SessionRow } from "./rows.js";
 
-const { IDLE_MS, RECLAIM_PER_OP, addAmounts, addTallyPairs, talliesOf, checkChange, checkClock, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, latestAfter, reservationExpiry, subtractAmount, usedNow } = stateRules;
+const { IDLE_MS, RECLAIM_PER_OP, addAmounts, addTallyPairs, talliesOf, checkChange, checkClock, checkItems, checkReservation, checkSession, checkSessionClock, counterExpiry, firstSpent, fitsAll, headMatches, latestAfter, reservationExpiry, subtractAmount, usedNow } = stateRules;
 
 export class NodeStateStore implements SessionStateStore, CounterStore {
   /** @param now the clock sessions are reclaimed by (ms); counters use the `now` each call passes */
@@ -31,9 +31,10 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
     return this.file.read((t, meta) => {
       const at = this.stamp(meta.id, meta.generation);
       const hit = this.kept.get(session);
-      if (hit && hit.at === at) return stateOf(hit);
-      const kept: Kept = { at, row: sessionRow(t, session), spent: spentNames(t, session) };
-      this.keep(session, kept);
+      const kept: Kept = hit && hit.at === at ? hit : { at, row: sessionRow(t, session), spent: spentNames(t, session) };
+      if (kept !== hit) this.keep(session, kept);
+      // nothing kept for it: a clock behind the store's may be one a later time reclaimed it by
+      if (!kept.row) checkSessionClock(meta.latest ?? -Infinity, this.now());
       return stateOf(kept);
     });
   }
@@ -58,6 +59,7 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
       // rows themselves must still say what it said (read here, under the lock).
       if (own && !(hit?.own && (fresh || sameSession(tx, session, hit)))) return { ok: false, why: "moved" };
       const row = fresh ? fresh.row : sessionRow(tx, session);
+      if (!row) checkSessionClock(tx.row.latest ?? -Infinity, now);
       const stored = headOf(row);
       if (!headMatches(stored, c.expect)) return { ok: false, why: "head", head: stored };
       const prefix = spentPrefix(session);
@@ -69,6 +71,10 @@ export class NodeStateStore implements SessionStateStore, CounterStore {
       if (!row) addExpiry(tx, next.x, "s", session);
       tx.sessions.putSync(session, next);
       tx.dirty = true;
+      // Every write moves the store's time: reclaiming goes by it, so a clock behind it must not
+      // start a session it may have reclaimed (checkSessionClock) nor count in an ended period.
+      const latest = latestAfter(tx.row.latest, now);
+      if (latest !== tx.row.latest) tx.row = { ...tx.row, latest };
       // What the store holds for the session once this commits (when this process knew its spent names).
       if (fresh) known = { own: true, at: this.stamp(tx.row.id, tx.row.generation + 1), row: next, spent: c.spend.length > 0 ? new Set([...fresh.spent, ...c.spend]) : fresh.spent, ...(next.t === fresh.row?.t && fresh.tallies ? { tallies: fresh.tallies } : {}) };
       return { ok: true };
@@ -234,7 +240,7 @@ function sameSession(tx: Tables, session: string, k: Kept): boolean {
 /** A load from what this process keeps: the spent names copied, the tallies frozen, so the caller cannot change the cache. */
 function stateOf(k: Kept): SessionState {
   k.tallies ??= talliesOf(k.row?.t ?? []);
-  return { head: headOf(k.row), spent: new Set(k.spent), tallies: k.tallies };
+  return { head: headOf(k.row), spent: new Set(k.spent), tallies: k.tallies, ...(k.row ? { at: k.row.at } : {}) };
 }
 
 /** Sessions kept in memory per store handle (a few hundred bytes each); past it the cache starts over. */

@@ -12,7 +12,7 @@ import { NOTHING_KEPT, type KeptChange, type KeptState } from "./state/changes.j
 import { supersededWhy } from "./session-rules.js";
 
 /** What the runtime keeps for a session, or the typed error of a store that cannot say. */
-export type Kept = (KeptState & { head: Head | null }) | { error: StalwartError };
+export type Kept = (KeptState & { head: Head | null; at?: number }) | { error: StalwartError };
 
 /** `moved`: decided on `own()`, and the store no longer holds that state (load, decide again). */
 export type Committed = { ok: true } | { ok: false; why: string; moved?: true };
@@ -29,7 +29,7 @@ export class SessionRecord {
     if (!store) return { ...NOTHING_KEPT, head: null };
     try {
       const s = await store.load(this.id);
-      return { spent: s.spent, tallies: s.tallies, head: s.head };
+      return s.at === undefined ? { spent: s.spent, tallies: s.tallies, head: s.head } : { spent: s.spent, tallies: s.tallies, head: s.head, at: s.at };
     } catch (err) {
       return { error: err instanceof StalwartError ? err : new StalwartError("SessionStateUnreadable", `the session store could not be read (${(err as Error)?.message ?? String(err)})`) };
     }
@@ -42,7 +42,8 @@ export class SessionRecord {
    */
   own(): Kept | undefined {
     const s = this.engine.state?.ownState?.(this.id);
-    return s ? { spent: s.spent, tallies: s.tallies, head: s.head } : undefined;
+    if (!s) return undefined;
+    return s.at === undefined ? { spent: s.spent, tallies: s.tallies, head: s.head } : { spent: s.spent, tallies: s.tallies, head: s.head, at: s.at };
   }
 
   /** The history verifies, and is the newest this runtime answered for the session. */

@@ -36,8 +36,11 @@ export function laterReport(before: Outcome, outcome: Outcome): boolean {
 
 /** A damaged session store: nothing can be kept, so nothing is allowed (counted calls say which counter). */
 export function storeRefusal(error: StalwartError, needs: readonly { kind: "rate" | "spend" }[]): Verdict {
-  const reason = needs.some((n) => n.kind === "spend") ? "spend_unknown" : needs.length > 0 ? "usage_unknown" : "internal_error";
-  return { kind: "refuse", reason, detail: { error: error.code, wording: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
+  // a clock behind the store's: not a bug, a session the store cannot vouch for (checkSessionClock)
+  const other = error.code === "ClockBehind" ? "history_invalid" : "internal_error";
+  const reason = needs.some((n) => n.kind === "spend") ? "spend_unknown" : needs.length > 0 ? "usage_unknown" : other;
+  const why = reason === "history_invalid" ? { why: error.message } : {};
+  return { kind: "refuse", reason, detail: { error: error.code, ...why, wording: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
 }
 
 /**
@@ -49,4 +52,14 @@ export function storeRefusal(error: StalwartError, needs: readonly { kind: "rate
 export function notBefore(entries: readonly Entry[], now: number): number {
   const last = entries.length > 0 ? entries[entries.length - 1]!.at : undefined;
   return typeof last === "number" && last > now ? last : now;
+}
+
+/**
+ * Never before the store's last commit for the session either (`SessionState.at`): a history
+ * restarted by a clock set back would otherwise replay its asks at their old times, and a token
+ * that expired would cover the replayed ask again.
+ */
+export function notBeforeKept(kept: { head: unknown; at?: number } | { error: unknown }, now: number): number {
+  const at = "at" in kept ? kept.at : undefined;
+  return typeof at === "number" && at > now ? at : now;
 }

@@ -31,7 +31,7 @@ import { filterResult, planFollow, planUndo, judgeOutcome, type FollowPlan, type
 import type { FilterOutcome } from "./conditions/filter.js";
 import type { CompiledRulebook } from "./rulebook/types.js";
 import { InputError, StalwartError } from "./errors.js";
-import { LATER, laterReport, notBefore, storeRefusal, UNKEPT } from "./session-rules.js";
+import { LATER, laterReport, notBefore, notBeforeKept, storeRefusal, UNKEPT } from "./session-rules.js";
 import { receiptEntry } from "./approvals/history.js";
 import { headerSeal, readSaved, restoreSaved, savedOf, savedPartsOf, type SavedParts, type SavedSession, type SealedHeader, type SessionHeader } from "./saved-session.js";
 import { SessionRecord, type Committed, type Kept } from "./session-record.js";
@@ -113,19 +113,19 @@ export class Session {
     const kept = this.engine.state ? await this.record.load() : UNKEPT;
     if ("error" in kept) throw kept.error;
     let expect: Head | "restart" = this.signed.head;
-    let at = now;
+    let at = notBeforeKept(kept, now);
     const verified = this.record.verifiedAgainst(kept.head);
     let restarted: { why: string } | undefined;
     if (!verified.ok) {
       restarted = { why: verified.why };
       this.signed.restart();
       expect = "restart";
-    } else at = notBefore(this.signed.entries, now);
+    } else at = notBefore(this.signed.entries, at);
     const entry = this.signed.seal<TurnEntry>({ v: 1, step: 0, at, kind: "turn", text, link: "" });
     if (this.engine.state && !(await this.record.commit(expect, entry, { spend: [], tally: {} })).ok) {
       // Another answer moved this session on meanwhile: the turn starts a new history.
       this.signed.restart();
-      const again = this.signed.seal<TurnEntry>({ v: 1, step: 0, at: now, kind: "turn", text, link: "" });
+      const again = this.signed.seal<TurnEntry>({ v: 1, step: 0, at: notBeforeKept(kept, now), kind: "turn", text, link: "" });
       await this.record.commit("restart", again, { spend: [], tally: {} });
       this.signed.push(again);
       return { step: again.step, restarted: { why: "another answer of this session came first (an older copy, or one sent in parallel)" } };
@@ -163,6 +163,7 @@ export class Session {
   /** A check decided on `kept`; undefined when that was `own` state and the call is counted, or the commit did not find it still held. */
   private async decide(tool: string, args: unknown, options: CallOptions, now: number, kept: Kept, own: boolean): Promise<CheckResult | undefined> {
     const verified = "error" in kept ? this.signed.verify() : this.record.verifiedAgainst(kept.head);
+    now = notBeforeKept(kept, now);
     if (verified.ok) now = notBefore(this.signed.entries, now);
     const facts = checkFacts(this.fixed, verified, kept, now);
 
@@ -173,7 +174,9 @@ export class Session {
     if (!verified.ok) this.signed.restart();
     const extra = this.extra;
     const values = this.valuesOf;
-    let verdict = "error" in kept ? storeRefusal(kept.error, answer.counters) : answer.verdict;
+    // A store that cannot say what it keeps refuses what the steps did not: a refusal made on nothing
+    // kept stands (kept state only ever adds refusals), and says more than the store's error.
+    let verdict = "error" in kept && answer.verdict.kind !== "refuse" ? storeRefusal(kept.error, answer.counters) : answer.verdict;
     let a = assemble(call, answer, verdict, now, values, extra);
     let entry = this.signed.seal(a.entry);
     let reserved = false;

@@ -7,7 +7,7 @@
 import { ReservationTaken } from "../errors.js";
 import type { CounterItem, CounterStore, ReserveAnswer } from "../counters/store.js";
 import type { CommitAnswer, Head, SessionState, SessionStateStore, StateChange } from "./store.js";
-import { addAmounts, addTallies, checkChange, checkClock, checkItems, checkReservation, checkSession, counterExpiry, firstSpent, fitsAll, headMatches, IDLE_MS, latestAfter, reservationExpiry, subtractAmount, usedNow } from "./rules.js";
+import { addAmounts, addTallies, checkChange, checkClock, checkItems, checkReservation, checkSession, checkSessionClock, counterExpiry, firstSpent, fitsAll, headMatches, IDLE_MS, latestAfter, reservationExpiry, subtractAmount, usedNow } from "./rules.js";
 
 interface SessionRow {
   head: Head | null;
@@ -31,15 +31,19 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
   private readonly counters = new Map<string, { used: number; until: number; touched: number }>();
   private readonly reservations = new Map<string, { cells: { id: string; amount: number }[]; expires: number; released?: boolean }>();
   private sweptAt = -Infinity;
-  /** the latest `now` a counter write was given (rules.ts `checkClock`) */
+  /** the latest `now` a write was given (rules.ts `checkClock`, `checkSessionClock`) */
   private latest = -Infinity;
 
   constructor(private readonly opts: MemoryStateOptions = {}) {}
 
   load(session: string): SessionState {
     const row = this.sessions.get(checkSession(session));
-    if (!row) return { head: null, spent: new Set(), tallies: Object.freeze(Object.create(null)) };
-    return { head: row.head && { ...row.head }, spent: new Set(row.spent), tallies: row.tallies };
+    if (!row) {
+      // nothing kept: with a clock, a time behind the store's may be one that swept it (rules.ts)
+      if (this.opts.now) checkSessionClock(this.latest, this.opts.now());
+      return { head: null, spent: new Set(), tallies: Object.freeze(Object.create(null)) };
+    }
+    return { head: row.head && { ...row.head }, spent: new Set(row.spent), tallies: row.tallies, ...(this.opts.now ? { at: row.touched } : {}) };
   }
 
   commit(session: string, change: StateChange): CommitAnswer {
@@ -51,13 +55,18 @@ export class MemoryStateStore implements SessionStateStore, CounterStore {
     const spent = firstSpent(c.spend, (n) => row?.spent.has(n) ?? false);
     if (spent !== undefined) return { ok: false, why: "spent", name: spent };
     const now = this.opts.now?.() ?? 0;
+    if (!row && this.opts.now) checkSessionClock(this.latest, now);
     const next: SessionRow = row ?? { head: null, spent: new Set(), tallies: NO_TALLIES, touched: now };
     next.head = { ...c.next };
     for (const n of c.spend) next.spent.add(n);
     if (c.tally.length > 0) next.tallies = Object.freeze(addTallies(next.tallies, c.tally));
     next.touched = now;
     this.sessions.set(session, next);
-    if (this.opts.now) this.sweep(now);
+    if (this.opts.now) {
+      // the store's time moves with every write: sessions are swept by it (checkSessionClock)
+      this.latest = latestAfter(this.latest, now);
+      this.sweep(now);
+    }
     return { ok: true };
   }
 

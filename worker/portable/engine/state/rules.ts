@@ -197,6 +197,22 @@ export function checkClock(items: readonly CounterItem[], latest: number, now: n
   }
 }
 
+/**
+ * A session the store holds nothing for, met by a clock behind the latest time the store was given.
+ * That later time may have reclaimed the session's row (its spent tokens and tallies with it, 30
+ * idle days by that clock): starting it again by this clock could replay a token already used or
+ * forget an `at_most`. A clock that ran ahead and was set right meets this too, as counting does.
+ */
+export function checkSessionClock(latest: number, now: number): void {
+  if (now < latest - CLOCK_SLACK_MS) {
+    throw new StalwartError(
+      "ClockBehind",
+      `the clock reads ${iso(now)}, but this session store was already given ${iso(latest)}: it keeps nothing for this session, and at that later time it may have reclaimed what it kept (spent tokens, \`at_most\` counts), so the session cannot start again by this clock (clock set back, or another process's clock ahead?)`,
+      { hint: "set the clock right; `stalwart counters status` shows the latest time the home's store was given, and `stalwart counters reset` starts again" },
+    );
+  }
+}
+
 /** The store's high-water mark after a write at `now`. */
 export function latestAfter(latest: number | undefined, now: number): number {
   return latest === undefined || now > latest ? now : latest;

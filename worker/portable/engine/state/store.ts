@@ -21,6 +21,12 @@ export interface SessionState {
   spent: ReadonlySet<string>;
   /** per-session tallies that outlive a restarted history: "at_most:<tool>", "untrusted" */
   tallies: Readonly<Record<string, number>>;
+  /**
+   * when the store last committed for the session, by its clock (ms); absent when it holds nothing
+   * or does not say. A restarted history's times start no earlier (a clock set back cannot replay
+   * an ask whose token expired).
+   */
+  at?: number;
 }
 
 export interface StateChange {
