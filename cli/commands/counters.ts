@@ -60,7 +60,8 @@ function formatStatus(s: StateStatus): string {
     // a clock that ran ahead and was set back: periods that ended before this are refused (docs/checks.md)
     if (s.latest !== undefined) lines.push(`latest time  ${new Date(s.latest).toISOString()} (no count goes into a period that ended before it)`);
   }
-  else lines.push(`state        DAMAGED: ${s.problem?.message ?? "unknown"}`, `fix          ${s.problem?.hint ?? ""}`);
+  // a file this user may not open, or not a regular file, is no damage: the fix is its hint, not a reset
+  else lines.push(`state        ${s.problem?.code === "SessionStateUnreadable" ? "UNREADABLE (SessionStateUnreadable)" : "DAMAGED"}: ${s.problem?.message ?? "unknown"}`, `fix          ${s.problem?.hint ?? ""}`);
   for (const r of s.resets) lines.push(`reset        ${r.at} by ${r.by}: ${r.what}`);
   return lines.join("\n");
 }

@@ -3,7 +3,6 @@
  * activation creates the installation — a random id and an Ed25519 key pair, never a hardware
  * fingerprint — and exchanges the API key for the licence and a first lease.
  */
-import { existsSync, readFileSync } from "node:fs";
 import {
   generateKeyPair,
   randomBytes,
@@ -18,7 +17,7 @@ import {
   type SignedDocument,
 } from "../../worker/portable/licensing/index.js";
 import { loadCounters } from "./counters.js";
-import { licencePaths, resolveHome } from "./files.js";
+import { licencePaths, readText, resolveHome } from "./files.js";
 import { loadInstallation, readInstallation, writeInstallation, type LoadedInstallation, type StoredInstallation } from "./installation.js";
 import { fetchBundles } from "./renew.js";
 import { DEFAULT_SERVICE_URL, DEV_SERVICE_URL, ServiceClient } from "./service.js";
@@ -58,7 +57,8 @@ export function apiKeyOf(opts: ServiceOptions, serviceUrl: string): { key?: stri
   if (opts.apiKey) return { key: opts.apiKey, source: "option" };
   if (process.env.QLS_API_KEY) return { key: process.env.QLS_API_KEY, source: "QLS_API_KEY" };
   const dev = licencePaths(opts.home).devApiKey;
-  if (isLoopback(serviceUrl) && existsSync(dev)) return { key: readFileSync(dev, "utf8").trim(), source: "dev-api-key" };
+  const text = isLoopback(serviceUrl) ? readText(dev) : undefined;
+  if (text !== undefined) return { key: text.trim(), source: "dev-api-key" };
   return {};
 }
 

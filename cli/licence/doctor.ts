@@ -13,7 +13,8 @@ import { licencePaths, readJson, resolveHome } from "./files.js";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MeterFailure } from "./handle.js";
-import { openLicence, type LicenceStatus } from "./handle.js";
+import { countsGate, openLicence, type LicenceStatus } from "./handle.js";
+import { lmdbOpenable } from "../sdk/state/lmdb-openable.js";
 import { readInstallation } from "./installation.js";
 import { DEV_SERVICE_URL, ServiceClient } from "./service.js";
 import { keyHealth, type KeyHealth } from "../sdk/key-health.js";
@@ -61,11 +62,16 @@ function lapsedFix(s: LicenceStatus, serviceUrl: string, now: Date): string {
 
 export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {}): Promise<DoctorReport> {
   const home = resolveHome(opts.home);
-  const stored = readInstallation(home);
-  const serviceUrl = serviceUrlOf(opts, stored);
-  const key = apiKeyOf(opts, serviceUrl);
   // What stops checks here. An API key is needed only to activate: with a licence active, none is.
   const missing: string[] = [];
+  // A licence file that cannot be read is reported, not thrown: doctor is what says so (the
+  // installation's error comes again, typed, from opening the licence below).
+  const stored = unlessUnreadable(() => readInstallation(home), () => undefined);
+  const serviceUrl = serviceUrlOf(opts, stored);
+  const key = unlessUnreadable<ReturnType<typeof apiKeyOf>>(
+    () => apiKeyOf(opts, serviceUrl),
+    (e) => (missing.push(`licence files the runtime can read: ${e.message}${e.hint ? ` (${e.hint})` : ""}`), {}),
+  );
 
   const runtime = await (opts.probe ?? probeRuntime)();
   if (!runtime.ok) missing.push("a working check core: its WebAssembly did not load (reinstall the package; in the repository, `npm run build`)");
@@ -88,11 +94,16 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
   } catch (err) {
     const e = err as StalwartError;
     licence = { ok: false, code: e.code ?? "error", message: e.message, ...(e.hint ? { hint: e.hint } : {}) };
-    missing.push(
-      key.key
-        ? "an activated licence: run `stalwart licence activate`"
-        : "an activated licence: export QLS_API_KEY=qls_live_… and run `stalwart licence activate`, or `stalwart licence dev` for a development licence",
-    );
+    // a licence file that cannot be read is fixed by its hint, not by activating again (said once: the meters may have said it)
+    if (e.code === "LicenceFileUnreadable") {
+      if (!missing.some((m) => m.includes(e.message))) missing.push(`licence files the runtime can read: ${e.message}${e.hint ? ` (${e.hint})` : ""}`);
+    } else {
+      missing.push(
+        key.key
+          ? "an activated licence: run `stalwart licence activate`"
+          : "an activated licence: export QLS_API_KEY=qls_live_… and run `stalwart licence activate`, or `stalwart licence dev` for a development licence",
+      );
+    }
   }
 
   const client = new ServiceClient(serviceUrl, opts.fetch ?? fetch);
@@ -139,6 +150,16 @@ export async function doctor(opts: ServiceOptions & { probe?: RuntimeProbe } = {
   };
 }
 
+/** `read()`, or `instead(error)` when it throws `LicenceFileUnreadable`. */
+function unlessUnreadable<T>(read: () => T, instead: (e: StalwartError) => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof StalwartError && err.code === "LicenceFileUnreadable") return instead(err);
+    throw err;
+  }
+}
+
 /**
  * Whether the meters can be written where the runtime writes them (a probe file in the licence
  * folder, removed again), and the last failure a running process recorded (handle.ts).
@@ -152,6 +173,13 @@ function probeMeters(home: string): DoctorReport["meters"] {
     lastFailure = undefined;
   }
   const probe = join(p.dir, `.doctor-probe-${process.pid}`);
+  try {
+    // the counts' gate, which every write of the counts opens: LMDB would kill the process on a bad one
+    lmdbOpenable(countsGate(home), "LicenceFileUnreadable");
+  } catch (err) {
+    const e = err as StalwartError;
+    return { writable: false, detail: `${e.message}${e.hint ? ` (${e.hint})` : ""}`, ...(lastFailure ? { last_failure: lastFailure } : {}) };
+  }
   try {
     mkdirSync(p.dir, { recursive: true, mode: 0o700 });
     writeFileSync(probe, "ok\n", { mode: 0o600 });

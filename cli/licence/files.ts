@@ -42,9 +42,24 @@ export function licencePaths(home?: string): LicencePaths {
   };
 }
 
-export function readJson<T>(file: string): T | undefined {
+/** The text of a file under the licence folder, undefined when there is none; `LicenceFileUnreadable` naming it when it cannot be read. */
+export function readText(file: string): string | undefined {
   if (!existsSync(file)) return undefined;
-  const text = readRegular(file);
+  try {
+    return readRegular(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined; // removed since the look
+    // not a regular file (a directory, a pipe), or not this user's to read: typed, naming it
+    throw new StalwartError("LicenceFileUnreadable", `\`${file}\` cannot be read (${(err as Error).message})`, {
+      hint: "give this user read access to it, or remove what is in its place and restore the file from a backup (for installation.json, `stalwart licence activate` again)",
+      cause: err,
+    });
+  }
+}
+
+export function readJson<T>(file: string): T | undefined {
+  const text = readText(file);
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text) as T;
   } catch (err) {

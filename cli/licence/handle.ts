@@ -27,12 +27,18 @@ import {
 } from "../../worker/portable/licensing/index.js";
 import { flushCounters, loadCounters } from "./counters.js";
 import { acquireGate, releaseGate, throughGate } from "../sdk/state/open-gate.js";
+import { lmdbOpenable } from "../sdk/state/lmdb-openable.js";
 import { licencePaths, resolveHome, writeJsonAtomic } from "./files.js";
 import { loadInstallation, stateOf, type LoadedInstallation } from "./installation.js";
 import { renewInstallation, type RenewOutcome } from "./renew.js";
 import { DEFAULT_SERVICE_URL, DEV_SERVICE_URL, ServiceClient } from "./service.js";
 
 const COUNTS_GATE = "counters.gate";
+
+/** The counts' gate (open-gate.ts) of `home`: `licence/counters.gate` and its lock file. */
+export function countsGate(home: string): string {
+  return join(licencePaths(home).dir, COUNTS_GATE);
+}
 
 export interface OpenLicenceOptions {
   /** Default $STALWART_HOME, else ~/.stalwart. */
@@ -89,6 +95,9 @@ export async function openLicence(opts: OpenLicenceOptions = {}): Promise<Licenc
   const clock = typeof opts.now === "function" ? opts.now : opts.now instanceof Date ? ((d: Date) => () => d)(opts.now) : () => new Date();
   const inst = await loadInstallation(home, opts.trustedKeys ?? TRUSTED_KEYS);
   const { counters, anomalies } = loadCounters(home, inst.stored.installation_id, clock());
+  // The counts' gate is first opened at the first write, after a check answered: one LMDB cannot
+  // open refuses here, before any answer, not once a count is already unrecorded.
+  lmdbOpenable(countsGate(home), "LicenceFileUnreadable");
   const serviceUrl = opts.serviceUrl ?? process.env.STALWART_LICENCE_URL ?? inst.stored.service_url ?? DEFAULT_SERVICE_URL;
   return new LicenceHandle(home, inst, counters, anomalies, clock, serviceUrl, opts);
 }
@@ -256,7 +265,7 @@ export class LicenceHandle {
     let merged: Counters;
     try {
       // Processes sharing the home flush one at a time: a read-merge-write racing another loses its counts.
-      const gate = (this.gate ??= acquireGate(licencePaths(this.home).dir, COUNTS_GATE));
+      const gate = (this.gate ??= acquireGate(licencePaths(this.home).dir, COUNTS_GATE, "LicenceFileUnreadable"));
       merged = throughGate(gate, () => flushCounters(this.home, this.counters, this.pending, now));
     } catch (err) {
       this.recordFlushFailure(err, now);

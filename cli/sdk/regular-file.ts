@@ -9,7 +9,9 @@ import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs
 export function readRegular(path: string): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    if (!fstatSync(fd).isFile()) throw new Error(`\`${path}\` is not a regular file (a pipe, a device or a socket was put in its place)`);
+    const s = fstatSync(fd);
+    if (s.isDirectory()) throw new Error(`\`${path}\` is a directory, not a regular file`);
+    if (!s.isFile()) throw new Error(`\`${path}\` is not a regular file (a pipe, a device or a socket was put in its place)`);
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);

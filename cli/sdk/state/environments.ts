@@ -17,7 +17,7 @@
 import { statSync } from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { encoderOf } from "./rows.js";
-import { lmdbOpenable } from "./lmdb-header.js";
+import { lmdbOpenable } from "./lmdb-openable.js";
 import { MappedFile } from "./mapped-file.js";
 
 export interface Tables {

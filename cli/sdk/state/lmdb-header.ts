@@ -8,18 +8,8 @@
  * the transaction that took it; seen under four writers), but LMDB maps every one of them, and a
  * page past the end kills the process with SIGBUS: `lmdbPagesEnd` says how long the file must be.
  */
-import { accessSync, closeSync, constants, existsSync, openSync, readSync, truncateSync } from "node:fs";
-
-/**
- * Throw the file system's own error (EACCES) when this process may not read and write an LMDB
- * environment's data or lock file that exists. lmdb@3.5.6 crashes the process (a segmentation
- * fault inside \`open\`) on a lock file it cannot open, instead of answering an error: seen with
- * \`state.mdb-lock\` and \`state.gate-lock\` made unreadable (mode 000, not as root). Called before
- * every opening of an environment; a missing file is LMDB's to create.
- */
-export function lmdbOpenable(path: string): void {
-  for (const file of [path, `${path}-lock`]) if (existsSync(file)) accessSync(file, constants.R_OK | constants.W_OK);
-}
+import { closeSync, constants, openSync, readSync, truncateSync } from "node:fs";
+import { StalwartError } from "../../../worker/portable/engine/index.js";
 
 const MAGIC = 0xbeefc0de;
 const VERSION = 2;
@@ -110,7 +100,7 @@ export function holdsItsPages(fd: number, size: number): boolean {
   return typeof end === "number" && size >= end;
 }
 
-/** What LMDB itself failed at (MDB_CORRUPTED, I/O): a store that cannot be trusted either. */
+/** What LMDB itself failed at (MDB_CORRUPTED, I/O): a store that cannot be trusted either. A typed error is already what it is (its message may name a path holding "lmdb"). */
 export function lmdbFailed(err: unknown): string | undefined {
-  return err instanceof Error && /MDB_|lmdb|mdb_/i.test(err.message) ? `LMDB failed: ${err.message}` : undefined;
+  return err instanceof Error && !(err instanceof StalwartError) && /MDB_|lmdb|mdb_/i.test(err.message) ? `LMDB failed: ${err.message}` : undefined;
 }

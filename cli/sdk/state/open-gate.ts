@@ -17,7 +17,8 @@ import { closeSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ABORT, open, type RootDatabase } from "lmdb";
 import { StoreDamaged } from "../../../worker/portable/engine/index.js";
-import { lmdbFileProblem, lmdbOpenable } from "./lmdb-header.js";
+import { lmdbFileProblem } from "./lmdb-header.js";
+import { lmdbOpenable, type UnreadableCode } from "./lmdb-openable.js";
 import { MappedFile, RESTART_HINT } from "./mapped-file.js";
 
 export const GATE_FILE = "state.gate";
@@ -36,13 +37,14 @@ const gates = new Map<string, Gate>();
 /**
  * This process's gate `file` under `dir` (one per path, shared); give it back with `releaseGate`.
  * The licence's counts use one too (`counters.gate`): their flush reads, merges and writes a file.
+ * `code`: the typed error of a gate file that cannot be opened (lmdb-openable.ts).
  */
-export function acquireGate(dir: string, file = GATE_FILE): string {
+export function acquireGate(dir: string, file = GATE_FILE, code: UnreadableCode = "SessionStateUnreadable"): string {
   const path = join(dir, file);
   const g = gates.get(path);
   if (g) g.users++;
   else {
-    lmdbOpenable(path);
+    lmdbOpenable(path, code);
     gateFileOk(path);
     const env = open({ path, noSync: true, maxDbs: 1 });
     gates.set(path, { env, users: 1, depth: 0, files: [new MappedFile(path), new MappedFile(`${path}-lock`)] });

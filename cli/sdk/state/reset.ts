@@ -10,8 +10,9 @@ import { join, resolve } from "node:path";
 import { open } from "lmdb";
 import { StalwartError, StoreDamaged } from "../../../worker/portable/engine/index.js";
 import { FILES, StateFile } from "./file.js";
-import { lmdbOpenable, readyToMap } from "./lmdb-header.js";
-import { onceThroughGate } from "./open-gate.js";
+import { readyToMap } from "./lmdb-header.js";
+import { lmdbOpenable, notRegular, removeHint, UnopenableFile } from "./lmdb-openable.js";
+import { GATE_FILE, onceThroughGate } from "./open-gate.js";
 import { openedAt } from "./environments.js";
 import { checkMeta, type MetaRow, type ResetRecord } from "./rows.js";
 import { closeState } from "./cache.js";
@@ -47,6 +48,10 @@ export function stateStatus(home: string): StateStatus {
     const { meta: _, ...rows } = file.counts();
     return { ...base, exists: true, healthy: true, id: meta.id, generation: meta.generation, created: meta.created, rows, ...(meta.latest !== undefined ? { latest: meta.latest } : {}), resets: meta.resets };
   } catch (err) {
+    if (err instanceof UnopenableFile) {
+      // a lock or gate file LMDB may not open (not a regular file, or not this user's): what the SDK answers
+      return { ...base, exists: true, healthy: false, problem: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), where: err.where }, resets: [] };
+    }
     const fsError = err as NodeJS.ErrnoException;
     if (!(err instanceof StoreDamaged) && typeof fsError.syscall === "string") {
       // a file this user may not open (EACCES …): what the SDK answers as SessionStateUnreadable
@@ -109,6 +114,7 @@ export function resetState(home: string, opts: ResetOptions = {}): ResetResult {
   if (status.healthy && !opts.force) {
     throw new StalwartError("StoreHealthy", `the counter and session store \`${status.file}\` is healthy (generation ${status.generation}); a reset forgets every count, spent token and session head`, { hint: "pass --force to reset it all the same" });
   }
+  gateAndLockFiles(dir);
   const old = status.healthy ? { id: status.id!, generation: status.generation!, resets: status.resets } : storeMeta(dir);
   // the history key's fingerprint stays: the new store's state is the same key's (key-bind.ts)
   const key = storeMeta(dir)?.key;
@@ -142,6 +148,18 @@ export function resetState(home: string, opts: ResetOptions = {}): ResetResult {
   } finally {
     file.close();
   }
+}
+
+/**
+ * Before anything is moved aside: the new store must open through the gate, and the lock file
+ * must be one a reset can remove. One that is not a regular file (a directory) is no damage to
+ * reset; refused here, the store stays where it is rather than moved aside by a reset that fails.
+ */
+function gateAndLockFiles(dir: string): void {
+  lmdbOpenable(join(dir, GATE_FILE));
+  const lock = join(dir, FILES.lock);
+  const odd = notRegular(lock);
+  if (odd) throw new UnopenableFile("SessionStateUnreadable", lock, odd, removeHint(lock));
 }
 
 function safeUser(): string {
