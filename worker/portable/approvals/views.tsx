@@ -7,7 +7,8 @@
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import { approvalStatus, type Approval, type UnreadableRecord } from "../engine/index.js";
-import { counterWords, fixedInForm, originWords, statusWords, visible, when } from "./words.js";
+import { counterWords, fixedInForm, originWords, statusWords, when } from "./words.js";
+import { visible } from "./visible.js";
 
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--mut:#59636e;--line:#d0d7de;--warn:#9a6700;--warnbg:#fff8c5;--ok:#1a7f37;--no:#cf222e}

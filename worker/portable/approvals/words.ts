@@ -3,6 +3,7 @@
  * argument came from, in words, with anything from outside flagged; the counters' before → after.
  */
 import { cutText, type Approval, type ApprovalStatus, type ArgumentOrigin, type CounterEffect } from "../engine/index.js";
+import { visible } from "./visible.js";
 
 export interface OriginWords {
   text: string;
@@ -64,18 +65,6 @@ export function statusWords(s: ApprovalStatus, a: Approval): string {
 export function when(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
-
-/**
- * Text as a person must read it before deciding: a character that reorders, hides or controls
- * what follows it — bidi overrides and isolates, zero-width and invisible marks, C0 and C1
- * controls — is named (`[U+202E]`) instead of acting, so "‮moc.liame@bob" cannot read as
- * "bob@email.com". Tab and newline stay: they hide nothing.
- */
-export function visible(text: string): string {
-  return text.replace(HIDDEN, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}]`);
-}
-
-const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
 
 /**
  * `text` trimmed and cut to at most `max` UTF-16 units without splitting a surrogate pair (half an
