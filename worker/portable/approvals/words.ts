@@ -76,12 +76,3 @@ export function clip(text: unknown, max: number): string | undefined {
   if (t === "") return undefined;
   return cutText(t, max);
 }
-
-/**
- * A value the edit form cannot carry, so it is not offered for editing and an edit keeps it as it
- * is: a browser strips line breaks from a one-line text field, so a string holding one would come
- * back changed though the person never touched it (and, changed, it would count as theirs).
- */
-export function fixedInForm(v: unknown): boolean {
-  return typeof v === "string" && /[\r\n]/.test(v);
-}
