@@ -1,6 +1,7 @@
 /** `stalwart approvals list | show` as text (the page says the same in HTML). */
 import { approvalStatus, type Approval } from "../../worker/portable/engine/index.js";
-import { counterWords, originWords, statusWords, visible, when } from "../../worker/portable/approvals/words.js";
+import { counterWords, originWords, statusWords, when } from "../../worker/portable/approvals/words.js";
+import { visible } from "../../worker/portable/approvals/visible.js";
 
 /** `unreadable`: how many records could not be read (each named on stderr): "nothing waits" would not be known. */
 export function listText(all: readonly Approval[], now: number, unreadable = 0): string {

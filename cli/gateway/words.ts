@@ -3,6 +3,7 @@
  * reads why, and the host reads the decision in `_meta`), and the question a person is asked.
  */
 import { cutText, type CheckResult, type InferredOrigin } from "../../worker/portable/engine/index.js";
+import { visible } from "../../worker/portable/approvals/visible.js";
 
 /** The `_meta` key of the gateway's own answers (never added to a forwarded result). */
 const META_KEY = "stalwart-agents/check";
@@ -89,10 +90,14 @@ function originWords(o: InferredOrigin | undefined): string {
   return (Object.prototype.hasOwnProperty.call(words, o.origin) ? words[o.origin] : o.origin) + labels;
 }
 
-/** The check's own question: the tool, the exact arguments with where each came from, each reason's wording. */
+/**
+ * The check's own question: the tool, the exact arguments with where each came from, each reason's
+ * wording. Hidden characters are named as the approvals page and `approvals show` name them (one
+ * function, `visible`): the same call must read the same whichever way the person approves it.
+ */
 export function question(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, r: CheckResult): string {
   const lines = [`${tool} needs your approval before it runs.`, "", "Arguments:"];
-  for (const k of Object.keys(args)) lines.push(`  ${nameText(k)} = ${short(JSON.stringify(args[k]))}   (${originWords(origins[k])})`);
+  for (const k of Object.keys(args)) lines.push(`  ${nameText(k)} = ${visible(short(JSON.stringify(args[k])))}   (${originWords(origins[k])})`);
   if (Object.keys(args).length === 0) lines.push("  (none)");
   lines.push("", `Why (${r.reasons.join(", ")}): ${oneLine(String(r.detail.wording ?? ""))}`);
   return lines.join("\n");
@@ -104,7 +109,8 @@ export function question(tool: string, args: Record<string, unknown>, origins: R
  * name that is not plain letters, digits, `_`, `-` and `.` is shown quoted, its breaks escaped.
  */
 export function nameText(k: string): string {
-  return /^[\p{L}\p{N}_.-]+$/u.test(k) ? k : oneLine(JSON.stringify(k));
+  // U+3164 is a letter (Lo) that renders blank: plain only when nothing in it is hidden
+  return /^[\p{L}\p{N}_.-]+$/u.test(k) && visible(k) === k ? k : oneLine(JSON.stringify(k));
 }
 
 /**
@@ -116,9 +122,9 @@ export function quotedName(s: string): string {
   return q.length > 100 ? `${cutText(q, 98)}…"` : q;
 }
 
-/** Text on one line: a line break or another control character is shown escaped (`\n`, `\u2028`). */
+/** Text on one line: a line break is shown escaped (`\n`), every other hidden character by name (`[U+2028]`). */
 function oneLine(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === "\n" ? "\\n" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+  return visible(s.replace(/\n/g, "\\n"));
 }
 
 function short(s: string | undefined): string {

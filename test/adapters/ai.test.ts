@@ -303,6 +303,20 @@ describe("stalwart-agents/ai with ai 7's toolApproval", () => {
     expect(b.count("refund_card")).toBe(0);
   });
 
+  // outside audit (person-in-the-loop) F1: the reason is the gateway's question, which showed U+202E raw
+  it("the reason names hidden characters as the approvals page does", async () => {
+    const { session } = freshSession();
+    const b = bodies();
+    const tools = guard({ tag_order: ai7.tool({ description: "tag", inputSchema: z.object({ order_id: z.string(), tag: z.string() }), execute: async (a) => b.impl.tag_order(a) }) }, session);
+    const model = new ai7test.MockLanguageModelV4(script([[{ id: "c1", tool: "tag_order", input: { order_id: "4411", tag: "vip\u202Eko\u200B\u{E0041}" } }]]) as never);
+    const r = await ai7.generateText({ model, tools, toolApproval: toolApproval(tools), messages: [{ role: "user", content: "please tag order 4411" }], stopWhen: ai7.stepCountIs(5) });
+    const asked = r.content.find((p) => p.type === "tool-approval-request");
+    const reason = asked && "reason" in asked ? String(asked.reason) : "";
+    expect(reason).toContain('tag = "vip[U+202E]ko[U+200B][U+E0041]"');
+    expect(/[\u202E\u200B]|\u{E0041}/u.test(reason)).toBe(false);
+    expect(b.count("tag_order")).toBe(0);
+  });
+
   it("a call the check allows is still asked about when the tool's own needsApproval says so", async () => {
     const { session } = freshSession();
     const b = bodies();

@@ -9,7 +9,10 @@ import { join } from "node:path";
 import { createServer } from "node:http";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { expect } from "vitest";
+import { serve, type ServerType } from "@hono/node-server";
 import { builtCli } from "../helpers/built-cli.js";
+import { approvalsApp } from "../../worker/portable/approvals/app.js";
+import type { ApprovalStore } from "../../worker/portable/engine/index.js";
 
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 export const haveChromium = existsSync(CHROMIUM);
@@ -62,4 +65,31 @@ export async function crossSiteAttempts(page: Page, target: string): Promise<num
     await other.close();
     evil.close();
   }
+}
+
+/**
+ * The page over `store` in this process (records of any shape, no home), on a port the system
+ * picks (two runs never collide), and a Chromium page signed in to it as `ana`.
+ */
+export async function pageOver(store: ApprovalStore): Promise<{ url: string; page: Page; close(): Promise<void> }> {
+  const mac = () => new Uint8Array(32);
+  const app = approvalsApp({ base: "", local: true, now: () => Date.now(), login: () => ({ by: "ana" }), storeFor: () => store, macFor: () => mac, cookieMac: () => mac });
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
+  });
+  const addr = server.address();
+  const url = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
+  const browser = await launch();
+  const page = await (await browser.newContext()).newPage();
+  const login = await page.request.post(`${url}/login`, { headers: { "Stalwart-Apply": "yes", Origin: url, "Content-Type": "application/json" }, data: { code: "1", by: "ana" } });
+  expect(login.ok()).toBe(true);
+  return {
+    url,
+    page,
+    close: async () => {
+      await browser.close();
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
 }

@@ -34,7 +34,34 @@ describe("the question a person is asked", () => {
   it("the form's field for such an argument is titled the same way", () => {
     const form = approvalForm("save", { [spoof]: "evil", "\u2028": "u" });
     expect(form.properties[`arg:${spoof}`]!.title).toBe(JSON.stringify(spoof));
-    expect(form.properties["arg:\u2028"]!.title).toBe('"\\u2028"');
+    expect(form.properties["arg:\u2028"]!.title).toBe('"[U+2028]"');
+  });
+
+  // outside audit (person-in-the-loop) F1: the elicitation question (and the adapters' approval
+  // text, the same function) showed U+202E and U+200B raw, while the page and `show` named them
+  it("hidden characters in values, names and the wording are named as the page and `approvals show` name them", () => {
+    const tag = (s: string) => [...s].map((c) => String.fromCodePoint(0xe0000 + c.codePointAt(0)!)).join("");
+    const args = { title: "to:\u202Emoc.liame@bob", text: `pay\u200B 100${tag("wire 900")}`, meta: { note: "\u202Eok" }, "t\u3164o": "x", "a\u0085b": 1 };
+    const o = { origin: "model", labels: [] };
+    const wording: CheckResult = { ...check, detail: { wording: "`title` is \u202E04\u2029. Allow save?" } };
+    const text = question("save", args, { title: o, text: o, meta: o, "t\u3164o": o, "a\u0085b": o }, wording);
+    expect(/(?![\t\n])[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u.test(text)).toBe(false);
+    expect(text.split("\n")).toEqual([
+      "save needs your approval before it runs.",
+      "",
+      "Arguments:",
+      '  title = "to:[U+202E]moc.liame@bob"   (written by the model)',
+      '  text = "pay[U+200B] 100[8 TAG characters U+E0020–U+E0077 spelling \"wire 900\"]"   (written by the model)',
+      '  meta = {"note":"[U+202E]ok"}   (written by the model)',
+      '  "t[U+3164]o" = "x"   (written by the model)',
+      '  "a[U+0085]b" = 1   (written by the model)',
+      "",
+      "Why (argument_origin): `title` is [U+202E]04[U+2029]. Allow save?",
+    ]);
+    // the form's fields keep the exact values (an edit must start from what would be sent); only their titles name
+    const form = approvalForm("save", args);
+    expect(form.properties["arg:title"]).toMatchObject({ default: "to:\u202Emoc.liame@bob" });
+    expect(form.properties["arg:t\u3164o"]!.title).toBe('"t[U+3164]o"');
   });
 });
 

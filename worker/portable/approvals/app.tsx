@@ -15,9 +15,10 @@ import { bodyLimit } from "hono/body-limit";
 import { getCookie, setCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
 import { approvalStatus, decide, fromBase64Url, fromUtf8, StalwartError, toBase64Url, toHex, toWire, utf8, surveyOf, type ApprovalStore, type ApprovalSurvey, type ErrorCode, type Mac } from "../engine/index.js";
-import { equalBytes, fromHex, inexactInteger } from "../engine/index.js";
+import { equalBytes, fromHex } from "../engine/index.js";
 import { ListBody, LoginBody, OneBody, Page } from "./views.js";
-import { clip, fixedInForm } from "./words.js";
+import { clip } from "./words.js";
+import { editedArgs } from "./edit-form.js";
 
 export interface Identity {
   /** who decides, as receipts record it */
@@ -175,32 +176,9 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
     const store = o.storeFor(who, c.env);
     const before = await store.get(c.req.param("id"));
     if (!before) return refuse(c, "ApprovalNotFound", `no confirmation \`${c.req.param("id")}\``);
-    const body = await jsonBody(c);
-    // each key defined, not assigned: an argument named `__proto__` stays an argument, not the
-    // object's prototype (a plain object still: the Durable Object's RPC refuses a null prototype)
-    const edited: Record<string, unknown> = {};
-    const set = (k: string, v: unknown) => Object.defineProperty(edited, k, { value: v, enumerable: true, writable: true, configurable: true });
-    for (const k of Object.keys(before.record.args)) {
-      const field = `arg:${k}`;
-      const text = Object.hasOwn(body, field) ? body[field] : undefined;
-      const was = before.record.args[k];
-      if (typeof text !== "string" || fixedInForm(was)) {
-        set(k, was);
-        continue;
-      }
-      if (typeof was === "string") set(k, text);
-      else {
-        try {
-          set(k, JSON.parse(text));
-        } catch {
-          return refuse(c, "InputError", `\`${k}\` must be JSON (it was ${JSON.stringify(was)})`);
-        }
-        // the person's number, not the one it rounds to: a receipt signs what the person typed or nothing
-        const inexact = inexactInteger(text);
-        if (inexact) return refuse(c, "InputError", `\`${k}\`: ${inexact.written} cannot be kept exactly (it would be ${BigInt(inexact.read)}); a number is exact only within ±(2^53 − 1)`);
-      }
-    }
-    const a = await decide(store, o.macFor(who, c.env), before.record.id, { decision: "edit", by: who.by, at: o.now(), edited });
+    const answer = editedArgs(before.record.args, await jsonBody(c));
+    if ("problem" in answer) return refuse(c, "InputError", answer.problem);
+    const a = await decide(store, o.macFor(who, c.env), before.record.id, { decision: "edit", by: who.by, at: o.now(), edited: answer.edited });
     return c.json({ done: "edited: the call is checked again, and shows here if it needs you", receipt: a.receipt, go: "/" });
   });
 

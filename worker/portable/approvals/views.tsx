@@ -7,7 +7,9 @@
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import { approvalStatus, type Approval, type UnreadableRecord } from "../engine/index.js";
-import { counterWords, fixedInForm, originWords, statusWords, visible, when } from "./words.js";
+import { counterWords, originWords, statusWords, when } from "./words.js";
+import { fixedInForm, formText } from "./edit-form.js";
+import { visible } from "./visible.js";
 
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--mut:#59636e;--line:#d0d7de;--warn:#9a6700;--warnbg:#fff8c5;--ok:#1a7f37;--no:#cf222e}
@@ -44,6 +46,9 @@ async function apply(path, body) {
 document.addEventListener("submit", (e) => {
   const f = e.target; if (!f.dataset.apply) return; e.preventDefault();
   const body = {}; for (const [k, v] of new FormData(f)) body[k] = v;
+  // an argument goes back only when the person changed it: the browser may have rewritten one
+  // they never touched, and the server keeps a field left out exactly as the call has it
+  for (const el of f.querySelectorAll("input[name^='arg:']")) if (el.value === el.defaultValue) delete body[el.name];
   if (e.submitter && e.submitter.name) body[e.submitter.name] = e.submitter.value;
   apply(f.dataset.apply, body);
 });
@@ -128,7 +133,6 @@ export function OneBody(props: { a: Approval; now: number; base: string; by: str
   const r = a.record;
   const s = approvalStatus(a, now);
   const keys = Object.keys(r.args);
-  const shown = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
   return (
     <>
       <p>
@@ -152,7 +156,7 @@ export function OneBody(props: { a: Approval; now: number; base: string; by: str
             return (
               <tr>
                 <th scope="row">{visible(k)}</th>
-                <td class="v">{visible(shown(r.args[k]))}</td>
+                <td class="v">{visible(formText(r.args[k]))}</td>
                 <td class={w.flagged ? "flag" : ""}>{w.flagged ? "⚠ " : ""}{w.text}</td>
               </tr>
             );
@@ -199,16 +203,17 @@ export function OneBody(props: { a: Approval; now: number; base: string; by: str
                   <input type="text" id="eby" name="by" required />
                 </>
               )}
-              {keys.map((k, i) =>
-                fixedInForm(r.args[k]) ? (
-                  <p class="mut">{visible(k)}: holds a line break, which this form cannot carry; it is kept as it is</p>
+              {keys.map((k, i) => {
+                const fixed = fixedInForm(r.args[k]);
+                return fixed !== undefined ? (
+                  <p class="mut">{visible(k)}: {fixed}; it is kept as it is</p>
                 ) : (
                   <>
                     <label for={`arg-${i}`}>{visible(k)}{typeof r.args[k] === "string" ? "" : " (JSON)"}</label>
-                    <input type="text" id={`arg-${i}`} name={`arg:${k}`} value={shown(r.args[k])} />
+                    <input type="text" id={`arg-${i}`} name={`arg:${k}`} value={formText(r.args[k])} />
                   </>
-                ),
-              )}
+                );
+              })}
               <div class="buttons">
                 <button type="submit">Check the edited call again</button>
               </div>

@@ -3,6 +3,7 @@
  * argument came from, in words, with anything from outside flagged; the counters' before → after.
  */
 import { cutText, type Approval, type ApprovalStatus, type ArgumentOrigin, type CounterEffect } from "../engine/index.js";
+import { visible } from "./visible.js";
 
 export interface OriginWords {
   text: string;
@@ -66,18 +67,6 @@ export function when(ms: number): string {
 }
 
 /**
- * Text as a person must read it before deciding: a character that reorders, hides or controls
- * what follows it — bidi overrides and isolates, zero-width and invisible marks, C0 and C1
- * controls — is named (`[U+202E]`) instead of acting, so "‮moc.liame@bob" cannot read as
- * "bob@email.com". Tab and newline stay: they hide nothing.
- */
-export function visible(text: string): string {
-  return text.replace(HIDDEN, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}]`);
-}
-
-const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
-
-/**
  * `text` trimmed and cut to at most `max` UTF-16 units without splitting a surrogate pair (half an
  * emoji is not text: the receipt's canonical form refuses it), or undefined when nothing is left.
  */
@@ -86,13 +75,4 @@ export function clip(text: unknown, max: number): string | undefined {
   const t = text.trim();
   if (t === "") return undefined;
   return cutText(t, max);
-}
-
-/**
- * A value the edit form cannot carry, so it is not offered for editing and an edit keeps it as it
- * is: a browser strips line breaks from a one-line text field, so a string holding one would come
- * back changed though the person never touched it (and, changed, it would count as theirs).
- */
-export function fixedInForm(v: unknown): boolean {
-  return typeof v === "string" && /[\r\n]/.test(v);
 }

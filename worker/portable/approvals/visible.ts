@@ -1,0 +1,58 @@
+/**
+ * Text as a person must read it before deciding (the approvals page, `stalwart approvals show`,
+ * the gateway's elicitation question, the adapters' approval text): every character that
+ * reorders, hides or controls the text around it, or renders as nothing, is named (`[U+202E]`)
+ * instead of acting, so "‮moc.liame@bob" cannot read as "bob@email.com" and a sentence spelled in
+ * invisible TAG characters cannot pass unseen. Tab and newline stay: they hide nothing.
+ */
+
+/**
+ * Controls (Cc, but tab and newline), format characters (Cf: bidi controls, zero-width marks,
+ * U+00AD, U+206A–206F, TAG characters), private use (Co), lone surrogates (Cs), line and
+ * paragraph separators (Zl, Zp), and default-ignorables (variation selectors, U+034F, the Hangul
+ * fillers U+115F/U+1160/U+3164/U+FFA0, which render blank). The `u` flag makes each one code
+ * point, so characters beyond the BMP match whole.
+ */
+const HIDDEN_RUN = /(?:(?![\t\n])[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u115F\u1160\u3164\uFFA0])+/gu;
+
+/** TAG characters that mirror printable ASCII (U+E0020–U+E007E): a run of them spells text some readers (a model) see. */
+const TAG_ASCII = /[\u{E0020}-\u{E007E}]{2,}/uy;
+
+export function visible(text: string): string {
+  return text.replace(HIDDEN_RUN, nameRun);
+}
+
+/**
+ * A run of hidden characters by name, kept readable however long it is: a run of TAG characters
+ * as its count, code points and the ASCII it spells; a character repeated as one name with its
+ * count (`[U+200B ×40]`); anything else one name each.
+ */
+function nameRun(run: string): string {
+  let out = "";
+  let i = 0;
+  while (i < run.length) {
+    TAG_ASCII.lastIndex = i;
+    const tags = TAG_ASCII.exec(run);
+    if (tags) {
+      // no spread: a run may be longer than a call takes arguments
+      const points = [...tags[0]].map((c) => c.codePointAt(0)!);
+      const spelled = points.map((p) => String.fromCharCode(p - 0xe0000)).join("");
+      const low = points.reduce((a, b) => Math.min(a, b));
+      const high = points.reduce((a, b) => Math.max(a, b));
+      out += `[${points.length} TAG characters ${hex(low)}–${hex(high)} spelling ${JSON.stringify(spelled)}]`;
+      i += tags[0].length;
+      continue;
+    }
+    const p = run.codePointAt(i)!;
+    const c = String.fromCodePoint(p);
+    let n = 1;
+    while (run.startsWith(c, i + n * c.length)) n++;
+    out += n > 1 ? `[${hex(p)} ×${n}]` : `[${hex(p)}]`;
+    i += n * c.length;
+  }
+  return out;
+}
+
+function hex(p: number): string {
+  return `U+${p.toString(16).toUpperCase().padStart(4, "0")}`;
+}
