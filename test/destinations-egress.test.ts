@@ -70,10 +70,10 @@ describe("IPv4 in every form the host parser reads", () => {
     }
   });
 
-  it("with a port: two parts or more, or a hex part (`12:30` is a time)", () => {
+  it("with a port: two parts or more, a hex part, or one number past 0.255.255.255 (`12:30` is a time)", () => {
     for (const c of cases) {
       const text = `${c.text}:8080`;
-      expect(findDestinations(text), text).toEqual(c.parts >= 2 || c.hex ? [text] : []);
+      expect(findDestinations(text), text).toEqual(c.parts >= 2 || c.hex || !c.dotted.startsWith("0.") ? [text] : []);
     }
   });
 

@@ -10,7 +10,8 @@
  *   one to three parts (`4411`, `40.00`, `3.14`) stays a number, though a URL parser would read
  *   it as IPv4: otherwise every amount and id would be an address.
  * - `PORT` (`host:port`): any name the host parser accepts (`intranet:8080`); IPv4 of two parts or
- *   more, or with a hex part (`127.1:80`; `12:30` is a time).
+ *   more, or with a hex part (`127.1:80`; `12:30` is a time), or one decimal number past
+ *   0.255.255.255 (`2130706433:80`; `1920:1080` is a ratio).
  * - `MARKED` (`user@host`, `\\host\share`): any name, any IPv4 (`x@2130706433`).
  *
  * A run holding `%hh` escapes is read decoded, as the host parser decodes it (`evil%2Ecom` is
@@ -61,7 +62,7 @@ export function namesHost(s: string, p: number, e: number, mark: Mark): boolean 
   const escaped = hasEscape(s, p, e);
   if (!escaped && isNameWithTld(s, p, e)) return true;
   const shape = ipv4Shape(s, p, e);
-  if (shape >= 0) return enough(shape, mark) && isIPv4Host(s.slice(p, e));
+  if (shape >= 0) return enough(shape, mark) ? isIPv4Host(s.slice(p, e)) : wideWithPort(s.slice(p, e), shape, mark);
   if (!escaped && mark === NONE) return false;
   const text = s.slice(p, e);
   const host = parseHost(text);
@@ -123,6 +124,16 @@ function enough(shape: number, mark: Mark): boolean {
   const parts = shape & 0xff;
   if (mark === MARKED || (shape & HEX_PART) !== 0) return true;
   return mark === PORT ? parts >= 2 : parts === 4;
+}
+
+/**
+ * `2130706433:80`: one decimal number with a port reaches 127.0.0.1 as `127.1:80` does. Only past
+ * 0.255.255.255, where it could be no hour, minute or screen ratio (`12:30`, `1920:1080`).
+ */
+function wideWithPort(text: string, shape: number, mark: Mark): boolean {
+  if (mark !== PORT || shape !== 1) return false;
+  const host = parseHost(text);
+  return host !== null && hostKind(host) === "ipv4" && !host.startsWith("0.");
 }
 
 function isIPv4Host(text: string): boolean {
