@@ -62,7 +62,7 @@ export function namesHost(s: string, p: number, e: number, mark: Mark): boolean 
   const escaped = hasEscape(s, p, e);
   if (!escaped && isNameWithTld(s, p, e)) return true;
   const shape = ipv4Shape(s, p, e);
-  if (shape >= 0) return enough(shape, mark) ? isIPv4Host(s.slice(p, e)) : wideWithPort(s.slice(p, e), shape, mark);
+  if (shape >= 0) return enough(shape, mark) ? isIPv4Host(s.slice(p, e)) : wideWithPort(s, p, e, shape, mark);
   if (!escaped && mark === NONE) return false;
   const text = s.slice(p, e);
   const host = parseHost(text);
@@ -130,9 +130,9 @@ function enough(shape: number, mark: Mark): boolean {
  * `2130706433:80`: one decimal number with a port reaches 127.0.0.1 as `127.1:80` does. Only past
  * 0.255.255.255, where it could be no hour, minute or screen ratio (`12:30`, `1920:1080`).
  */
-function wideWithPort(text: string, shape: number, mark: Mark): boolean {
+function wideWithPort(s: string, p: number, e: number, shape: number, mark: Mark): boolean {
   if (mark !== PORT || shape !== 1) return false;
-  const host = parseHost(text);
+  const host = parseHost(s.slice(p, e));
   return host !== null && hostKind(host) === "ipv4" && !host.startsWith("0.");
 }
 
