@@ -20,6 +20,7 @@
  */
 import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from "@modelcontextprotocol/server";
 import { quotedName } from "./words.js";
+import { visible } from "../../worker/portable/approvals/visible.js";
 
 const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
 export type Level = (typeof LEVELS)[number];
@@ -190,5 +191,6 @@ function rank(level: unknown): number {
 
 /** A tool server's own question, marked so the person never takes it for stalwart's approval of a call. */
 function ownQuestion(server: string, message: unknown): string {
-  return `[The tool server ${quotedName(server)} asks this itself. It is not stalwart's approval of a call: approving a call is only ever asked as "… needs your approval before it runs". Your answer goes to the tool server.]\n\n${typeof message === "string" ? message : ""}`;
+  // its hidden characters named, as in stalwart's own question: nothing in it reads otherwise than it is
+  return `[The tool server ${quotedName(server)} asks this itself. It is not stalwart's approval of a call: approving a call is only ever asked as "… needs your approval before it runs". Your answer goes to the tool server.]\n\n${typeof message === "string" ? visible(message) : ""}`;
 }

@@ -143,6 +143,27 @@ describe("a tool server whose name writes a question of its own", () => {
   }, 60_000);
 });
 
+describe("a tool server's question with hidden characters", () => {
+  it("reaches the person with them named, as stalwart's own question names them", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const hidden = [..."wire 900"].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
+    const question = `Which colour? \u202Eeulb\u202C${hidden}`;
+    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS], env: { ...(process.env as Record<string, string>), ASKS_QUESTION: question } }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    try {
+      const { client, seen } = host();
+      await overHttp({ client, asked: [] }, gw.url!);
+      expect((await call(client, "ask_person")).r.isError).toBeFalsy();
+      const asked = seen.asked[0]!;
+      expect(asked).toContain("Which colour? [U+202E]eulb[U+202C][8 TAG characters U+E0020–U+E0077 spelling \"wire 900\"]");
+      expect(asked).not.toMatch(/[\u202E\u202C]|[\u{E0000}-\u{E007F}]/u);
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  }, 60_000);
+});
+
 async function until(f: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   while (!f()) {
