@@ -2,13 +2,16 @@
  * The tests' servers under `wrangler dev` (scripts/wrangler-server.mjs) get ports nothing else is
  * handed: below the kernel's range for outgoing connections, whose ports a busy run's own
  * connections take. A port taken between the choice and wrangler's bind (seen once in CI: "Address
- * already in use") is chosen again, not a failed test; a port the caller gave is not.
+ * already in use") is chosen again, not a failed test; a port the caller gave is not. A workerd that
+ * stops at start-up logging nothing of its own (seen once in CI) is started again, twice at most.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer, type Server } from "node:net";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error — a plain .mjs helper shared with scripts/dev.mjs
-import { freePort, PortTaken, startWrangler } from "../../scripts/wrangler-server.mjs";
+import { freePort, PortTaken, RuntimeDidNotStart, startFailure, startWrangler } from "../../scripts/wrangler-server.mjs";
 
 function listen(port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -52,4 +55,27 @@ describe("the tests' wrangler ports", () => {
       holder.close();
     }
   }, 180_000);
+
+  // What wrangler printed in the CI run where workerd stopped at start-up with nothing else logged.
+  const silent =
+    "\u001b[31m✘ \u001b[41;31m[\u001b[41;97mERROR\u001b[41;31m]\u001b[0m \u001b[1mThe Workers runtime failed to start. There is likely additional logging output above.\u001b[0m\n\n\n" +
+    '🪵  Logs were written to "/root/.config/.wrangler/logs/wrangler-2026-12-07_10-44-50_175.log"\n';
+
+  it("a runtime that stops at start-up with no error of its own is tried again; a script's own error is not", async () => {
+    expect(startFailure(silent)).toBeInstanceOf(RuntimeDidNotStart);
+    expect(startFailure(silent.replace("The Workers", "Address already in use (127.0.0.1:20123)\nThe Workers"))).toBeInstanceOf(PortTaken);
+
+    const dir = mkdtempSync(join(tmpdir(), "stalwart-wfail-"));
+    writeFileSync(join(dir, "w.mjs"), 'throw new Error("boom at start");\nexport default { fetch() { return new Response("ok"); } };\n');
+    writeFileSync(join(dir, "wrangler.toml"), 'name = "wfail"\nmain = "w.mjs"\ncompatibility_date = "2025-01-01"\n');
+    let picks = 0;
+    const err = await startWrangler({ config: join(dir, "wrangler.toml"), health: "/", pickPort: async () => (++picks, freePort()) }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(RuntimeDidNotStart);
+    expect(String((err as Error).message)).toContain("boom at start");
+    expect(picks).toBe(1);
+  }, 120_000);
 });
