@@ -73,8 +73,10 @@ describe.skipIf(!haveChromium)("approvals page (stalwart approvals serve) in Chr
     expect(await page.locator("p.question").textContent()).toContain("Allow refund_card?");
     if (shots) await page.screenshot({ path: join(DOCS, "approvals-one.png"), fullPage: true });
     await page.getByLabel("Message (optional)").fill("checked order 4411");
+    const reloaded = page.waitForEvent("load"); // the page reloads itself after a decision
     await page.getByRole("button", { name: "Approve" }).press("Enter"); // by keyboard
     const r = await waiting;
+    await reloaded; // before the next test navigates: two navigations at once interrupt each other
     expect(r).toMatchObject({ status: "ran", receipt: { by: "ana", decision: "approve", message: "checked order 4411" } });
     expect(runs).toEqual([{ order_id: "4411", amount: 40 }]);
     expect(s.history.entries.some((e) => e.kind === "receipt" && e.by === "ana")).toBe(true);
@@ -88,8 +90,10 @@ describe.skipIf(!haveChromium)("approvals page (stalwart approvals serve) in Chr
     const item = page.locator("ul.list li a", { hasText: "refund_card" }).filter({ has: page.locator(".status.pending") }).first();
     await item.waitFor({ timeout: 20_000 });
     await item.click();
+    const reloaded = page.waitForEvent("load");
     await page.getByRole("button", { name: "Deny" }).click();
     const r = await waiting;
+    await reloaded;
     expect(r).toMatchObject({ status: "refused", receipt: { decision: "deny", by: "ana" } });
     expect(runs).toBe(0);
   }, 120_000);
@@ -112,8 +116,10 @@ describe.skipIf(!haveChromium)("approvals page (stalwart approvals serve) in Chr
     expect(runs, "nothing ran on the old approval").toEqual([]);
     await pending().click();
     expect(await page.locator("tbody tr").nth(1).textContent()).toContain("written by the person in a reply");
+    const reloaded = page.waitForEvent("load");
     await page.getByRole("button", { name: "Approve" }).click();
     const r = await waiting;
+    await reloaded;
     expect(r.status).toBe("ran");
     expect(runs).toEqual([{ order_id: "4413", amount: 60 }]);
   }, 120_000);
