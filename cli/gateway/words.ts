@@ -32,7 +32,7 @@ export function faultCheck(err: unknown): CheckResult {
   return { decision: "refuse", reasons: ["internal_error"], detail, step: -1 };
 }
 
-/** One line per reason, with the detail a person or a model can act on. */
+/** One line per reason, with the detail a person or a model can act on, hidden characters named. */
 export function refusalText(tool: string, r: CheckResult): string {
   const d = r.detail;
   const parts: string[] = [];
@@ -73,7 +73,9 @@ export function refusalText(tool: string, r: CheckResult): string {
       }
     }
   }
-  return `stalwart refused ${tool}, and it did not run.\n${parts.join("\n")}`;
+  // one line per reason whatever its detail holds (a message quoting the model's value), and
+  // hidden characters named: a host shows this text to a person too, and the model rereads it
+  return `stalwart refused ${tool}, and it did not run.\n${parts.map(oneLine).join("\n")}`;
 }
 
 /** " USD" after an amount, when the tool names its currency */
