@@ -132,6 +132,20 @@ describe("stalwart-agents/openai-agents", () => {
     expect(reportOf(session.history.entries, c!.step)).toEqual([]);
   });
 
+  // the model's text `{"amount":40,"amount":900}` is a call JSON.parse reads as 900 and a tool
+  // reading the text itself may read as 40 (outside audit 6, F1, the same gap at the worker)
+  it("arguments that give a key twice are refused, and nothing runs", async () => {
+    const { session, b, model, agent } = setup();
+    model.enqueue([functionCall("get_order", '{"order_id":"4411","order_id":"9999"}', { callId: "c1" })], said("sorry"));
+    const r = await run(agent, "look up order 4411");
+    expect(r.interruptions).toHaveLength(0);
+    expect(b.count("get_order")).toBe(0);
+    expect(seen(model, 1)).toContain("get_order did not run: its arguments are not JSON, or give a key twice.");
+    // Agents JS asks needsApproval with the arguments it parsed (the last `order_id`): that check
+    // is in the history, and no report says the call ran
+    expect(session.history.entries.filter((e) => e.kind === "report" && e.outcome === "ran")).toEqual([]);
+  });
+
   it("an argument copied from the person's message is inferred typed; one they never typed is held", async () => {
     const { b, events, model, agent } = setup();
     model.enqueue(call("tag_order", { order_id: "4411", tag: "vip" }, "c1"), call("tag_order", { order_id: "4411", tag: "gold" }, "c2"));

@@ -315,6 +315,56 @@ describe("a compiled rulebook registry (JSON) that gives a key twice in one obje
   });
 });
 
+// Outside audit 6, F1: `{"amount":900,"amount":50}` was read as 50 (JSON.parse keeps the last):
+// the ceiling, the person's question and the token all covered 50, while the same text carries
+// 900 for a host that reads the first.
+describe("a request body that gives a key twice in one object", () => {
+  it("is 400 invalid_request naming the key and its pointer, on the check route and on a session's start", async () => {
+    const { call } = testApp();
+    await call("PUT", "/v1/catalogues/store", storeYaml, KEY_A, "application/yaml");
+    const started = await json(await call("POST", "/v1/sessions", '{"catalogue":"store","name":"billing","name":"other"}', KEY_A));
+    expect({ status: started.status, code: started.body.error?.code, pointer: started.body.error?.pointer }).toEqual({ status: 400, code: "invalid_request", pointer: "/name" });
+    const s = await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "billing" }, KEY_A));
+    expect(s.status).toBe(201);
+    const body = JSON.stringify({ session: s.body.session, tool: "refund_card", args: { order_id: "4411", amount: 900 } }).replace('"amount":900', '"amount":900,"amount":50');
+    const got = await json(await call("POST", "/v1/check", body, KEY_A));
+    expect({ status: got.status, code: got.body.error?.code, pointer: got.body.error?.pointer }).toEqual({ status: 400, code: "invalid_request", pointer: "/args/amount" });
+    expect(got.body.error.message).toContain("`amount` twice");
+    // the same key written with an escape is the same key
+    const escaped = await json(await call("POST", "/v1/check", body.replace('"amount":50', '"\\u0061mount":50'), KEY_A));
+    expect(escaped.body.error?.pointer).toBe("/args/amount");
+  });
+
+  it("duplicateKey agrees with JSON.parse on random texts: none in what JSON.stringify writes, the second of any key given twice", () => {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const keys = ["a", "b", 'q"', "s\\", "t/~", "ü", "\u0000", "x\u2028", ""];
+    const value = (depth: number): unknown => {
+      const r = rnd(depth > 3 ? 3 : 6);
+      if (r === 0) return rnd(1000) - 500;
+      if (r === 1) return keys[rnd(keys.length)]! + '\\"';
+      if (r === 2) return null;
+      if (r === 3) return Array.from({ length: rnd(4) }, () => value(depth + 1));
+      const o: Record<string, unknown> = {};
+      for (let i = rnd(4); i > 0; i--) o[keys[rnd(keys.length)]!] = value(depth + 1);
+      return o;
+    };
+    for (let i = 0; i < 300; i++) {
+      const v = { root: value(0) };
+      const text = JSON.stringify(v);
+      expect(duplicateKey(text), text).toBeUndefined();
+      // the same text with one object's first key given again, escaped or not
+      const m = /\{"((?:[^"\\]|\\.)*)":/g;
+      const found = [...text.matchAll(m)];
+      const at = found[rnd(found.length)]!;
+      const again = rnd(2) === 0 ? at[1]! : at[1]!.replace(/^[a-z]/, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+      const doubled = `${text.slice(0, at.index! + 1)}"${again}":0,${text.slice(at.index! + 1)}`;
+      expect(() => JSON.parse(doubled), doubled).not.toThrow();
+      expect(duplicateKey(doubled)?.key, doubled).toBe(JSON.parse(`"${at[1]}"`));
+    }
+  });
+});
+
 describe("POST /v1/sessions with a catalogue or rulebook name no PUT could have registered", () => {
   // rulebooks share the tenant's store under `rulebook:<name>`: a catalogue named so read a
   // registered rulebook and compiled it as a catalogue

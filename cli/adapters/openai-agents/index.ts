@@ -29,7 +29,7 @@ import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type 
 import { MemoryApprovals } from "../approvals.js";
 import { toolAsks } from "../tool-asks.js";
 import { passOn } from "../filter.js";
-import { StalwartError } from "../../../worker/portable/engine/index.js";
+import { StalwartError, duplicateKey } from "../../../worker/portable/engine/index.js";
 import { asked, baseFor, isGuardedAgentTool, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
 export { CallGuard, ToolCallRefused, MemoryApprovals };
@@ -181,7 +181,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
     name: "stalwart-check",
     run: async ({ context, toolCall }: { context: RunContext<any>; toolCall: { callId: string; name: string; arguments: string; namespace?: unknown } }) => {
       const args = parseArgs(toolCall.arguments);
-      if (args === undefined) return reject(`${name} did not run: its arguments are not JSON.`);
+      if (args === undefined) return reject(`${name} did not run: its arguments are not JSON, or give a key twice.`);
       const v = await verdictOf(context, toolCall.callId, approvalName(toolCall), args);
       // A confirm not approved yet is on its way to the person (pre-approval guardrails): let it ask.
       if (v.decision !== "refuse") return { behavior: { type: "allow" as const }, outputInfo: { decision: v.decision, reasons: v.check.reasons, step: v.check.step } };
@@ -193,7 +193,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
   const invoke = async (ctx: RunContext<any>, input: string, details?: Parameters<AnyFunctionTool["invoke"]>[2]): Promise<unknown> => {
     const call = details?.toolCall;
     const args = parseArgs(input);
-    if (!call || args === undefined) return `${name} did not run: the call has no id, or its arguments are not JSON.`;
+    if (!call || args === undefined) return `${name} did not run: the call has no id, or its arguments are not JSON or give a key twice.`;
     // The guardrail has decided already (the verdict is kept by call id); this holds if it did not run.
     const v = await verdictOf(ctx, call.callId, approvalName(call), args);
     if (v.decision !== "allow") {
@@ -295,9 +295,15 @@ function approvalName(call: { name: string; namespace?: unknown }): string {
   return JSON.stringify(ns === call.name ? ["deferred_top_level", call.name] : ["namespaced", ns, call.name]);
 }
 
+/**
+ * The model's argument text as data; undefined when it is not JSON, or gives a key twice in one
+ * object (JSON.parse keeps the last; a tool that reads the text itself may take the first, and
+ * the call checked must be the call run).
+ */
 function parseArgs(text: string): unknown {
   try {
-    return JSON.parse(text === "" ? "{}" : text);
+    const args: unknown = JSON.parse(text === "" ? "{}" : text);
+    return duplicateKey(text) ? undefined : args;
   } catch {
     return undefined;
   }

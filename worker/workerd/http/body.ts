@@ -1,12 +1,12 @@
 /**
  * Reading request bodies, the same way in both workers: hono's `bodyLimit` bounds them; the
  * content type is required (415) where the worker requires one; UTF-8 is read strictly (what is checked is what was sent, not
- * a replacement character); JSON must be an object, whose fields the route checks once, up front,
- * and reads typed from `c.req.valid("json")`.
+ * a replacement character); JSON must be an object, giving no key twice, whose fields the route
+ * checks once, up front, and reads typed from `c.req.valid("json")`.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { InputError, didYouMean, inexactInteger } from "../../portable/engine/index.js";
+import { InputError, didYouMean, duplicateKey, inexactInteger } from "../../portable/engine/index.js";
 import { HttpError } from "./errors.js";
 
 /** Past `maxBytes`, 413 `body_too_large`, whether the length is declared or only streamed. */
@@ -93,6 +93,10 @@ export function parseObject(text: string, rules: JsonRules = {}): Record<string,
     const message = `the integer ${inexact.written} at \`${inexact.pointer}\` cannot be read exactly here (it would read as ${BigInt(inexact.read)}): JSON numbers are exact only within ±(2^53 − 1); send a larger one as a string`;
     throw (rules.invalid ?? inputError)(message, inexact.pointer);
   }
+  // JSON.parse keeps a key's last value; a host that runs the call from this text may read its
+  // first: `{"amount": 900, "amount": 50}` would be checked, shown and approved as 50 and run as 900
+  const twice = duplicateKey(text);
+  if (twice) throw (rules.invalid ?? inputError)(`the body gives \`${twice.key}\` twice in one object (at \`${twice.pointer}\`): which one holds is not clear, so nothing is read`, twice.pointer);
   return v as Record<string, unknown>;
 }
 

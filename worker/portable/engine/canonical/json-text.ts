@@ -65,7 +65,9 @@ function walk(text: string, v: Visitor): void {
     if (ch === '"') {
       const end = stringEnd(text, i);
       if (keyNext) {
-        const key = JSON.parse(text.slice(i, end)) as string;
+        // most keys hold no escape: their text is the key
+        const body = text.slice(i + 1, end - 1);
+        const key = body.includes("\\") ? (JSON.parse(text.slice(i, end)) as string) : body;
         path[path.length - 1] = key;
         if (v.key) {
           const seen = open[open.length - 1]!;
@@ -102,10 +104,11 @@ const NO_KEYS: Set<string> = new Set();
 
 /** The offset after the string that starts at `at` (its quote), escapes skipped. */
 function stringEnd(text: string, at: number): number {
-  for (let i = at + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5c) i++;
-    else if (c === 0x22) return i + 1;
+  // a quote ends the string unless an odd run of backslashes stands before it
+  for (let q = text.indexOf('"', at + 1); q !== -1; q = text.indexOf('"', q + 1)) {
+    let b = 0;
+    while (text.charCodeAt(q - 1 - b) === 0x5c) b++;
+    if (b % 2 === 0) return q + 1;
   }
   return text.length;
 }
