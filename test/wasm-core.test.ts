@@ -244,6 +244,42 @@ describe("key slots", () => {
     expect(() => fresh.loadKey(ascii("one more"))).toThrow(expect.objectContaining({ code: "WasmKeySlotsFull" }));
     expect(fresh.loadKey(ascii("tenant-7"))).toBe(7);
   });
+
+  // Outside audit 6, F2: slots were never given back, so an isolate of the check worker served
+  // its first 1,023 tenants and answered every later one 503 wasm_key_slots_full.
+  it("a released key's slot goes to another key; a handle kept from before is WasmBadSlot, never the other key's MAC", () => {
+    const fresh = createCore(new WebAssembly.Module(readFileSync(new URL("../build/core.wasm", import.meta.url))));
+    const n = fresh.slotCapacity;
+    const handles = Array.from({ length: n }, (_, i) => fresh.loadKey(ascii(`tenant-${i}`)));
+    const data = ascii("entry");
+    const macOf = (k: string) => hex(createHmac("sha256", k).update(data).digest());
+    // held twice (the same key loaded again), released once: still held, nothing can take its slot
+    expect(fresh.loadKey(ascii("tenant-3"))).toBe(handles[3]);
+    fresh.releaseKey(handles[3]!);
+    expect(() => fresh.loadKey(ascii("one more"))).toThrow(expect.objectContaining({ code: "WasmKeySlotsFull" }));
+    // released by every holder: its handle still MACs under its own key until the slot is reused
+    fresh.releaseKey(handles[3]!);
+    fresh.releaseKey(handles[5]!);
+    fresh.releaseKey(handles[5]!); // a second release changes nothing
+    expect(hex(fresh.hmac(handles[3]!, data))).toBe(macOf("tenant-3"));
+    // the same key loaded again takes its slot back, with the same handle
+    expect(fresh.loadKey(ascii("tenant-5"))).toBe(handles[5]);
+    // another key takes the slot released first, under a new handle; the old one is refused
+    const other = fresh.loadKey(ascii("one more"));
+    expect(other % n).toBe(3);
+    expect(other).not.toBe(handles[3]);
+    expect(hex(fresh.hmac(other, data))).toBe(macOf("one more"));
+    for (const use of [() => fresh.hmac(handles[3]!, data), () => fresh.hmacText(handles[3]!, "entry"), () => fresh.link(handles[3]!, ascii("s"), ZERO, data), () => fresh.linkText(handles[3]!, ascii("s"), ZERO, "e"), () => fresh.verifyRun(handles[3]!, ascii("s"), ZERO, [], []), () => fresh.verifyRunText(handles[3]!, ascii("s"), ZERO, [], []), () => fresh.releaseKey(handles[3]!)]) {
+      expect(use).toThrow(expect.objectContaining({ code: "WasmBadSlot" }));
+    }
+    expect(() => fresh.loadKey(ascii("and another"))).toThrow(expect.objectContaining({ code: "WasmKeySlotsFull" }));
+    // the old key comes back in a slot of its own, under a handle of that slot
+    fresh.releaseKey(handles[9]!);
+    const back = fresh.loadKey(ascii("tenant-3"));
+    expect(back % n).toBe(9);
+    expect(hex(fresh.hmac(back, data))).toBe(macOf("tenant-3"));
+    expect(hex(fresh.hmac(handles[4]!, data))).toBe(macOf("tenant-4"));
+  });
 });
 
 describe("history link", () => {

@@ -99,6 +99,15 @@ export class Engine {
   }
 
   /**
+   * Let go of the history key's slot in the core (a worker isolate serving more tenants than the
+   * core has slots drops its least used engines). A request still using this engine keeps working
+   * until another key takes the slot; after that it fails (WasmBadSlot), never MACs under that key.
+   */
+  releaseKey(): void {
+    this.core.releaseKey(this.slot);
+  }
+
+  /**
    * Hex SHA-256 of a string. Short texts repeat a lot from call to call (origins maps, argument
    * values), so their digests are memoised; the cache is dropped whole when it fills.
    */
@@ -113,7 +122,4 @@ export class Engine {
   }
 
   private readonly digests = new Map<string, string>();
-
-
-
 }

@@ -63,7 +63,10 @@ export function memoryApprovals(): (env: unknown, tenant: string) => WorkerAppro
  * tenant's history key is HMAC(secret, "stalwart-tenant-v1." + tenant), exactly as runtime.ts
  * derives it for the tenant's engine (a receipt signed under another key is refused by the history).
  */
+const KEYS = 384;
+
 export class ApprovalKeys {
+  /** the most recently used last; past KEYS the first lets its slot go (the core's slots are few, runtime.ts) */
   private readonly slots = new Map<string, number>();
   constructor(private readonly core: () => Core) {}
 
@@ -72,8 +75,22 @@ export class ApprovalKeys {
     const secret = historySecret(env);
     const name = `${toHex(secret)}|${label}`;
     let slot = this.slots.get(name);
-    // loadKey reuses the slot of a key it holds already (the tenant engine's, runtime.ts)
-    if (slot === undefined) this.slots.set(name, (slot = core.loadKey(core.hmac(core.loadKey(secret), utf8(label)))));
+    if (slot !== undefined) this.slots.delete(name);
+    else {
+      if (this.slots.size >= KEYS) {
+        const [oldest, held] = this.slots.entries().next().value!;
+        this.slots.delete(oldest);
+        core.releaseKey(held);
+      }
+      // loadKey reuses the slot of a key it holds already (the tenant engine's, runtime.ts)
+      const s = core.loadKey(secret);
+      try {
+        slot = core.loadKey(core.hmac(s, utf8(label)));
+      } finally {
+        core.releaseKey(s);
+      }
+    }
+    this.slots.set(name, slot);
     const s = slot;
     return (text) => core.hmacText(s, text);
   }

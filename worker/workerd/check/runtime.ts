@@ -1,6 +1,6 @@
 /**
  * What the check worker's routes share within one isolate: the tenants' engines (one key slot
- * each), the compiled catalogues and rulebooks, the licence and its renewal. Everything that
+ * each, the most recently used 384), the compiled catalogues and rulebooks, the licence and its renewal. Everything that
  * belongs to one request — the tenant, the licence in force, the clock — comes from the request's
  * context (env.ts), never from here.
  */
@@ -20,6 +20,12 @@ import { VerifiedHeads, type HeldPrefix } from "./verified-heads.js";
 import { answerOf, expand, SESSION_FORMS, SESSION_FORMS_HEADER } from "./carried.js";
 
 type C = Context<CheckEnv>;
+
+/**
+ * Tenants' engines kept per isolate: well under the core's 1,024 key slots, which the approvals'
+ * keys (approvals-store.ts, as many again at most) and the history secret share.
+ */
+const ENGINES = 384;
 
 export class CheckRuntime {
   readonly catalogues: Compiled<CompiledCatalogue>;
@@ -114,15 +120,30 @@ export class CheckRuntime {
     const text = env.STALWART_HISTORY_SECRET;
     if (!this.secretSlot || this.secretSlot.text !== text) {
       const secret = historySecret(env);
-      this.secretSlot = { text, slot: core.loadKey(secret) };
+      const slot = core.loadKey(secret);
+      if (this.secretSlot) core.releaseKey(this.secretSlot.slot);
+      this.secretSlot = { text, slot };
+      for (const e of this.engines.values()) e.releaseKey();
       this.engines.clear();
     }
     let engine = this.engines.get(tenant);
-    if (!engine) {
-      const key = core.hmac(this.secretSlot.slot, utf8(`stalwart-tenant-v1.${tenant}`));
-      engine = new Engine({ core, key, schemaCompiler: cfworkerCompiler });
+    if (engine) {
+      // most recently used last: the first is the one to drop
+      this.engines.delete(tenant);
       this.engines.set(tenant, engine);
+      return engine;
     }
+    // The core has a fixed number of key slots, one per engine: past ENGINES tenants an isolate
+    // drops its least recently used engine and lets its slot go (outside audit 6, F2: tenant
+    // 1,024 and every later one were answered 503 wasm_key_slots_full for the isolate's life).
+    if (this.engines.size >= ENGINES) {
+      const [oldest, dropped] = this.engines.entries().next().value!;
+      this.engines.delete(oldest);
+      dropped.releaseKey();
+    }
+    const key = core.hmac(this.secretSlot.slot, utf8(`stalwart-tenant-v1.${tenant}`));
+    engine = new Engine({ core, key, schemaCompiler: cfworkerCompiler });
+    this.engines.set(tenant, engine);
     return engine;
   }
 

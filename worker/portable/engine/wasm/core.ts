@@ -22,7 +22,19 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
   const slotOf = new Map<string, number>();
   const slotKey: (string | undefined)[] = [];
   let nextSlot = 0;
-  const loaded = (slot: number): boolean => Number.isInteger(slot) && slot >= 0 && slot < nextSlot;
+  // A key's handle is its slot plus SLOTS × how many keys held the slot before it: a handle kept
+  // after its key was released and its slot given to another key fails (WasmBadSlot) instead of
+  // MACing under the other key. A released slot keeps its key, and its handles work, until reused.
+  const handles: number[] = [];
+  const holders: number[] = [];
+  /** released slots, oldest first: reused in that order, so a just-released key lasts longest */
+  const released = new Set<number>();
+  /** The slot of a live handle; anything else is WasmBadSlot. */
+  const slotAt = (h: number): number => {
+    const i = h % SLOTS;
+    if (!(i >= 0 && handles[i] === h)) badSlot(h);
+    return i;
+  };
 
   function fingerprint(key: Uint8Array): string {
     let s = "";
@@ -123,15 +135,15 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
     },
 
     hmacText(slot, text) {
-      if (!loaded(slot)) badSlot(slot);
+      const s = slotAt(slot);
       const n = mem.encodeAt(text, 0);
       if (n < 0) return core.hmac(slot, encoder.encode(text));
-      if (w.hmac(slot, IN, n, OUT) !== 0) badSlot(slot);
+      if (w.hmac(s, IN, n, OUT) !== 0) badSlot(slot);
       return mem.out();
     },
 
     linkText(slot, sessionId, prev, entry) {
-      if (!loaded(slot)) badSlot(slot);
+      const s = slotAt(slot);
       checkPrev(prev);
       const sidLen = sessionId.length;
       const at = LINK_BYTES + sidLen;
@@ -139,12 +151,12 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
       if (n < 0) return core.link(slot, sessionId, prev, encoder.encode(entry));
       mem.u8.set(prev, IN);
       mem.u8.set(sessionId, IN + LINK_BYTES);
-      w.link(slot, IN, IN + LINK_BYTES, sidLen, IN + at, n, OUT);
+      w.link(s, IN, IN + LINK_BYTES, sidLen, IN + at, n, OUT);
       return mem.out();
     },
 
     linkWith(slot, sessionId, prev, run, i) {
-      if (!loaded(slot)) badSlot(slot);
+      const s = slotAt(slot);
       checkPrev(prev);
       const sidLen = sessionId.length;
       const at = IN + LINK_BYTES + sidLen;
@@ -159,43 +171,63 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
       if (end < 0) return core.link(slot, sessionId, prev, encoder.encode(run.text(i)));
       mem.u8.set(prev, IN);
       mem.u8.set(sessionId, IN + LINK_BYTES);
-      w.link(slot, IN, IN + LINK_BYTES, sidLen, at, end - at, OUT);
+      w.link(s, IN, IN + LINK_BYTES, sidLen, at, end - at, OUT);
       return mem.out();
     },
 
     loadKey(key) {
       const fp = fingerprint(key);
       const known = slotOf.get(fp);
-      if (known !== undefined) return known;
-      if (nextSlot >= SLOTS) {
-        throw new WasmCoreError("WasmKeySlotsFull", `all ${SLOTS} key slots are in use`, "reuse a slot with setKey");
+      if (known !== undefined) {
+        released.delete(known);
+        holders[known] = (holders[known] ?? 0) + 1;
+        return handles[known]!;
       }
-      const slot = nextSlot;
-      putKey(slot, key);
-      nextSlot++;
-      slotOf.set(fp, slot);
-      slotKey[slot] = fp;
-      return slot;
+      let i: number;
+      if (nextSlot < SLOTS) {
+        i = nextSlot++;
+        handles[i] = i;
+      } else {
+        const oldest = released.values().next();
+        if (oldest.done) throw new WasmCoreError("WasmKeySlotsFull", `all ${SLOTS} key slots hold keys in use`, "release a key no longer used (releaseKey) before loading another");
+        i = oldest.value;
+        released.delete(i);
+        const old = slotKey[i];
+        if (old !== undefined && slotOf.get(old) === i) slotOf.delete(old);
+        handles[i] = handles[i]! + SLOTS;
+      }
+      putKey(i, key);
+      holders[i] = 1;
+      slotOf.set(fp, i);
+      slotKey[i] = fp;
+      return handles[i]!;
+    },
+
+    releaseKey(slot) {
+      const i = slotAt(slot);
+      if ((holders[i] ?? 0) <= 0) return; // released already: a second release changes nothing
+      holders[i]!--;
+      if (holders[i] === 0) released.add(i);
     },
 
     setKey(slot, key) {
-      if (!loaded(slot)) badSlot(slot);
+      const i = slotAt(slot);
       const fp = fingerprint(key);
-      const old = slotKey[slot];
-      if (old !== undefined && slotOf.get(old) === slot) slotOf.delete(old);
-      putKey(slot, key);
-      slotOf.set(fp, slot);
-      slotKey[slot] = fp;
+      const old = slotKey[i];
+      if (old !== undefined && slotOf.get(old) === i) slotOf.delete(old);
+      putKey(i, key);
+      slotOf.set(fp, i);
+      slotKey[i] = fp;
     },
 
     hmac(slot, data) {
-      if (!loaded(slot)) badSlot(slot);
+      const s = slotAt(slot);
       if (data.length <= CHUNK) {
         mem.reserve(data.length);
         mem.u8.set(data, IN);
-        if (w.hmac(slot, IN, data.length, OUT) !== 0) badSlot(slot);
+        if (w.hmac(s, IN, data.length, OUT) !== 0) badSlot(slot);
       } else {
-        if (w.hmacBegin(slot) !== 0) badSlot(slot);
+        if (w.hmacBegin(s) !== 0) badSlot(slot);
         mem.stream(data);
         w.hmacEnd(OUT);
       }
@@ -203,7 +235,7 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
     },
 
     link(slot, sessionId, prev, entry) {
-      if (!loaded(slot)) badSlot(slot);
+      const s = slotAt(slot);
       checkPrev(prev);
       const sidLen = sessionId.length;
       const size = LINK_BYTES + sidLen + entry.length;
@@ -213,28 +245,35 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
         u8.set(prev, IN);
         u8.set(sessionId, IN + LINK_BYTES);
         u8.set(entry, IN + LINK_BYTES + sidLen);
-        w.link(slot, IN, IN + LINK_BYTES, sidLen, IN + LINK_BYTES + sidLen, entry.length, OUT);
+        w.link(s, IN, IN + LINK_BYTES, sidLen, IN + LINK_BYTES + sidLen, entry.length, OUT);
       } else {
-        linkStreamed(slot, sessionId, prev, entry);
+        linkStreamed(s, sessionId, prev, entry);
       }
       return mem.out();
     },
 
     verifyRunText(slot, sessionId, prev, texts, links) {
-      if (!loaded(slot)) badSlot(slot);
+      const s = slotAt(slot);
       checkPrev(prev);
-      return verifyRunText(mem, w, core.verifyRun, slot, sessionId, prev, texts, links);
+      return verifyRunText(mem, w, verifyAt, s, sessionId, prev, texts, links);
     },
 
     verifyRunWith(slot, sessionId, prev, run) {
-      if (!loaded(slot)) badSlot(slot);
+      const s = slotAt(slot);
       checkPrev(prev);
-      return verifyRunWith(mem, w, core.verifyRun, slot, sessionId, prev, run);
+      return verifyRunWith(mem, w, verifyAt, s, sessionId, prev, run);
     },
 
     verifyRun(slot, sessionId, prev, entries, links) {
-      if (!loaded(slot)) badSlot(slot);
+      const s = slotAt(slot);
       checkPrev(prev);
+      return verifyAt(s, sessionId, prev, entries, links);
+    },
+  };
+
+  /** verifyRun in slot `slot` (not a handle: the caller resolved it, and checked `prev`). */
+  function verifyAt(slot: number, sessionId: Uint8Array, prev: Uint8Array, entries: readonly Uint8Array[], links: readonly Uint8Array[]): number {
+    {
       const n = entries.length;
       if (links.length !== n) {
         throw new WasmCoreError("WasmBadArgument", `${n} entries but ${links.length} links`);
@@ -285,7 +324,7 @@ export function createCore(source: BufferSource | WebAssembly.Module): Core & Co
         i = j;
       }
       return -1;
-    },
-  };
+    }
+  }
   return core;
 }

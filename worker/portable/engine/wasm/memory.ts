@@ -122,5 +122,5 @@ export class CoreMemory {
 }
 
 export function badSlot(slot: number): never {
-  throw new WasmCoreError("WasmBadSlot", `key slot \`${slot}\` was never loaded`, "use the slot loadKey returned");
+  throw new WasmCoreError("WasmBadSlot", `key slot \`${slot}\` was never loaded, or its key was released and another took its slot`, "use the handle loadKey returned, while its key is held");
 }

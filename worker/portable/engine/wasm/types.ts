@@ -7,8 +7,14 @@ export type Bytes = Uint8Array<ArrayBuffer>;
 export interface Core {
   /** SHA-256 (FIPS 180-4), 32 bytes. */
   sha256(data: Uint8Array): Bytes;
-  /** Load a key into a free slot; the same key bytes return the same slot. */
+  /**
+   * Load a key into a free slot and hold it; the same key bytes return the same handle, held once
+   * more. The handle names the slot until the key is released by every holder and its slot goes to
+   * another key: then it is `WasmBadSlot`, never a MAC under the other key.
+   */
   loadKey(key: Uint8Array): number;
+  /** Let go of a key from loadKey; its slot may hold another key once nothing holds this one. */
+  releaseKey(slot: number): void;
   /** HMAC-SHA256 (RFC 2104) under a loaded slot, 32 bytes. */
   hmac(slot: number, data: Uint8Array): Bytes;
   /** The history link of `entry` chained on `prev` (32 bytes; 32 zero bytes for the first entry). */
