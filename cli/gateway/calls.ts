@@ -96,7 +96,6 @@ export interface CallsOptions {
 /** Whether the client can be asked (server.ts works it out for a call only when a person is to be asked). */
 const ELICITS = () => true;
 const NO_ELICITATION = () => false;
-
 /** How many answered `requestState`s the gateway remembers, by digest (a replay of one is refused; the token is spent once anyway). */
 const REMEMBERED = 10_000;
 
@@ -225,11 +224,14 @@ export class Calls {
       this.log(`confirm ${tool}: the same answer came again; it did not run again`);
       return errorResult(`${tool}: this answer was already used (the same requestState came again), and the call did not run again.`, { decision: "confirm", reasons: [], answer: "replayed" });
     }
-    this.answeredStates.set(seen, true);
     const { token, args: carried } = unpackState(this.stateKey, state);
     const args = carried ?? sent;
     const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
     const approved = answer.kind === "elicit" && answer.action === "accept" && answer.content?.[FORM_KEY] === true;
+    const wrong = approved ? misfit(args, answer.content) : undefined;
+    // Used once a decision is taken (no answer, or an unreadable one, decides nothing: audit 6,
+    // F3); set before any await, so two copies of one approval racing in are one use.
+    if (answer.kind === "elicit" && !wrong) this.answeredStates.set(seen, true);
     if (answer.kind === "elicit" && !approved) this.o.trace?.answer(token, false);
     if (!approved) {
       const how = answer.kind === "elicit" ? (answer.action === "accept" ? "not approved" : answer.action === "decline" ? "declined" : "cancelled") : "not answered";
@@ -237,7 +239,6 @@ export class Calls {
       // accepted with `approve` unticked: said as what happened, not "not approved (not approved)"
       return errorResult(`${tool} was not approved (${how === "not approved" ? "the form came back with `approve` unticked" : how}), and it did not run.`, { decision: "confirm", reasons: [], approved: false, answer: how });
     }
-    const wrong = answer.kind === "elicit" ? misfit(args, answer.content) : undefined;
     if (wrong) {
       // neither this call nor a changed one: the original must not run on an answer that changed it
       this.o.trace?.answer(token, false);
@@ -264,6 +265,8 @@ export class Calls {
     this.o.trace?.answer(token, true, check);
     if (check.decision === "allow") return this.forward({ ...params, arguments: args }, check, ctx);
     if (check.decision === "refuse") return errorResult(refusalText(tool, check), summary(check));
+    // another call than the one approved: the approval (its token unspent) stays good for that one
+    if (check.detail.confirmation === "other_call") this.answeredStates.delete(seen);
     this.log(`confirm ${tool}: the approval does not cover this call (${String(check.detail.confirmation ?? "")})`);
     return errorResult(`the approval does not cover this call of ${tool} (${String(check.detail.confirmation ?? "the token covers another call")}), and it did not run.`, summary(check));
   }
@@ -335,9 +338,7 @@ export class Calls {
     }
   }
 
-  private nowMs(): number {
-    return (this.o.now ?? (() => new Date()))().getTime();
-  }
+  private nowMs = (): number => (this.o.now ?? (() => new Date()))().getTime();
 
   private forward(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, check: CheckResult, ctx: ServerContext): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     return forward(this.forwarding, params, check, ctx);
@@ -394,7 +395,5 @@ export class Calls {
     }
   }
 
-  private log(line: string): void {
-    this.o.log?.(line);
-  }
+  private log = (line: string): void => this.o.log?.(line);
 }

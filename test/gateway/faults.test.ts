@@ -156,6 +156,35 @@ describe("a replayed requestState (2026-07-28)", { timeout: 60_000 }, () => {
     expect(seen().filter((l) => l.startsWith("call save")).length).toBe(before + 1);
     await client.close();
   });
+
+  // Outside audit 6, F3: any retry carrying the state used it up, so after a client's slip (a
+  // retry with no answer, or the approved answer sent with other arguments) the person's real
+  // approval was told "already used … did not run again" for a call that never ran.
+  it("a retry that decided nothing (no answer; the approval sent with other arguments) leaves it good for the call asked about, once", async () => {
+    const client = new Client({ name: "manual-host", version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } }, inputRequired: { autoFulfill: false } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gw.url!)));
+    const approve = { approve: { action: "accept", content: { approve: true } } };
+    const calls = () => seen().filter((l) => l.startsWith("call save")).length;
+    for (const slip of ["no answer", "other arguments"] as const) {
+      const params = { name: "save", arguments: { text: `asked (${slip})` } };
+      const asked = (await client.callTool(params, { allowInputRequired: true })) as unknown as { resultType?: string; requestState: string };
+      expect(asked.resultType).toBe("input_required");
+      const before = calls();
+      const wrong =
+        slip === "no answer"
+          ? await client.callTool({ ...params, requestState: asked.requestState } as never, { allowInputRequired: true })
+          : await client.callTool({ name: "save", arguments: { text: "another text" }, inputResponses: approve, requestState: asked.requestState } as never, { allowInputRequired: true });
+      expect(wrong.isError, slip).toBe(true);
+      expect(text(wrong)).toContain(slip === "no answer" ? "was not approved (not answered)" : "the approval does not cover this call of save (other_call)");
+      const right = await client.callTool({ ...params, inputResponses: approve, requestState: asked.requestState } as never, { allowInputRequired: true });
+      expect(right.isError, `${slip}: ${text(right)}`).toBeFalsy();
+      expect(text(right)).toBe(`noted {"text":"asked (${slip})"}`);
+      const again = await client.callTool({ ...params, inputResponses: approve, requestState: asked.requestState } as never, { allowInputRequired: true });
+      expect(text(again)).toContain("this answer was already used");
+      expect(calls(), slip).toBe(before + 1);
+    }
+    await client.close();
+  });
 });
 
 describe("answered requestStates, remembered to refuse a replay (2026-07-28)", { timeout: 120_000 }, () => {
