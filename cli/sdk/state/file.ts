@@ -4,7 +4,7 @@
  * (`state.witness`), and the checks that make a damaged store throw instead of reset. Layout and
  * the witness protocol: STORAGE.md.
  */
-import { existsSync, fstatSync, mkdirSync, openSync, closeSync, statSync, type Stats } from "node:fs";
+import { existsSync, fstatSync, mkdirSync, openSync, closeSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { asBinary, type RootDatabase } from "lmdb";
@@ -14,6 +14,7 @@ import { StoreDamaged } from "../../../worker/portable/engine/index.js";
 import { holdsItsPages, lmdbFailed, lmdbFileProblem, readyToMap } from "./lmdb-header.js";
 import { acquireGate, gateLockMoved, releaseGate, throughGate } from "./open-gate.js";
 import { Witness, createWitness } from "./witness.js";
+import { FileLooks, statOf, type Ident } from "./file-ident.js";
 import { Garbage, checkCounterRow, checkMeta, checkReservationRow, checkSessionRow, parseExpiry, type MetaRow } from "./rows.js";
 
 export const FILES = { db: "state.mdb", lock: "state.mdb-lock", witness: "state.witness", legacy: ["counters.table", "counters.json"] } as const;
@@ -32,8 +33,6 @@ export interface FileOptions {
   /** who creates a store, recorded in it */
   by?: string;
 }
-
-type Ident = string;
 
 /**
  * How long before a look the home folder must have last changed for its stat to stand for its
@@ -61,7 +60,9 @@ export class StateFile {
   constructor(readonly home: string, private readonly opts: FileOptions = {}) {
     this.dbPath = join(home, FILES.db);
     this.witnessPath = join(home, FILES.witness);
+    this.files = new FileLooks(this.dbPath, this.witnessPath);
   }
+  private readonly files: FileLooks;
 
   /** This process's hold on the home's open gate (open-gate.ts), taken on first use. */
   private gate: string | undefined;
@@ -179,7 +180,7 @@ export class StateFile {
   private ready(): void {
     if (this.env) return;
     if (this.damage) {
-      if (this.ident() === this.damage.ident) throw this.damage.error;
+      if (this.files.now() === this.damage.ident) throw this.damage.error;
       this.damage = undefined;
     }
     try {
@@ -189,12 +190,13 @@ export class StateFile {
       this.shut();
       const failed = lmdbFailed(err);
       const error = failed ? new StoreDamaged(this.dbPath, failed) : err;
-      if (error instanceof StoreDamaged) this.damage = { error, ident: this.ident() };
+      if (error instanceof StoreDamaged) this.damage = { error, ident: this.files.damageIdent() };
       throw error;
     }
   }
 
   private open(): void {
+    this.files.look();
     this.epoch++;
     mkdirSync(this.home, { recursive: true, mode: 0o700 });
     const db = statOf(this.dbPath);
@@ -279,8 +281,9 @@ export class StateFile {
   /** The full look: each file's inode against the open one, then the header. */
   private checkEachFile(): void {
     const db = statOf(this.dbPath);
-    if (!db) throw this.fail("it was deleted while in use", false);
     const w = statOf(this.witnessPath);
+    this.files.saw({ db, witness: w });
+    if (!db) throw this.fail("it was deleted while in use", false);
     if (!w) throw this.fail(`its witness \`${this.witnessPath}\` was deleted while in use`, true, this.witnessPath);
     if (db.ino !== this.dbIno || w.ino !== this.witness!.ino) {
       // Replaced (a reset, or a copy put back): open what is there now, with every check.
@@ -337,16 +340,11 @@ export class StateFile {
       }
     }
     this.shut();
-    this.damage = { error, ident: this.ident() };
+    this.damage = { error, ident: this.files.damageIdent() };
     return error;
   }
 
-  /** The files as they are now, to tell "still the damaged store" from "a reset made a new one". */
-  private ident(): Ident {
-    const db = statOf(this.dbPath);
-    const w = statOf(this.witnessPath);
-    return `${db ? `${db.ino}:${db.ctimeMs}` : "-"} ${w ? `${w.ino}:${w.ctimeMs}` : "-"}`;
-  }
+
 
   /** Rows held per table (status, tests). */
   counts(): Record<keyof Tables, number> {
@@ -389,8 +387,4 @@ export class StateFile {
       this.dbFd = undefined;
     }
   }
-}
-
-function statOf(path: string): Stats | undefined {
-  return statSync(path, { throwIfNoEntry: false });
 }
