@@ -72,6 +72,18 @@ export class SessionRecord {
     return { ok: false, why: c.why === "head" ? supersededWhy(c.head, expect === "restart" ? { count: 0, link: "" } : expect) : `\`${c.name}\` was spent already, by another copy of this session` };
   }
 
+  /**
+   * The name of the reservation an allowed call at `step` of this history takes: the session and
+   * the head that step extends, so copies of one session answering the same step (resumed in
+   * parallel, in one process or many) take one name and only one of them can count. Named by the
+   * entry's own link, each copy's entry differed by its time, and a losing copy's reservation was
+   * counted, for a moment, against the copy that won (outside audit 7, F3).
+   */
+  reservation(step: number): string {
+    const prev = step > 0 ? (this.signed.entries[step - 1]?.link ?? "") : "";
+    return this.engine.sha256Hex(`stalwart-reservation-v1|${this.id}|${step}|${prev}`);
+  }
+
   /** Give back a reservation an answer took but did not keep; a failure leaves it counted. */
   async releaseQuietly(reservation: string, now: number): Promise<void> {
     try {

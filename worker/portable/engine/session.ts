@@ -181,11 +181,10 @@ export class Session {
     let entry = this.signed.seal(a.entry);
     let reserved = false;
     if (answer.tool && answer.counters.length > 0 && after(answer.at, "limits") && !("error" in kept)) {
-      // Counted calls are decided on a load: a reservation is named by its entry's link, so a
-      // pass done again could make the same entry and find its own released reservation's name taken.
+      // Counted calls are decided on a load: a reservation is named by the head its entry extends,
+      // so a pass done again would find its own released reservation's name taken.
       if (own) return undefined;
-      // The reservation is named by the entry that takes it: its link, never reused.
-      const settled = await settleLimits(this.engine.counters, answer.counters, verdict, answer.tool, entry.link, now);
+      const settled = await settleLimits(this.engine.counters, answer.counters, verdict, answer.tool, this.record.reservation(entry.step), now);
       if (settled.kind === "refuse" && settled.reason === "history_invalid") {
         // Another copy is answering this very entry and may yet win the head: this one writes
         // nothing (a restart committed now would replace the head under the winner's commit).
@@ -213,7 +212,7 @@ export class Session {
       }
       if (!committed.ok) {
         if (own) return undefined; // it reserved nothing (above)
-        if (reserved) await this.record.releaseQuietly(entry.link, now);
+        if (reserved) await this.record.releaseQuietly(this.record.reservation(entry.step), now);
         // Another answer of this session came first (a second copy sent in parallel, a fork):
         // this one is answered `history_invalid` and starts a new history, holding nothing.
         this.signed.restart();
@@ -262,8 +261,8 @@ export class Session {
     const counters = this.engine.counters;
     if (counters && checked.decision === "allow") {
       // Only its own entry's reservation: released by `failed`, counted again by a later `ran`.
-      if (outcome === "failed" && before !== "failed") await counters.release(checked.link, now);
-      if (outcome === "ran" && before === "failed") await counters.recount?.(checked.link, now);
+      if (outcome === "failed" && before !== "failed") await counters.release(this.record.reservation(checked.step), now);
+      if (outcome === "ran" && before === "failed") await counters.recount?.(this.record.reservation(checked.step), now);
     }
     this.signed.push(entry);
     return { step: entry.step };
@@ -380,6 +379,7 @@ export class Session {
   private readonly macFn = (text: string) => this.engine.macText(text);
   private readonly macBytesFn = (data: Uint8Array) => this.engine.mac(data);
   private readonly shaHex = (text: string) => this.engine.sha256Hex(text);
+
   /** a check entry's value digests (made once per session, not a closure per check) */
   private readonly valuesOf = (call: Call) => valueDigests(this.engine, call);
   /** detail every answer of this session carries */
