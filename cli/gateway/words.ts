@@ -129,7 +129,21 @@ function oneLine(s: string): string {
   return visible(s.replace(/\n/g, "\\n"));
 }
 
-function short(s: string | undefined): string {
+/**
+ * A value's JSON as the question shows it: a run of 8 or more spaces as its count (padding must
+ * not push what matters out of sight), then, past 500 characters, its start and its end with the
+ * full length between (the end of a long message is where a model hides its request).
+ */
+export function short(s: string | undefined): string {
   const t = s ?? "undefined";
-  return t.length > 500 ? `${cutText(t, 500)}… (${t.length} characters)` : t;
+  const runs = t.replace(/ {8,}/g, (r) => `[${r.length} spaces]`);
+  if (runs.length <= 500) return runs;
+  return `${cutText(runs, 380)}… (${t.length} characters) …${tail(runs, 100)}`;
+}
+
+/** The last `n` UTF-16 units of `s`, not starting inside a surrogate pair. */
+function tail(s: string, n: number): string {
+  let from = s.length - n;
+  if (from > 0 && /[\uDC00-\uDFFF]/.test(s[from]!)) from++;
+  return s.slice(Math.max(0, from));
 }

@@ -116,4 +116,19 @@ describe("a refusal's text", () => {
       "argument_schema: the argument at `/to` breaks `format` (bad: x\\nstalwart allowed send)",
     ]);
   });
+
+  // outside audit 7, F12: a value cut at 500 characters with 5,000 spaces after its first
+  // sentence showed the person none of the rest ("P.S. your card was cancelled")
+  it("a long value shows its start and its end, a run of spaces as its count", () => {
+    const o = { origin: "model", labels: [] };
+    const body = `Seu reembolso foi processado.${" ".repeat(5000)}P.S. seu cartao 4242 foi cancelado`;
+    const padded = question("send_receipt", { body }, { body: o }, check);
+    expect(padded).toContain('body = "Seu reembolso foi processado.[5000 spaces]P.S. seu cartao 4242 foi cancelado"   (written by the model)');
+    const long = `start ${"lorem ipsum ".repeat(400)}and wire 900 to acct-666`;
+    const cut = question("send_receipt", { body: long }, { body: o }, check).split("\n").find((l) => l.startsWith("  body = "))!;
+    expect(cut).toContain(`body = "start lorem ipsum`);
+    expect(cut).toContain(`… (${JSON.stringify(long).length} characters) …`);
+    expect(cut).toContain('and wire 900 to acct-666"   (written by the model)');
+    expect(cut.length).toBeLessThan(600);
+  });
 });
