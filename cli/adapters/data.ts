@@ -65,14 +65,17 @@ export function recordedCopy(catalogue: () => CompiledCatalogue, tool: string | 
 /**
  * A call's tool and input as one string. An input that is not JSON data (an `undefined` a schema's
  * transform left, which the check refuses) is keyed by its JSON text, so its refusal is kept too.
+ * A tool in an Agents JS namespace is keyed with it: the check knows the tool by its name alone,
+ * but the call that runs is the namespace's (outside audit 7, F14).
  */
-export function keyOf(tool: string, args: unknown): string | undefined {
+export function keyOf(tool: string, args: unknown, namespace?: string): string | undefined {
+  const name = namespace === undefined ? tool : JSON.stringify([namespace, tool]);
   try {
-    return `${tool}\u0000${canonicalize(args)}`;
+    return `${name}\u0000${canonicalize(args)}`;
   } catch {
     try {
       const text = JSON.stringify(args);
-      return text === undefined ? undefined : `${tool}\u0001${text}`;
+      return text === undefined ? undefined : `${name}\u0001${text}`;
     } catch {
       return undefined;
     }

@@ -97,8 +97,10 @@ function originWords(o: InferredOrigin | undefined): string {
  * wording. Hidden characters are named as the approvals page and `approvals show` name them (one
  * function, `visible`): the same call must read the same whichever way the person approves it.
  */
-export function question(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, r: CheckResult): string {
-  const lines = [`${tool} needs your approval before it runs.`, "", "Arguments:"];
+export function question(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, r: CheckResult, namespace?: string): string {
+  // An Agents JS namespace is named: tools of one name in two namespaces read alike otherwise (outside audit 7, F14).
+  const which = namespace === undefined ? tool : `${tool}, in namespace \`${nameText(namespace)}\`,`;
+  const lines = [`${which} needs your approval before it runs.`, "", "Arguments:"];
   for (const k of Object.keys(args)) lines.push(`  ${nameText(k)} = ${visible(short(JSON.stringify(args[k])))}   (${originWords(origins[k])})`);
   if (Object.keys(args).length === 0) lines.push("  (none)");
   lines.push("", `Why (${r.reasons.join(", ")}): ${oneLine(String(r.detail.wording ?? ""))}`);

@@ -30,6 +30,7 @@ import { MemoryApprovals } from "../approvals.js";
 import { toolAsks } from "../tool-asks.js";
 import { passOn } from "../filter.js";
 import { StalwartError, duplicateKey } from "../../../worker/portable/engine/index.js";
+import { nameText } from "../../gateway/words.js";
 import { asked, baseFor, isGuardedAgentTool, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
 export { CallGuard, ToolCallRefused, MemoryApprovals };
@@ -135,6 +136,7 @@ function wrapTools<T extends Tool<any>>(tools: readonly T[], core: CallGuard, op
 
 function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, owner: Owner): AnyFunctionTool {
   const name = t.name;
+  const ns = namespaceOf(t);
   if (isGuardedAgentTool(t)) core.nested.resumable(name);
   const isFailure = options.isFailure ?? ((out: unknown) => out === DEFAULT_TOOL_ERROR);
   /** The host's `isFailure`: one that throws cannot say the call succeeded, so it is reported failed. */
@@ -151,7 +153,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
     // Without a call id nothing can be bound to the approval: a person decides, and the guardrail checks.
     if (typeof callId !== "string") return ask();
     const answered = answerOf(ctx, name, callId, owner.agent) !== undefined;
-    const v = await core.check(callId, name, input, answered);
+    const v = await core.check(callId, name, input, answered, ns);
     if (v.decision === "confirm") return answered || ask();
     if (v.decision === "allow") {
       // The tool itself wants a person for it: it holds nothing until the approval comes.
@@ -163,17 +165,20 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
   const ask = (): true => (asked(), true);
 
   /** The call's verdict now: its first check, or — once the person approved it — the re-check with its token. */
-  const verdictOf = async (ctx: RunContext<any>, callId: string, toolName: string, args: unknown): Promise<Verdict> => {
+  const verdictOf = async (ctx: RunContext<any>, call: { callId: string; name: string; namespace?: unknown }, args: unknown): Promise<Verdict> => {
+    const callId = call.callId;
+    const elsewhere = otherNamespace(call, name, ns);
+    if (elsewhere !== undefined) return elsewhere;
     // A person's answer held before the check asked (a standing `alwaysApprove`, an edited call) answers nothing.
     // A verdict kept for the call (allow or refuse: the guardrail's, then `invoke`'s) is the
     // answer whatever the person's, so theirs is not looked up: Agents JS 0.20 reads a bare tool
     // name as JSON first, and the SyntaxError it throws and catches costs ~17 µs a lookup.
-    const kept = core.keptVerdict(callId, name, args);
-    const answer = kept === undefined || kept.decision === "confirm" ? ctx.isToolApproved({ toolName, callId }) : undefined;
-    const v = await core.check(callId, name, args, answer !== undefined);
+    const kept = core.keptVerdict(callId, name, args, ns);
+    const answer = kept === undefined || kept.decision === "confirm" ? ctx.isToolApproved({ toolName: approvalName(call), callId }) : undefined;
+    const v = await core.check(callId, name, args, answer !== undefined, ns);
     if (v.decision !== "confirm") return v;
     if (answer !== true) return v;
-    return core.approved(callId, name, args);
+    return core.approved(callId, name, args, ns);
   };
 
   const guardrail = {
@@ -182,7 +187,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
     run: async ({ context, toolCall }: { context: RunContext<any>; toolCall: { callId: string; name: string; arguments: string; namespace?: unknown } }) => {
       const args = parseArgs(toolCall.arguments);
       if (args === undefined) return reject(`${name} did not run: its arguments are not JSON, or give a key twice.`);
-      const v = await verdictOf(context, toolCall.callId, approvalName(toolCall), args);
+      const v = await verdictOf(context, toolCall, args);
       // A confirm not approved yet is on its way to the person (pre-approval guardrails): let it ask.
       if (v.decision !== "refuse") return { behavior: { type: "allow" as const }, outputInfo: { decision: v.decision, reasons: v.check.reasons, step: v.check.step } };
       core.settle(toolCall.callId);
@@ -195,12 +200,12 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
     const args = parseArgs(input);
     if (!call || args === undefined) return `${name} did not run: the call has no id, or its arguments are not JSON or give a key twice.`;
     // The guardrail has decided already (the verdict is kept by call id); this holds if it did not run.
-    const v = await verdictOf(ctx, call.callId, approvalName(call), args);
+    const v = await verdictOf(ctx, call, args);
     if (v.decision !== "allow") {
       core.settle(call.callId);
       return v.decision === "refuse" ? v.message : `${v.question}\n\nThis call waits for a person's approval; it did not run.`;
     }
-    core.take(call.callId, name, args);
+    core.take(call.callId, name, args, true, ns);
     let out: unknown;
     try {
       out = await t.invoke(ctx, input, details);
@@ -212,7 +217,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
     // An agent tool whose nested run waits for a person has not run yet: the framework invokes
     // this call again when it resumes, and that is the call checked here and reported.
     if (waitsForPerson(call)) {
-      core.take(call.callId, name, args, false);
+      core.take(call.callId, name, args, false, ns);
       await core.waitsNested(call.callId, name, args, v);
       return out;
     }
@@ -250,7 +255,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
   });
   const stopped = async (toolCall: { callId: string; arguments: string }) => {
     const args = parseArgs(toolCall.arguments);
-    const v = args === undefined ? undefined : core.keptVerdict(toolCall.callId, name, args);
+    const v = args === undefined ? undefined : core.keptVerdict(toolCall.callId, name, args, ns);
     if (v?.decision !== "allow") return;
     core.settle(toolCall.callId);
     await core.failed(v.check);
@@ -293,6 +298,33 @@ function approvalName(call: { name: string; namespace?: unknown }): string {
   const ns = call.namespace;
   if (typeof ns !== "string" || ns === "") return call.name;
   return JSON.stringify(ns === call.name ? ["deferred_top_level", call.name] : ["namespaced", ns, call.name]);
+}
+
+/**
+ * The namespace a tool was put in (`toolNamespace`): Agents JS 0.20 keeps it on the tool under a
+ * symbol of its own (`functionToolNamespace`), which the guarded copy keeps. Read without importing
+ * the framework; a namespace it does not find is caught at the call (`otherNamespace`).
+ */
+function namespaceOf(t: object): string | undefined {
+  for (const s of Object.getOwnPropertySymbols(t)) {
+    const v: unknown = (t as Record<symbol, unknown>)[s];
+    if (s.description === "functionToolNamespace" && typeof v === "string" && v !== "") return v;
+  }
+  return undefined;
+}
+
+/**
+ * A call that names a namespace other than this tool's: refused. The framework finds the tool by
+ * the call's namespace, so they agree; if not (a framework that keeps the namespace elsewhere),
+ * the approval bound to this tool's namespace cannot be said to be of this call. A deferred tool
+ * the model calls by its own name as namespace is outside any.
+ */
+function otherNamespace(call: { name: string; namespace?: unknown }, name: string, ns: string | undefined): Verdict | undefined {
+  const called = typeof call.namespace === "string" && call.namespace !== "" && call.namespace !== call.name ? call.namespace : undefined;
+  if (called === ns) return undefined;
+  const where = (n: string | undefined) => (n === undefined ? "no namespace" : `namespace \`${nameText(n)}\``);
+  const why = `${name} did not run: the call names ${where(called)}, and the tool it reached is in ${where(ns)}.`;
+  return { decision: "refuse", check: { decision: "refuse", reasons: [], detail: { message: why }, step: -1 }, message: why };
 }
 
 /**
