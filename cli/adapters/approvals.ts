@@ -33,6 +33,8 @@ export interface PendingApproval {
    * `sandbox.delete_file` must not run `prod.delete_file` (outside audit 7, F14). Absent: no namespace.
    */
   namespace?: string;
+  /** a person rejected the call (Agents JS `state.reject(item)`): `used` too, so no approval of it runs it */
+  denied?: boolean;
   /**
    * `"nested"`: not a confirm. The call (an agent run as a tool) was allowed at `step`, and its
    * nested run stopped for a person's answer, so it has not finished; `token` is empty. When it
@@ -121,5 +123,5 @@ function isPending(r: unknown): r is PendingApproval {
   const o = r as Partial<PendingApproval> | null;
   return typeof o === "object" && o !== null && o.v === 1 && typeof o.tool === "string" && Number.isSafeInteger(o.step) && typeof o.token === "string" && typeof o.used === "boolean" &&
     typeof o.question === "string" && Array.isArray(o.reasons) && o.reasons.every((x) => typeof x === "string") && (o.call === undefined || typeof o.call === "string") &&
-    (o.namespace === undefined || typeof o.namespace === "string") && (o.waits === undefined || o.waits === "nested");
+    (o.namespace === undefined || typeof o.namespace === "string") && (o.denied === undefined || typeof o.denied === "boolean") && (o.waits === undefined || o.waits === "nested");
 }

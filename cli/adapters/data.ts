@@ -2,8 +2,9 @@
  * Small helpers of the guard: a private copy of a result (or of what an observer is
  * shown), and a call's tool and input as one comparable key.
  */
-import { canonicalize, recordedResult, sha256Hex, type CompiledCatalogue } from "../../worker/portable/engine/index.js";
+import { canonicalize, recordedResult, sha256Hex, type CompiledCatalogue, type Entry } from "../../worker/portable/engine/index.js";
 import type { PendingApproval } from "./approvals.js";
+import type { GuardSession } from "./types.js";
 
 /**
  * A copy of JSON data (plain objects, arrays, strings, finite numbers, booleans, null), or
@@ -120,4 +121,18 @@ export function message(err: unknown): string {
 /** The digest an approval record keeps of its call's key. */
 export function sha256Key(key: string): string {
   return sha256Hex(key);
+}
+
+/**
+ * The session's entries as plain data, if it can say (a remote one not created yet cannot). Made
+ * here, not in the guard's constructor: a closure made there kept the guard's session alive.
+ */
+export function plainOf(session: GuardSession): () => Entry[] | undefined {
+  return () => {
+    try {
+      return session.toJSON?.().entries;
+    } catch {
+      return undefined;
+    }
+  };
 }

@@ -14,17 +14,17 @@
  * bookkeeping (reports) never throws into the framework's loop.
  */
 import { CallInputs, inferenceOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
-import type { CallOptions, CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
+import type { CallOptions, CheckResult, CompiledCatalogue, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import { givenCatalogue, infoCatalogue } from "./catalogue-parts.js";
 import { faultCheck, nameText, question, refusalText } from "../gateway/words.js";
 import { DEFAULT_APPROVALS_LIMIT, MemoryApprovals, type ApprovalStore, type PendingApproval } from "./approvals.js";
 import { newTurns } from "./turns.js";
-import { copyOf, isRecord, isThenable, keyOf, message, recordedCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
+import { copyOf, isRecord, isThenable, keyOf, message, plainOf, recordedCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
 import { HistoryMirror } from "./view.js";
 import { NestedWaits } from "./nested-record.js";
 import { KeptVerdicts } from "./kept-verdicts.js";
-import { CallRecords } from "./records.js";
+import { CallRecords, denyRecord } from "./records.js";
 import type { CheckEvent, GuardOptions, GuardSession, Verdict } from "./types.js";
 
 export type { CheckEvent, GuardOptions, GuardSession, Verdict } from "./types.js";
@@ -38,11 +38,6 @@ export class ToolCallRefused extends StalwartError {
   }
 }
 
-/** The session's entries as plain data. */
-function plainOf(session: GuardSession): () => Entry[] | undefined {
-  return () => plainEntries(session);
-}
-
 export class CallGuard {
   readonly catalogue: () => CompiledCatalogue;
   private readonly language: () => Language;
@@ -54,6 +49,8 @@ export class CallGuard {
   /** first checks of calls not settled yet, by call id (kept-verdicts.ts) */
   private readonly decided: KeptVerdicts;
   private reading: Promise<void> = Promise.resolve();
+  /** rejections being kept (`rejected`): an approval waits for them */
+  private rejecting: Promise<void> = Promise.resolve();
   private lastTexts: readonly string[] = [];
   /** the session's own inference view (an in-process `Client` session), read instead of its history; else the view kept here from its history, entry by entry (view.ts) */
   private readonly followed: (() => FollowedView) | undefined;
@@ -119,6 +116,7 @@ export class CallGuard {
     if (known) return known;
     // A store that cannot be read holds nothing here: the call is checked, and a confirm it needs
     // cannot be kept either (below), so nothing runs on it.
+    if (answered) await this.rejecting;
     const p = await this.records.get(callId);
     let stale = false;
     if (p instanceof Error) this.log(`the approval kept for call ${callId} could not be read: ${p.message}`);
@@ -139,7 +137,7 @@ export class CallGuard {
       // question. An edited call with an answer on hand too: the re-check with its token refuses it.
       if (!p.used && (same || answered)) return { decision: "confirm", check, question: p.question };
       // The person's answer to this very call, sent again.
-      if (p.used && same && answered) return { decision: "refuse", check: { ...check, decision: "refuse" }, message: `${tool} did not run again: its approval was already used; an approval covers one run of the call.` };
+      if (p.used && same && answered) return { decision: "refuse", check: { ...check, decision: "refuse" }, message: p.denied ? `${tool} did not run: ${REJECTED}.` : `${tool} did not run again: its approval was already used; an approval covers one run of the call.` };
       // Else the record is of an earlier call under this id (spent, or asked and left unanswered):
       // a provider that reuses ids made a new call, checked (and asked about) as one.
       stale = true;
@@ -183,6 +181,20 @@ export class CallGuard {
     if (failed) this.log(`call ${callId} waits for a nested run, and that could not be kept (${failed.message}): resumed in another process it is checked again`);
   }
 
+  /**
+   * A person rejected call `callId` (Agents JS `state.reject(item)`, which reaches none of the
+   * tool's hooks: openai-agents/rejections.ts). Its record, if it is of this very call and unspent,
+   * is marked used and rejected: an approval of it from a state saved before runs nothing.
+   */
+  rejected(callId: string, tool: string, args: unknown, namespace?: string): void {
+    const key = keyOf(tool, args, namespace);
+    const done = denyRecord(this.records, callId, (p) => p.tool === tool && p.namespace === namespace && sameCall(p, key));
+    this.rejecting = this.rejecting.then(async () => {
+      const failed = await done;
+      if (failed) this.log(`the rejection of call ${callId} could not be kept: ${failed.message}`);
+    });
+  }
+
   /** The agent tools (asTool of a guarded agent) whose kept checks may resume (nested-record.ts). */
   readonly nested = new NestedWaits();
 
@@ -205,6 +217,7 @@ export class CallGuard {
     const known = this.decided.known(callId, key);
     await this.releaseOrphans();
     if (known) return known;
+    await this.rejecting;
     const p = await this.records.get(callId);
     const none = (why: string): Verdict => {
       const check: CheckResult = { decision: "refuse", reasons: [], detail: { message: why }, step: -1 };
@@ -212,7 +225,7 @@ export class CallGuard {
     };
     if (p instanceof Error) return none(`the approval kept for it could not be read (${p.message})`);
     if (!p) return none("no confirmation of this call is waiting for a person");
-    if (p.used) return none("its approval was already used; an approval covers one run of the call");
+    if (p.used) return none(p.denied ? REJECTED : "its approval was already used; an approval covers one run of the call");
     if (p.tool !== tool) return none(`the approval was given for \`${p.tool}\``);
     // The token binds the catalogue's tool, not the namespace whose tool runs: the record does.
     if (p.namespace !== namespace) return none(`the approval was given for ${p.tool}${inNamespace(p.namespace)}, not for ${tool}${inNamespace(namespace)}`);
@@ -372,16 +385,9 @@ export class CallGuard {
   }
 }
 
+const REJECTED = "a person rejected this call, and an approval sent for it later runs nothing";
+
 /** `tool`'s namespace in words, for a refusal ("" for none). */
 function inNamespace(namespace: string | undefined): string {
   return namespace === undefined ? " outside any namespace" : ` in namespace \`${nameText(namespace)}\``;
-}
-
-/** A session's history as plain data, if it can say (a remote one not created yet cannot). */
-function plainEntries(session: GuardSession): Entry[] | undefined {
-  try {
-    return session.toJSON?.().entries;
-  } catch {
-    return undefined;
-  }
 }

@@ -4,6 +4,7 @@
  * record it cannot read or keep means (nothing runs on it).
  */
 import type { ApprovalStore, PendingApproval } from "./approvals.js";
+import { isThenable } from "./data.js";
 
 export class CallRecords {
   constructor(readonly store: ApprovalStore) {}
@@ -36,6 +37,23 @@ export class CallRecords {
       return asError(err);
     }
   }
+}
+
+/**
+ * Mark the record of `callId` used and rejected, when `covers` says it is of the rejected call and
+ * it is unspent. A store that answers at once is written at once (an async function runs up to its
+ * first `await`): a host that saves the store right after `state.reject(item)` keeps the rejection.
+ */
+export async function denyRecord(records: CallRecords, callId: string, covers: (p: PendingApproval) => boolean): Promise<Error | undefined> {
+  let p: PendingApproval | undefined;
+  try {
+    const got = records.store.get(callId);
+    p = isThenable(got) ? await got : got;
+  } catch (err) {
+    return asError(err);
+  }
+  if (!p || p.waits !== undefined || p.used || !covers(p)) return undefined;
+  return records.set(callId, { ...p, used: true, denied: true });
 }
 
 function asError(err: unknown): Error {

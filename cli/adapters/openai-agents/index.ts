@@ -17,7 +17,8 @@
  *   call is checked again with the token the check minted — bound to the tool, the argument digest,
  *   the session and the ask, spent once — and rejected unless that allows it;
  * - `state.reject(item)`: the framework tells the model it was not approved; nothing ran, so
- *   nothing is reported;
+ *   nothing is reported, and the call's record is marked rejected (rejections.ts), so no later
+ *   approval of it runs it;
  * - what runs is reported `ran` (with the result) or `failed` (the tool threw, or answered with
  *   the framework's default error message, or `isFailure` says so).
  *
@@ -29,8 +30,9 @@ import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type 
 import { MemoryApprovals } from "../approvals.js";
 import { toolAsks } from "../tool-asks.js";
 import { passOn } from "../filter.js";
-import { StalwartError, duplicateKey } from "../../../worker/portable/engine/index.js";
-import { nameText } from "../../gateway/words.js";
+import { StalwartError } from "../../../worker/portable/engine/index.js";
+import { namespaceOf, otherNamespace, parseArgs } from "./calls.js";
+import { ownTool, watchRejections } from "./rejections.js";
 import { asked, baseFor, isGuardedAgentTool, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
 export { CallGuard, ToolCallRefused, MemoryApprovals };
@@ -150,6 +152,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
   };
 
   const needsApproval = async (ctx: RunContext<any>, input: unknown, callId?: string): Promise<boolean> => {
+    watchRejections(ctx);
     // Without a call id nothing can be bound to the approval: a person decides, and the guardrail checks.
     if (typeof callId !== "string") return ask();
     const answered = answerOf(ctx, name, callId, owner.agent) !== undefined;
@@ -263,12 +266,20 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
 
   // A copy keeping everything the framework put on the tool (symbols included), with our three; an agent
   // tool a guarded agent made is copied onto one the framework made, so a saved RunState still finds its agent.
+  // `isEnabled` is where a run context reaches the tool before a rejection can (rejections.ts).
+  const enabled = t.isEnabled;
+  const isEnabled = (ctx: RunContext<any>, agent: AnyAgent): Promise<boolean> => {
+    watchRejections(ctx);
+    return typeof enabled === "function" ? enabled.call(t, ctx, agent) : Promise.resolve(enabled !== false);
+  };
   const copy = Object.defineProperties(baseFor(t), Object.getOwnPropertyDescriptors(t)) as AnyFunctionTool;
   Object.defineProperties(copy, {
     needsApproval: { value: needsApproval, enumerable: true, writable: true, configurable: true },
     invoke: { value: invoke, enumerable: true, writable: true, configurable: true },
     inputGuardrails: { value: [guardrail, ...(t.inputGuardrails ?? []).map(afterOurs)], enumerable: true, writable: true, configurable: true },
+    isEnabled: { value: isEnabled, enumerable: true, writable: true, configurable: true },
   });
+  ownTool(copy, { core, name, namespace: ns });
   return copy;
 }
 
@@ -298,47 +309,6 @@ function approvalName(call: { name: string; namespace?: unknown }): string {
   const ns = call.namespace;
   if (typeof ns !== "string" || ns === "") return call.name;
   return JSON.stringify(ns === call.name ? ["deferred_top_level", call.name] : ["namespaced", ns, call.name]);
-}
-
-/**
- * The namespace a tool was put in (`toolNamespace`): Agents JS 0.20 keeps it on the tool under a
- * symbol of its own (`functionToolNamespace`), which the guarded copy keeps. Read without importing
- * the framework; a namespace it does not find is caught at the call (`otherNamespace`).
- */
-function namespaceOf(t: object): string | undefined {
-  for (const s of Object.getOwnPropertySymbols(t)) {
-    const v: unknown = (t as Record<symbol, unknown>)[s];
-    if (s.description === "functionToolNamespace" && typeof v === "string" && v !== "") return v;
-  }
-  return undefined;
-}
-
-/**
- * A call that names a namespace other than this tool's: refused. The framework finds the tool by
- * the call's namespace, so they agree; if not (a framework that keeps the namespace elsewhere),
- * the approval bound to this tool's namespace cannot be said to be of this call. A deferred tool
- * the model calls by its own name as namespace is outside any.
- */
-function otherNamespace(call: { name: string; namespace?: unknown }, name: string, ns: string | undefined): Verdict | undefined {
-  const called = typeof call.namespace === "string" && call.namespace !== "" && call.namespace !== call.name ? call.namespace : undefined;
-  if (called === ns) return undefined;
-  const where = (n: string | undefined) => (n === undefined ? "no namespace" : `namespace \`${nameText(n)}\``);
-  const why = `${name} did not run: the call names ${where(called)}, and the tool it reached is in ${where(ns)}.`;
-  return { decision: "refuse", check: { decision: "refuse", reasons: [], detail: { message: why }, step: -1 }, message: why };
-}
-
-/**
- * The model's argument text as data; undefined when it is not JSON, or gives a key twice in one
- * object (JSON.parse keeps the last; a tool that reads the text itself may take the first, and
- * the call checked must be the call run).
- */
-function parseArgs(text: string): unknown {
-  try {
-    const args: unknown = JSON.parse(text === "" ? "{}" : text);
-    return duplicateKey(text) ? undefined : args;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A tool's output as the session records it: JSON text is read back into data. */
