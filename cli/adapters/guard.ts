@@ -17,7 +17,7 @@ import { CallInputs, inferenceOf, inferOrigins, originsOf, StalwartError } from 
 import type { CallOptions, CheckResult, CompiledCatalogue, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import { givenCatalogue, infoCatalogue } from "./catalogue-parts.js";
-import { faultCheck, nameText, question, refusalText } from "../gateway/words.js";
+import { faultCheck, nameText, question, refusalText, tokenWords } from "../gateway/words.js";
 import { DEFAULT_APPROVALS_LIMIT, MemoryApprovals, type ApprovalStore, type PendingApproval } from "./approvals.js";
 import { newTurns } from "./turns.js";
 import { copyOf, isRecord, isThenable, keyOf, message, plainOf, recordedCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
@@ -80,7 +80,7 @@ export class CallGuard {
     this.decided = new KeptVerdicts(limit);
     this.inputs = new CallInputs(limit);
     this.approvals = options.approvals ?? new MemoryApprovals(undefined, { limit });
-    this.records = new CallRecords(this.approvals);
+    this.records = new CallRecords(this.approvals, session.id);
     const plain = typeof session.toJSON === "function" ? plainOf(session) : undefined;
     this.followed = info?.inference;
     this.mirror = this.followed ? undefined : new HistoryMirror(this.catalogue, this.language, this.context, plain);
@@ -241,8 +241,8 @@ export class CallGuard {
     } else if (check.decision === "refuse") {
       verdict = { decision: "refuse", check, message: refusalText(tool, check) };
     } else {
-      const why = String(check.detail.confirmation ?? "the token covers another call");
-      verdict = { decision: "refuse", check, message: `the approval does not cover this call of ${tool} (${why}), and it did not run.` };
+      const why = String(check.detail.confirmation ?? "");
+      verdict = { decision: "refuse", check, message: `the approval does not cover this call of ${tool}: ${tokenWords(why)}${why ? ` (${why})` : ""}; it did not run.` };
     }
     this.decided.keep(callId, key, verdict);
     this.observe({ callId, tool, args, origins, check, approval: true });

@@ -108,6 +108,22 @@ export function question(tool: string, args: Record<string, unknown>, origins: R
 }
 
 /**
+ * Why a presented token covered nothing (step 10's `detail.confirmation`), in words a person
+ * reads: "not_ours" alone says nothing to them (outside audit 7, F4).
+ */
+export function tokenWords(code: string): string {
+  switch (code) {
+    case "not_ours": return "it was given in another conversation (another session)";
+    case "other_call": return "the call changed after it was asked about (another tool, agent or arguments)";
+    case "expired": return "it expired";
+    case "used": return "it was used already (an approval covers one run of the call)";
+    case "no_ask": return "the question it answers is not in this conversation's history (restarted, or another copy)";
+    case "denied": return "a person denied or edited the call";
+    default: return "it covers another call";
+  }
+}
+
+/**
  * An argument's name as the person reads it. The model chooses names too (a schema that allows
  * more than it names): one with a line break could write its own "Why …" into the question, so a
  * name that is not plain letters, digits, `_`, `-` and `.` is shown quoted, its breaks escaped.

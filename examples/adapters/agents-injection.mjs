@@ -25,6 +25,6 @@ const agent = guard(new Agent({ name: "research", instructions: "Answer question
 
 const result = await run(agent, "what does https://docs.example.com/pricing cost?");
 const [held] = result.interruptions;
-console.log(`${(await guardOf(agent).approvals.get(held.rawItem.callId))?.question}\n\nThe payment waits for a person; it has not run.`);
+console.log(`${(await guardOf(agent).pending(held.rawItem.callId))?.question}\n\nThe payment waits for a person; it has not run.`);
 const check = session.history.entries.find((e) => e.kind === "check" && e.tool === "pay");
 console.log(JSON.stringify({ payments, decision: check.decision, reasons: check.reasons }));

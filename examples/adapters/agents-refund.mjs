@@ -24,7 +24,7 @@ const agent = guard(new Agent({ name: "billing", instructions: "Atenda o cliente
 
 let result = await run(agent, "estorne 40,00 do pedido 4411");
 for (const item of result.interruptions) {
-  console.log(`${(await guardOf(agent).approvals.get(item.rawItem.callId))?.question}\n\n(the person approves)\n`);
+  console.log(`${(await guardOf(agent).pending(item.rawItem.callId))?.question}\n\n(the person approves)\n`);
   result.state.approve(item);
 }
 result = await run(agent, result.state);
