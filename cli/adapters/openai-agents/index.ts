@@ -25,13 +25,14 @@
  * A saved `RunState` resumes with its session: `client.resume(savedSession)`, the same approvals
  * store (`guard(agent, session, { approvals })`), then `RunState.fromString(agent, saved)`.
  */
-import type { Agent, AgentInputItem, FunctionTool, RunContext, Tool } from "@openai/agents";
+import type { Agent, AgentInputItem, FunctionTool, RunContext, RunToolApprovalItem, Tool } from "@openai/agents";
 import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type Verdict } from "../guard.js";
 import { MemoryApprovals } from "../approvals.js";
 import { toolAsks } from "../tool-asks.js";
 import { passOn } from "../filter.js";
 import { StalwartError } from "../../../worker/portable/engine/index.js";
-import { namespaceOf, otherNamespace, parseArgs } from "./calls.js";
+import { calledNamespace, namespaceOf, otherNamespace, parseArgs } from "./calls.js";
+import { keyOf, sameCall } from "../data.js";
 import { ownTool, watchRejections } from "./rejections.js";
 import { asked, baseFor, isGuardedAgentTool, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
@@ -123,6 +124,24 @@ export async function readInput(guarded: object, input: string | readonly AgentI
 /** The guard behind a guarded agent or tool list (its approvals store, for saving with the RunState). */
 export function guardOf(guarded: object): CallGuard | undefined {
   return guards.get(guarded);
+}
+
+/**
+ * What to show the person for an interruption (outside audit 7, F6): the check's question — the
+ * tool (and its namespace), each argument with where it came from and its hidden characters named
+ * (`[U+202E]`, `[6 TAG characters … spelling "IGNORE"]`), and why it needs them. The item's own
+ * arguments are the model's raw text. Undefined when the check did not ask about this call (your
+ * tool's own `needsApproval` did, or the call's record is spent or gone): show the item then.
+ * `guarded`: what `guard` or `guardTools` returned; a nested agent's item is its own agent's.
+ */
+export async function questionFor(guarded: object, item: Pick<RunToolApprovalItem, "rawItem" | "agent">): Promise<string | undefined> {
+  const raw = item?.rawItem;
+  if (raw?.type !== "function_call" || typeof raw.callId !== "string") return undefined;
+  const core = (item.agent && guards.get(item.agent)) || guards.get(guarded);
+  const p = await core?.pending(raw.callId);
+  const ns = calledNamespace(raw);
+  if (!p || p.used || p.tool !== raw.name || p.namespace !== ns || !sameCall(p, keyOf(raw.name, parseArgs(raw.arguments), ns))) return undefined;
+  return p.question;
 }
 
 const guards = new WeakMap<object, CallGuard>();
