@@ -28,6 +28,14 @@ export interface PendingApproval {
    */
   call?: string;
   /**
+   * the Agents JS namespace of the tool the person was asked about (`toolNamespace`): the check's
+   * token binds the catalogue's tool, which is that name in every namespace, so the approval of
+   * `sandbox.delete_file` must not run `prod.delete_file` (outside audit 7, F14). Absent: no namespace.
+   */
+  namespace?: string;
+  /** a person rejected the call (Agents JS `state.reject(item)`): `used` too, so no approval of it runs it */
+  denied?: boolean;
+  /**
    * `"nested"`: not a confirm. The call (an agent run as a tool) was allowed at `step`, and its
    * nested run stopped for a person's answer, so it has not finished; `token` is empty. When it
    * resumes in another process, this record is what lets that be the same call — checked once —
@@ -114,5 +122,6 @@ export class MemoryApprovals implements ApprovalStore {
 function isPending(r: unknown): r is PendingApproval {
   const o = r as Partial<PendingApproval> | null;
   return typeof o === "object" && o !== null && o.v === 1 && typeof o.tool === "string" && Number.isSafeInteger(o.step) && typeof o.token === "string" && typeof o.used === "boolean" &&
-    typeof o.question === "string" && Array.isArray(o.reasons) && o.reasons.every((x) => typeof x === "string") && (o.call === undefined || typeof o.call === "string") && (o.waits === undefined || o.waits === "nested");
+    typeof o.question === "string" && Array.isArray(o.reasons) && o.reasons.every((x) => typeof x === "string") && (o.call === undefined || typeof o.call === "string") &&
+    (o.namespace === undefined || typeof o.namespace === "string") && (o.denied === undefined || typeof o.denied === "boolean") && (o.waits === undefined || o.waits === "nested");
 }

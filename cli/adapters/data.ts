@@ -2,8 +2,9 @@
  * Small helpers of the guard: a private copy of a result (or of what an observer is
  * shown), and a call's tool and input as one comparable key.
  */
-import { canonicalize, recordedResult, sha256Hex, type CompiledCatalogue } from "../../worker/portable/engine/index.js";
+import { canonicalize, recordedResult, sha256Hex, type CompiledCatalogue, type Entry } from "../../worker/portable/engine/index.js";
 import type { PendingApproval } from "./approvals.js";
+import type { GuardSession } from "./types.js";
 
 /**
  * A copy of JSON data (plain objects, arrays, strings, finite numbers, booleans, null), or
@@ -65,14 +66,17 @@ export function recordedCopy(catalogue: () => CompiledCatalogue, tool: string | 
 /**
  * A call's tool and input as one string. An input that is not JSON data (an `undefined` a schema's
  * transform left, which the check refuses) is keyed by its JSON text, so its refusal is kept too.
+ * A tool in an Agents JS namespace is keyed with it: the check knows the tool by its name alone,
+ * but the call that runs is the namespace's (outside audit 7, F14).
  */
-export function keyOf(tool: string, args: unknown): string | undefined {
+export function keyOf(tool: string, args: unknown, namespace?: string): string | undefined {
+  const name = namespace === undefined ? tool : JSON.stringify([namespace, tool]);
   try {
-    return `${tool}\u0000${canonicalize(args)}`;
+    return `${name}\u0000${canonicalize(args)}`;
   } catch {
     try {
       const text = JSON.stringify(args);
-      return text === undefined ? undefined : `${tool}\u0001${text}`;
+      return text === undefined ? undefined : `${name}\u0001${text}`;
     } catch {
       return undefined;
     }
@@ -117,4 +121,18 @@ export function message(err: unknown): string {
 /** The digest an approval record keeps of its call's key. */
 export function sha256Key(key: string): string {
   return sha256Hex(key);
+}
+
+/**
+ * The session's entries as plain data, if it can say (a remote one not created yet cannot). Made
+ * here, not in the guard's constructor: a closure made there kept the guard's session alive.
+ */
+export function plainOf(session: GuardSession): () => Entry[] | undefined {
+  return () => {
+    try {
+      return session.toJSON?.().entries;
+    } catch {
+      return undefined;
+    }
+  };
 }

@@ -14,16 +14,17 @@
  * bookkeeping (reports) never throws into the framework's loop.
  */
 import { CallInputs, inferenceOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
-import type { CallOptions, CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
+import type { CallOptions, CheckResult, CompiledCatalogue, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import { givenCatalogue, infoCatalogue } from "./catalogue-parts.js";
-import { faultCheck, question, refusalText } from "../gateway/words.js";
+import { faultCheck, nameText, question, refusalText, tokenWords } from "../gateway/words.js";
 import { DEFAULT_APPROVALS_LIMIT, MemoryApprovals, type ApprovalStore, type PendingApproval } from "./approvals.js";
 import { newTurns } from "./turns.js";
-import { copyOf, isRecord, isThenable, keyOf, message, recordedCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
+import { copyOf, isRecord, isThenable, keyOf, message, plainOf, recordedCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
 import { HistoryMirror } from "./view.js";
 import { NestedWaits } from "./nested-record.js";
 import { KeptVerdicts } from "./kept-verdicts.js";
+import { CallRecords, denyRecord } from "./records.js";
 import type { CheckEvent, GuardOptions, GuardSession, Verdict } from "./types.js";
 
 export type { CheckEvent, GuardOptions, GuardSession, Verdict } from "./types.js";
@@ -37,21 +38,19 @@ export class ToolCallRefused extends StalwartError {
   }
 }
 
-/** The session's entries as plain data. */
-function plainOf(session: GuardSession): () => Entry[] | undefined {
-  return () => plainEntries(session);
-}
-
 export class CallGuard {
   readonly catalogue: () => CompiledCatalogue;
   private readonly language: () => Language;
   private readonly context: Readonly<Record<string, unknown>>;
   readonly approvals: ApprovalStore;
+  private readonly records: CallRecords;
   /** how many unsettled calls (and, in the default store, approval records) are kept */
   private readonly limit: number;
   /** first checks of calls not settled yet, by call id (kept-verdicts.ts) */
   private readonly decided: KeptVerdicts;
   private reading: Promise<void> = Promise.resolve();
+  /** rejections being kept (`rejected`): an approval waits for them */
+  private rejecting: Promise<void> = Promise.resolve();
   private lastTexts: readonly string[] = [];
   /** the session's own inference view (an in-process `Client` session), read instead of its history; else the view kept here from its history, entry by entry (view.ts) */
   private readonly followed: (() => FollowedView) | undefined;
@@ -81,6 +80,7 @@ export class CallGuard {
     this.decided = new KeptVerdicts(limit);
     this.inputs = new CallInputs(limit);
     this.approvals = options.approvals ?? new MemoryApprovals(undefined, { limit });
+    this.records = new CallRecords(this.approvals, session.id);
     const plain = typeof session.toJSON === "function" ? plainOf(session) : undefined;
     this.followed = info?.inference;
     this.mirror = this.followed ? undefined : new HistoryMirror(this.catalogue, this.language, this.context, plain);
@@ -106,15 +106,18 @@ export class CallGuard {
    * framework already holds a person's answer for this call id. A confirm minted now was never put
    * to them (the input changed after they were asked, its pending approval was not kept, or the
    * answer is a standing one for the tool), so it is refused, not kept for that answer to spend.
+   * `namespace`: the Agents JS namespace of the tool that runs the call (the check knows the
+   * catalogue's tool by `tool` alone; the record and its question bind the namespace too).
    */
-  async check(callId: string, tool: string, args: unknown, answered = false): Promise<Verdict> {
-    const known = this.known(callId, tool, args);
+  async check(callId: string, tool: string, args: unknown, answered = false, namespace?: string): Promise<Verdict> {
+    const key = keyOf(tool, args, namespace);
+    const known = this.decided.known(callId, key);
     await this.releaseOrphans();
     if (known) return known;
     // A store that cannot be read holds nothing here: the call is checked, and a confirm it needs
     // cannot be kept either (below), so nothing runs on it.
-    const key = keyOf(tool, args);
-    const p = await this.stored(callId);
+    if (answered) await this.rejecting;
+    const p = await this.records.get(callId);
     let stale = false;
     if (p instanceof Error) this.log(`the approval kept for call ${callId} could not be read: ${p.message}`);
     else if (p?.waits === "nested") {
@@ -134,7 +137,7 @@ export class CallGuard {
       // question. An edited call with an answer on hand too: the re-check with its token refuses it.
       if (!p.used && (same || answered)) return { decision: "confirm", check, question: p.question };
       // The person's answer to this very call, sent again.
-      if (p.used && same && answered) return { decision: "refuse", check: { ...check, decision: "refuse" }, message: `${tool} did not run again: its approval was already used; an approval covers one run of the call.` };
+      if (p.used && same && answered) return { decision: "refuse", check: { ...check, decision: "refuse" }, message: p.denied ? `${tool} did not run: ${REJECTED}.` : `${tool} did not run again: its approval was already used; an approval covers one run of the call.` };
       // Else the record is of an earlier call under this id (spent, or asked and left unanswered):
       // a provider that reuses ids made a new call, checked (and asked about) as one.
       stale = true;
@@ -142,13 +145,14 @@ export class CallGuard {
     await this.reading;
     const origins = this.infer(tool, args);
     const check = await this.safeCheck(tool, args, { origins: originsOf(origins) });
-    let verdict = this.verdict(tool, args, origins, check);
+    let verdict = this.verdict(tool, args, origins, check, namespace);
     if (verdict.decision === "confirm" && answered) {
       verdict = { decision: "refuse", check, message: `${tool} did not run: a person must approve this call as it is now, and the answer on hand was not given to it (the call changed after it was asked about, its pending approval was not kept, or the approval stands for the whole tool).` };
     } else if (verdict.decision === "confirm" && check.confirmation) {
       const record: PendingApproval = { v: 1, tool, step: check.step, token: check.confirmation, reasons: [...check.reasons], question: verdict.question, used: false };
       if (key !== undefined) record.call = sha256Key(key);
-      const kept = await this.keep(callId, record);
+      if (namespace !== undefined) record.namespace = namespace;
+      const kept = await this.records.set(callId, record);
       stale = false; // replaced
       if (kept) verdict = { decision: "refuse", check, message: `${tool} needs a person's approval, and its approval could not be kept (${kept.message}); it did not run.` };
     }
@@ -162,7 +166,7 @@ export class CallGuard {
 
   /** The token kept for a call that waits for a person, if any. */
   async pending(callId: string): Promise<PendingApproval | undefined> {
-    const p = await this.stored(callId);
+    const p = await this.records.get(callId);
     return p instanceof Error || p?.waits !== undefined ? undefined : p;
   }
 
@@ -173,8 +177,22 @@ export class CallGuard {
    */
   async waitsNested(callId: string, tool: string, args: unknown, verdict: Verdict): Promise<void> {
     const record = this.nested.record(callId, tool, args, verdict);
-    const failed = record && (await this.keep(callId, record));
+    const failed = record && (await this.records.set(callId, record));
     if (failed) this.log(`call ${callId} waits for a nested run, and that could not be kept (${failed.message}): resumed in another process it is checked again`);
+  }
+
+  /**
+   * A person rejected call `callId` (Agents JS `state.reject(item)`, which reaches none of the
+   * tool's hooks: openai-agents/rejections.ts). Its record, if it is of this very call and unspent,
+   * is marked used and rejected: an approval of it from a state saved before runs nothing.
+   */
+  rejected(callId: string, tool: string, args: unknown, namespace?: string): void {
+    const key = keyOf(tool, args, namespace);
+    const done = denyRecord(this.records, callId, (p) => p.tool === tool && p.namespace === namespace && sameCall(p, key));
+    this.rejecting = this.rejecting.then(async () => {
+      const failed = await done;
+      if (failed) this.log(`the rejection of call ${callId} could not be kept: ${failed.message}`);
+    });
   }
 
   /** The agent tools (asTool of a guarded agent) whose kept checks may resume (nested-record.ts). */
@@ -194,56 +212,48 @@ export class CallGuard {
    * The person approved call `callId`: check it again with its token. Allowed once; a changed
    * input (or tool), a spent or expired token is not allowed, and nothing runs.
    */
-  async approved(callId: string, tool: string, args: unknown): Promise<Verdict> {
-    const known = this.known(callId, tool, args);
+  async approved(callId: string, tool: string, args: unknown, namespace?: string): Promise<Verdict> {
+    const key = keyOf(tool, args, namespace);
+    const known = this.decided.known(callId, key);
     await this.releaseOrphans();
     if (known) return known;
-    const p = await this.stored(callId);
+    await this.rejecting;
+    const p = await this.records.get(callId);
     const none = (why: string): Verdict => {
       const check: CheckResult = { decision: "refuse", reasons: [], detail: { message: why }, step: -1 };
       return { decision: "refuse", check, message: `${tool} did not run: ${why}.` };
     };
     if (p instanceof Error) return none(`the approval kept for it could not be read (${p.message})`);
     if (!p) return none("no confirmation of this call is waiting for a person");
-    if (p.used) return none("its approval was already used; an approval covers one run of the call");
+    if (p.used) return none(p.denied ? REJECTED : "its approval was already used; an approval covers one run of the call");
     if (p.tool !== tool) return none(`the approval was given for \`${p.tool}\``);
+    // The token binds the catalogue's tool, not the namespace whose tool runs: the record does.
+    if (p.namespace !== namespace) return none(`the approval was given for ${p.tool}${inNamespace(p.namespace)}, not for ${tool}${inNamespace(namespace)}`);
     await this.reading;
     const origins = this.infer(tool, args);
     const check = await this.safeCheck(tool, args, { origins: originsOf(origins), confirmation: p.token });
     let verdict: Verdict;
     if (check.decision === "allow") {
       // The session spent the token whatever the store says: a record left unmarked covers nothing.
-      const kept = await this.keep(callId, { ...p, used: true });
+      const kept = await this.records.set(callId, { ...p, used: true });
       if (kept) this.log(`the approval of call ${callId} could not be marked used: ${kept.message}`);
       verdict = { decision: "allow", check };
     } else if (check.decision === "refuse") {
       verdict = { decision: "refuse", check, message: refusalText(tool, check) };
     } else {
-      const why = String(check.detail.confirmation ?? "the token covers another call");
-      verdict = { decision: "refuse", check, message: `the approval does not cover this call of ${tool} (${why}), and it did not run.` };
+      const why = String(check.detail.confirmation ?? "");
+      verdict = { decision: "refuse", check, message: `the approval does not cover this call of ${tool}: ${tokenWords(why)}${why ? ` (${why})` : ""}; it did not run.` };
     }
-    this.decided.keep(callId, keyOf(tool, args), verdict);
+    this.decided.keep(callId, key, verdict);
     this.observe({ callId, tool, args, origins, check, approval: true });
     await this.releaseOrphans();
     return verdict;
   }
 
-  /** The approval kept for a call id, or the error the host's store answered with. */
-  private async stored(callId: string): Promise<PendingApproval | undefined | Error> {
-    try {
-      return await this.approvals.get(callId);
-    } catch (err) {
-      return err instanceof Error ? err : new Error(String(err));
-    }
-  }
-
   /** A record whose id now names another call: dropped where the store can (else it is stale anyway). */
   private async drop(callId: string): Promise<void> {
-    try {
-      await this.approvals.delete?.(callId);
-    } catch (err) {
-      this.log(`the approval kept for call ${callId} could not be dropped: ${message(err)}`);
-    }
+    const failed = await this.records.delete(callId);
+    if (failed) this.log(`the approval kept for call ${callId} could not be dropped: ${failed.message}`);
   }
 
   /** Allowed checks let go before their call ran on them: reported `failed`, so they hold nothing. */
@@ -256,18 +266,8 @@ export class CallGuard {
    * the same id and input again is checked afresh. `taken: false` gives it back (an agent tool
    * whose nested run stopped for a person has not run yet).
    */
-  take(callId: string, tool: string, args: unknown, taken = true): void {
-    this.decided.take(callId, keyOf(tool, args), taken);
-  }
-
-  /** Keep an approval record: undefined, or the error the host's store answered with. */
-  private async keep(callId: string, record: PendingApproval): Promise<Error | undefined> {
-    try {
-      await this.approvals.set(callId, record);
-      return undefined;
-    } catch (err) {
-      return err instanceof Error ? err : new Error(String(err));
-    }
+  take(callId: string, tool: string, args: unknown, taken = true, namespace?: string): void {
+    this.decided.take(callId, keyOf(tool, args, namespace), taken);
   }
 
   /**
@@ -287,14 +287,9 @@ export class CallGuard {
     }
   }
 
-  /** The verdict kept for this call id, if it judged this tool and input (else it is dropped). */
-  private known(callId: string, tool: string, args: unknown): Verdict | undefined {
-    return this.decided.known(callId, keyOf(tool, args));
-  }
-
   /** The verdict kept for a call id and input, without checking anything (undefined when none is kept). */
-  keptVerdict(callId: string, tool: string, args: unknown): Verdict | undefined {
-    return this.decided.peek(callId, keyOf(tool, args));
+  keptVerdict(callId: string, tool: string, args: unknown, namespace?: string): Verdict | undefined {
+    return this.decided.peek(callId, keyOf(tool, args, namespace));
   }
 
   /** The call settled (ran, failed, or was not run): forget its first check, and a nested record kept for it. */
@@ -330,11 +325,11 @@ export class CallGuard {
     this.mirror?.own(this.session.history.entries, at, { kind: "report", of, outcome, tool, recorded });
   }
 
-  private verdict(tool: string, args: unknown, origins: Record<string, InferredOrigin>, check: CheckResult): Verdict {
+  private verdict(tool: string, args: unknown, origins: Record<string, InferredOrigin>, check: CheckResult, namespace?: string): Verdict {
     if (check.decision === "allow") return { decision: "allow", check };
     if (check.decision === "refuse") return { decision: "refuse", check, message: refusalText(tool, check) };
     if (!check.confirmation) return { decision: "refuse", check, message: `${tool} needs a person's approval, and no approval can be recorded for it; it did not run.` };
-    return { decision: "confirm", check, question: question(tool, isRecord(args) ? args : {}, origins, check) };
+    return { decision: "confirm", check, question: question(tool, isRecord(args) ? args : {}, origins, check, namespace) };
   }
 
   private infer(tool: string, args: unknown): Record<string, InferredOrigin> {
@@ -390,11 +385,9 @@ export class CallGuard {
   }
 }
 
-/** A session's history as plain data, if it can say (a remote one not created yet cannot). */
-function plainEntries(session: GuardSession): Entry[] | undefined {
-  try {
-    return session.toJSON?.().entries;
-  } catch {
-    return undefined;
-  }
+const REJECTED = "a person rejected this call, and an approval sent for it later runs nothing";
+
+/** `tool`'s namespace in words, for a refusal ("" for none). */
+function inNamespace(namespace: string | undefined): string {
+  return namespace === undefined ? " outside any namespace" : ` in namespace \`${nameText(namespace)}\``;
 }

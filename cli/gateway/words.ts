@@ -97,12 +97,30 @@ function originWords(o: InferredOrigin | undefined): string {
  * wording. Hidden characters are named as the approvals page and `approvals show` name them (one
  * function, `visible`): the same call must read the same whichever way the person approves it.
  */
-export function question(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, r: CheckResult): string {
-  const lines = [`${tool} needs your approval before it runs.`, "", "Arguments:"];
+export function question(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, r: CheckResult, namespace?: string): string {
+  // An Agents JS namespace is named: tools of one name in two namespaces read alike otherwise (outside audit 7, F14).
+  const which = namespace === undefined ? tool : `${tool}, in namespace \`${nameText(namespace)}\`,`;
+  const lines = [`${which} needs your approval before it runs.`, "", "Arguments:"];
   for (const k of Object.keys(args)) lines.push(`  ${nameText(k)} = ${visible(short(JSON.stringify(args[k])))}   (${originWords(origins[k])})`);
   if (Object.keys(args).length === 0) lines.push("  (none)");
   lines.push("", `Why (${r.reasons.join(", ")}): ${oneLine(String(r.detail.wording ?? ""))}`);
   return lines.join("\n");
+}
+
+/**
+ * Why a presented token covered nothing (step 10's `detail.confirmation`), in words a person
+ * reads: "not_ours" alone says nothing to them (outside audit 7, F4).
+ */
+export function tokenWords(code: string): string {
+  switch (code) {
+    case "not_ours": return "it was given in another conversation (another session)";
+    case "other_call": return "the call changed after it was asked about (another tool, agent or arguments)";
+    case "expired": return "it expired";
+    case "used": return "it was used already (an approval covers one run of the call)";
+    case "no_ask": return "the question it answers is not in this conversation's history (restarted, or another copy)";
+    case "denied": return "a person denied or edited the call";
+    default: return "it covers another call";
+  }
 }
 
 /**

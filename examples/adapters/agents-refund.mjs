@@ -6,7 +6,7 @@ import { Agent, run, setTracingDisabled, tool } from "@openai/agents";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
 import { z } from "zod";
 import { Client } from "stalwart-agents";
-import { guard, guardOf } from "stalwart-agents/openai-agents";
+import { guard, questionFor } from "stalwart-agents/openai-agents";
 
 setTracingDisabled(true); // offline: no traces are sent anywhere
 const catalogue = new URL("../store/agent.yaml", import.meta.url).pathname;
@@ -24,7 +24,7 @@ const agent = guard(new Agent({ name: "billing", instructions: "Atenda o cliente
 
 let result = await run(agent, "estorne 40,00 do pedido 4411");
 for (const item of result.interruptions) {
-  console.log(`${(await guardOf(agent).approvals.get(item.rawItem.callId))?.question}\n\n(the person approves)\n`);
+  console.log(`${await questionFor(agent, item)}\n\n(the person approves)\n`);
   result.state.approve(item);
 }
 result = await run(agent, result.state);

@@ -71,7 +71,7 @@ describe.each(KITS)("stalwart-agents/ai with ai $major", ({ sdk, Mock }) => {
     const confirm = checks(session.history.entries).find((e) => e.tool === "refund_card")!;
     expect(confirm).toMatchObject({ decision: "confirm" });
     expect(confirm.reasons).toContain("write");
-    expect(guardOf(tools)!.approvals.get("c2")).toMatchObject({ tool: "refund_card", step: confirm.step, used: false });
+    expect(await guardOf(tools)!.pending("c2")).toMatchObject({ tool: "refund_card", step: confirm.step, used: false });
 
     const approved = [...messages, ...first.response.messages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: asked.approvalId, approved: true }] }];
     const second = await run(tools, ["refunded"], approved).result;

@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { CallGuard, MemoryApprovals } from "../../cli/adapters/openai-agents/index.js";
 import { keyOf, sha256Key } from "../../cli/adapters/data.js";
+import { recordKey } from "../../cli/adapters/records.js";
 import type { PendingApproval } from "../../cli/adapters/approvals.js";
 import { freshSession } from "./fixture.js";
 
@@ -26,17 +27,17 @@ async function openCheck() {
 describe("nested approval records", () => {
   it("a function tool's call is checked anew, whatever record its id has", async () => {
     const { session, first, record } = await openCheck();
-    const guard = new CallGuard(session, { approvals: new MemoryApprovals({ c2: record }) });
+    const guard = new CallGuard(session, { approvals: new MemoryApprovals({ [recordKey(session.id, "c2")]: record }) });
     const v = await guard.check("c2", "tag_order", ARGS);
     expect(v.check.step).toBeGreaterThan(first.step);
     expect(session.history.entries.filter((e) => e.kind === "check")).toHaveLength(2);
     // the record named another call's check: it is let go
-    expect(await guard.approvals.get("c2")).toBeUndefined();
+    expect(await guard.approvals.get(recordKey(session.id, "c2"))).toBeUndefined();
   });
 
   it("an agent tool's record is the kept check while the history holds it open, and only then", async () => {
     const { session, first, record } = await openCheck();
-    const guard = new CallGuard(session, { approvals: new MemoryApprovals({ c2: record, c3: { ...record, call: sha256Key(keyOf("tag_order", { ...ARGS, tag: "x" })!) } }) });
+    const guard = new CallGuard(session, { approvals: new MemoryApprovals({ [recordKey(session.id, "c2")]: record, [recordKey(session.id, "c3")]: { ...record, call: sha256Key(keyOf("tag_order", { ...ARGS, tag: "x" })!) } }) });
     guard.nested.resumable("tag_order");
     const v = await guard.check("c2", "tag_order", ARGS);
     expect(v).toMatchObject({ decision: "allow", check: { step: first.step } });
@@ -47,7 +48,7 @@ describe("nested approval records", () => {
     // reported once; the same record then backs nothing
     await guard.ran(v.check, { ok: true });
     guard.settle("c2");
-    const again = new CallGuard(session, { approvals: new MemoryApprovals({ c2: record }) });
+    const again = new CallGuard(session, { approvals: new MemoryApprovals({ [recordKey(session.id, "c2")]: record }) });
     again.nested.resumable("tag_order");
     expect((await again.check("c2", "tag_order", ARGS)).check.step).toBeGreaterThan(first.step);
   });

@@ -17,19 +17,23 @@
  *   call is checked again with the token the check minted — bound to the tool, the argument digest,
  *   the session and the ask, spent once — and rejected unless that allows it;
  * - `state.reject(item)`: the framework tells the model it was not approved; nothing ran, so
- *   nothing is reported;
+ *   nothing is reported, and the call's record is marked rejected (rejections.ts), so no later
+ *   approval of it runs it;
  * - what runs is reported `ran` (with the result) or `failed` (the tool threw, or answered with
  *   the framework's default error message, or `isFailure` says so).
  *
  * A saved `RunState` resumes with its session: `client.resume(savedSession)`, the same approvals
  * store (`guard(agent, session, { approvals })`), then `RunState.fromString(agent, saved)`.
  */
-import type { Agent, AgentInputItem, FunctionTool, RunContext, Tool } from "@openai/agents";
+import type { Agent, AgentInputItem, FunctionTool, RunContext, RunToolApprovalItem, Tool } from "@openai/agents";
 import { CallGuard, ToolCallRefused, type GuardOptions, type GuardSession, type Verdict } from "../guard.js";
 import { MemoryApprovals } from "../approvals.js";
 import { toolAsks } from "../tool-asks.js";
 import { passOn } from "../filter.js";
-import { StalwartError, duplicateKey } from "../../../worker/portable/engine/index.js";
+import { StalwartError } from "../../../worker/portable/engine/index.js";
+import { calledNamespace, namespaceOf, otherNamespace, parseArgs } from "./calls.js";
+import { keyOf, sameCall } from "../data.js";
+import { ownTool, watchRejections } from "./rejections.js";
 import { asked, baseFor, isGuardedAgentTool, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
 export { CallGuard, ToolCallRefused, MemoryApprovals };
@@ -122,6 +126,24 @@ export function guardOf(guarded: object): CallGuard | undefined {
   return guards.get(guarded);
 }
 
+/**
+ * What to show the person for an interruption (outside audit 7, F6): the check's question — the
+ * tool (and its namespace), each argument with where it came from and its hidden characters named
+ * (`[U+202E]`, `[6 TAG characters … spelling "IGNORE"]`), and why it needs them. The item's own
+ * arguments are the model's raw text. Undefined when the check did not ask about this call (your
+ * tool's own `needsApproval` did, or the call's record is spent or gone): show the item then.
+ * `guarded`: what `guard` or `guardTools` returned; a nested agent's item is its own agent's.
+ */
+export async function questionFor(guarded: object, item: Pick<RunToolApprovalItem, "rawItem" | "agent">): Promise<string | undefined> {
+  const raw = item?.rawItem;
+  if (raw?.type !== "function_call" || typeof raw.callId !== "string") return undefined;
+  const core = (item.agent && guards.get(item.agent)) || guards.get(guarded);
+  const p = await core?.pending(raw.callId);
+  const ns = calledNamespace(raw);
+  if (!p || p.used || p.tool !== raw.name || p.namespace !== ns || !sameCall(p, keyOf(raw.name, parseArgs(raw.arguments), ns))) return undefined;
+  return p.question;
+}
+
 const guards = new WeakMap<object, CallGuard>();
 
 /** The guarded agent whose tools these are, once made (none for `guardTools`). */
@@ -135,6 +157,7 @@ function wrapTools<T extends Tool<any>>(tools: readonly T[], core: CallGuard, op
 
 function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, owner: Owner): AnyFunctionTool {
   const name = t.name;
+  const ns = namespaceOf(t);
   if (isGuardedAgentTool(t)) core.nested.resumable(name);
   const isFailure = options.isFailure ?? ((out: unknown) => out === DEFAULT_TOOL_ERROR);
   /** The host's `isFailure`: one that throws cannot say the call succeeded, so it is reported failed. */
@@ -148,10 +171,11 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
   };
 
   const needsApproval = async (ctx: RunContext<any>, input: unknown, callId?: string): Promise<boolean> => {
+    watchRejections(ctx);
     // Without a call id nothing can be bound to the approval: a person decides, and the guardrail checks.
     if (typeof callId !== "string") return ask();
     const answered = answerOf(ctx, name, callId, owner.agent) !== undefined;
-    const v = await core.check(callId, name, input, answered);
+    const v = await core.check(callId, name, input, answered, ns);
     if (v.decision === "confirm") return answered || ask();
     if (v.decision === "allow") {
       // The tool itself wants a person for it: it holds nothing until the approval comes.
@@ -163,17 +187,20 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
   const ask = (): true => (asked(), true);
 
   /** The call's verdict now: its first check, or — once the person approved it — the re-check with its token. */
-  const verdictOf = async (ctx: RunContext<any>, callId: string, toolName: string, args: unknown): Promise<Verdict> => {
+  const verdictOf = async (ctx: RunContext<any>, call: { callId: string; name: string; namespace?: unknown }, args: unknown): Promise<Verdict> => {
+    const callId = call.callId;
+    const elsewhere = otherNamespace(call, name, ns);
+    if (elsewhere !== undefined) return elsewhere;
     // A person's answer held before the check asked (a standing `alwaysApprove`, an edited call) answers nothing.
     // A verdict kept for the call (allow or refuse: the guardrail's, then `invoke`'s) is the
     // answer whatever the person's, so theirs is not looked up: Agents JS 0.20 reads a bare tool
     // name as JSON first, and the SyntaxError it throws and catches costs ~17 µs a lookup.
-    const kept = core.keptVerdict(callId, name, args);
-    const answer = kept === undefined || kept.decision === "confirm" ? ctx.isToolApproved({ toolName, callId }) : undefined;
-    const v = await core.check(callId, name, args, answer !== undefined);
+    const kept = core.keptVerdict(callId, name, args, ns);
+    const answer = kept === undefined || kept.decision === "confirm" ? ctx.isToolApproved({ toolName: approvalName(call), callId }) : undefined;
+    const v = await core.check(callId, name, args, answer !== undefined, ns);
     if (v.decision !== "confirm") return v;
     if (answer !== true) return v;
-    return core.approved(callId, name, args);
+    return core.approved(callId, name, args, ns);
   };
 
   const guardrail = {
@@ -182,7 +209,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
     run: async ({ context, toolCall }: { context: RunContext<any>; toolCall: { callId: string; name: string; arguments: string; namespace?: unknown } }) => {
       const args = parseArgs(toolCall.arguments);
       if (args === undefined) return reject(`${name} did not run: its arguments are not JSON, or give a key twice.`);
-      const v = await verdictOf(context, toolCall.callId, approvalName(toolCall), args);
+      const v = await verdictOf(context, toolCall, args);
       // A confirm not approved yet is on its way to the person (pre-approval guardrails): let it ask.
       if (v.decision !== "refuse") return { behavior: { type: "allow" as const }, outputInfo: { decision: v.decision, reasons: v.check.reasons, step: v.check.step } };
       core.settle(toolCall.callId);
@@ -195,12 +222,12 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
     const args = parseArgs(input);
     if (!call || args === undefined) return `${name} did not run: the call has no id, or its arguments are not JSON or give a key twice.`;
     // The guardrail has decided already (the verdict is kept by call id); this holds if it did not run.
-    const v = await verdictOf(ctx, call.callId, approvalName(call), args);
+    const v = await verdictOf(ctx, call, args);
     if (v.decision !== "allow") {
       core.settle(call.callId);
       return v.decision === "refuse" ? v.message : `${v.question}\n\nThis call waits for a person's approval; it did not run.`;
     }
-    core.take(call.callId, name, args);
+    core.take(call.callId, name, args, true, ns);
     let out: unknown;
     try {
       out = await t.invoke(ctx, input, details);
@@ -212,7 +239,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
     // An agent tool whose nested run waits for a person has not run yet: the framework invokes
     // this call again when it resumes, and that is the call checked here and reported.
     if (waitsForPerson(call)) {
-      core.take(call.callId, name, args, false);
+      core.take(call.callId, name, args, false, ns);
       await core.waitsNested(call.callId, name, args, v);
       return out;
     }
@@ -250,7 +277,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
   });
   const stopped = async (toolCall: { callId: string; arguments: string }) => {
     const args = parseArgs(toolCall.arguments);
-    const v = args === undefined ? undefined : core.keptVerdict(toolCall.callId, name, args);
+    const v = args === undefined ? undefined : core.keptVerdict(toolCall.callId, name, args, ns);
     if (v?.decision !== "allow") return;
     core.settle(toolCall.callId);
     await core.failed(v.check);
@@ -258,12 +285,20 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
 
   // A copy keeping everything the framework put on the tool (symbols included), with our three; an agent
   // tool a guarded agent made is copied onto one the framework made, so a saved RunState still finds its agent.
+  // `isEnabled` is where a run context reaches the tool before a rejection can (rejections.ts).
+  const enabled = t.isEnabled;
+  const isEnabled = (ctx: RunContext<any>, agent: AnyAgent): Promise<boolean> => {
+    watchRejections(ctx);
+    return typeof enabled === "function" ? enabled.call(t, ctx, agent) : Promise.resolve(enabled !== false);
+  };
   const copy = Object.defineProperties(baseFor(t), Object.getOwnPropertyDescriptors(t)) as AnyFunctionTool;
   Object.defineProperties(copy, {
     needsApproval: { value: needsApproval, enumerable: true, writable: true, configurable: true },
     invoke: { value: invoke, enumerable: true, writable: true, configurable: true },
     inputGuardrails: { value: [guardrail, ...(t.inputGuardrails ?? []).map(afterOurs)], enumerable: true, writable: true, configurable: true },
+    isEnabled: { value: isEnabled, enumerable: true, writable: true, configurable: true },
   });
+  ownTool(copy, { core, name, namespace: ns });
   return copy;
 }
 
@@ -293,20 +328,6 @@ function approvalName(call: { name: string; namespace?: unknown }): string {
   const ns = call.namespace;
   if (typeof ns !== "string" || ns === "") return call.name;
   return JSON.stringify(ns === call.name ? ["deferred_top_level", call.name] : ["namespaced", ns, call.name]);
-}
-
-/**
- * The model's argument text as data; undefined when it is not JSON, or gives a key twice in one
- * object (JSON.parse keeps the last; a tool that reads the text itself may take the first, and
- * the call checked must be the call run).
- */
-function parseArgs(text: string): unknown {
-  try {
-    const args: unknown = JSON.parse(text === "" ? "{}" : text);
-    return duplicateKey(text) ? undefined : args;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A tool's output as the session records it: JSON text is read back into data. */
