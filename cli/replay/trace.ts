@@ -10,6 +10,7 @@
 import { OUTCOMES, type Outcome } from "../../worker/portable/engine/index.js";
 import { StalwartError } from "../../worker/portable/engine/index.js";
 import { closest, defineOwn } from "../../worker/portable/engine/index.js";
+import { oneLine } from "../../worker/portable/approvals/visible.js";
 
 const TRACE_VERSION = 1;
 
@@ -93,7 +94,8 @@ export interface TraceProblem {
 }
 
 export function formatTraceProblem(p: TraceProblem): string {
-  return `${p.file}:${p.line}: error: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ""}`;
+  // a message quotes the trace's own text (a field name, a value): on one line, hidden characters named (audit 7, F11)
+  return `${oneLine(p.file)}:${p.line}: error: ${oneLine(p.message)}${p.hint ? `\n  hint: ${oneLine(p.hint)}` : ""}`;
 }
 
 const FIELDS: Record<string, readonly string[]> = {
