@@ -15,12 +15,16 @@
  *     and `prompts_get` the check sees, so that what a later call copies from them is traced to them.
  *
  * Calls are named `<run>-<n>`, the run a random word of this process, so that the traces of
- * several runs appended to one file never share an id. Times come from the gateway's clock and
+ * several runs appended to one file never share an id; and every line names its `run`, so that two
+ * gateways appending to one file at once (two editor windows) stay apart: replay files each line
+ * under its run's session, never under the other run's (audit 7, F1). A file whose last line was
+ * cut (a crash mid-write) is continued on a new line, so the cut line stays one line of its own
+ * and the next run's `session` line whole (F8). Times come from the gateway's clock and
  * never go backwards. The file holds arguments and results: it is created readable by its owner
  * only. Writing it is bookkeeping: a write that fails is said once on the log and tracing stops;
  * no call is refused for it.
  */
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { InputError, type CheckResult, type InferredOrigin } from "../../worker/portable/engine/index.js";
 
@@ -50,12 +54,26 @@ export class TraceFile {
   /** Open FILE for appending (made if missing, owner only) and write the session line; a FILE that cannot be opened is an InputError. */
   open(s: TraceSessionInfo): this {
     try {
-      this.fd = openSync(this.file, "a", 0o600);
+      // read too, to see whether its last line was cut; a file we may only write is appended to all the same
+      this.fd = openOr(this.file, "a+") ?? openSync(this.file, "a", 0o600);
     } catch (err) {
       throw new InputError(`--trace \`${this.file}\` cannot be opened for appending (${(err as Error).message})`, "/trace");
     }
-    this.write({ v: 1, type: "session", name: s.name, at: this.at(), language: s.language, ...(Object.keys(s.context).length ? { context: s.context } : {}), ...(s.agent ? { agent: s.agent } : {}), gateway: true });
+    this.write({ v: 1, type: "session", name: s.name, at: this.at(), language: s.language, ...(Object.keys(s.context).length ? { context: s.context } : {}), ...(s.agent ? { agent: s.agent } : {}), gateway: true, run: this.run }, this.cutShort());
     return this;
+  }
+
+  /** The file does not end in a line break: its last line was cut (a crash mid-write), and ours must not be glued to it. */
+  private cutShort(): boolean {
+    try {
+      const size = fstatSync(this.fd!).size;
+      if (size === 0) return false;
+      const last = Buffer.alloc(1);
+      readSync(this.fd!, last, 0, 1, size - 1);
+      return last[0] !== 0x0a;
+    } catch {
+      return false; // not readable (a device, a pipe): nothing of ours to be glued to
+    }
   }
 
   /** A call as proposed, with the check's answer to it. */
@@ -67,7 +85,7 @@ export class TraceFile {
       const o = this.originOf(origins[k]!.origin);
       if (o !== undefined) Object.defineProperty(written, k, { value: o, enumerable: true, writable: true, configurable: true }); // `__proto__` too
     }
-    this.write({ type: "call", id, tool, args, ...(Object.keys(written).length ? { origins: written } : {}), at: this.at() });
+    this.write({ type: "call", run: this.run, id, tool, args, ...(Object.keys(written).length ? { origins: written } : {}), at: this.at() });
     if (check.confirmation) this.remember(this.byToken, check.confirmation, id);
     if (check.decision === "allow") this.remember(this.byStep, check.step, id);
   }
@@ -77,7 +95,7 @@ export class TraceFile {
     const id = this.byToken.get(token);
     if (this.fd === undefined || id === undefined) return;
     this.byToken.delete(token);
-    this.write({ type: "answer", call: id, approved, at: this.at() });
+    this.write({ type: "answer", run: this.run, call: id, approved, at: this.at() });
     if (check?.decision === "allow") this.remember(this.byStep, check.step, id);
   }
 
@@ -85,7 +103,7 @@ export class TraceFile {
   outcome(step: number, outcome: string, result?: unknown): void {
     const id = this.byStep.get(step);
     if (this.fd === undefined || id === undefined) return;
-    this.write({ type: "outcome", call: id, outcome, ...(result !== undefined ? { result } : {}), at: this.at() });
+    this.write({ type: "outcome", run: this.run, call: id, outcome, ...(result !== undefined ? { result } : {}), at: this.at() });
   }
 
   close(): void {
@@ -111,12 +129,21 @@ export class TraceFile {
     if (map.size > REMEMBERED) map.delete(map.keys().next().value as K);
   }
 
-  private write(event: Record<string, unknown>): void {
+  /** One line, in one write: O_APPEND puts it whole after whatever another gateway wrote. */
+  private write(event: Record<string, unknown>, newLineFirst = false): void {
     try {
-      writeSync(this.fd!, JSON.stringify(event) + "\n");
+      writeSync(this.fd!, (newLineFirst ? "\n" : "") + JSON.stringify(event) + "\n");
     } catch (err) {
       this.log(`trace: \`${this.file}\` could not be written (${(err as Error).message}); tracing stops, calls go on`);
       this.close();
     }
+  }
+}
+
+function openOr(file: string, flags: string): number | undefined {
+  try {
+    return openSync(file, flags, 0o600);
+  } catch {
+    return undefined;
   }
 }
