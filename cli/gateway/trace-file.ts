@@ -7,7 +7,9 @@
  *   - a `call` line for each call the check sees as the client proposed it (not the round that
  *     brings the person's answer, nor a held call's resumption), with the origins the gateway
  *     worked out, `result:<step>` written as `result:<the call's id>`;
- *   - an `answer` line when the person answers one (elicitation, or the approval store); an edit
+ *   - an `answer` line when the person answers one (elicitation, or the approval store: an approval
+ *     as its re-send comes, which is then no call of its own; a denial there as the same call
+ *     comes again, or as the gateway stops — `proposed`, `decided`); an edit
  *     is not an approval of the call as proposed, so it is `approved: false`, and the edited call
  *     a `call` of its own;
  *   - an `outcome` line when the gateway reports what became of a call it forwarded;
@@ -26,7 +28,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { InputError, type CheckResult, type InferredOrigin } from "../../worker/portable/engine/index.js";
+import { approvalIdOf, InputError, tokenClaims, type ApprovalStore, type CheckResult, type InferredOrigin } from "../../worker/portable/engine/index.js";
 
 export interface TraceSessionInfo {
   name: string;
@@ -48,6 +50,8 @@ export class TraceFile {
   private readonly byStep = new Map<number, string>();
   /** a confirm's token → the call it asked about (the person's answer) */
   private readonly byToken = new Map<string, string>();
+  /** the tokens of asked calls not yet answered, by the call they cover (tool, argument digest) */
+  private readonly waiting = new Map<string, Set<string>>();
 
   constructor(readonly file: string, private readonly now: () => Date, private readonly log: (line: string) => void) {}
 
@@ -76,6 +80,28 @@ export class TraceFile {
     }
   }
 
+  /**
+   * A call as the client sent it, after the gateway looked in the approval store: the re-send of a
+   * call a person approved there (`approvedToken`) is that call, answered, not a call of its own;
+   * and a "no" given there to an earlier ask of the same call is written before the call asked
+   * again, so replay answers each as live did (audit 7, F9).
+   */
+  async proposed(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, store: ApprovalStore, approvedToken?: string): Promise<void> {
+    if (this.fd === undefined || (approvedToken !== undefined && this.byToken.has(approvedToken))) return;
+    if (check.confirmation) await this.decided(store, keyOf(check.confirmation));
+    this.call(tool, args, origins, check);
+  }
+
+  /** A denial or edit in the store of a call this trace asked about (of the call `key`, else any), written as the person's answer. */
+  async decided(store: ApprovalStore, key?: string): Promise<void> {
+    const tokens = key === undefined ? [...this.waiting.values()].flatMap((t) => [...t]) : [...(this.waiting.get(key) ?? [])];
+    for (const token of tokens) {
+      // unreadable now: left unanswered, as the trace knows nothing of a decision
+      const a = await Promise.resolve(store.get(approvalIdOf(token))).catch(() => undefined);
+      if (a?.receipt && a.receipt.decision !== "approve") this.answer(token, false);
+    }
+  }
+
   /** A call as proposed, with the check's answer to it. */
   call(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult): void {
     if (this.fd === undefined) return;
@@ -86,7 +112,11 @@ export class TraceFile {
       if (o !== undefined) Object.defineProperty(written, k, { value: o, enumerable: true, writable: true, configurable: true }); // `__proto__` too
     }
     this.write({ type: "call", run: this.run, id, tool, args, ...(Object.keys(written).length ? { origins: written } : {}), at: this.at() });
-    if (check.confirmation) this.remember(this.byToken, check.confirmation, id);
+    if (check.confirmation) {
+      this.remember(this.byToken, check.confirmation, id);
+      const key = keyOf(check.confirmation);
+      if (key !== undefined) this.waiting.set(key, (this.waiting.get(key) ?? new Set()).add(check.confirmation));
+    }
     if (check.decision === "allow") this.remember(this.byStep, check.step, id);
   }
 
@@ -95,6 +125,10 @@ export class TraceFile {
     const id = this.byToken.get(token);
     if (this.fd === undefined || id === undefined) return;
     this.byToken.delete(token);
+    const key = keyOf(token);
+    const w = key === undefined ? undefined : this.waiting.get(key);
+    w?.delete(token);
+    if (w?.size === 0) this.waiting.delete(key!);
     this.write({ type: "answer", run: this.run, call: id, approved, at: this.at() });
     if (check?.decision === "allow") this.remember(this.byStep, check.step, id);
   }
@@ -146,4 +180,10 @@ function openOr(file: string, flags: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The call a token covers: its tool and argument digest. */
+function keyOf(token: string): string | undefined {
+  const c = tokenClaims(token);
+  return c ? `${c.tool}\u0000${c.digest}` : undefined;
 }
