@@ -15,7 +15,7 @@
  */
 import { OUTCOMES, type Outcome } from "../../worker/portable/engine/index.js";
 import { StalwartError } from "../../worker/portable/engine/index.js";
-import { closest, defineOwn } from "../../worker/portable/engine/index.js";
+import { closest, defineOwn, duplicateKey } from "../../worker/portable/engine/index.js";
 import { oneLine } from "../../worker/portable/approvals/visible.js";
 import { describe, fail, iso, LineProblem, object, readAt, torn } from "./trace-values.js";
 
@@ -277,6 +277,10 @@ function readLine(raw: string): Record<string, unknown> {
     fail(`not JSON: ${(err as Error).message}`, "each line of a trace is one JSON object; a value may not span lines");
   }
   if (typeof ev !== "object" || ev === null || Array.isArray(ev)) fail(`an event must be a JSON object, not ${describe(ev)}`, "each line of a trace is one JSON object");
+  // JSON.parse keeps the last of a key given twice, where grep and most viewers show the first:
+  // a line that reads two ways is refused, as unknown fields are (audit 7, F5)
+  const twice = duplicateKey(raw);
+  if (twice) fail(`the key \`${twice.key}\` is given twice in one object (at \`${twice.pointer || "/"}\`)`, "give each key once: JSON.parse would read the last, most readers show the first");
   const o = ev as Record<string, unknown>;
   if (!("type" in o)) fail("the event has no `type`", `\`type\` is one of ${TYPES.map((t) => `\`${t}\``).join(", ")}`);
   if (typeof o.type !== "string" || !TYPES.includes(o.type)) {

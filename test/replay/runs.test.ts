@@ -86,4 +86,10 @@ describe("stalwart replay: runs appended to one file", () => {
     expect(glued.code).toBe(1);
     expect(glued.stderr).toMatch(/^t\.jsonl:3: error: not JSON: the line is cut short, and a `session` line is glued to it at column 41: .*\n  hint: split the line before that column/);
   });
+
+  it("a line giving a key twice is refused: it reads two ways (audit 7, F5)", async () => {
+    const r = await replay([session(A, "2026-11-02T12:00:00Z"), `{"type":"call","run":"${A}","id":"${A}-1","tool":"fetch_quota","args":{"account":"x"},"tool":"wipe_disk"}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^t\.jsonl:2: error: the key `tool` is given twice in one object/);
+  });
 });
