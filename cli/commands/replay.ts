@@ -22,7 +22,7 @@ import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { CatalogueError, formatProblem } from "../../worker/portable/engine/index.js";
 import { formatTraceProblem, parseTrace, TraceError, type Trace } from "../replay/trace.js";
 import { ReplayClock, replayTrace } from "../replay/replay.js";
-import { buildReport, formatReport, reportJson } from "../replay/report.js";
+import { buildReport, formatReport, reportJsonText } from "../replay/report.js";
 import { openLicence } from "../licence/index.js";
 import { uncounted } from "../replay/licence.js";
 import { defineCommand, runLeaf, type Io } from "../command.js";
@@ -122,7 +122,7 @@ async function replay(io: Io, args: Args): Promise<number> {
       progress?.clear();
     }
     const report = buildReport(result);
-    io.stdout.write(args.json ? JSON.stringify(reportJson(report), null, 2) + "\n" : formatReport(report));
+    io.stdout.write(args.json ? reportJsonText(report) : formatReport(report));
     return 0;
   } finally {
     licence.flush();

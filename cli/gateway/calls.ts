@@ -132,6 +132,7 @@ export class Calls {
   /** The gateway closes: held calls end (their tool servers' requests fail, their outcomes are reported); its open pending records are withdrawn. */
   async close(): Promise<void> {
     this.held.close();
+    await this.o.trace?.decided(this.o.pending); // a "no" given in the store since the last call
     await this.asked.withdrawAll(this.nowMs(), (l) => this.log(l));
   }
 
@@ -171,11 +172,10 @@ export class Calls {
 
     const origins = this.infer(tool, args);
     const check = await this.check(tool, args, origins);
-    this.o.trace?.call(tool, args, origins, check);
-    if (check.decision !== "confirm") return this.decided(params, ctx, canElicit, tool, args, origins, check);
     // Only a call that needs a person can be covered by a person's approval in the store: the
     // store is read here, not on every call (its list grows with every record kept).
-    const approved = await this.approvedNow(tool, args);
+    const approved = check.decision === "confirm" ? await this.approvedNow(tool, args).catch((err: unknown) => { this.o.trace?.call(tool, args, origins, check); throw err; }) : undefined;
+    await this.o.trace?.proposed(tool, args, origins, check, this.o.pending, approved?.record.token);
     if (!approved) return this.decided(params, ctx, canElicit, tool, args, origins, check);
     if (!(await this.recorded(approved))) return errorResult(`${tool} was approved, but the decision could not be recorded in the history; it did not run.`, summary(check));
     const again = await this.check(tool, args, origins, approved.record.token);

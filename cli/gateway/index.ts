@@ -24,6 +24,7 @@ import { TaskTools } from "./task-tools.js";
 import { OUTSIDE_TOOLS, withOutsideReads } from "./outside.js";
 import { gatewayAgent } from "./agent.js";
 import { TraceFile } from "./trace-file.js";
+import { oneLine } from "../../worker/portable/approvals/visible.js";
 import { loadRulebookNode } from "../sdk/rulebook-node.js";
 import { Relay } from "./relay.js";
 import { licenceAtStart } from "./licence-warning.js";
@@ -120,7 +121,11 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const language = o.language ?? catalogue.settings.language;
   const context = o.context ?? {};
   // opened before anything starts: a path that cannot be written stops the gateway here
-  const trace = o.trace !== undefined ? new TraceFile(o.trace, o.now ?? (() => new Date()), (l) => o.log?.(l)).open({ name: o.sessionName ?? "gateway", language, context, ...(agent ? { agent } : {}) }) : undefined;
+  // Every log line holds names and values the model chose (a tool named "x\r\nallow …\x1b[8m"):
+  // on one line, hidden characters named, so it can neither forge a line nor conceal one (audit 7, F11).
+  const log = o.log ? (line: string) => o.log!(oneLine(line)) : () => undefined;
+  const notice = o.notice ? (line: string) => o.notice!(oneLine(line)) : undefined;
+  const trace = o.trace !== undefined ? new TraceFile(o.trace, o.now ?? (() => new Date()), log).open({ name: o.sessionName ?? "gateway", language, context, ...(agent ? { agent } : {}) }) : undefined;
   let client: Client | undefined;
   let session: GatewaySession;
   if (o.session) session = o.session;
@@ -139,7 +144,6 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   }
 
   const live = new LiveServers();
-  const log = o.log ?? (() => undefined);
   const askTimeoutMs = o.askTimeoutMs ?? DAY;
   let name = "the tool server";
   const relay = new Relay({ askTimeoutMs, serverName: () => name, log });
@@ -152,7 +156,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const what = "url" in o.upstream ? `at ${o.upstream.url}` : `\`${[o.upstream.command, ...o.upstream.args].join(" ")}\``;
   const startMs = o.upstreamStartMs ?? UPSTREAM_START_MS;
   const slowMs = Math.min(SLOW_START_MS, startMs / 2);
-  const slow = o.notice ? setTimeout(() => o.notice!(`the tool server ${what} has not answered \`initialize\` after ${slowMs / 1000} s; waiting up to ${startMs / 1000} s`), slowMs) : undefined;
+  const slow = notice ? setTimeout(() => notice(`the tool server ${what} has not answered \`initialize\` after ${slowMs / 1000} s; waiting up to ${startMs / 1000} s`), slowMs) : undefined;
   slow?.unref();
   // The tool server starts once everything that can stop the gateway has been read (the person's
   // files, the home), and answers while the licence or the check worker is looked at. Settled,

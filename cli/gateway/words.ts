@@ -3,7 +3,7 @@
  * reads why, and the host reads the decision in `_meta`), and the question a person is asked.
  */
 import { cutText, type CheckResult, type InferredOrigin } from "../../worker/portable/engine/index.js";
-import { visible } from "../../worker/portable/approvals/visible.js";
+import { oneLine, visible } from "../../worker/portable/approvals/visible.js";
 
 /** The `_meta` key of the gateway's own answers (never added to a forwarded result). */
 const META_KEY = "stalwart-agents/check";
@@ -75,7 +75,7 @@ export function refusalText(tool: string, r: CheckResult): string {
   }
   // one line per reason whatever its detail holds (a message quoting the model's value), and
   // hidden characters named: a host shows this text to a person too, and the model rereads it
-  return `stalwart refused ${tool}, and it did not run.\n${parts.map(oneLine).join("\n")}`;
+  return `stalwart refused ${oneLine(tool)}, and it did not run.\n${parts.map(oneLine).join("\n")}`;
 }
 
 /** " USD" after an amount, when the tool names its currency */
@@ -140,11 +140,6 @@ export function nameText(k: string): string {
 export function quotedName(s: string): string {
   const q = oneLine(JSON.stringify(s));
   return q.length > 100 ? `${cutText(q, 98)}…"` : q;
-}
-
-/** Text on one line: a line break is shown escaped (`\n`), every other hidden character by name (`[U+2028]`). */
-function oneLine(s: string): string {
-  return visible(s.replace(/\n/g, "\\n"));
 }
 
 /**

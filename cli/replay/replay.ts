@@ -1,7 +1,7 @@
 /**
  * Replay a parsed trace through the check (interfaces.md, CLI `replay`): each `session` event opens
  * a session, each turn is read, each call is checked, each outcome of a call the replay allowed is
- * reported — in trace order, with the clock at each event's `at`, so that token expiry and
+ * reported — in trace order (the file's: runs written at once are replayed interleaved, each line in its own session), with the clock at each event's `at`, so that token expiry and
  * per-period limits answer as they would have live.
  *
  * The trace's call ids are mapped to the replayed session's step numbers: the step that was allowed
@@ -15,7 +15,7 @@
 import type { CallOptions, CheckResult } from "../../worker/portable/engine/index.js";
 import type { Outcome } from "../../worker/portable/engine/index.js";
 import { CatalogueError, StalwartError, defineOwn, recordable } from "../../worker/portable/engine/index.js";
-import { TraceError, type Language, type Trace, type TraceCall, type TraceOutcome, type Verdict } from "./trace.js";
+import { TraceError, type Language, type Trace, type TraceCall, type TraceEvent, type TraceOutcome, type Verdict } from "./trace.js";
 
 /** What replay needs of a session: the SDK's `ClientSession` (in-process or a worker's). */
 export interface ReplaySession {
@@ -69,61 +69,80 @@ export interface ReplayOptions {
   onProgress?(done: number, total: number): void;
 }
 
+/** What replay keeps of a session it has opened. */
+interface Open {
+  session: ReplaySession;
+  name: string;
+  byId: Map<string, ReplayedCall>;
+  /** a confirmed call's check again with its token, for an `answer` event that approves it */
+  presents: Map<string, (token: string) => Promise<CheckResult>>;
+  calls: ReplayedCall[];
+  summary: ReplayResult["sessions"][number];
+}
+
 export async function replayTrace(trace: Trace, opts: ReplayOptions): Promise<ReplayResult> {
   const { clock } = opts;
-  const calls: ReplayedCall[] = [];
-  const sessions: ReplayResult["sessions"] = [];
+  const open: Open[] = [];
   let done = 0;
-  for (const spec of trace.sessions) {
-    clock.ms = spec.at;
-    const session = sdk(trace, spec.line, () =>
-      opts.open({
-        name: spec.name,
-        ...(spec.language ? { language: spec.language } : {}),
-        ...(spec.context ? { context: spec.context } : {}),
-        ...(spec.agent ? { agent: spec.agent } : {}),
-        ...(spec.gateway ? { gateway: true } : {}),
-      }),
-    );
-    const summary = { name: spec.name, language: spec.language ?? null, calls: 0 };
-    sessions.push(summary);
-    const byId = new Map<string, ReplayedCall>();
-    /** a confirmed call's check again with its token, for an `answer` event that approves it */
-    const presents = new Map<string, (token: string) => Promise<CheckResult>>();
+  // Every line in the file's order, whichever session it belongs to: two gateways' runs written
+  // at once interleave, and what they share (the home's counters) is counted in the order it was live.
+  const order: { i: number; line: number; ev?: TraceEvent }[] = [];
+  trace.sessions.forEach((spec, i) => {
+    order.push({ i, line: spec.line });
+    for (const ev of spec.events) order.push({ i, line: ev.line, ev });
+  });
+  order.sort((a, b) => a.line - b.line);
+  for (const { i, ev } of order) {
+    const spec = trace.sessions[i]!;
+    if (!ev) {
+      clock.ms = spec.at;
+      const session = sdk(trace, spec.line, () =>
+        opts.open({
+          name: spec.name,
+          ...(spec.language ? { language: spec.language } : {}),
+          ...(spec.context ? { context: spec.context } : {}),
+          ...(spec.agent ? { agent: spec.agent } : {}),
+          ...(spec.gateway ? { gateway: true } : {}),
+        }),
+      );
+      open[i] = { session, name: spec.name, byId: new Map(), presents: new Map(), calls: [], summary: { name: spec.name, language: spec.language ?? null, calls: 0 } };
+      continue;
+    }
+    const o = open[i]!;
+    const { session, byId, presents } = o;
     /** the replayed step a trace id stands for */
     const stepOf = (id: string): number => {
       const c = byId.get(id)!;
       return c.allowedStep ?? (c.afterApproval ?? c.check).step;
     };
-    for (const ev of spec.events) {
-      clock.ms = ev.at;
-      if (ev.type === "turn") {
-        await sdkAsync(trace, ev.line, () => session.read(ev.text));
-      } else if (ev.type === "call") {
-        const { rec, present } = await replayCall(trace, session, spec.name, ev, stepOf, clock);
-        byId.set(ev.id, rec);
-        presents.set(ev.id, present);
-        calls.push(rec);
-        summary.calls++;
-        opts.onProgress?.(++done, trace.calls);
-      } else if (ev.type === "answer") {
-        const rec = byId.get(ev.call)!;
-        rec.approved = ev.approved;
-        const token = rec.check.confirmation;
-        if (ev.approved && rec.check.decision === "confirm" && token !== undefined) {
-          rec.afterApproval = await sdkAsync(trace, ev.line, () => presents.get(ev.call)!(token));
-          if (rec.afterApproval.decision === "allow") rec.allowedStep = rec.afterApproval.step;
-        }
-      } else {
-        const rec = byId.get(ev.call)!;
-        const reported = rec.allowedStep !== null;
-        // a tool's result as it came (text cut inside an emoji, 1e400) is recorded as live, not refused
-        if (reported) await sdkAsync(trace, ev.line, () => session.report(rec.allowedStep!, ev.outcome, ev.result === undefined ? undefined : recordable(ev.result)));
-        rec.outcomes.push({ outcome: ev.outcome, line: ev.line, reported });
+    clock.ms = ev.at;
+    if (ev.type === "turn") {
+      await sdkAsync(trace, ev.line, () => session.read(ev.text));
+    } else if (ev.type === "call") {
+      const { rec, present } = await replayCall(trace, session, o.name, ev, stepOf, clock);
+      byId.set(ev.id, rec);
+      presents.set(ev.id, present);
+      o.calls.push(rec);
+      o.summary.calls++;
+      opts.onProgress?.(++done, trace.calls);
+    } else if (ev.type === "answer") {
+      const rec = byId.get(ev.call)!;
+      rec.approved = ev.approved;
+      const token = rec.check.confirmation;
+      if (ev.approved && rec.check.decision === "confirm" && token !== undefined) {
+        rec.afterApproval = await sdkAsync(trace, ev.line, () => presents.get(ev.call)!(token));
+        if (rec.afterApproval.decision === "allow") rec.allowedStep = rec.afterApproval.step;
       }
+    } else {
+      const rec = byId.get(ev.call)!;
+      const reported = rec.allowedStep !== null;
+      // a tool's result as it came (text cut inside an emoji, 1e400) is recorded as live, not refused
+      if (reported) await sdkAsync(trace, ev.line, () => session.report(rec.allowedStep!, ev.outcome, ev.result === undefined ? undefined : recordable(ev.result)));
+      rec.outcomes.push({ outcome: ev.outcome, line: ev.line, reported });
     }
   }
-  return { trace, sessions, calls };
+  // the report lists each session's calls together, sessions in the order they started
+  return { trace, sessions: open.map((o) => o.summary), calls: open.flatMap((o) => o.calls) };
 }
 
 async function replayCall(trace: Trace, session: ReplaySession, sessionName: string, ev: TraceCall, stepOf: (id: string) => number, clock: ReplayClock): Promise<{ rec: ReplayedCall; present: (token: string) => Promise<CheckResult> }> {

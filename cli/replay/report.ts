@@ -10,6 +10,7 @@
  */
 import type { CheckResult } from "../../worker/portable/engine/index.js";
 import type { ReplayedCall, ReplayResult } from "./replay.js";
+import { jsonVisible, oneLine } from "../../worker/portable/approvals/visible.js";
 
 interface CallReport {
   id: string;
@@ -201,7 +202,14 @@ export function formatReport(report: Report): string {
   if (report.missed.length) out.push(`held by no predicate, yet marked harmful or declined: ${ids(report.missed)} — a predicate to add?`);
   const notRun = report.calls.filter((c) => c.would_not_have_run).map((c) => c.id);
   if (notRun.length) out.push(`would not have run, though the trace reports an outcome: ${ids(notRun)}`);
-  return out.join("\n") + "\n";
+  // Tool names, session names and details are the trace's, and so the model's: each line on one
+  // line, hidden characters named, so none can forge a line of the report or conceal one (audit 7, F11).
+  return out.map(oneLine).join("\n") + "\n";
+}
+
+/** `--json` as printed: JSON whose hidden characters are `\uXXXX` escapes (the same values), so none acts on the terminal. */
+export function reportJsonText(report: Report): string {
+  return jsonVisible(JSON.stringify(reportJson(report), null, 2)) + "\n";
 }
 
 /** `--json`: the report, with the brief's keys first. */

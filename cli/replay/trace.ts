@@ -6,10 +6,18 @@
  * Calls are named by the trace's own ids. Everything that points at a call (`outcome.call`, `answer.call`,
  * `call.undo_of`, a `result:<id>.<path>` origin) must name a call defined on an earlier line of the
  * same session, so that replay can map it to the replayed session's step number.
+ *
+ * Which session an event belongs to: the one of its `run`, when it names one (`stalwart gateway
+ * --trace` writes its run on every line, so two gateways appending to one file at once stay
+ * apart), else the latest `session` line. A run-less gateway trace (written before `run`) is held
+ * to the run in its call ids (`<run>-<n>`): a call of one run under another run's session is an
+ * error, never replayed as that other session's (audit 7, F1, F8).
  */
 import { OUTCOMES, type Outcome } from "../../worker/portable/engine/index.js";
 import { StalwartError } from "../../worker/portable/engine/index.js";
-import { closest, defineOwn } from "../../worker/portable/engine/index.js";
+import { closest, defineOwn, duplicateKey } from "../../worker/portable/engine/index.js";
+import { oneLine } from "../../worker/portable/approvals/visible.js";
+import { describe, fail, iso, LineProblem, object, readAt, torn } from "./trace-values.js";
 
 const TRACE_VERSION = 1;
 
@@ -24,12 +32,14 @@ interface TraceSession {
   agent?: string;
   /** written by `stalwart gateway --trace`: its reads from outside are calls of the entries it adds (outside.ts) */
   gateway?: boolean;
+  /** the gateway run whose lines these are (`run` on each of them) */
+  run?: string;
   at: number;
   line: number;
   events: TraceEvent[];
 }
 
-type TraceEvent = TraceTurn | TraceCall | TraceAnswer | TraceOutcomeEvent;
+export type TraceEvent = TraceTurn | TraceCall | TraceAnswer | TraceOutcomeEvent;
 
 interface TraceTurn {
   type: "turn";
@@ -93,22 +103,26 @@ export interface TraceProblem {
 }
 
 export function formatTraceProblem(p: TraceProblem): string {
-  return `${p.file}:${p.line}: error: ${p.message}${p.hint ? `\n  hint: ${p.hint}` : ""}`;
+  // a message quotes the trace's own text (a field name, a value): on one line, hidden characters named (audit 7, F11)
+  return `${oneLine(p.file)}:${p.line}: error: ${oneLine(p.message)}${p.hint ? `\n  hint: ${oneLine(p.hint)}` : ""}`;
 }
 
 const FIELDS: Record<string, readonly string[]> = {
-  session: ["v", "type", "name", "language", "context", "agent", "gateway", "at"],
-  turn: ["v", "type", "text", "at"],
-  call: ["v", "type", "id", "tool", "args", "origins", "labels", "agent", "facts", "undo_of", "approved", "approved_at", "verdict", "at"],
-  answer: ["v", "type", "call", "approved", "at"],
-  outcome: ["v", "type", "call", "outcome", "result", "at"],
+  session: ["v", "type", "name", "language", "context", "agent", "gateway", "run", "at"],
+  turn: ["v", "type", "run", "text", "at"],
+  call: ["v", "type", "run", "id", "tool", "args", "origins", "labels", "agent", "facts", "undo_of", "approved", "approved_at", "verdict", "at"],
+  answer: ["v", "type", "run", "call", "approved", "at"],
+  outcome: ["v", "type", "run", "call", "outcome", "result", "at"],
 };
 const TYPES = Object.keys(FIELDS);
 const LANGUAGES: readonly Language[] = ["en", "pt-BR"];
 const VERDICTS: readonly Verdict[] = ["fine", "harmful"];
 /** A call id: a word that never reads as a step number or a path (`c1`, `refund-2`, `t_17`). */
 const ID = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+/** A run's name (the gateway's: `g` and 16 hex digits). */
+const RUN = /^[A-Za-z0-9_-]{1,64}$/;
+/** The run in a gateway's call id, `<run>-<n>` (a trace written before `run` is held to it). */
+const GATEWAY_ID = /^(g[0-9a-f]{16})-[0-9]+$/;
 /** Stop collecting after this many problems: the rest are usually echoes of the first. */
 const MAX_PROBLEMS = 50;
 
@@ -119,15 +133,6 @@ export class TraceError extends StalwartError {
   }
 }
 
-class LineProblem extends Error {
-  constructor(message: string, readonly hint?: string) {
-    super(message);
-  }
-}
-
-function fail(message: string, hint?: string): never {
-  throw new LineProblem(message, hint);
-}
 
 /**
  * Read a trace. Throws TraceError with every problem (bad JSON, unknown types and fields, wrong
@@ -139,6 +144,11 @@ export function parseTrace(text: string, file: string): Trace {
   const sessions: TraceSession[] = [];
   /** id → the session it belongs to (index), for references */
   const ids = new Map<string, number>();
+  /** run → its session (index); a run-less gateway session's run, from its call ids → its session */
+  const runs = new Map<string, number>();
+  const idRuns = { session: new Map<string, number>(), run: new Map<number, string>() };
+  /** each session's latest time: a run's lines are in its own clock's order, whatever another run wrote between them */
+  const last = new Map<number, number>();
   let current: TraceSession | undefined;
   let clock: number | undefined;
   let calls = 0;
@@ -158,23 +168,28 @@ export function parseTrace(text: string, file: string): Trace {
       const type = ev.type as string;
       if (type === "session") {
         const s = readSession(ev, lineNo);
-        if (clock !== undefined && s.at < clock) fail(`time goes backwards: \`at\` is ${iso(s.at)}, before the previous event's ${iso(clock)}`, "events are written in the order they happened");
-        clock = s.at;
+        // a run's session starts on its own gateway's clock (another run may have written a later time just before)
+        if (s.run === undefined && clock !== undefined && s.at < clock) fail(`time goes backwards: \`at\` is ${iso(s.at)}, before the previous event's ${iso(clock)}`, "events are written in the order they happened");
+        if (s.run !== undefined && runs.has(s.run)) fail(`run \`${s.run}\` has a \`session\` line already (line ${sessions[runs.get(s.run)!]!.line})`, "each run of a gateway writes one `session` line; give every run its own `run`");
+        clock = Math.max(clock ?? s.at, s.at);
         sessions.push(s);
+        if (s.run !== undefined) runs.set(s.run, sessions.length - 1);
+        last.set(sessions.length - 1, s.at);
         current = s;
         continue;
       }
-      if (!current) fail(`the trace starts with a \`${type}\` event, before any \`session\``, `begin the trace with {"v":${TRACE_VERSION},"type":"session","name":"…","at":"…"}`);
-      const at = readAt(ev, false) ?? clock!;
-      if (at < clock!) fail(`time goes backwards: \`at\` is ${iso(at)}, before the previous event's ${iso(clock!)}`, "events are written in the order they happened");
-      clock = at;
-      const session = current!;
-      const here = sessions.length - 1;
+      const here = sessionOf(ev, type, current, sessions.length - 1, runs);
+      const session = sessions[here]!;
+      const before = session.run !== undefined ? last.get(here)! : clock!;
+      const at = readAt(ev, false) ?? before;
+      if (at < before) fail(`time goes backwards: \`at\` is ${iso(at)}, before the previous event's ${iso(before)}`, "events are written in the order they happened");
+      last.set(here, at);
+      clock = Math.max(clock!, at);
       const ref = (id: unknown, field: string): string => {
         if (typeof id !== "string" || !ID.test(id)) fail(`\`${field}\` must be a call id (a string like \`c1\`), not ${describe(id)}`);
         const where = ids.get(id as string);
         if (where === undefined) fail(`\`${field}\` names call \`${id as string}\`, which no earlier line defines`, "a call is referred to after its `call` event, by its `id`");
-        if (where !== here) fail(`\`${field}\` names call \`${id as string}\` of session \`${sessions[where!]!.name}\`, not of this session \`${session.name}\``, "calls are referred to within their own session");
+        if (where !== here) fail(`\`${field}\` names call \`${id as string}\` of the session on line ${sessions[where!]!.line}, not of this one (\`${session.name}\`, line ${session.line})`, "calls are referred to within their own session; if two gateways wrote this file at once, a trace written before `run` cannot be told apart");
         return id as string;
       };
       if (type === "turn") {
@@ -183,7 +198,11 @@ export function parseTrace(text: string, file: string): Trace {
       } else if (type === "call") {
         const call = readCall(ev, at, lineNo, ref);
         if (ids.has(call.id)) fail(`call id \`${call.id}\` is used twice`, "give every call of the trace its own id");
-        if (call.approvedAt !== undefined) clock = call.approvedAt;
+        gatewayRun(call.id, here, session, idRuns);
+        if (call.approvedAt !== undefined) {
+          last.set(here, call.approvedAt);
+          clock = Math.max(clock!, call.approvedAt);
+        }
         ids.set(call.id, here);
         if (call.approved !== undefined) answered.add(call.id);
         session.events.push(call);
@@ -215,15 +234,53 @@ export function parseTrace(text: string, file: string): Trace {
   return { file, sessions, calls };
 }
 
+/**
+ * The session an event belongs to (its index): its `run`'s, else the latest. A run-less event
+ * after a run's session was not written by that run: which session it belongs to is unknown.
+ */
+function sessionOf(ev: Record<string, unknown>, type: string, current: TraceSession | undefined, latest: number, runs: ReadonlyMap<string, number>): number {
+  if (ev.run !== undefined) {
+    if (typeof ev.run !== "string" || !RUN.test(ev.run)) fail(`\`run\` must be the name of a run, not ${describe(ev.run)}`);
+    const where = runs.get(ev.run as string);
+    if (where === undefined) fail(`this \`${type}\` event names run \`${ev.run as string}\`, which no earlier \`session\` line opens`, "a run's `session` line comes before its other lines: was it cut (a crash) or deleted? Its lines cannot be replayed as another session's");
+    return where!;
+  }
+  if (!current) fail(`the trace starts with a \`${type}\` event, before any \`session\``, `begin the trace with {"v":${TRACE_VERSION},"type":"session","name":"…","at":"…"}`);
+  if (current!.run !== undefined) fail(`this \`${type}\` event names no \`run\`, but the session it follows (line ${current!.line}) is run \`${current!.run}\`'s`, "a gateway writes its `run` on every line: a line without one was written by something else, and replay cannot tell which session it belongs to");
+  return latest;
+}
+
+/**
+ * A gateway's call ids are `<run>-<n>`: in a gateway session, every call is of one run, and a run's
+ * calls are in one session. Otherwise two gateways appended to the file at once (or a `session`
+ * line was cut or deleted), and a call would be replayed in a session it was not made in.
+ */
+function gatewayRun(id: string, here: number, session: TraceSession, idRuns: { session: Map<string, number>; run: Map<number, string> }): void {
+  const run = session.gateway ? GATEWAY_ID.exec(id)?.[1] : undefined;
+  if (run === undefined) return;
+  const where = idRuns.session.get(run);
+  const mine = session.run ?? idRuns.run.get(here);
+  if ((where !== undefined && where !== here) || (mine !== undefined && mine !== run)) {
+    fail(`call \`${id}\` is of gateway run \`${run}\`, but the session it would belong to (line ${session.line}) is ${mine !== undefined ? `run \`${mine}\`'s` : "another run's"}`, "two gateways appended to this file at once, or a `session` line was cut or deleted: replay cannot tell which session each line belongs to. A gateway of this version writes `run` on every line, so runs appended at once stay apart");
+  }
+  idRuns.session.set(run, here);
+  idRuns.run.set(here, run);
+}
+
 /** JSON, an object, a known type, known fields only. */
 function readLine(raw: string): Record<string, unknown> {
   let ev: unknown;
   try {
     ev = JSON.parse(raw);
   } catch (err) {
+    torn(raw, (err as Error).message);
     fail(`not JSON: ${(err as Error).message}`, "each line of a trace is one JSON object; a value may not span lines");
   }
   if (typeof ev !== "object" || ev === null || Array.isArray(ev)) fail(`an event must be a JSON object, not ${describe(ev)}`, "each line of a trace is one JSON object");
+  // JSON.parse keeps the last of a key given twice, where grep and most viewers show the first:
+  // a line that reads two ways is refused, as unknown fields are (audit 7, F5)
+  const twice = duplicateKey(raw);
+  if (twice) fail(`the key \`${twice.key}\` is given twice in one object (at \`${twice.pointer || "/"}\`)`, "give each key once: JSON.parse would read the last, most readers show the first");
   const o = ev as Record<string, unknown>;
   if (!("type" in o)) fail("the event has no `type`", `\`type\` is one of ${TYPES.map((t) => `\`${t}\``).join(", ")}`);
   if (typeof o.type !== "string" || !TYPES.includes(o.type)) {
@@ -257,6 +314,10 @@ function readSession(ev: Record<string, unknown>, line: number): TraceSession {
   if (ev.agent !== undefined && ev.agent !== null) {
     if (typeof ev.agent !== "string") fail(`a session's \`agent\` must be a string or null, not ${describe(ev.agent)}`);
     s.agent = ev.agent as string;
+  }
+  if (ev.run !== undefined) {
+    if (typeof ev.run !== "string" || !RUN.test(ev.run)) fail(`a session's \`run\` must be a word of letters, digits, \`_\` and \`-\`, not ${describe(ev.run)}`, "`stalwart gateway --trace` writes it; leave it out otherwise");
+    s.run = ev.run as string;
   }
   if (ev.gateway !== undefined && ev.gateway !== false) {
     if (ev.gateway !== true) fail(`a session's \`gateway\` must be true or false, not ${describe(ev.gateway)}`, "`stalwart gateway --trace` writes it; leave it out otherwise");
@@ -319,40 +380,4 @@ function readOrigin(arg: string, o: unknown, ref: (id: unknown, field: string) =
   if (/^[0-9]+$/.test(id)) fail(`\`origins.${arg}\` names a step number (\`${s}\`); a trace names calls by id`, `write \`result:<id>${m?.[2] ? `.${m[2]}` : ""}\` with the id of the call whose result this is; replay maps it to its step`);
   if (!m || !ID.test(id)) fail(`\`origins.${arg}\` is not \`result:<call id>\` or \`result:<call id>.<path>\`: \`${s}\``, "e.g. \"result:c3.total\" or \"result:c2.orders[1].order_id\"");
   return { call: ref(id, `origins.${arg}`), path: m![2] ?? "" };
-}
-
-function readAt(ev: Record<string, unknown>, required: boolean, field = "at"): number | undefined {
-  if (ev.at === undefined || ev.at === null) {
-    if (required) fail("a `session` event needs its time `at`", "e.g. \"at\":\"2026-11-29T12:00:00Z\" (RFC 3339, with a time zone); later events without `at` happen at the previous event's time");
-    return undefined;
-  }
-  const t = typeof ev.at === "string" && TIMESTAMP.test(ev.at) && dayExists(ev.at) ? Date.parse(ev.at) : NaN;
-  if (!Number.isFinite(t)) fail(`\`${field}\` must be an RFC 3339 time with a time zone, not ${describe(ev.at)}`, "e.g. \"2026-11-29T12:00:00Z\" or \"2026-11-29T09:00:00-03:00\"");
-  return t;
-}
-
-/** `Date.parse` reads 2027-02-29 as March 1st: a day past its month's last is no date. */
-function dayExists(at: string): boolean {
-  const [y, m, d] = [Number(at.slice(0, 4)), Number(at.slice(5, 7)), Number(at.slice(8, 10))];
-  const last = new Date(0);
-  last.setUTCFullYear(y, m, 0); // not Date.UTC, which reads years 0-99 as 1900-1999
-  return d <= last.getUTCDate();
-}
-
-function object(v: unknown, field: string): Record<string, unknown> {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(`\`${field}\` must be an object, not ${describe(v)}`);
-  return v as Record<string, unknown>;
-}
-
-function describe(v: unknown): string {
-  if (v === undefined) return "missing";
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "a list";
-  if (typeof v === "string") return `a string \`${v.length > 40 ? `${v.slice(0, 40)}…` : v}\``;
-  if (typeof v === "object") return "an object";
-  return `${typeof v} \`${String(v)}\``;
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }

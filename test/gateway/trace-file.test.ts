@@ -4,7 +4,7 @@
  * taking writes (tracing stops, nothing thrown).
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CheckResult } from "../../worker/portable/engine/index.js";
@@ -55,6 +55,48 @@ describe("the gateway's trace writer", () => {
     expect(ids).toHaveLength(3);
     for (const id of ids) expect(id).toMatch(/^g[0-9a-f]{16}-1$/);
     expect(parseTrace(readFileSync(file, "utf8"), file).calls).toBe(3);
+  });
+
+  it("two gateways appending at once: every line names its run, and replay files each under its own run's session (audit 7, F1)", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "stalwart-trace-file-")), "t.jsonl");
+    const clock = () => new Date("2031-01-01T10:00:00Z");
+    const a = new TraceFile(file, clock, () => undefined).open({ name: "gateway", language: "en", context: {} });
+    a.call("read", {}, {}, allow(1));
+    const b = new TraceFile(file, clock, () => undefined).open({ name: "gateway", language: "en", context: {} });
+    b.call("read", {}, {}, allow(1));
+    a.call("read", {}, {}, allow(2)); // after b's session line
+    a.outcome(2, "ran");
+    b.outcome(1, "ran");
+    a.close();
+    b.close();
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { run?: string });
+    const runs = [...new Set(lines.map((l) => l.run))];
+    expect(runs).toHaveLength(2);
+    for (const r of runs) expect(r).toMatch(/^g[0-9a-f]{16}$/);
+    const t = parseTrace(readFileSync(file, "utf8"), file);
+    expect(t.sessions.map((s) => s.events.map((e) => (e.type === "call" ? e.id : `${e.type}`)))).toEqual([
+      [`${runs[0]!}-1`, `${runs[0]!}-2`, "outcome"],
+      [`${runs[1]!}-1`, "outcome"],
+    ]);
+  });
+
+  it("a file whose last line was cut by a crash: the next run starts on a line of its own (audit 7, F8)", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "stalwart-trace-file-")), "t.jsonl");
+    const a = new TraceFile(file, () => new Date("2031-01-01T10:00:00Z"), () => undefined).open({ name: "gateway", language: "en", context: {} });
+    a.call("read", {}, {}, allow(1));
+    a.close();
+    const whole = readFileSync(file, "utf8");
+    writeFileSync(file, whole.slice(0, -20)); // killed mid-write
+    const b = new TraceFile(file, () => new Date("2031-01-01T10:00:01Z"), () => undefined).open({ name: "gateway", language: "en", context: {} });
+    b.call("read", {}, {}, allow(1));
+    b.close();
+    const lines = readFileSync(file, "utf8").split("\n");
+    expect(lines[1]).toBe(whole.split("\n")[1]!.slice(0, -19));
+    expect(JSON.parse(lines[2]!)).toMatchObject({ type: "session", gateway: true });
+    // the cut line is one line, said as cut; the run after it is whole
+    expect(() => parseTrace(lines.join("\n"), file)).toThrow(/t\.jsonl:2: error: not JSON: .*the line ends before its JSON does/);
+    const mended = lines.filter((_, i) => i !== 1).join("\n");
+    expect(parseTrace(mended, file).sessions.map((s) => s.events.length)).toEqual([0, 1]);
   });
 
   it.skipIf(!existsSync("/dev/full"))("a file that stops taking writes is said once; tracing stops and nothing is thrown", () => {

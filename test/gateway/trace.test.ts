@@ -1,8 +1,8 @@
 /**
- * `stalwart gateway --trace FILE` (cli/gateway/trace-file.ts): three gateway runs append to one
+ * `stalwart gateway --trace FILE` (cli/gateway/trace-file.ts): four gateway runs append to one
  * trace — a person who approves through elicitation (a value copied from a read's result), one
- * who declines, and a client without elicitation whose call a person approves in the store and
- * that the model sends again. `stalwart replay` of the file with the same catalogue then answers
+ * who declines, a client without elicitation whose call a person approves in the store and
+ * that the model sends again, and one whose call a person denies there (twice). `stalwart replay` of the file with the same catalogue then answers
  * every call as the gateway did: what ran live would run, what did not would not, and the
  * outcomes the gateway saw are reported on the calls that ran.
  */
@@ -23,7 +23,7 @@ replayHome();
 const SAVE_CATALOGUE = "settings: {language: en}\ntools:\n  - {name: save, writes: true, args: {type: object, properties: {text: {type: string}}, required: [text], additionalProperties: false}}\n";
 
 describe("the gateway's trace, replayed", { timeout: 90_000 }, () => {
-  it("holds every call, answer and outcome of three runs, and replays to the gateway's own decisions", async () => {
+  it("holds every call, answer and outcome of four runs, and replays to the gateway's own decisions", async () => {
     const dir = allowedDir();
     const h = home();
     const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-trace-${Date.now()}.yaml`));
@@ -61,21 +61,36 @@ describe("the gateway's trace, replayed", { timeout: 90_000 }, () => {
     const again = await three.call("write_file", { path: join(dir, "later.txt"), content: "later" });
     expect(again.r.isError, text(again.r)).toBeFalsy();
     await three.stop();
+    // 4: no elicitation: pending, denied in the store, sent again (asked again), denied again
+    const four = await gateway(undefined);
+    const no = await four.call("write_file", { path: join(dir, "denied.txt"), content: "no" });
+    await decide(four.gw.pending, homeMac(h), no.pending!, { decision: "deny", by: "ana", at: Date.now() });
+    const asked2 = await four.call("write_file", { path: join(dir, "denied.txt"), content: "no" });
+    expect(asked2.pending).toMatch(/^p_/);
+    expect(asked2.pending).not.toBe(no.pending);
+    await decide(four.gw.pending, homeMac(h), asked2.pending!, { decision: "deny", by: "ana", at: Date.now() });
+    await four.stop();
 
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.type)).toEqual([
       "session", "call", "outcome", "call", "answer", "outcome",
       "session", "call", "answer",
-      "session", "call", "call", "answer", "outcome",
+      // the re-send after the store's approval is the asked call, answered: no call of its own (audit 7, F9)
+      "session", "call", "answer", "outcome",
+      // 4: denied in the store, then sent again: the "no" is written, and the call asked again is a call of its own;
+      // denied again, and not sent again: written as the gateway stops
+      "session", "call", "answer", "call", "answer",
     ]);
     const ids = lines.filter((l) => l.type === "call").map((l) => l.id as string);
     expect(new Set(ids).size, "ids unique across the runs appended").toBe(ids.length);
     // the write's content came from the read's result, named by the read's id
     expect((lines[3]!.origins as Record<string, string>).content).toBe(`result:${lines[1]!.id as string}.content`);
     // the approval in the store answers the call it was asked for, not the one sent again
-    expect(lines[12]).toMatchObject({ type: "answer", call: lines[10]!.id, approved: true });
-    expect(lines[13]).toMatchObject({ type: "outcome", call: lines[10]!.id, outcome: "ran" });
+    expect(lines[11]).toMatchObject({ type: "answer", call: lines[10]!.id, approved: true });
+    expect(lines[12]).toMatchObject({ type: "outcome", call: lines[10]!.id, outcome: "ran" });
+    expect(lines[15]).toMatchObject({ type: "answer", call: lines[14]!.id, approved: false });
+    expect(lines[17]).toMatchObject({ type: "answer", call: lines[16]!.id, approved: false });
 
     let stdout = "";
     let stderr = "";
@@ -83,14 +98,16 @@ describe("the gateway's trace, replayed", { timeout: 90_000 }, () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const out = JSON.parse(stdout) as { sessions: unknown[]; calls: { id: string; decision: string; approved: boolean | null; would_run: boolean; outcomes: string[] }[] };
-    expect(out.sessions).toHaveLength(3);
+    expect(out.sessions).toHaveLength(4);
     const byId = new Map(out.calls.map((c) => [c.id, c]));
     const of = (i: number) => byId.get(lines[i]!.id as string)!;
     expect(of(1)).toMatchObject({ decision: "allow", would_run: true, outcomes: ["ran"] });
     expect(of(3)).toMatchObject({ decision: "confirm", approved: true, would_run: true, outcomes: ["ran"] });
     expect(of(7)).toMatchObject({ decision: "confirm", approved: false, would_run: false, outcomes: [] });
     expect(of(10)).toMatchObject({ decision: "confirm", approved: true, would_run: true, outcomes: ["ran"] });
-    expect(of(11)).toMatchObject({ decision: "confirm", approved: null, would_run: false });
+    expect(of(14)).toMatchObject({ decision: "confirm", approved: false, would_run: false, outcomes: [] });
+    expect(of(16)).toMatchObject({ decision: "confirm", approved: false, would_run: false, outcomes: [] });
+    expect(out.calls).toHaveLength(6);
   });
 
   it("holds the reads from outside (a resource read), so a write that copies one replays as the gateway held it", async () => {

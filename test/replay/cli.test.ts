@@ -140,7 +140,7 @@ describe("stalwart replay: malformed traces are `file:line` errors, exit 1", () 
     expect(r.stdout).toBe("");
     const lines = r.stderr.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^test\/fixtures\/traces\/bad-json\.jsonl:3: error: not JSON: /);
-    expect(lines[1]).toBe("  hint: each line of a trace is one JSON object; a value may not span lines");
+    expect(lines[1]).toBe("  hint: each line of a trace is one JSON object; a value may not span lines. A line cut short by a crash cannot be mended: delete it (what it recorded is lost; the lines after it replay as they are)");
     expect(lines[2]).toBe("test/fixtures/traces/bad-json.jsonl:4: error: `call` names call `c2`, which no earlier line defines");
     expect(lines[lines.length - 1]).toBe("test/fixtures/traces/bad-json.jsonl: 2 errors");
   });
@@ -153,7 +153,7 @@ describe("stalwart replay: malformed traces are `file:line` errors, exit 1", () 
         "test/fixtures/traces/unknown-type.jsonl:2: error: unknown event type `tool_call`",
         "  hint: event types are `session`, `turn`, `call`, `answer`, `outcome`",
         "test/fixtures/traces/unknown-type.jsonl:3: error: unknown field `origin` in a `call` event",
-        "  hint: did you mean `origins`? a `call` event has `v`, `type`, `id`, `tool`, `args`, `origins`, `labels`, `agent`, `facts`, `undo_of`, `approved`, `approved_at`, `verdict`, `at`",
+        "  hint: did you mean `origins`? a `call` event has `v`, `type`, `run`, `id`, `tool`, `args`, `origins`, `labels`, `agent`, `facts`, `undo_of`, `approved`, `approved_at`, `verdict`, `at`",
         "test/fixtures/traces/unknown-type.jsonl:4: error: unknown event type `outcom`",
         "  hint: did you mean `outcome`? event types are `session`, `turn`, `call`, `answer`, `outcome`",
         "test/fixtures/traces/unknown-type.jsonl: 3 errors",

@@ -62,7 +62,7 @@ describe("parseTrace: errors name the line, say what is wrong and how to fix it"
 
   it("unknown types and fields, with a suggestion", () => {
     expect(one(SESSION, `{"type":"cal","id":"c1","tool":"x","args":{}}`)).toMatchObject({ line: 2, message: "unknown event type `cal`", hint: "did you mean `call`? event types are `session`, `turn`, `call`, `answer`, `outcome`" });
-    expect(one(SESSION, `{"type":"call","id":"c1","tool":"x","args":{},"undo":"c0"}`)).toMatchObject({ message: "unknown field `undo` in a `call` event", hint: expect.stringMatching(/^did you mean `undo_of`\? a `call` event has `v`, `type`, `id`/) });
+    expect(one(SESSION, `{"type":"call","id":"c1","tool":"x","args":{},"undo":"c0"}`)).toMatchObject({ message: "unknown field `undo` in a `call` event", hint: expect.stringMatching(/^did you mean `undo_of`\? a `call` event has `v`, `type`, `run`, `id`/) });
     expect(one(`{"v":1,"type":"session","name":"b","at":"2026-11-29T12:00:00Z","lang":"en"}`)).toMatchObject({ line: 1, message: "unknown field `lang` in a `session` event" });
   });
 
@@ -124,7 +124,7 @@ describe("parseTrace: errors name the line, say what is wrong and how to fix it"
     expect(one(SESSION, call, `{"type":"call","id":"c2","tool":"x","args":{},"origins":{"a":"result:"}}`).message).toBe("`origins.a` is not `result:<call id>` or `result:<call id>.<path>`: `result:`");
     expect(one(SESSION, call, `{"v":1,"type":"session","name":"other","at":"2026-11-29T12:00:00Z"}`, `{"type":"outcome","call":"c1","outcome":"ran"}`)).toMatchObject({
       line: 4,
-      message: "`call` names call `c1` of session `billing`, not of this session `other`",
+      message: "`call` names call `c1` of the session on line 1, not of this one (`other`, line 3)",
     });
     expect(one(SESSION, call, `{"type":"outcome","call":"c1","outcome":"done"}`).message).toBe("`outcome` must be one of `ran`, `failed`, `outcome_unknown`, `compensated`, not a string `done`");
   });

@@ -23,6 +23,29 @@ export function visible(text: string): string {
 }
 
 /**
+ * Text on one line: a line break is shown escaped (`\n`), every other hidden character by name
+ * (`[U+000D]`, `[U+001B]`, `[U+2028]`). For text someone else chose (a model's tool name or
+ * value, a trace's) in a line of ours: it cannot start a line that reads as ours, nor hide the
+ * rest of ours (ESC[8m).
+ */
+export function oneLine(s: string): string {
+  return visible(s.replace(/\n/g, "\\n"));
+}
+
+/**
+ * JSON text (JSON.stringify's) with every hidden character written as its `\uXXXX` escape: the
+ * same value to a reader of JSON, and nothing in it that acts on a terminal it is printed to
+ * (JSON.stringify escapes C0 controls only, not C1, bidi or TAG characters).
+ */
+export function jsonVisible(json: string): string {
+  return json.replace(HIDDEN_RUN, (run) => {
+    let out = "";
+    for (let i = 0; i < run.length; i++) out += `\\u${run.charCodeAt(i).toString(16).padStart(4, "0")}`;
+    return out;
+  });
+}
+
+/**
  * A run of hidden characters by name, kept readable however long it is: a run of TAG characters
  * as its count, code points and the ASCII it spells; a character repeated as one name with its
  * count (`[U+200B ×40]`); anything else one name each.
