@@ -17,6 +17,7 @@ import {
   type SignedDocument,
 } from "../../worker/portable/licensing/index.js";
 import { loadCounters } from "./counters.js";
+import { oneActivationAtATime } from "./activation-lock.js";
 import { licencePaths, readText, resolveHome } from "./files.js";
 import { loadInstallation, readInstallation, writeInstallation, type LoadedInstallation, type StoredInstallation } from "./installation.js";
 import { fetchBundles } from "./renew.js";
@@ -74,6 +75,10 @@ export function requireApiKey(opts: ServiceOptions, serviceUrl: string): string 
 
 export async function activate(opts: ServiceOptions = {}): Promise<LoadedInstallation> {
   const home = resolveHome(opts.home);
+  return oneActivationAtATime(home, () => activateNow(home, opts));
+}
+
+async function activateNow(home: string, opts: ServiceOptions): Promise<LoadedInstallation> {
   const now = (opts.now ?? (() => new Date()))();
   const previous = readInstallation(home);
   const serviceUrl = serviceUrlOf(opts, previous);

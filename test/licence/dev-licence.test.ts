@@ -1,6 +1,6 @@
 // `stalwart licence dev`: the licence service in this process, a development organisation, this
 // home activated against it — verified against the keys the build trusts, labelled as development.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { devLicence, formatDevLicence } from "../../cli/licence/dev-licence.js";
 import { openLicence } from "../../cli/licence/index.js";
@@ -68,5 +68,27 @@ describe("stalwart licence dev", () => {
     expect(doctor.json().round_trip.error).toBeUndefined();
     expect(doctorText.stdout).toMatch(/round trip\s+none — a development licence has no licence service/);
     expect(doctorText.stdout).not.toMatch(/round trip\s+failed/);
+  });
+
+  // Outside audit 7, F7: two activations of one home at once (two installations of the package, two
+  // CI jobs) each made an installation and said so; the home kept the last writer's. They now run
+  // one at a time, and the second keeps the first's installation.
+  test("two at once on one home: both name the installation the home keeps", async () => {
+    for (let round = 0; round < 3; round++) {
+      const home = tempHome("dev-licence-race");
+      const [a, b] = await Promise.all([devLicence({ home }), devLicence({ home })]);
+      const kept = JSON.parse(readFileSync(`${home}/licence/installation.json`, "utf8")).installation_id;
+      expect([a.installation_id, b.installation_id]).toEqual([kept, kept]);
+      expect(existsSync(`${home}/licence/activate.lock`), "the lock is given back").toBe(false);
+    }
+  });
+
+  test("a lock left by a process that is gone is taken over", async () => {
+    const home = tempHome("dev-licence-stale");
+    await devLicence({ home });
+    const id = JSON.parse(readFileSync(`${home}/licence/installation.json`, "utf8")).installation_id;
+    // a pid no process has (the highest Linux allows is below 2^22)
+    writeFileSync(`${home}/licence/activate.lock`, JSON.stringify({ pid: 2 ** 22 + 7, host: (await import("node:os")).hostname(), at: "2026-01-01T00:00:00Z" }));
+    expect((await devLicence({ home })).installation_id).toBe(id);
   });
 });

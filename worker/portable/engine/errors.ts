@@ -41,6 +41,8 @@ export const ERROR_CODES = {
   TraceInvalid: { status: 400, wire: "trace_invalid" },
   FileUnreadable: { status: 400, wire: "file_unreadable" },
   LicenceFileUnreadable: { status: 500, wire: "licence_file_unreadable" },
+  // another activation of the home holds licence/activate.lock past the wait (cli/licence/activation-lock.ts)
+  ActivationBusy: { status: 409, wire: "activation_busy" },
   // the licence meter's background write failed: the next count refuses (quota_exhausted)
   MeterUnrecorded: { status: 503, wire: "meter_unrecorded" },
   KeyUnreadable: { status: 500, wire: "key_unreadable" },
