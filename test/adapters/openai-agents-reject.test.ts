@@ -25,6 +25,21 @@ const lastSeen = (model: ScriptedModel) => JSON.stringify(model.calls[model.call
 /** The model looks the order up, then asks for the refund (`refund_card` comes `after: [get_order]`). */
 const asked = () => [[functionCall("get_order", { order_id: "4411" }, { callId: "c0" })], [functionCall("refund_card", { order_id: "4411", amount: 40 }, { callId: "c1" })]];
 
+/**
+ * The person rejects the call in a state read back from `saved`, and the run goes on; then the
+ * same saved state is approved and run, as a retried request or a stale tab would.
+ */
+async function rejectThenApproveStale(agent: Agent<any, any>, model: ScriptedModel, saved: string): Promise<void> {
+  const rejected = await RunState.fromString(agent, saved);
+  rejected.reject(rejected.getInterruptions()[0]!);
+  model.enqueue(said("not refunded"));
+  await run(agent, rejected);
+  const stale = await RunState.fromString(agent, saved);
+  stale.approve(stale.getInterruptions()[0]!);
+  model.enqueue(said("refunded?"));
+  await run(agent, stale);
+}
+
 function setup(session = freshSession().session, approvals?: MemoryApprovals) {
   const b = bodies();
   const model = new ScriptedModel();
@@ -37,18 +52,7 @@ describe("stalwart-agents/openai-agents: a rejection is durable", () => {
     const { session, b, model, agent } = setup();
     model.enqueue(...asked());
     const first = await run(agent, "refund 40.00 on order 4411");
-    const saved = first.state.toString();
-
-    const rejected = await RunState.fromString(agent, saved);
-    rejected.reject(rejected.getInterruptions()[0]!);
-    model.enqueue(said("not refunded"));
-    await run(agent, rejected);
-    expect(b.count("refund_card")).toBe(0);
-
-    const stale = await RunState.fromString(agent, saved);
-    stale.approve(stale.getInterruptions()[0]!);
-    model.enqueue(said("refunded?"));
-    await run(agent, stale);
+    await rejectThenApproveStale(agent, model, first.state.toString());
     expect(b.count("refund_card")).toBe(0);
     expect(lastSeen(model)).toMatch(/a person rejected this call/);
     expect(refunds(session.history.entries)).toEqual(["confirm:write"]);
@@ -86,15 +90,7 @@ describe("stalwart-agents/openai-agents: a rejection is durable", () => {
     await session.read("refund 40.00 on order 4411");
     model.enqueue(...asked());
     const first = await run(agent, "refund 40.00 on order 4411");
-    const saved = first.state.toString();
-    const rejected = await RunState.fromString(agent, saved);
-    rejected.reject(rejected.getInterruptions()[0]!);
-    model.enqueue(said("not refunded"));
-    await run(agent, rejected);
-    const stale = await RunState.fromString(agent, saved);
-    stale.approve(stale.getInterruptions()[0]!);
-    model.enqueue(said("refunded?"));
-    await run(agent, stale);
+    await rejectThenApproveStale(agent, model, first.state.toString());
     expect(b.count("refund_card")).toBe(0);
     expect(lastSeen(model)).toMatch(/a person rejected this call/);
   });
