@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
 import type { PendingRecord } from "../../worker/portable/engine/index.js";
 import { argsDigest } from "../helpers/pending-record.js";
-import { builtCli } from "../helpers/built-cli.js";
+import { builtCli, builtModule } from "../helpers/built-cli.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const NOBODY = 65534;
@@ -43,10 +43,10 @@ describe("approvals this user may not open", () => {
   it("a record that cannot be written is ApprovalUnreadable, not a bare EACCES", () => {
     const home = homeWithPendingLocked();
     const code = `
-      import { FileApprovalStore } from ${JSON.stringify(join(repo, "cli/approvals/store.ts"))};
+      import { FileApprovalStore } from ${JSON.stringify(builtModule("cli/approvals/store.js"))};
       try { new FileApprovalStore(${JSON.stringify(home)}).add(${JSON.stringify({ ...record, id: "p_00000000000000c2" })}); console.log("written"); }
       catch (e) { console.log(e.code); }`;
-    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: repo, encoding: "utf8", timeout: 60_000, ...as });
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: repo, encoding: "utf8", timeout: 60_000, ...as });
     expect(r.stdout.trim()).toBe("ApprovalUnreadable");
   });
 });

@@ -37,3 +37,10 @@ export function builtCli(): string {
   }
   return (checked = BUILT);
 }
+
+/** The absolute path of a module of the build (`cli/sdk/index.js` → `dist/cli/sdk/index.js`), for a
+ * child process to import with plain node; refused as `builtCli()` refuses an old build. */
+export function builtModule(path: string): string {
+  const main = builtCli();
+  return join(main, "../..", path);
+}

@@ -3,16 +3,17 @@
  * `licence/counters.json` is damaged while it runs, or whose disk is full (ENOSPC), keeps living
  * (the child process exits 0); the failure is recorded; the next check answers by the contract —
  * `refuse` / `quota_exhausted` naming the meter, fail closed — and `stalwart doctor` shows it.
- * The child: test/fixtures/meter-flush-child.ts.
+ * The child: test/fixtures/meter-flush-child.mjs.
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { licensedHome } from "../helpers/licensed-home.js";
+import { builtCli } from "../helpers/built-cli.js";
 
 const root = join(import.meta.dirname, "../..");
 const child = (home: string, mode: string) =>
-  spawnSync(process.execPath, ["--import", "tsx", join(root, "test/fixtures/meter-flush-child.ts"), home, mode], { cwd: root, encoding: "utf8", timeout: 120_000 });
+  (builtCli(), spawnSync(process.execPath, [join(root, "test/fixtures/meter-flush-child.mjs"), home, mode], { cwd: root, encoding: "utf8", timeout: 120_000 }));
 
 describe("the licence meter's background write", () => {
   it("counters.json damaged while the client runs: the process lives; the next check refuses quota_exhausted; doctor shows it", () => {

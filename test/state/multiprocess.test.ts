@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { closeState, nodeState } from "../../cli/sdk/state/index.js";
 import { storeMeta } from "../../cli/sdk/state/reset.js";
 import { copyLicence } from "../helpers/licensed-home.js";
+import { builtCli } from "../helpers/built-cli.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 
@@ -20,7 +21,8 @@ interface Child {
 }
 
 function child(args: string[]): Child {
-  const p = spawn(process.execPath, ["--import", "tsx", join(repo, "test/state/child.ts"), ...args], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+  builtCli(); // the child runs the build: refused when it is older than the sources
+  const p = spawn(process.execPath, [join(repo, "test/state/child.mjs"), ...args], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   let markReady: () => void = () => {};

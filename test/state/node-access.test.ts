@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { Client } from "../../cli/sdk/index.js";
 import { closeState } from "../../cli/sdk/state/index.js";
 import { licensedHome } from "../helpers/licensed-home.js";
+import { builtModule } from "../helpers/built-cli.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const catalogue = join(repo, "test/approvals/fixtures/refunds.yaml");
@@ -20,13 +21,13 @@ const asRoot = process.getuid?.() === 0;
 /** The child's check and status on `home`, as JSON. */
 function inChild(home: string): { status: number | null; signal: string | null; out: string; err: string } {
   const code = `
-    import { Client } from ${JSON.stringify(join(repo, "cli/sdk/index.ts"))};
-    import { stateStatus } from ${JSON.stringify(join(repo, "cli/sdk/state/index.ts"))};
+    import { Client } from ${JSON.stringify(builtModule("cli/sdk/index.js"))};
+    import { stateStatus } from ${JSON.stringify(builtModule("cli/sdk/state/index.js"))};
     const s = new Client({ home: ${JSON.stringify(home)} }).session("access", { catalogue: ${JSON.stringify(catalogue)} });
     const r = await s.checkToolCall("get_order", { order_id: "4411" }, { origins: { order_id: "context" } });
     const st = stateStatus(${JSON.stringify(home)});
     console.log(JSON.stringify({ decision: r.decision, error: r.detail.error, wording: r.detail.wording, healthy: st.healthy, problem: st.problem }));`;
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], {
     cwd: repo, encoding: "utf8", timeout: 60_000, ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
   });
   return { status: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
@@ -56,10 +57,10 @@ describe("a store file this user may not open", () => {
     if (asRoot) for (const f of [home, ...readdirSync(home, { recursive: true }).map((f) => join(home, String(f)))]) chownSync(f, NOBODY, NOBODY);
     chmodSync(join(home, "history.key"), 0o000);
     const code = `
-      import { Client } from ${JSON.stringify(join(repo, "cli/sdk/index.ts"))};
+      import { Client } from ${JSON.stringify(builtModule("cli/sdk/index.js"))};
       try { new Client({ home: ${JSON.stringify(home)} }).session("k", { catalogue: ${JSON.stringify(catalogue)} }); console.log("no error"); }
       catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`;
-    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: repo, encoding: "utf8", timeout: 60_000, ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}) });
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: repo, encoding: "utf8", timeout: 60_000, ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}) });
     expect(JSON.parse(r.stdout.trim().split("\n").pop()!)).toEqual({ code: "KeyUnreadable", message: expect.stringContaining(join(home, "history.key")) });
   }, 90_000);
 });

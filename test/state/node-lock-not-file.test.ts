@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { licensedHome } from "../helpers/licensed-home.js";
+import { builtCli } from "../helpers/built-cli.js";
 import { stalwart } from "../helpers/licence-cli.js";
 
 const repo = resolve(import.meta.dirname, "../..");
@@ -26,7 +27,8 @@ function usedHome(): string {
 }
 
 function check(home: string) {
-  return spawnSync(process.execPath, ["--import", "tsx", join(repo, "test/fixtures/check-child.ts"), home], { cwd: repo, encoding: "utf8", timeout: 60_000 });
+  builtCli(); // the child runs the build: refused when it is older than the sources
+  return spawnSync(process.execPath, [join(repo, "test/fixtures/check-child.mjs"), home], { cwd: repo, encoding: "utf8", timeout: 60_000 });
 }
 
 const put: Record<string, (file: string) => void> = {

@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import { open } from "lmdb";
 import { closeState, nodeState, stateStatus } from "../../cli/sdk/state/index.js";
 import type { CounterItem } from "../../worker/portable/engine/index.js";
+import { builtModule } from "../helpers/built-cli.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const NOV = Date.UTC(2026, 10, 15);
@@ -22,8 +23,8 @@ const item: CounterItem = { key: "spend|wallet|USD|month|2026-11", amount: 10, l
 
 /** Another process commits to `home` (synchronously: this process's event loop does not turn meanwhile). */
 function elsewhere(home: string, script: string): void {
-  const code = `import { nodeState } from ${JSON.stringify(join(repo, "cli/sdk/state/index.ts"))};\nconst store = nodeState(${JSON.stringify(home)}, { now: () => ${NOV} });\n${script}`;
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: repo, encoding: "utf8" });
+  const code = `import { nodeState } from ${JSON.stringify(builtModule("cli/sdk/state/index.js"))};\nconst store = nodeState(${JSON.stringify(home)}, { now: () => ${NOV} });\n${script}`;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: repo, encoding: "utf8" });
   if (r.status !== 0) throw new Error(`the other process failed: ${r.stderr}`);
 }
 

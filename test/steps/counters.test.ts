@@ -15,6 +15,7 @@ import { nodeCore } from "../../cli/sdk/wasm-node.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 import { catalogueFrom } from "../../cli/sdk/catalogue-input.js";
 import { copyLicence } from "../helpers/licensed-home.js";
+import { builtModule } from "../helpers/built-cli.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const catalogue = join(repo, "test/fixtures/ceiling.yaml");
@@ -60,14 +61,14 @@ describe("counters", () => {
   it("a restart of the process keeps the counters", () => {
     const home = copyLicence(mkdtempSync(join(tmpdir(), "stalwart-restart-")));
     const script = `
-      import { Client } from ${JSON.stringify(join(repo, "cli/sdk/index.ts"))};
+      import { Client } from ${JSON.stringify(builtModule("cli/sdk/index.js"))};
       const client = new Client({ home: process.argv[1], now: () => new Date("2026-11-15T12:00:00Z") });
       const s = client.session("p", { catalogue: ${JSON.stringify(catalogue)} });
       const out = [];
       for (const amount of JSON.parse(process.argv[2])) out.push((await s.checkToolCall("pay", { amount }, { origins: { amount: "context" } })).decision);
       console.log(JSON.stringify(out));`;
     const run = (amounts: number[]) =>
-      JSON.parse(execFileSync("node", ["--import", "tsx", "--input-type=module", "-e", script, home, JSON.stringify(amounts)], { cwd: repo, encoding: "utf8" }).trim().split("\n").pop()!);
+      JSON.parse(execFileSync("node", ["--input-type=module", "-e", script, home, JSON.stringify(amounts)], { cwd: repo, encoding: "utf8" }).trim().split("\n").pop()!);
     expect(run([200, 200])).toEqual(["allow", "allow"]);
     expect(run([50, 60, 50])).toEqual(["allow", "refuse", "allow"]);
     expect(run([1])).toEqual(["refuse"]);

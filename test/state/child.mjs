@@ -14,17 +14,19 @@
  */
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "../../cli/sdk/index.js";
-import { closeState, nodeState } from "../../cli/sdk/state/index.js";
-import { storeMeta } from "../../cli/sdk/state/reset.js";
-import { installationKey, keyId } from "../../cli/sdk/home.js";
-import { bindKey } from "../../cli/sdk/state/key-bind.js";
-import { openLicence } from "../../cli/licence/handle.js";
+// the build, as the package installs it (the parent checks it is not older than the sources):
+// plain node starts a child in a fraction of the CPU that tsx over the sources takes
+import { Client } from "../../dist/cli/sdk/index.js";
+import { closeState, nodeState } from "../../dist/cli/sdk/state/index.js";
+import { storeMeta } from "../../dist/cli/sdk/state/reset.js";
+import { installationKey, keyId } from "../../dist/cli/sdk/home.js";
+import { bindKey } from "../../dist/cli/sdk/state/key-bind.js";
+import { openLicence } from "../../dist/cli/licence/handle.js";
 
-const [mode, home, go, tag, a, b, unlink] = process.argv.slice(2) as [string, string, string, string, string, string | undefined, string | undefined];
+const [mode, home, go, tag, a, b, unlink] = process.argv.slice(2);
 const now = () => new Date("2026-11-15T12:00:00Z");
 
-async function ready(): Promise<void> {
+async function ready() {
   process.stdout.write("ready\n");
   while (!existsSync(go)) await new Promise((r) => setTimeout(r, 1));
 }
@@ -37,7 +39,7 @@ if (mode === "spend") {
   for (const f of unlink ? unlink.split(",") : []) rmSync(join(home, f));
   await ready();
   let allowed = 0;
-  const reasons: Record<string, number> = {};
+  const reasons = {};
   await Promise.all(
     sessions.map(async (s, i) => {
       for (let k = 0; k < Number(b); k++) {
@@ -69,7 +71,7 @@ if (mode === "spend") {
   await ready();
   let count = 0;
   let link = "";
-  const failed: unknown[] = [];
+  const failed = [];
   for (let i = 0; i < Number(a); i++) {
     const next = { count: count + 1, link: (count + 1).toString(16).padStart(64, "0") };
     const r = store.commit(`chain-${tag}`, { expect: count === 0 ? "restart" : { count, link }, next });
@@ -85,18 +87,18 @@ if (mode === "spend") {
   process.stdout.write(JSON.stringify({ opened: Number(a) }) + "\n");
 } else if (mode === "keys") {
   await ready();
-  const keys: string[] = [];
+  const keys = [];
   for (let i = 0; i < Number(a); i++) {
     try {
       keys.push(Buffer.from(installationKey(join(home, `k${i}`))).toString("hex").slice(0, 16));
     } catch (err) {
-      keys.push(`error: ${(err as Error).message}`);
+      keys.push(`error: ${err.message}`);
     }
   }
   process.stdout.write(JSON.stringify({ keys }) + "\n");
 } else if (mode === "bound") {
   await ready();
-  const keys: string[] = [];
+  const keys = [];
   for (let i = 0; i < Number(a); i++) {
     const dir = join(home, `k${i}`);
     try {
@@ -104,7 +106,7 @@ if (mode === "spend") {
       bindKey(nodeState(dir).file, keyId(key), join(dir, "history.key"));
       keys.push(keyId(key));
     } catch (err) {
-      keys.push(`error: ${(err as Error).message}`);
+      keys.push(`error: ${err.message}`);
     } finally {
       closeState(dir);
     }
