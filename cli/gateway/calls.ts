@@ -28,75 +28,27 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { inputRequired, inputResponse, type ServerContext } from "@modelcontextprotocol/server";
-import type { CheckResult, CompiledCatalogue, Entry, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
+import type { CheckResult, FollowedView, InferredOrigin, Outcome } from "../../worker/portable/engine/index.js";
 import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
-import type { Upstream } from "./upstream.js";
-import type { Relay } from "./relay.js";
-import { BoundedCache, CallInputs, inferenceOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type ApprovalStore, type PendingRecord, type SignedReceipt } from "../../worker/portable/engine/index.js";
+import { BoundedCache, CallInputs, inferenceOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { errorResult, faultCheck, question, refusalText, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, misfit, packState, unpackState } from "./form.js";
-import type { Pins } from "./pins.js";
 import { gatewayRefusal } from "./refusals.js";
-import type { TraceFile } from "./trace-file.js";
-import type { TaskTools } from "./task-tools.js";
 import { forward, resume, type ForwardOptions } from "./forward.js";
 import { HeldCalls } from "./held-calls.js";
 import { AskedRecords } from "./asked.js";
 import { progressTokenOf, safeCanonical, safeDigest, summary } from "./call-parts.js";
 import { reportOutcome } from "./result-value.js";
-import { passedOn, type FilteringSession } from "./result-filter.js";
+import { passedOn } from "./result-filter.js";
+import type { CallsOptions, GatewaySession } from "./calls-options.js";
 
-/** The part of the SDK's session the gateway uses (in-process and remote alike). */
-export interface GatewaySession extends FilteringSession {
-  readonly id: string;
-  readonly history: { entries: Entry[] };
-  checkToolCall(tool: string, args: unknown, options?: { origins?: Record<string, string>; confirmation?: string }): Promise<CheckResult>;
-  report(step: number, outcome: Outcome, result?: unknown): Promise<{ step: number }>;
-  /** record a person's decision in the history (in-process sessions) */
-  receipt?(signed: SignedReceipt): Promise<{ step: number }>;
-}
-
-export interface CallsOptions {
-  catalogue: CompiledCatalogue;
-  session: GatewaySession;
-  upstream: Upstream;
-  /** where the tool server's own requests go while a call is forwarded (relay.ts) */
-  relay?: Relay;
-  pending: ApprovalStore;
-  /** for a client without elicitation: how long to wait for a person in the approval store (0: answer at once) */
-  approvalWaitMs?: number;
-  now?: () => Date;
-  language: Language;
-  context: Record<string, unknown>;
-  /** how long a forwarded call may take, progress or not */
-  callTimeoutMs: number;
-  /** how long a 2026-07-28 client's call is held for its answer to the tool server (default a day) */
-  askTimeoutMs?: number;
-  /** where the gateway says what it did, one line per call (stderr by default) */
-  log?: (line: string) => void;
-  /** pinned tool definitions (pins.ts); a changed one is refused before the check */
-  pins?: Pins;
-  /** which tools the upstream runs only as tasks (task-tools.ts) */
-  tasks?: TaskTools;
-  /** catalogue entries the gateway added itself (outside.ts): never callable as tools */
-  hidden?: ReadonlySet<string>;
-  /** a new pending record covered by a standing approval ("always for this session"), decided so with its own receipt (index.ts) */
-  standing?: (record: PendingRecord) => Promise<Approval | undefined>;
-  /**
-   * the pending records are this process's own (its session, in-process or carried to the check
-   * worker, ends with it): a retry waits on its open record, and the open ones are withdrawn as
-   * it stops (asked.ts). `recorded`: the check worker's, put in `pending` as it answered.
-   */
-  ownRecords?: boolean | "recorded";
-  /** `--trace FILE`: each call, the person's answers and the outcomes, as `stalwart replay` reads them */
-  trace?: TraceFile;
-}
+export type { CallsOptions, GatewaySession } from "./calls-options.js";
 
 /** Whether the client can be asked (server.ts works it out for a call only when a person is to be asked). */
 const ELICITS = () => true;
 const NO_ELICITATION = () => false;
-/** How many answered `requestState`s the gateway remembers, by digest (a replay of one is refused; the token is spent once anyway). */
+/** How many answered `requestState`s the gateway remembers, by their token's digest (a replay of one is refused; the token is spent once anyway). */
 const REMEMBERED = 10_000;
 
 export class Calls {
@@ -218,13 +170,19 @@ export class Calls {
   /** The second round: the person answered (or the client says so); `state` is what we minted: the token, and the person's edited arguments if any. */
   private async answered(params: { name: string; _meta?: Record<string, unknown> }, sent: Record<string, unknown>, state: string, ctx: ServerContext): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     const tool = params.name;
-    // remembered by digest: a state is the client's to size (up to a request's 4 MB), and 10 000 of them whole would fill the heap
-    const seen = createHash("sha256").update(state).digest("base64url");
+    const unpacked = unpackState(this.stateKey, state);
+    if (!unpacked) {
+      this.log(`confirm ${tool}: a requestState this gateway did not mint; it did not run`);
+      return errorResult(`${tool} was not approved: the requestState is not one this gateway gave (what it carries does not verify), and the call did not run.`, { decision: "confirm", reasons: [], approved: false, answer: "unreadable" });
+    }
+    const { token, args: carried } = unpacked;
+    // An answer is remembered by its token, whatever state carried it (audit 9, F1), and by
+    // digest: a token is the client's to size (up to a request's 4 MB).
+    const seen = createHash("sha256").update(token).digest("base64url");
     if (this.answeredStates.get(seen)) {
       this.log(`confirm ${tool}: the same answer came again; it did not run again`);
       return errorResult(`${tool}: this answer was already used (the same requestState came again), and the call did not run again.`, { decision: "confirm", reasons: [], answer: "replayed" });
     }
-    const { token, args: carried } = unpackState(this.stateKey, state);
     const args = carried ?? sent;
     const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
     const approved = answer.kind === "elicit" && answer.action === "accept" && answer.content?.[FORM_KEY] === true;

@@ -95,22 +95,27 @@ export function packState(key: Uint8Array, token: string, edited?: Record<string
   return `${body}~${stateMac(key, body)}`;
 }
 
-/** The token, and the carried arguments only when their MAC verifies (else the token alone: it covers nothing it was not minted for). */
-export function unpackState(key: Uint8Array, state: string): { token: string; args?: Record<string, unknown> } {
+/**
+ * The token, and the carried arguments when the state has them; undefined when the state has a
+ * tail that is not ours (its MAC does not verify, or what it carries is not an object). Taking
+ * the token alone from such a state made `TOKEN~anything` a new answer for an asked call the
+ * person had already declined (outside audit 9, F1): a state is used whole or not at all.
+ */
+export function unpackState(key: Uint8Array, state: string): { token: string; args?: Record<string, unknown> } | undefined {
   const i = state.indexOf("~");
   if (i < 0) return { token: state };
   const token = state.slice(0, i);
   const j = state.lastIndexOf("~");
   const mac = Buffer.from(state.slice(j + 1), "base64url");
   const want = Buffer.from(stateMac(key, state.slice(0, j)), "base64url");
-  if (j === i || mac.length !== want.length || !timingSafeEqual(mac, want)) return { token };
+  if (j === i || mac.length !== want.length || !timingSafeEqual(mac, want)) return undefined;
   try {
     const args: unknown = JSON.parse(Buffer.from(state.slice(i + 1, j), "base64url").toString("utf8"));
     if (typeof args === "object" && args !== null && !Array.isArray(args)) return { token, args: args as Record<string, unknown> };
   } catch {
-    /* unreadable: the token alone */
+    /* unreadable: not ours */
   }
-  return { token };
+  return undefined;
 }
 
 function stateMac(key: Uint8Array, body: string): string {

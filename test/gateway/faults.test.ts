@@ -157,6 +157,31 @@ describe("a replayed requestState (2026-07-28)", { timeout: 60_000 }, () => {
     await client.close();
   });
 
+  // Outside audit 9, F1: the memory of answers was of the state as sent, and a tail that did not
+  // verify was dropped, so `STATE~x` was a new answer: accepted, it ran the call the person declined.
+  it("a declined call stays declined: the state with a tail it was not given, or without its tail, runs nothing", async () => {
+    const client = new Client({ name: "manual-host", version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } }, inputRequired: { autoFulfill: false } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gw.url!)));
+    const calls = () => seen().filter((l) => l.startsWith("call save")).length;
+    const accept = { approve: { action: "accept", content: { approve: true } } };
+    const params = { name: "save", arguments: { text: "declined" } };
+    const asked = (await client.callTool(params, { allowInputRequired: true })) as unknown as { resultType?: string; requestState: string };
+    expect(asked.resultType).toBe("input_required");
+    const before = calls();
+    const declined = await client.callTool({ ...params, inputResponses: { approve: { action: "decline" } }, requestState: asked.requestState } as never, { allowInputRequired: true });
+    expect(text(declined)).toContain("was not approved (declined)");
+    for (const tail of ["~x", "~e30~AAAA", `~${Buffer.from("{}").toString("base64url")}~`]) {
+      const forged = await client.callTool({ ...params, inputResponses: accept, requestState: asked.requestState + tail } as never, { allowInputRequired: true });
+      expect(forged.isError, tail).toBe(true);
+      expect(text(forged)).toContain("the requestState is not one this gateway gave");
+      expect(meta(forged)).toMatchObject({ approved: false, answer: "unreadable" });
+    }
+    const again = await client.callTool({ ...params, inputResponses: accept, requestState: asked.requestState } as never, { allowInputRequired: true });
+    expect(text(again)).toContain("this answer was already used");
+    expect(calls()).toBe(before);
+    await client.close();
+  });
+
   // Outside audit 6, F3: any retry carrying the state used it up, so after a client's slip (a
   // retry with no answer, or the approved answer sent with other arguments) the person's real
   // approval was told "already used … did not run again" for a call that never ran.
@@ -195,7 +220,7 @@ describe("answered requestStates, remembered to refuse a replay (2026-07-28)", {
     const client = new Client({ name: "manual-host", version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } }, inputRequired: { autoFulfill: false } });
     await client.connect(new StreamableHTTPClientTransport(new URL(gw.url!)));
     const size = 2_000_000;
-    const send = (i: number) => client.callTool({ name: "save", arguments: { text: "x" }, inputResponses: { approve: { action: "accept", content: { approve: true } } }, requestState: `${i}~${"x".repeat(size)}` } as never, { allowInputRequired: true });
+    const send = (i: number) => client.callTool({ name: "save", arguments: { text: "x" }, inputResponses: { approve: { action: "accept", content: { approve: true } } }, requestState: `${i}${"x".repeat(size)}` } as never, { allowInputRequired: true });
     await send(-1);
     gc();
     const before = process.memoryUsage().heapUsed;
