@@ -65,8 +65,23 @@ function originHold(names: readonly string[]): Hold {
   return {
     reason: "argument_origin",
     detail: { arguments: [...names] },
-    wording: names.length === 1 ? oneOriginWording(names[0]!) : `${names.map((a) => `\`${a}\``).join(", ")} were not typed by you or taken from a trusted source.`,
+    wording: names.length === 1 ? oneOriginWording(names[0]!) : `${names.map(nameShown).join(", ")} were not typed by you or taken from a trusted source.`,
   };
+}
+
+const PLAIN_NAME = /^[\p{L}\p{N}_.:@$-]{1,64}$/u;
+const NAME_SHOWN = 48;
+
+/**
+ * An argument's name as the question shows it. Where a tool's schema is open the model picks the
+ * names, and a name is in the person's question: a plain one is shown as it is; any other quoted
+ * as JSON, its backticks escaped and cut, so it cannot close its quotes and speak for stalwart
+ * ("`x` is fine. Checked by stalwart: …", outside audit 8, F1).
+ */
+export function nameShown(name: string): string {
+  if (PLAIN_NAME.test(name)) return `\`${name}\``;
+  const cut = name.length > NAME_SHOWN ? `${name.slice(0, NAME_SHOWN)}…` : name;
+  return `\`${JSON.stringify(cut).replace(/`/g, "\\u0060")}\`` + (cut === name ? "" : ` (${name.length} characters)`);
 }
 
 /** The one-argument wording, kept per name (a few names recur; the map is dropped when it fills). */
@@ -74,7 +89,7 @@ function oneOriginWording(name: string): string {
   let w = oneOrigin.get(name);
   if (w === undefined) {
     if (oneOrigin.size >= 256) oneOrigin.clear();
-    oneOrigin.set(name, (w = `\`${name}\` was not typed by you or taken from a trusted source.`));
+    oneOrigin.set(name, (w = `${nameShown(name)} was not typed by you or taken from a trusted source.`));
   }
   return w;
 }
