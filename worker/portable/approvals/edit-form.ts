@@ -4,7 +4,7 @@
  * browser rewrote on the way would differ from the call's, so it would count as the person's
  * (origin `reply`) and could run at once — a value nobody saw or typed.
  */
-import { inexactInteger } from "../engine/index.js";
+import { duplicateKey, inexactInteger } from "../engine/index.js";
 import { visible } from "./visible.js";
 
 /** The text an argument's field holds: a string as it is, anything else as JSON. */
@@ -52,6 +52,10 @@ export function editedArgs(args: Record<string, unknown>, body: Record<string, u
     } catch {
       return { problem: `\`${k}\` must be JSON (it was ${JSON.stringify(was)})` };
     }
+    // a key given twice is read as the last by JSON.parse, and as the first by other readers: the
+    // receipt would sign one value where the person may have meant the other (audit 8, F2)
+    const twice = duplicateKey(text);
+    if (twice) return { problem: `\`${k}\`: the key ${JSON.stringify(twice.key)} is given twice (at \`${twice.pointer}\`); give it once` };
     // the person's number, not the one it rounds to: a receipt signs what the person typed or nothing
     const inexact = inexactInteger(text);
     if (inexact) return { problem: `\`${k}\`: ${inexact.written} cannot be kept exactly (it would be ${BigInt(inexact.read)}); a number is exact only within ±(2^53 − 1)` };

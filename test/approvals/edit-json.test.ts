@@ -1,8 +1,13 @@
 /**
+ * What a person's edit of a call's arguments, as JSON, is read as.
+ *
  * An argument may be named `__proto__` (JSON says nothing against it, and `JSON.parse` keeps it as
  * an own key). A person's edit of such a call — on the approvals page, or in the gateway's
  * elicitation form — must keep that argument: assigned onto a plain object it would set the
  * object's prototype instead and vanish from the edited call.
+ *
+ * A value that gives one key twice is refused (outside audit 8, F2): `JSON.parse` keeps the last,
+ * another reader the first, and the receipt would sign one where the person may have meant the other.
  */
 import { describe, expect, it } from "vitest";
 import { approvalsApp } from "../../worker/portable/approvals/app.js";
@@ -55,5 +60,28 @@ describe("an argument named __proto__ in a person's edit", () => {
     const origins = editedOrigins(before, after, JSON.parse(`{"order_id":"typed","__proto__":"model"}`) as Record<string, string>, canonicalize);
     expect(Object.keys(origins)).toEqual(["order_id", "__proto__"]);
     expect(Object.getOwnPropertyDescriptor(origins, "__proto__")?.value).toBe("reply");
+  });
+});
+
+describe("an edit that gives a key twice", () => {
+  it("is refused on the page, naming the key, and the call stays pending", async () => {
+    for (const text of ['{"a":1,"a":2}', '{"b":{"c":1,"c":1}}', '{"a":1,"\\u0061":2}']) {
+      const store = new MemoryApprovalStore();
+      store.add(record({ order_id: "4411", data: { a: 1 } }));
+      const { app, cookie } = await signedIn(store);
+      const r = await app.request("http://localhost/p/p_00000000000000c1/edit", post(cookie, { "arg:data": text }));
+      expect(r.status, text).toBe(400);
+      expect(((await r.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "invalid_request", message: expect.stringMatching(/`data`: the key "[ac]" is given twice \(at `\/(b\/)?[ac]`\); give it once/) });
+      expect((await store.get("p_00000000000000c1"))!.receipt ?? null, text).toBeNull();
+    }
+  });
+
+  it("a key given once, as JSON allows, is the person's edit", async () => {
+    const store = new MemoryApprovalStore();
+    store.add(record({ order_id: "4411", data: { a: 1 } }));
+    const { app, cookie } = await signedIn(store);
+    const r = await app.request("http://localhost/p/p_00000000000000c1/edit", post(cookie, { "arg:data": '{"a":2,"b":{"a":3}}' }));
+    expect(r.status, await r.clone().text()).toBe(200);
+    expect((await store.get("p_00000000000000c1"))!.receipt!.edited).toEqual({ order_id: "4411", data: { a: 2, b: { a: 3 } } });
   });
 });
