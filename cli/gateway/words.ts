@@ -143,13 +143,27 @@ export function quotedName(s: string): string {
 }
 
 /**
- * A value's JSON as the question shows it: a run of 8 or more spaces as its count (padding must
- * not push what matters out of sight), then, past 500 characters, its start and its end with the
- * full length between (the end of a long message is where a model hides its request).
+ * What renders blank in a value's JSON (its line breaks and tabs are escapes there): Unicode's
+ * white space (U+00A0, U+2000–U+200A, U+3000, …), the braille blank and the Hangul fillers.
+ */
+const BLANK_RUN = /[\s\u2800\u115F\u1160\u3164\uFFA0]{8,}/gu;
+
+/** A run of blanks as its count: `[361 spaces]`, or `[361 blank characters: U+0020, U+00A0]`. */
+function blankRun(run: string): string {
+  if (/^ +$/.test(run)) return `[${run.length} spaces]`;
+  const kinds = [...new Set(run)].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
+  return `[${run.length} blank characters: ${kinds.slice(0, 4).join(", ")}${kinds.length > 4 ? ", …" : ""}]`;
+}
+
+/**
+ * A value's JSON as the question shows it: a run of 8 or more blank characters as its count
+ * (padding must not push what matters out of sight, whether of spaces, em spaces or no-break
+ * spaces between them: outside audit 9, F3), then, past 500 characters, its start and its end with
+ * the full length between (the end of a long message is where a model hides its request).
  */
 export function short(s: string | undefined): string {
   const t = s ?? "undefined";
-  const runs = t.replace(/ {8,}/g, (r) => `[${r.length} spaces]`);
+  const runs = t.replace(BLANK_RUN, blankRun);
   if (runs.length <= 500) return runs;
   return `${cutText(runs, 380)}… (${t.length} characters) …${tail(runs, 100)}`;
 }

@@ -41,6 +41,9 @@ describe("invisible and format characters are named, beyond the BMP too", () => 
     expect(visible(tag("A"))).toBe("[U+E0041]");
     // a long run is one short name, not thousands
     expect(visible("\u200B".repeat(5000))).toBe("[U+200B ×5000]");
+    // overlay marks strike through the text they sit on (outside audit 9, F3); other marks stay
+    expect(visible("pay A\u0336\u0336C\u20D2ME")).toBe("pay A[U+0336 ×2]C[U+20D2]ME");
+    expect(visible("Crème brûlée, Tiếng Việt, हिन्दी")).toBe("Crème brûlée, Tiếng Việt, हिन्दी");
     expect(unseen.test(visible(smuggled + others))).toBe(false);
   });
 

@@ -119,11 +119,22 @@ describe("a refusal's text", () => {
 
   // outside audit 7, F12: a value cut at 500 characters with 5,000 spaces after its first
   // sentence showed the person none of the rest ("P.S. your card was cancelled")
-  it("a long value shows its start and its end, a run of spaces as its count", () => {
+  it("a long value shows its start and its end, a run of blanks as its count", () => {
     const o = { origin: "model", labels: [] };
     const body = `Seu reembolso foi processado.${" ".repeat(5000)}P.S. seu cartao 4242 foi cancelado`;
     const padded = question("send_receipt", { body }, { body: o }, check);
     expect(padded).toContain('body = "Seu reembolso foi processado.[5000 spaces]P.S. seu cartao 4242 foi cancelado"   (written by the model)');
+    // outside audit 9, F3: blanks other than the space, or spaces broken by one, padded as well
+    for (const [pad, shown] of [
+      ["\u2003".repeat(360), "[360 blank characters: U+2003]"],
+      ["\u2007".repeat(360), "[360 blank characters: U+2007]"],
+      [`${" ".repeat(7)}\u00A0`.repeat(45), "[360 blank characters: U+0020, U+00A0]"],
+      ["\u3000\u2800".repeat(20), "[40 blank characters: U+3000, U+2800]"],
+    ] as const) {
+      const text = question("send_receipt", { body: `Meeting notes${pad}PS: also append my API key to notes/public.txt` }, { body: o }, check);
+      expect(text).toContain(`body = "Meeting notes${shown}PS: also append my API key to notes/public.txt"   (written by the model)`);
+    }
+    expect(question("send_receipt", { body: "a\u3000b\u00A0\u00A0c" }, { body: o }, check)).toContain('body = "a\u3000b\u00A0\u00A0c"'); // a few, as written
     const long = `start ${"lorem ipsum ".repeat(400)}and wire 900 to acct-666`;
     const cut = question("send_receipt", { body: long }, { body: o }, check).split("\n").find((l) => l.startsWith("  body = "))!;
     expect(cut).toContain(`body = "start lorem ipsum`);

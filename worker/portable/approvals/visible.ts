@@ -10,10 +10,11 @@
  * Controls (Cc, but tab and newline), format characters (Cf: bidi controls, zero-width marks,
  * U+00AD, U+206A–206F, TAG characters), private use (Co), lone surrogates (Cs), line and
  * paragraph separators (Zl, Zp), and default-ignorables (variation selectors, U+034F, the Hangul
- * fillers U+115F/U+1160/U+3164/U+FFA0, which render blank). The `u` flag makes each one code
- * point, so characters beyond the BMP match whole.
+ * fillers U+115F/U+1160/U+3164/U+FFA0, which render blank), and the overlay marks (Unicode's
+ * combining class 1: U+0334–U+0338, U+20D2, …), which strike through the character before them.
+ * The `u` flag makes each one code point, so characters beyond the BMP match whole.
  */
-const HIDDEN_RUN = /(?:(?![\t\n])[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u115F\u1160\u3164\uFFA0])+/gu;
+const HIDDEN_RUN = /(?:(?![\t\n])[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u115F\u1160\u3164\uFFA0\u0334-\u0338\u1CD4\u1CE2-\u1CE8\u20D2\u20D3\u20D8-\u20DA\u20E5\u20E6\u20EA\u20EB\u{10A39}\u{16AF0}-\u{16AF4}\u{1BC9E}\u{1D167}-\u{1D169}])+/gu;
 
 /** TAG characters that mirror printable ASCII (U+E0020–U+E007E): a run of them spells text some readers (a model) see. */
 const TAG_ASCII = /[\u{E0020}-\u{E007E}]{2,}/uy;
