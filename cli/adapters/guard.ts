@@ -182,17 +182,18 @@ export class CallGuard {
   }
 
   /**
-   * A person rejected call `callId` (Agents JS `state.reject(item)`, which reaches none of the
-   * tool's hooks: openai-agents/rejections.ts). Its record, if it is of this very call and unspent,
+   * A person rejected call `callId` (Agents JS `state.reject(item)`, the AI SDK's `approved: false`,
+   * which reach none of the tool's hooks: openai-agents/rejections.ts, ai/denials.ts). Its record, if it is of this very call and unspent,
    * is marked used and rejected: an approval of it from a state saved before runs nothing.
    */
-  rejected(callId: string, tool: string, args: unknown, namespace?: string): void {
+  rejected(callId: string, tool: string, args: unknown, namespace?: string): Promise<void> {
     const key = keyOf(tool, args, namespace);
     const done = denyRecord(this.records, callId, (p) => p.tool === tool && p.namespace === namespace && sameCall(p, key));
     this.rejecting = this.rejecting.then(async () => {
       const failed = await done;
       if (failed) this.log(`the rejection of call ${callId} could not be kept: ${failed.message}`);
     });
+    return this.rejecting;
   }
 
   /** The agent tools (asTool of a guarded agent) whose kept checks may resume (nested-record.ts). */

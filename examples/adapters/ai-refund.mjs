@@ -5,7 +5,7 @@ import { generateText, stepCountIs, tool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
 import { Client } from "stalwart-agents";
-import { guard, toolApproval } from "stalwart-agents/ai";
+import { guard, toolApproval, watchDenials } from "stalwart-agents/ai";
 import { scriptedModel } from "./scripted.mjs";
 
 const catalogue = new URL("../store/agent.yaml", import.meta.url).pathname;
@@ -22,12 +22,12 @@ const model = new MockLanguageModelV4(scriptedModel([
   "Pronto: estornei R$ 40,00 do pedido 4411.",
 ]));
 const messages = [{ role: "user", content: "estorne 40,00 do pedido 4411" }];
-const first = await generateText({ model, tools, toolApproval: toolApproval(tools), messages, stopWhen: stepCountIs(5) });
+const first = await generateText({ model, tools, toolApproval: toolApproval(tools), onStart: watchDenials(tools), messages, stopWhen: stepCountIs(5) });
 const asked = first.content.find((p) => p.type === "tool-approval-request");
 console.log(`${asked.reason}\n\n(the person approves)\n`);
 
 messages.push(...first.response.messages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: asked.approvalId, approved: true }] });
-const second = await generateText({ model, tools, toolApproval: toolApproval(tools), messages, stopWhen: stepCountIs(5) });
+const second = await generateText({ model, tools, toolApproval: toolApproval(tools), onStart: watchDenials(tools), messages, stopWhen: stepCountIs(5) });
 console.log(second.text);
 const decisions = session.history.entries.filter((e) => e.kind === "check").map((e) => `${e.tool} ${e.decision} ${e.reasons.join(",")}`.trim());
 console.log(JSON.stringify({ refunds, decisions }));

@@ -24,6 +24,7 @@ import { MemoryApprovals } from "../approvals.js";
 import { toolAsks } from "../tool-asks.js";
 import { filters, passOn } from "../filter.js";
 import { StalwartError } from "../../../worker/portable/engine/index.js";
+import { noteDenials } from "./denials.js";
 
 export { CallGuard, ToolCallRefused, MemoryApprovals };
 export type { ApprovalStore, PendingApproval } from "../approvals.js";
@@ -69,6 +70,7 @@ export function toolApproval(guardedTools: ToolSet): (options: { toolCall: { too
     if (!Object.prototype.hasOwnProperty.call(guardedTools, toolCall.toolName)) return undefined;
     const t = (guardedTools as Record<string, { execute?: unknown }>)[toolCall.toolName];
     if (typeof t?.execute !== "function") return undefined;
+    await noteDenials(core, messages);
     void core.syncTurns(userTexts(messages));
     const v = await core.check(toolCall.toolCallId, toolCall.toolName, toolCall.input, askOf(messages, toolCall.toolCallId).asked);
     if (v.decision === "confirm") return { type: "user-approval", reason: v.question };
@@ -81,6 +83,18 @@ export function toolApproval(guardedTools: ToolSet): (options: { toolCall: { too
   };
 }
 
+/**
+ * For `generateText({ onStart })` / `streamText({ onStart })`: a call a person denied
+ * (`approved: false`) is marked rejected in the approvals store before the SDK answers it, so
+ * the messages saved when they were asked, approved later, run nothing. The SDK tells no tool of
+ * a denial; without this the guard learns of one only when a later hook of its tools sees it.
+ */
+export function watchDenials(guardedTools: ToolSet): (event: { messages?: readonly ModelMessage[] }) => Promise<void> {
+  const core = guards.get(guardedTools);
+  if (!core) throw new StalwartError("InputError", "`watchDenials` takes the tool set `guard` returned");
+  return (event) => noteDenials(core, event?.messages);
+}
+
 /** The guard behind a guarded tool set (its approvals store, for saving beside the session). */
 export function guardOf(guardedTools: ToolSet): CallGuard | undefined {
   return guards.get(guardedTools);
@@ -89,6 +103,7 @@ export function guardOf(guardedTools: ToolSet): CallGuard | undefined {
 function guarded(name: string, t: Record<string, unknown>, execute: AnyExecute, core: CallGuard): Record<string, unknown> {
   const own = t.needsApproval as AnyNeedsApproval | undefined;
   const needsApproval = async (input: unknown, o: { toolCallId: string; messages?: ModelMessage[] } & Record<string, unknown>): Promise<boolean> => {
+    await noteDenials(core, o.messages);
     void core.syncTurns(userTexts(o.messages));
     // A call that was asked about stays one: its approval (or its reuse) is `execute`'s to judge.
     const asked = askOf(o.messages, o.toolCallId).asked;
@@ -103,6 +118,7 @@ function guarded(name: string, t: Record<string, unknown>, execute: AnyExecute, 
   /** Checked before the original runs: the allowed check, or a refusal the model reads. */
   const admit = async (input: unknown, o: { toolCallId: string; messages?: ModelMessage[] } & Record<string, unknown>): Promise<Verdict["check"]> => {
     const id = o.toolCallId;
+    await noteDenials(core, o.messages);
     await core.syncTurns(userTexts(o.messages));
     const ask = askOf(o.messages, id);
     let v: Verdict = await core.check(id, name, input, ask.asked);
@@ -196,27 +212,30 @@ export function userTexts(messages: readonly ModelMessage[] | undefined): string
  * Was the person asked about this tool call, and did they approve it? Only the latest call under
  * the id counts: a provider may reuse ids (`call_0` in every response), so a tool call or a tool
  * result under the id ends what was asked before it — an earlier call's approval answers nothing
- * of a later one. `approved` implies `asked`.
+ * of a later one. `approved` implies `asked`; a denial of the same question wins over an approval
+ * sent beside it.
  */
 function askOf(messages: readonly ModelMessage[] | undefined, toolCallId: string): { asked: boolean; approved: boolean } {
   let asked = false;
   let approved = false;
+  let denied = false;
   const requests = new Set<string>();
   for (const m of messages ?? []) {
     if (!Array.isArray(m?.content)) continue;
     for (const p of m.content as readonly { type?: unknown; toolCallId?: unknown; approvalId?: unknown; approved?: unknown }[]) {
       if ((p?.type === "tool-call" || p?.type === "tool-result") && p.toolCallId === toolCallId) {
-        asked = approved = false;
+        asked = approved = denied = false;
         requests.clear();
       } else if (m.role === "assistant" && p?.type === "tool-approval-request" && p.toolCallId === toolCallId && typeof p.approvalId === "string") {
         asked = true;
         requests.add(p.approvalId);
-      } else if (m.role === "tool" && p?.type === "tool-approval-response" && typeof p.approvalId === "string" && requests.has(p.approvalId) && p.approved === true) {
-        approved = true;
+      } else if (m.role === "tool" && p?.type === "tool-approval-response" && typeof p.approvalId === "string" && requests.has(p.approvalId)) {
+        if (p.approved === true) approved = true;
+        else denied = true;
       }
     }
   }
-  return { asked, approved };
+  return { asked, approved: approved && !denied };
 }
 
 function isAsyncIterable(x: unknown): x is AsyncIterable<unknown> {
