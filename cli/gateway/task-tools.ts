@@ -84,7 +84,7 @@ export interface SendOptions {
  */
 export function sendToolCall(upstream: Upstream, tasks: TaskTools | undefined, params: { name: string } & Record<string, unknown>, o: SendOptions): Promise<Record<string, unknown>> {
   const { task: _task, ...plain } = params;
-  const send = (asTask: boolean) => (asTask ? callAsTask(upstream, plain, o) : upstream.request("tools/call", plain, o));
+  const send = (asTask: boolean) => (asTask ? callAsTask(upstream, plain, o) : upstream.request("tools/call", plain, o)).then(complete);
   // known from a listing (nearly every call): sent now, with no step through the microtask queue
   const needs = tasks ? tasks.needsTask(params.name) : false;
   return typeof needs === "boolean" ? send(needs) : needs.then(send);
@@ -154,4 +154,20 @@ function withoutRelatedTask(result: Record<string, unknown>): Record<string, unk
   const { [RELATED_TASK]: _r, ...rest } = meta as Record<string, unknown>;
   const { _meta: _m, ...out } = result;
   return Object.keys(rest).length > 0 ? { ...out, _meta: rest } : out;
+}
+
+/**
+ * The keys of the 2026-07-28 flow (`input_required`) that only the gateway puts in what a client
+ * gets. A tool server's result read as a complete one (it has content) that still carries them was
+ * passed on whole, and a host reading `inputRequests` showed the tool server's form, worded as ours,
+ * with nothing to mark it (outside audit 9, N1): they are dropped; the tool server's own questions
+ * reach the client only through the relay, marked.
+ */
+const FLOW_KEYS = ["resultType", "inputRequests", "requestState"] as const;
+
+function complete(r: Record<string, unknown>): Record<string, unknown> {
+  if (!FLOW_KEYS.some((k) => Object.hasOwn(r, k))) return r;
+  const out = { ...r };
+  for (const k of FLOW_KEYS) delete out[k];
+  return out;
 }
