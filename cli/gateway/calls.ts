@@ -32,7 +32,7 @@ import type { CheckResult, FollowedView, InferredOrigin, Outcome } from "../../w
 import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import { BoundedCache, CallInputs, inferenceOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type PendingRecord } from "../../worker/portable/engine/index.js";
-import { errorResult, faultCheck, question, refusalText, type ToolResult } from "./words.js";
+import { errorResult, faultCheck, question, refusalText, tokenWords, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, misfit, packState, unpackState } from "./form.js";
 import { gatewayRefusal } from "./refusals.js";
 import { forward, resume, type ForwardOptions } from "./forward.js";
@@ -226,7 +226,8 @@ export class Calls {
     // another call than the one approved: the approval (its token unspent) stays good for that one
     if (check.detail.confirmation === "other_call") this.answeredStates.delete(seen);
     this.log(`confirm ${tool}: the approval does not cover this call (${String(check.detail.confirmation ?? "")})`);
-    return errorResult(`the approval does not cover this call of ${tool} (${String(check.detail.confirmation ?? "the token covers another call")}), and it did not run.`, summary(check));
+    const code = String(check.detail.confirmation ?? "");
+    return errorResult(`the approval does not cover this call of ${tool} (${code || "unknown"}): ${tokenWords(code)}. It did not run.`, summary(check));
   }
 
   private async hold(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, text: string): Promise<ToolResult | ReturnType<typeof inputRequired>> {
@@ -272,7 +273,10 @@ export class Calls {
     }
     const check2 = await this.check(tool, args, origins, record.token);
     this.o.trace?.answer(record.token, true, check2);
-    if (check2.decision !== "allow") return errorResult(`${tool} was approved by ${receipt.by}, but the approval does not cover this call (${String(check2.detail.confirmation ?? check2.reasons.join(","))}); it did not run.`, summary(check2));
+    if (check2.decision !== "allow") {
+      const why = check2.detail.confirmation === undefined ? check2.reasons.join(", ") : `${String(check2.detail.confirmation)}: ${tokenWords(String(check2.detail.confirmation))}`;
+      return errorResult(`${tool} was approved by ${receipt.by}, but the approval does not cover this call (${why}); it did not run.`, summary(check2));
+    }
     await this.o.pending.markUsed(id);
     this.asked.settled(id);
     this.log(`confirm ${tool}: approved by ${receipt.by} (${id})`);

@@ -200,7 +200,7 @@ describe("a replayed requestState (2026-07-28)", { timeout: 60_000 }, () => {
           ? await client.callTool({ ...params, requestState: asked.requestState } as never, { allowInputRequired: true })
           : await client.callTool({ name: "save", arguments: { text: "another text" }, inputResponses: approve, requestState: asked.requestState } as never, { allowInputRequired: true });
       expect(wrong.isError, slip).toBe(true);
-      expect(text(wrong)).toContain(slip === "no answer" ? "was not approved (not answered)" : "the approval does not cover this call of save (other_call)");
+      expect(text(wrong)).toContain(slip === "no answer" ? "was not approved (not answered)" : "the approval does not cover this call of save (other_call): the call changed after it was asked about (another tool, agent or arguments). It did not run.");
       const right = await client.callTool({ ...params, inputResponses: approve, requestState: asked.requestState } as never, { allowInputRequired: true });
       expect(right.isError, `${slip}: ${text(right)}`).toBeFalsy();
       expect(text(right)).toBe(`noted {"text":"asked (${slip})"}`);
