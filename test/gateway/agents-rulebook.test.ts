@@ -3,7 +3,7 @@
  * `--agent`, a catalogue naming two agents had every call refused `agent_required`, and with one
  * agent every resource read was `unknown_tool` (the gateway's read-from-outside entries were in no
  * agent's reach). The gateway also took no rulebook, so step 8 never ran there. Upstream: the small
- * SDK server of fixtures/outside-server.ts (`echo` a read, `save` a write, a resource).
+ * SDK server of fixtures/outside-server.mjs (`echo` a read, `save` a write, a resource).
  */
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, home, overHttp, overStdio, text } from "./helpers.js";
 
-const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.ts");
+const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.mjs");
 const TOOLS = `tools:
   - name: echo
     args: {type: object, properties: {text: {type: string}}, required: [text], additionalProperties: false}
@@ -27,7 +27,7 @@ async function gateway(yaml: string, o: { agent?: string; rulebook?: string } = 
   writeFileSync(join(dir, "agent.yaml"), yaml);
   const gw = await startGateway({
     catalogue: join(dir, "agent.yaml"), home: home(), listen: { host: "127.0.0.1", port: 0 }, ...o,
-    upstream: { command: process.execPath, args: ["--import", "tsx", OUTSIDE], env: { ...(process.env as Record<string, string>), OUTSIDE_LOG: log } },
+    upstream: { command: process.execPath, args: [OUTSIDE], env: { ...(process.env as Record<string, string>), OUTSIDE_LOG: log } },
   });
   return { gw, log };
 }
@@ -85,7 +85,7 @@ describe("the command's flags", { timeout: 60_000 }, () => {
     const dir = allowedDir();
     writeFileSync(join(dir, "agent.yaml"), TWO_AGENTS.replace("{name: helper, tools: [echo]}", "{name: helper, tools: [echo, save]}"));
     writeFileSync(join(dir, "rules.yaml"), "rules:\n  - {name: no_secrets_saved, flow: notes, tools: [save], when: [{field: args.text, contains: secret}], then: refuse, because: Secrets are not saved.}\n");
-    const d = await overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--agent", "helper", "--rulebook", join(dir, "rules.yaml"), "--", process.execPath, "--import", "tsx", OUTSIDE]);
+    const d = await overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--agent", "helper", "--rulebook", join(dir, "rules.yaml"), "--", process.execPath, OUTSIDE]);
     try {
       expect((await d.client.listTools()).tools.map((t) => t.name).sort()).toEqual(["echo", "save"]);
       const no = await d.client.callTool({ name: "save", arguments: { text: "a secret" } });

@@ -7,7 +7,7 @@
  * `result:<step>` with that read's `untrusted:` label, and a write carrying it is held
  * `tainted_call` (before: the report failed, the outcome was lost, and the value read as the
  * model's own).
- * Upstream: fixtures/broken-results-server.ts.
+ * Upstream: fixtures/broken-results-server.mjs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -42,7 +42,7 @@ const meta = (r: { _meta?: Record<string, unknown> | undefined }) => r._meta?.["
 beforeAll(async () => {
   const dir = allowedDir();
   writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-  gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", BROKEN_RESULTS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: (l) => logs.push(l) });
+  gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: [BROKEN_RESULTS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: (l) => logs.push(l) });
   d = await overHttp(downstreamClient({}), gw.url!);
 }, 60_000);
 
@@ -102,7 +102,7 @@ describe("a result the history cannot hold as it is", { timeout: 60_000 }, () =>
     const dir = allowedDir();
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
     const file = join(mkdtempSync(join(tmpdir(), "stalwart-broken-trace-")), "calls.jsonl");
-    const traced = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", BROKEN_RESULTS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), trace: file, log: () => undefined });
+    const traced = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: [BROKEN_RESULTS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), trace: file, log: () => undefined });
     const t = await overHttp(downstreamClient({}), traced.url!);
     try {
       expect((await t.client.callTool({ name: "read_inbox", arguments: { variant: "surrogate-undeclared", account: "ACCT-T1" } })).isError ?? false).toBe(false);

@@ -1,6 +1,6 @@
 /**
  * The MCP conformance suite (@modelcontextprotocol/conformance, pinned) against a server that
- * passes it directly (fixtures/conformance-server.ts, streamable HTTP), then through an allow-all
+ * passes it directly (fixtures/conformance-server.mjs, streamable HTTP), then through an allow-all
  * gateway in front of that same server (`--url` upstream, `--listen` downstream): every scenario
  * passes but those named in conformance-expected-failures.yml, each with its reason; the suite
  * itself fails the run on an unexpected failure or a stale entry.
@@ -14,7 +14,7 @@ import { createInterface } from "node:readline";
 import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
 import { home, ROOT } from "./helpers.js";
 
-const SERVER = join(import.meta.dirname, "fixtures/conformance-server.ts");
+const SERVER = join(import.meta.dirname, "fixtures/conformance-server.mjs");
 const EXPECTED = join(import.meta.dirname, "conformance-expected-failures.yml");
 // allow-all: every tool a read, every argument allowed
 const open = "{type: object, additionalProperties: true}";
@@ -36,7 +36,7 @@ let upstream: ChildProcess;
 let upstreamUrl: string;
 let gw: RunningGateway;
 beforeAll(async () => {
-  upstream = spawn(process.execPath, ["--import", "tsx", SERVER], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  upstream = spawn(process.execPath, [SERVER], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
   upstreamUrl = await new Promise<string>((resolve, reject) => {
     createInterface({ input: upstream.stdout! }).once("line", resolve);
     upstream.once("exit", (c) => reject(new Error(`the conformance server exited (${c})`)));

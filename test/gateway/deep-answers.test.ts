@@ -11,7 +11,7 @@ import { runLeaf, type Io } from "../../cli/command.js";
 import { command } from "../../cli/commands/gateway.js";
 import { allowedDir, downstreamClient, home, overStdio, text } from "./helpers.js";
 
-const DEEP = [process.execPath, "--import", "tsx", join(import.meta.dirname, "fixtures/deep-server.ts")];
+const DEEP = [process.execPath, join(import.meta.dirname, "fixtures/deep-server.mjs")];
 
 describe("a tool server whose answer is nested too deeply to read", { timeout: 60_000 }, () => {
   it("`gateway init`: UpstreamUnreadable naming the request, no internal error", async () => {

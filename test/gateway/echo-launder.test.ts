@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { startGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, home, overHttp } from "./helpers.js";
 
-const SERVER = join(import.meta.dirname, "fixtures/echo-server.ts");
+const SERVER = join(import.meta.dirname, "fixtures/echo-server.mjs");
 const CATALOGUE = `
 settings: {language: en}
 tools:
@@ -29,7 +29,7 @@ describe("a value the model wrote, echoed back by a read", { timeout: 60_000 }, 
     const dir = allowedDir();
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
     const log = join(dir, "echo.log");
-    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", SERVER], env: { ...(process.env as Record<string, string>), ECHO_LOG: log } }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: [SERVER], env: { ...(process.env as Record<string, string>), ECHO_LOG: log } }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
     const { client } = await overHttp(downstreamClient({}), gw.url!);
     const check = (r: { _meta?: Record<string, unknown> | undefined }) => r._meta?.["stalwart-agents/check"] as { decision?: string; reasons?: string[]; detail?: Record<string, unknown> };
     try {

@@ -6,7 +6,7 @@
  * served; a tool server that dies in the middle of a call answers `isError` and the gateway goes
  * on; a 2026-07-28 `requestState` answered twice runs the call once, and the states the gateway
  * remembers for that do not hold a client's large ones in memory.
- * Upstream: fixtures/faults-server.ts, which logs every call it gets.
+ * Upstream: fixtures/faults-server.mjs, which logs every call it gets.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
@@ -19,7 +19,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, EVERYTHING, home, overHttp, text } from "./helpers.js";
 
-const FAULTS = join(import.meta.dirname, "fixtures/faults-server.ts");
+const FAULTS = join(import.meta.dirname, "fixtures/faults-server.mjs");
 const CATALOGUE = `
 settings: {language: en}
 tools:
@@ -41,7 +41,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
   gw = await startGateway({
     catalogue: join(dir, "agent.yaml"),
-    upstream: { command: process.execPath, args: ["--import", "tsx", FAULTS], env: { ...(process.env as Record<string, string>), FAULTS_LOG: log } },
+    upstream: { command: process.execPath, args: [FAULTS], env: { ...(process.env as Record<string, string>), FAULTS_LOG: log } },
     listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined,
     now: () => {
       if (clockFault) throw new Error("clock fault (injected)");

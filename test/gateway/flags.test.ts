@@ -10,7 +10,7 @@ import { root } from "../../cli/commands/index.js";
 import { spawn } from "node:child_process";
 import { allowedDir, downstreamClient, home, MAIN, overHttp, overStdio, ROOT, text } from "./helpers.js";
 
-const FAULTS = join(import.meta.dirname, "fixtures/faults-server.ts");
+const FAULTS = join(import.meta.dirname, "fixtures/faults-server.mjs");
 const CATALOGUE = `
 settings: {language: en}
 tools:
@@ -38,7 +38,7 @@ describe("gateway timeouts", { timeout: 60_000 }, () => {
   it("the longest one accepted is honoured: a call through a gateway with --call-timeout 2147483 runs", async () => {
     const dir = allowedDir();
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    const d = await overStdio(downstreamClient({}), ["--home", home(), "--call-timeout", "2147483", "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", FAULTS]);
+    const d = await overStdio(downstreamClient({}), ["--home", home(), "--call-timeout", "2147483", "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, FAULTS]);
     const r = await d.client.callTool({ name: "note", arguments: { text: "on time" } });
     expect(r.isError, text(r)).toBeFalsy();
     expect(text(r)).toBe('noted {"text":"on time"}');
@@ -48,7 +48,7 @@ describe("gateway timeouts", { timeout: 60_000 }, () => {
   it("--approval-wait 0, the documented default written out, is taken (it was `not a number of seconds`)", async () => {
     const dir = allowedDir();
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    const d = await overStdio(downstreamClient({}), ["--home", home(), "--approval-wait", "0", "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", FAULTS]);
+    const d = await overStdio(downstreamClient({}), ["--home", home(), "--approval-wait", "0", "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, FAULTS]);
     const r = await d.client.callTool({ name: "note", arguments: { text: "now" } });
     expect(text(r)).toBe('noted {"text":"now"}');
     await d.client.close();
@@ -138,7 +138,7 @@ describe("gateway HTTP sessions", { timeout: 60_000 }, () => {
   it("--max-sessions 1 is honoured: a second client's initialize ends the first, idle, session", async () => {
     const dir = allowedDir();
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    const child = spawn(process.execPath, [MAIN, "gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml"), "--listen", "127.0.0.1:0", "--max-sessions", "1", "--", process.execPath, "--import", "tsx", FAULTS], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, "gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml"), "--listen", "127.0.0.1:0", "--max-sessions", "1", "--", process.execPath, FAULTS], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     try {
       let stderr = "";
       const url = await new Promise<string>((resolve, reject) => {

@@ -24,7 +24,7 @@ async function payGateways(catalogue: string, sessions: string[]) {
   writeFileSync(join(dir, "agent.yaml"), catalogue);
   const log = join(dir, "pay.log");
   const gateways = await Promise.all(
-    sessions.map((session) => overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--session", session, "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", PAY], { PAY_LOG: log })),
+    sessions.map((session) => overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--session", session, "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, PAY], { PAY_LOG: log })),
   );
   return { log, gateways: gateways as [Downstream, Downstream] };
 }
@@ -43,7 +43,7 @@ describe("two gateways, one check worker", () => {
     const catalogue = join(dir, "agent.yaml");
     writeFileSync(catalogue, CATALOGUE);
     const warningsWith = async (key: string) => {
-      const gw = await startGateway({ catalogue, home: home(), checkUrl: worker.url, key, listen: { host: "127.0.0.1", port: 0 }, upstream: { command: process.execPath, args: ["--import", "tsx", PAY], env: { ...(process.env as Record<string, string>), PAY_LOG: join(dir, "pay.log") } } });
+      const gw = await startGateway({ catalogue, home: home(), checkUrl: worker.url, key, listen: { host: "127.0.0.1", port: 0 }, upstream: { command: process.execPath, args: [PAY], env: { ...(process.env as Record<string, string>), PAY_LOG: join(dir, "pay.log") } } });
       await gw.close();
       return gw.warnings;
     };
@@ -86,7 +86,7 @@ describe("two gateways, one check worker", () => {
     const rules = join(dir, "rules.yaml");
     writeFileSync(rules, "rules:\n  - {name: no_large_payments, flow: payments, tools: [pay], when: [{field: args.amount, over: 400}], then: refuse, because: Large payments go through finance.}\n");
     const log = join(dir, "pay.log");
-    const d = await overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--agent", "desk", "--rulebook", rules, "--catalogue", catalogue, "--", process.execPath, "--import", "tsx", PAY], { PAY_LOG: log });
+    const d = await overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--agent", "desk", "--rulebook", rules, "--catalogue", catalogue, "--", process.execPath, PAY], { PAY_LOG: log });
     try {
       expect((await d.client.listTools()).tools.map((t) => t.name)).toEqual(["pay"]);
       const big = await d.client.callTool({ name: "pay", arguments: { amount: 450 } });

@@ -2,7 +2,7 @@
  * Forwarding faithfully (issue 11, item 1): tools/list page by page with the upstream's cursors;
  * list_changed passed on; progress under the client's own token; cancellation passed to the
  * upstream; structuredContent, outputSchema and _meta verbatim — in both downstream transports.
- * Upstreams: a small server on the SDK (fixtures/paged-server.ts) and the registry's
+ * Upstreams: a small server on the SDK (fixtures/paged-server.mjs) and the registry's
  * server-everything for a real long-running operation with progress.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, EVERYTHING, home, overHttp, overStdio, text, type Downstream } from "./helpers.js";
 
-const PAGED = join(import.meta.dirname, "fixtures/paged-server.ts");
+const PAGED = join(import.meta.dirname, "fixtures/paged-server.mjs");
 const CATALOGUE = `
 settings: {language: en}
 tools:
@@ -72,7 +72,7 @@ describe("forwarding over streamable HTTP", { timeout: 30_000 }, () => {
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
     gw = await startGateway({
       catalogue: join(dir, "agent.yaml"),
-      upstream: { command: process.execPath, args: ["--import", "tsx", PAGED], env: { ...(process.env as Record<string, string>), PAGED_LOG: log } },
+      upstream: { command: process.execPath, args: [PAGED], env: { ...(process.env as Record<string, string>), PAGED_LOG: log } },
       listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined,
     });
   }, 60_000);
@@ -116,7 +116,7 @@ describe("timeouts", { timeout: 30_000 }, () => {
     const dir = allowedDir();
     const log = join(dir, "paged.log");
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    const upstream = { command: process.execPath, args: ["--import", "tsx", PAGED], env: { ...(process.env as Record<string, string>), PAGED_LOG: log } };
+    const upstream = { command: process.execPath, args: [PAGED], env: { ...(process.env as Record<string, string>), PAGED_LOG: log } };
     // short: the call that never ends on its own is given up after 700 ms, reported outcome_unknown
     const short = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream, listen: { host: "127.0.0.1", port: 0 }, home: home(), callTimeoutMs: 700 });
     try {
@@ -154,7 +154,7 @@ describe("forwarding over stdio", () => {
     const dir = allowedDir();
     const log = join(dir, "paged.log");
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    const d = await overStdio(downstreamClient({}), ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", PAGED], { PAGED_LOG: log });
+    const d = await overStdio(downstreamClient({}), ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, PAGED], { PAGED_LOG: log });
     await exercise(d, log);
     let changed = 0;
     d.client.setNotificationHandler("notifications/tools/list_changed", () => void changed++);

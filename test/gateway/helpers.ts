@@ -23,13 +23,13 @@ export const EVERYTHING = require.resolve("@modelcontextprotocol/server-everythi
 /** `stalwart` as installed (test/helpers/built-cli.ts): checked against the sources when first used */
 export const MAIN = builtCli();
 /** A tool server that asks the client things of its own during a call (relay tests). */
-export const ASKS = join(import.meta.dirname, "fixtures/asks-server.ts");
+export const ASKS = join(import.meta.dirname, "fixtures/asks-server.mjs");
 /** A tool server with an injected instruction in a resource and a prompt (outside.test.ts, trace.test.ts). */
-export const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.ts");
+export const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.mjs");
 /** A tool server whose results are valid MCP but not data a signed history holds as they are (broken-results.test.ts). */
-export const BROKEN_RESULTS = join(import.meta.dirname, "fixtures/broken-results-server.ts");
-/** A tool server with one spending tool, `pay {amount}`, logging each call to $PAY_LOG (fixtures/pay-server.ts). */
-export const PAY = join(import.meta.dirname, "fixtures/pay-server.ts");
+export const BROKEN_RESULTS = join(import.meta.dirname, "fixtures/broken-results-server.mjs");
+/** A tool server with one spending tool, `pay {amount}`, logging each call to $PAY_LOG (fixtures/pay-server.mjs). */
+export const PAY = join(import.meta.dirname, "fixtures/pay-server.mjs");
 /** `pay` as a write with a spend ceiling of 500 a month in the pool `wallet`. */
 export const PAY_CATALOGUE = `
 settings: {language: en}
@@ -130,11 +130,11 @@ export function text(result: { content?: unknown }): string {
   return c.map((x) => x.text ?? "").join("\n");
 }
 
-/** The gateway over streamable HTTP (in-process) in front of fixtures/asks-server.ts, with `catalogue` as its agent.yaml. */
+/** The gateway over streamable HTTP (in-process) in front of fixtures/asks-server.mjs, with `catalogue` as its agent.yaml. */
 export async function asksGateway(catalogue: string, o: Partial<GatewayOptions> = {}): Promise<RunningGateway> {
   const dir = allowedDir();
   writeFileSync(join(dir, "agent.yaml"), catalogue);
-  return startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), ...o });
+  return startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: [ASKS] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), ...o });
 }
 
 /** `stalwart gateway --listen` as a process of its own on home `h` (one a test can kill), in front of `upstream`; its URL once it listens. */

@@ -2,7 +2,7 @@
  * Resources and prompts (issue 11, item 7): forwarded read-only and recorded in the history as
  * reads from outside, so a write that carries what they returned is held `tainted_call` and the
  * person is told where the value came from. Upstreams: a small SDK server with an injected
- * instruction in a resource and a prompt (fixtures/outside-server.ts), and the registry's
+ * instruction in a resource and a prompt (fixtures/outside-server.mjs), and the registry's
  * server-everything, whose resources and prompts must come through the gateway as they come
  * directly.
  */
@@ -32,7 +32,7 @@ describe("resources and prompts: reads from outside", { timeout: 60_000 }, () =>
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
     const gw = await startGateway({
       catalogue: join(dir, "agent.yaml"), home: home(), listen: { host: "127.0.0.1", port: 0 },
-      upstream: { command: process.execPath, args: ["--import", "tsx", OUTSIDE], env: { ...(process.env as Record<string, string>), OUTSIDE_LOG: log } },
+      upstream: { command: process.execPath, args: [OUTSIDE], env: { ...(process.env as Record<string, string>), OUTSIDE_LOG: log } },
     });
     try {
       const d = await overHttp(downstreamClient({ answer: "accept" }), gw.url!);
@@ -70,7 +70,7 @@ describe("resources and prompts: reads from outside", { timeout: 60_000 }, () =>
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
     const gw = await startGateway({
       catalogue: join(dir, "agent.yaml"), home: home(), listen: { host: "127.0.0.1", port: 0 },
-      upstream: { command: process.execPath, args: ["--import", "tsx", OUTSIDE] },
+      upstream: { command: process.execPath, args: [OUTSIDE] },
     });
     try {
       const d = await overHttp(downstreamClient({}), gw.url!);

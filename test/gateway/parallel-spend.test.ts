@@ -43,10 +43,10 @@ describe("payments sent at once through one gateway", { timeout: 60_000 }, () =>
         writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
         const log = join(dir, "pay.log");
         const env = { ...(process.env as Record<string, string>), PAY_LOG: log };
-        const gw = over === "http" ? await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: ["--import", "tsx", PAY], env }, listen: { host: "127.0.0.1", port: 0 }, home: home() }) : undefined;
+        const gw = over === "http" ? await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: [PAY], env }, listen: { host: "127.0.0.1", port: 0 }, home: home() }) : undefined;
         const d = person(modern);
         if (gw) await overHttp(d, gw.url!);
-        else await overStdio(d, ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", PAY], { PAY_LOG: log });
+        else await overStdio(d, ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, PAY], { PAY_LOG: log });
         try {
           const results = await Promise.all(Array.from({ length: 12 }, () => d.client.callTool({ name: "pay", arguments: { amount: 100 } })));
           const ran = results.filter((r) => !r.isError);
@@ -67,7 +67,7 @@ describe("payments sent at once through one gateway", { timeout: 60_000 }, () =>
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
     const log = join(dir, "pay.log");
     const d = person(false, 2);
-    await overStdio(d, ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", PAY], { PAY_LOG: log });
+    await overStdio(d, ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, PAY], { PAY_LOG: log });
     try {
       const results = await Promise.all(Array.from({ length: 12 }, () => d.client.callTool({ name: "pay", arguments: { amount: 100 } })));
       expect(d.answers.filter((a) => a === "decline")).toHaveLength(6);
@@ -85,7 +85,7 @@ describe("payments sent at once through one gateway", { timeout: 60_000 }, () =>
       const catalogue = join(dir, "agent.yaml");
       writeFileSync(catalogue, CATALOGUE);
       const trace = join(mkdtempSync(join(tmpdir(), "stalwart-burst-trace-")), "calls.jsonl");
-      const gw = await startGateway({ catalogue, upstream: { command: process.execPath, args: ["--import", "tsx", PAY] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), trace, log: () => undefined });
+      const gw = await startGateway({ catalogue, upstream: { command: process.execPath, args: [PAY] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), trace, log: () => undefined });
       const d = person(modern, 3);
       await overHttp(d, gw.url!);
       // amounts 60 to 71: which fit under 500 depends on the order the approvals come back in

@@ -14,8 +14,8 @@ import { writeStarter } from "../../cli/gateway/init.js";
 import { definitionDigest } from "../../cli/gateway/pins.js";
 import { allowedDir, downstreamClient, home, overHttp, text } from "./helpers.js";
 
-const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.ts");
-const upstream = (log: string, env: Record<string, string> = {}) => ({ command: process.execPath, args: ["--import", "tsx", OUTSIDE], env: { ...(process.env as Record<string, string>), OUTSIDE_LOG: log, ...env } });
+const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.mjs");
+const upstream = (log: string, env: Record<string, string> = {}) => ({ command: process.execPath, args: [OUTSIDE], env: { ...(process.env as Record<string, string>), OUTSIDE_LOG: log, ...env } });
 const calls = (log: string, name: string) => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l.startsWith(`call ${name} `)).length : 0);
 
 /** The next `echo` is refused as a changed definition; the tool server saw only the first one. */

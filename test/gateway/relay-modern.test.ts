@@ -4,7 +4,7 @@
  * tool server's call, answers the client `input_required` with the tool server's request, and
  * resumes the call with the answer the client's retry brings, without checking it again.
  * Clients: the SDK's own, pinned to 2026-07-28, over streamable HTTP and over stdio. Upstream:
- * fixtures/asks-server.ts, which answers with what it got.
+ * fixtures/asks-server.mjs, which answers with what it got.
  */
 import { describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
@@ -208,7 +208,7 @@ describe("the same over stdio, the gateway started as an MCP host starts it", { 
     const dir = allowedDir();
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
     const { client, seen } = modernHost();
-    await overStdio({ client, asked: [] }, ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, "--import", "tsx", ASKS]);
+    await overStdio({ client, asked: [] }, ["--home", home(), "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, ASKS]);
     try {
       await relaysEachKind(client, seen);
     } finally {

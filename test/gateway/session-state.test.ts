@@ -12,7 +12,7 @@ import { nodeState } from "../../cli/sdk/state/index.js";
 import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, home, overHttp } from "./helpers.js";
 
-const FAULTS = join(import.meta.dirname, "fixtures/faults-server.ts");
+const FAULTS = join(import.meta.dirname, "fixtures/faults-server.mjs");
 const CATALOGUE = `
 settings: {language: en}
 tools:
@@ -27,7 +27,7 @@ beforeAll(async () => {
   h = home();
   gw = await startGateway({
     catalogue: join(dir, "agent.yaml"),
-    upstream: { command: process.execPath, args: ["--import", "tsx", FAULTS], env: { ...(process.env as Record<string, string>), FAULTS_LOG: join(dir, "faults.log") } },
+    upstream: { command: process.execPath, args: [FAULTS], env: { ...(process.env as Record<string, string>), FAULTS_LOG: join(dir, "faults.log") } },
     listen: { host: "127.0.0.1", port: 0 }, home: h, log: () => undefined,
   });
 }, 60_000);

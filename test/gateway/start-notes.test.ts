@@ -15,8 +15,8 @@ import { loadCatalogueNode } from "../../cli/sdk/catalogue-node.js";
 import { loadRulebookNode } from "../../cli/sdk/rulebook-node.js";
 import { allowedDir, home, ROOT } from "./helpers.js";
 
-const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.ts");
-const upstream = (env: Record<string, string> = {}) => ({ command: process.execPath, args: ["--import", "tsx", OUTSIDE], env: { ...(process.env as Record<string, string>), ...env } });
+const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.mjs");
+const upstream = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [OUTSIDE], env: { ...(process.env as Record<string, string>), ...env } });
 const schema = { type: "object" };
 
 describe("startNotes", () => {

@@ -21,7 +21,7 @@ import { root } from "../../cli/commands/index.js";
 import { writeFixtureInstallation } from "../helpers/licence-fixtures.js";
 import { allowedDir, downstreamClient, home, MAIN, overHttp, ROOT, text } from "./helpers.js";
 
-const FAULTS = join(import.meta.dirname, "fixtures/faults-server.ts");
+const FAULTS = join(import.meta.dirname, "fixtures/faults-server.mjs");
 const CATALOGUE = "settings: {language: en}\ntools:\n  - {name: note, args: {type: object, properties: {text: {type: string}}, additionalProperties: false}}\n";
 const DAY = 86_400_000;
 
@@ -56,7 +56,7 @@ function catalogue(): string {
 async function warningsOf(homeDir: string, now?: Date): Promise<string[]> {
   const gw = await startGateway({
     catalogue: catalogue(), home: homeDir, listen: { host: "127.0.0.1", port: 0 }, ...(now ? { now: () => now } : {}),
-    upstream: { command: process.execPath, args: ["--import", "tsx", FAULTS] },
+    upstream: { command: process.execPath, args: [FAULTS] },
   });
   try {
     return gw.warnings;
@@ -72,7 +72,7 @@ describe("the gateway's licence, said at the start", { timeout: 60_000 }, () => 
 
   it("no licence in the home: said, with the commands that give it one; each call is still refused, saying why", async () => {
     const empty = mkdtempSync(join(tmpdir(), "stalwart-gw-nolicence-"));
-    const gw = await startGateway({ catalogue: catalogue(), home: empty, listen: { host: "127.0.0.1", port: 0 }, upstream: { command: process.execPath, args: ["--import", "tsx", FAULTS] } });
+    const gw = await startGateway({ catalogue: catalogue(), home: empty, listen: { host: "127.0.0.1", port: 0 }, upstream: { command: process.execPath, args: [FAULTS] } });
     try {
       expect(gw.warnings).toHaveLength(1);
       expect(gw.warnings[0]).toContain(`no activated licence in \`${join(empty, "licence")}\`: every call is refused until the home has a licence`);
@@ -100,7 +100,7 @@ describe("the gateway's licence, said at the start", { timeout: 60_000 }, () => 
 
   it("`stalwart gateway` writes it on stderr before it serves, even with --quiet", async () => {
     const empty = mkdtempSync(join(tmpdir(), "stalwart-gw-nolicence-"));
-    const child = spawn(process.execPath, [MAIN, "gateway", "--quiet", "--home", empty, "--catalogue", catalogue(), "--", process.execPath, "--import", "tsx", FAULTS], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, "gateway", "--quiet", "--home", empty, "--catalogue", catalogue(), "--", process.execPath, FAULTS], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     await new Promise<void>((resolve, reject) => {
@@ -120,7 +120,7 @@ describe("the gateway's licence, said at the start", { timeout: 60_000 }, () => 
 
 describe("with --check-url, the check worker at the start", { timeout: 60_000 }, () => {
   const gatewayOn = async (checkUrl: string, key?: string) => {
-    const gw = await startGateway({ catalogue: catalogue(), home: home(), checkUrl, ...(key ? { key } : {}), listen: { host: "127.0.0.1", port: 0 }, upstream: { command: process.execPath, args: ["--import", "tsx", FAULTS] } });
+    const gw = await startGateway({ catalogue: catalogue(), home: home(), checkUrl, ...(key ? { key } : {}), listen: { host: "127.0.0.1", port: 0 }, upstream: { command: process.execPath, args: [FAULTS] } });
     await gw.close();
     return gw.warnings;
   };
@@ -233,10 +233,10 @@ describe("a tool server slow to start", { timeout: 60_000 }, () => {
     const mark = join(dir, "started-once");
     const firstPid = join(dir, "first.pid");
     const secondPid = join(dir, "second.pid");
-    const slow = join(import.meta.dirname, "fixtures/slow-start-server.ts");
-    const tsx = (file: string) => `exec ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(file)}`;
+    const slow = join(import.meta.dirname, "fixtures/slow-start-server.mjs");
+    const node = (file: string) => `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(file)}`;
     // the first start serves at once; the second waits 20 s before it reads stdin, as `npx -y` installing does
-    const script = `if [ -f ${JSON.stringify(mark)} ]; then ${tsx(slow)}; else touch ${JSON.stringify(mark)}; echo $$ > ${JSON.stringify(firstPid)}; ${tsx(FAULTS)}; fi`;
+    const script = `if [ -f ${JSON.stringify(mark)} ]; then ${node(slow)}; else touch ${JSON.stringify(mark)}; echo $$ > ${JSON.stringify(firstPid)}; ${node(FAULTS)}; fi`;
     const gw = await startGateway({
       catalogue: catalogue(), home: home(), listen: { host: "127.0.0.1", port: 0 },
       upstream: { command: "sh", args: ["-c", script], cwd: ROOT, env: { ...(process.env as Record<string, string>), SLOW_START_PID: secondPid, SLOW_START_MS: "20000" } },
@@ -258,7 +258,7 @@ describe("a tool server slow to start", { timeout: 60_000 }, () => {
 
   it("one that answers in time: nothing is said", async () => {
     const notices: string[] = [];
-    const gw = await startGateway({ catalogue: catalogue(), home: home(), listen: { host: "127.0.0.1", port: 0 }, notice: (l) => notices.push(l), upstream: { command: process.execPath, args: ["--import", "tsx", FAULTS] } });
+    const gw = await startGateway({ catalogue: catalogue(), home: home(), listen: { host: "127.0.0.1", port: 0 }, notice: (l) => notices.push(l), upstream: { command: process.execPath, args: [FAULTS] } });
     await gw.close();
     expect(notices).toEqual([]);
   });

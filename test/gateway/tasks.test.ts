@@ -55,13 +55,13 @@ describe("a tool the tool server runs only as a task", () => {
   }, 60_000);
 });
 
-/** The gateway in front of fixtures/task-progress-server.ts (`count`, run only as a task); `log`: every message the server got. */
+/** The gateway in front of fixtures/task-progress-server.mjs (`count`, run only as a task); `log`: every message the server got. */
 async function countingGateway(modern = false): Promise<{ d: Downstream & { wire: Record<string, unknown>[] }; log: string }> {
   const dir = mkdtempSync(join(tmpdir(), "stalwart-task-count-"));
   const at = join(dir, "agent.yaml"), log = join(dir, "upstream.log");
   writeFileSync(at, "settings: {language: en}\ntools:\n  - name: count\n    args: {type: object, properties: {label: {type: string}}}\n");
-  const server = join(import.meta.dirname, "fixtures/task-progress-server.ts");
-  const d = await overStdio(downstreamClient({ modern }), ["--home", home(), "--catalogue", at, "--", process.execPath, "--import", "tsx", server], { TASK_LOG: log });
+  const server = join(import.meta.dirname, "fixtures/task-progress-server.mjs");
+  const d = await overStdio(downstreamClient({ modern }), ["--home", home(), "--catalogue", at, "--", process.execPath, server], { TASK_LOG: log });
   open.push(d);
   return { d, log };
 }

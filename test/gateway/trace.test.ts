@@ -19,7 +19,7 @@ import { allowedDir, downstreamClient, filesystemCatalogue, FILESYSTEM, home, OU
 
 replayHome();
 
-/** A write of a text, in front of fixtures/outside-server.ts. */
+/** A write of a text, in front of fixtures/outside-server.mjs. */
 const SAVE_CATALOGUE = "settings: {language: en}\ntools:\n  - {name: save, writes: true, args: {type: object, properties: {text: {type: string}}, required: [text], additionalProperties: false}}\n";
 
 describe("the gateway's trace, replayed", { timeout: 90_000 }, () => {
@@ -115,7 +115,7 @@ describe("the gateway's trace, replayed", { timeout: 90_000 }, () => {
     const catalogue = join(dir, "agent.yaml");
     writeFileSync(catalogue, SAVE_CATALOGUE);
     const file = join(mkdtempSync(join(tmpdir(), "stalwart-gateway-trace-")), "calls.jsonl");
-    const gw = await startGateway({ catalogue, upstream: { command: process.execPath, args: ["--import", "tsx", OUTSIDE] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), trace: file, log: () => undefined });
+    const gw = await startGateway({ catalogue, upstream: { command: process.execPath, args: [OUTSIDE] }, listen: { host: "127.0.0.1", port: 0 }, home: home(), trace: file, log: () => undefined });
     const d = await overHttp(downstreamClient({ answer: "accept" }), gw.url!);
     try {
       const read = await d.client.readResource({ uri: "note://inbox" });

@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { mkdtempSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { copyLicence } from "../helpers/licensed-home.js";
+import { builtModule } from "../helpers/built-cli.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 
@@ -24,7 +25,7 @@ function host(home: string, pipe: string | null, first = true): string[] {
     import { execFileSync } from "node:child_process";
     import { rmSync } from "node:fs";
     import { join } from "node:path";
-    import { Client } from "./cli/sdk/index.ts";
+    import { Client } from ${JSON.stringify(builtModule("cli/sdk/index.js"))};
     const home = ${JSON.stringify(home)};
     const client = new Client({ home, now: () => new Date("2026-11-15T12:00:00Z") });
     const check = async () => {
@@ -37,7 +38,7 @@ function host(home: string, pipe: string | null, first = true): string[] {
     ${first ? "await check();" : ""}
     ${pipe ? `rmSync(join(home, ${JSON.stringify(pipe)}), { force: true }); execFileSync("mkfifo", [join(home, ${JSON.stringify(pipe)})]);` : ""}
     await check(); await check();`;
-  const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: repo, encoding: "utf8", timeout: 30_000, stdio: ["ignore", "pipe", "pipe"] });
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd: repo, encoding: "utf8", timeout: 30_000, stdio: ["ignore", "pipe", "pipe"] });
   return out.trim().split("\n");
 }
 

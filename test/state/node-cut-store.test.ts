@@ -12,6 +12,7 @@ import { mkdtempSync, openSync, closeSync, readSync, statSync, truncateSync, wri
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { builtModule } from "../helpers/built-cli.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 const cli = join(repo, "dist/cli/main.js");
@@ -21,7 +22,7 @@ function host(home: string, fill: number, act = ""): { code: number | string; li
   const code = `
     import * as fs from "node:fs";
     import { join } from "node:path";
-    import { nodeState } from "./cli/sdk/state/index.ts";
+    import { nodeState } from ${JSON.stringify(builtModule("cli/sdk/state/index.js"))};
     const home = ${JSON.stringify(home)};
     const f = (n) => join(home, n);
     const s = nodeState(home);
@@ -30,7 +31,7 @@ function host(home: string, fill: number, act = ""): { code: number | string; li
     const op = (i) => { try { s.commit("s" + i, { expect: "restart", next: { count: 1, link: link(1) } }); const h = s.load("fill7"); console.log("ok " + JSON.stringify(h?.head ?? null)); } catch (e) { console.log(e.code + " " + e.where + " " + e.message); } };
     ${act};
     op(1); op(2); op(3);`;
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: repo, encoding: "utf8" });
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: repo, encoding: "utf8" });
   return { code: r.status ?? String(r.signal), lines: r.stdout.trim().split("\n") };
 }
 

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { open } from "lmdb";
 import { closeState, nodeState, resetState, stateStatus, type NodeStateStore } from "../../cli/sdk/state/index.js";
+import { builtModule } from "../helpers/built-cli.js";
 import type { CounterItem } from "../../worker/portable/engine/index.js";
 
 const NOV = Date.UTC(2026, 10, 15);
@@ -201,8 +202,8 @@ describe("a damaged Node store throws, never resets, in a home that has been sti
     const { home, store } = stillHome();
     expect(store.peek([{ ...item, amount: 80 }], NOV)).toEqual({ ok: false, key: item.key, used: 30, limit: 100 });
     // Another process's reset: files moved aside and a new store made, while this handle is open.
-    const code = `import { resetState } from "./cli/sdk/state/index.ts"; resetState(${JSON.stringify(home)}, { by: "other", force: true });`;
-    execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: join(import.meta.dirname, "../..") });
+    const code = `import { resetState } from ${JSON.stringify(builtModule("cli/sdk/state/index.js"))}; resetState(${JSON.stringify(home)}, { by: "other", force: true });`;
+    execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd: join(import.meta.dirname, "../..") });
     expect(store.peek([{ ...item, amount: 80 }], NOV)).toEqual({ ok: true });
     expect(store.load("s").head).toBeNull();
   });

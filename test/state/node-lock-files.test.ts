@@ -10,6 +10,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { builtModule } from "../helpers/built-cli.js";
 
 const repo = resolve(import.meta.dirname, "../..");
 
@@ -18,7 +19,7 @@ function host(home: string, act: string): { code: number; lines: string[] } {
   const code = `
     import * as fs from "node:fs";
     import { join } from "node:path";
-    import { nodeState } from "./cli/sdk/state/index.ts";
+    import { nodeState } from ${JSON.stringify(builtModule("cli/sdk/state/index.js"))};
     const home = ${JSON.stringify(home)};
     const f = (n) => join(home, n);
     const s = nodeState(home);
@@ -27,7 +28,7 @@ function host(home: string, act: string): { code: number; lines: string[] } {
     ${act};
     op(1); op(2); op(3);`;
   try {
-    const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     return { code: 0, lines: out.trim().split("\n") };
   } catch (err: any) {
     return { code: err.status ?? err.signal, lines: String(err.stdout ?? "").trim().split("\n") };

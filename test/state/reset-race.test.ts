@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import type * as FileIdent from "../../cli/sdk/state/file-ident.js";
 import { nodeState } from "../../cli/sdk/state/index.js";
+import { builtModule } from "../helpers/built-cli.js";
 import type { CounterItem } from "../../worker/portable/engine/index.js";
 
 const hook = vi.hoisted(() => ({ onStat: undefined as undefined | ((path: string) => boolean) }));
@@ -36,8 +37,8 @@ describe("a reset by another process in the middle of this one's look at the fil
     hook.onStat = (path) => {
       if (!path.endsWith("state.witness")) return false;
       hook.onStat = undefined;
-      const code = `import { resetState } from "./cli/sdk/state/index.ts"; resetState(${JSON.stringify(home)}, { by: "other", force: true });`;
-      execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: join(import.meta.dirname, "../..") });
+      const code = `import { resetState } from ${JSON.stringify(builtModule("cli/sdk/state/index.js"))}; resetState(${JSON.stringify(home)}, { by: "other", force: true });`;
+      execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd: join(import.meta.dirname, "../..") });
       return true; // missing, as the look found it mid-reset
     };
     expect(() => store.peek([item], NOV)).toThrow(expect.objectContaining({ code: "CounterStoreDamaged", message: expect.stringMatching(/witness .* was deleted while in use/) }));
