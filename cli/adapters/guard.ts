@@ -138,6 +138,10 @@ export class CallGuard {
       if (!p.used && (same || answered)) return { decision: "confirm", check, question: p.question };
       // The person's answer to this very call, sent again.
       if (p.used && same && answered) return { decision: "refuse", check: { ...check, decision: "refuse" }, message: p.denied ? `${tool} did not run: ${REJECTED}.` : `${tool} did not run again: its approval was already used; an approval covers one run of the call.` };
+      // This very call, rejected, made again under its id (a provider that reuses ids): not asked
+      // again. A second question would take the record's place, and an approval of the rejected
+      // one, from a copy saved when it was asked, would spend it (outside audit 11, F1 and F3).
+      if (p.used && p.denied && same) return { decision: "refuse", check: { ...check, decision: "refuse" }, message: `${tool} did not run: ${REJECTED}; the same call under the same call id is not asked again.` };
       // Else the record is of an earlier call under this id (spent, or asked and left unanswered):
       // a provider that reuses ids made a new call, checked (and asked about) as one.
       stale = true;

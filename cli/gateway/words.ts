@@ -125,12 +125,14 @@ export function tokenWords(code: string): string {
 
 /**
  * An argument's name as the person reads it. The model chooses names too (a schema that allows
- * more than it names): one with a line break could write its own "Why …" into the question, so a
- * name that is not plain letters, digits, `_`, `-` and `.` is shown quoted, its breaks escaped.
+ * more than it names): one with a line break could write its own "Why …" into the question, and
+ * `аmount` (a Cyrillic а) would read as `amount` beside it (outside audit 11, F5). So a name that
+ * is not plain ASCII letters, digits, `_`, `-` and `.` is shown quoted, on one line, every
+ * character outside ASCII named (`"[U+0430]mount"`, `"t[U+3164]o"`).
  */
 export function nameText(k: string): string {
-  // U+3164 is a letter (Lo) that renders blank: plain only when nothing in it is hidden
-  return /^[\p{L}\p{N}_.-]+$/u.test(k) && visible(k) === k ? k : oneLine(JSON.stringify(k));
+  if (/^[A-Za-z0-9_.-]+$/.test(k)) return k;
+  return oneLine(JSON.stringify(k)).replace(/[^\x00-\x7f]/gu, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}]`);
 }
 
 /**

@@ -23,7 +23,7 @@ const KITS = [
   { major: 6, sdk: ai6 as any, Mock: ai6test.MockLanguageModelV3 as any, onStart: "experimental_onStart" },
 ];
 
-describe.each(KITS)("stalwart-agents/ai with ai $major: a denied call", ({ sdk, Mock, onStart }) => {
+describe.each(KITS)("stalwart-agents/ai with ai $major: a denied call", ({ major, sdk, Mock, onStart }) => {
   const user = { role: "user", content: "refund 40.00 on order 4411" };
   const REFUND = { id: "c2", tool: "refund_card", input: { order_id: "4411", amount: 40 } };
 
@@ -87,6 +87,50 @@ describe.each(KITS)("stalwart-agents/ai with ai $major: a denied call", ({ sdk, 
     expect(b.count("get_order")).toBe(2);
   });
 
+  // outside audit 11, F2: ai 7 denies what is falsy; the guard kept only `false` (ai 6 refuses
+  // such messages itself: `approved` must be a boolean there)
+  it("a denial given as 0, null or no answer at all stays a denial too", async () => {
+    for (const no of [{ approved: 0 }, { approved: null }, {}]) {
+      const { b, tools } = setup();
+      const { saved, approvalId } = await asked(tools);
+      const answered = generate(tools, ["not refunded"], [...saved, { role: "tool", content: [{ type: "tool-approval-response", approvalId, ...no }] }]).result;
+      if (major === 6) {
+        // ai 6 refuses the answer as it is given: nothing was decided, and the host is told
+        await expect(answered).rejects.toThrow(/Invalid prompt/);
+        expect(b.count("refund_card")).toBe(0);
+        continue;
+      }
+      await answered;
+      await generate(tools, ["refunded?"], [...saved, answer(approvalId, true)]).result;
+      expect(b.count("refund_card"), JSON.stringify(no)).toBe(0);
+    }
+  });
+
+  // outside audit 11, F4: a host keeping the call's input as the model's JSON text
+  it("a denial whose messages keep the call's input as JSON text stays a denial", async () => {
+    const { b, tools } = setup();
+    const { saved, approvalId } = await asked(tools);
+    const asText = saved.map((m: any) => (Array.isArray(m.content) ? { ...m, content: m.content.map((p: any) => (p.type === "tool-call" ? { ...p, input: JSON.stringify(p.input) } : p)) } : m));
+    await generate(tools, ["not refunded"], [...asText, answer(approvalId, false)]).result;
+    await generate(tools, ["refunded?"], [...saved, answer(approvalId, true)]).result;
+    expect(b.count("refund_card")).toBe(0);
+  });
+
+  // outside audit 11, F1 and F3: a provider that reuses ids asks the same call again after the
+  // denial; a second question took the record's place, and the approval of the first, from a copy
+  // saved when it was asked, spent it (or the second denial was not kept)
+  it("the same call made again under its id after a denial is refused, not asked again: an old approval spends nothing", async () => {
+    const { b, tools } = setup();
+    const { saved, approvalId } = await asked(tools);
+    const denied = [...saved, answer(approvalId, false)];
+    const again = generate(tools, [[REFUND], "I will not refund it."], denied);
+    const r = await again.result;
+    expect(r.content.some((p: { type: string }) => p.type === "tool-approval-request")).toBe(false);
+    expect(JSON.stringify(again.model.doGenerateCalls.at(-1).prompt)).toMatch(/a person rejected this call, and an approval sent for it later runs nothing; the same call under the same call id is not asked again/);
+    await generate(tools, ["refunded?"], [...saved, answer(approvalId, true)]).result;
+    expect(b.count("refund_card")).toBe(0);
+  });
+
   it("an approval with no denial anywhere still runs the call, once", async () => {
     const { b, tools } = setup();
     const { saved, approvalId } = await asked(tools);
@@ -102,10 +146,20 @@ describe("deniedCalls", () => {
 
   it("only the latest call under a reused id counts; an SDK's execution-denied result is a denial too", () => {
     expect(deniedCalls([call("c0", { n: 1 }), deny("c0", { n: 1 }), call("c0", { n: 2 })] as never)).toEqual([]);
-    expect(deniedCalls([call("c0", { n: 1 }), deny("c0", { n: 1 })] as never)).toEqual([{ toolCallId: "c0", toolName: "pay", input: { n: 1 } }]);
+    expect(deniedCalls([call("c0", { n: 1 }), deny("c0", { n: 1 })] as never)).toEqual([{ toolCallId: "c0", toolName: "pay", input: { n: 1 }, question: 'a-c0-{"n":1}' }]);
     expect(deniedCalls([call("c0", { n: 1 }), { role: "tool", content: [{ type: "tool-result", toolCallId: "c0", toolName: "pay", output: { type: "execution-denied" } }] }] as never)).toHaveLength(1);
     // a response from the assistant's side, or one for a question never asked, is nobody's denial
     expect(deniedCalls([call("c0", { n: 1 }), { role: "assistant", content: deny("c0", { n: 1 }).content }, deny("c9", {})] as never)).toEqual([]);
     expect(deniedCalls([null, { role: "tool", content: "x" }, { role: "tool", content: [null, 7] }] as never)).toEqual([]);
+  });
+
+  // outside audit 11, F2 and F4
+  it("an answer that is not `true` is a denial, as the SDK reads it or as the guard refuses it; an input kept as JSON text is read", () => {
+    for (const approved of [0, null, undefined, "false", "true", 1]) {
+      const answer = { role: "tool", content: [{ type: "tool-approval-response", approvalId: 'a-c0-{"n":1}', ...(approved === undefined ? {} : { approved }) }] };
+      expect(deniedCalls([call("c0", { n: 1 }), answer] as never), String(approved)).toHaveLength(1);
+    }
+    const asText = { role: "assistant", content: [{ type: "tool-call", toolCallId: "c0", toolName: "pay", input: '{"n":1}' }, { type: "tool-approval-request", toolCallId: "c0", approvalId: "q" }] };
+    expect(deniedCalls([asText, { role: "tool", content: [{ type: "tool-approval-response", approvalId: "q", approved: false }] }] as never)).toEqual([{ toolCallId: "c0", toolName: "pay", input: { n: 1 }, question: "q" }]);
   });
 });

@@ -80,6 +80,29 @@ describe("stalwart-agents/openai-agents: a rejection is durable", () => {
     expect(lastSeen(after.model)).toMatch(/a person rejected this call/);
   });
 
+  // outside audit 11, F3: the same call under the same id in a later run took the rejected
+  // record's place as a new question, and the state saved at the first, approved, spent it
+  it("the same call under the same id in a later run is refused, not asked again: the first question's state runs nothing", async () => {
+    const { session, b, model, agent } = setup();
+    model.enqueue(...asked());
+    const first = await run(agent, "refund 40.00 on order 4411");
+    const saved = first.state.toString();
+    const rejected = await RunState.fromString(agent, saved);
+    rejected.reject(rejected.getInterruptions()[0]!);
+    model.enqueue(said("not refunded"));
+    await run(agent, rejected);
+    model.enqueue([functionCall("refund_card", { order_id: "4411", amount: 40 }, { callId: "c1" })], said("I cannot refund it."));
+    const again = await run(agent, "refund 40.00 on order 4411, please");
+    expect(again.interruptions).toEqual([]);
+    expect(lastSeen(model)).toMatch(/a person rejected this call, and an approval sent for it later runs nothing; the same call under the same call id is not asked again/);
+    const stale = await RunState.fromString(agent, saved);
+    stale.approve(stale.getInterruptions()[0]!);
+    model.enqueue(said("refunded?"));
+    await run(agent, stale);
+    expect(b.count("refund_card")).toBe(0);
+    expect(refunds(session.history.entries)).toEqual(["confirm:write"]);
+  });
+
   it("tools guarded with guardTools: the rejection is durable too", async () => {
     const { session } = freshSession();
     const b = bodies();

@@ -29,6 +29,11 @@ describe("the question a person is asked", () => {
     ]);
     // a plain name is shown as it is
     expect(question("save", { "file-name.txt": 1 }, {}, check)).toContain("  file-name.txt = 1   (origin unknown)");
+    // outside audit 11, F5: a name that reads as another (a Cyrillic а) is told apart, as is any name beyond ASCII
+    const twins = question("refund", { amount: 40, "\u0430mount": 4000, "número": 1 }, {}, check).split("\n");
+    expect(twins).toContain("  amount = 40   (origin unknown)");
+    expect(twins).toContain('  "[U+0430]mount" = 4000   (origin unknown)');
+    expect(twins).toContain('  "n[U+00FA]mero" = 1   (origin unknown)');
   });
 
   it("the form's field for such an argument is titled the same way", () => {

@@ -14,11 +14,12 @@ import { keyOf } from "../data.js";
 interface Call {
   toolName: unknown;
   input: unknown;
-  denied: boolean;
+  /** the question denied (its approval id), or `execution-denied` when only the SDK's result says so */
+  denied: string | undefined;
 }
 
 /** The calls the messages say a person denied: only the latest call under an id counts (ids may be reused). */
-export function deniedCalls(messages: readonly ModelMessage[] | undefined): { toolCallId: string; toolName: string; input: unknown }[] {
+export function deniedCalls(messages: readonly ModelMessage[] | undefined): { toolCallId: string; toolName: string; input: unknown; question: string }[] {
   const calls = new Map<string, Call>();
   const asks = new Map<string, string>(); // approval id → the call id it asked about
   for (const m of messages ?? []) {
@@ -26,25 +27,41 @@ export function deniedCalls(messages: readonly ModelMessage[] | undefined): { to
     for (const p of m.content as readonly { type?: unknown; toolCallId?: unknown; toolName?: unknown; input?: unknown; approvalId?: unknown; approved?: unknown; output?: { type?: unknown } }[]) {
       if (typeof p !== "object" || p === null) continue;
       if (p.type === "tool-call" && typeof p.toolCallId === "string") {
-        calls.set(p.toolCallId, { toolName: p.toolName, input: p.input, denied: false });
+        calls.set(p.toolCallId, { toolName: p.toolName, input: parsedInput(p.input), denied: undefined });
       } else if (m.role === "assistant" && p.type === "tool-approval-request" && typeof p.toolCallId === "string" && typeof p.approvalId === "string") {
         asks.set(p.approvalId, p.toolCallId);
-      } else if (m.role === "tool" && p.type === "tool-approval-response" && p.approved === false && typeof p.approvalId === "string") {
+      } else if (m.role === "tool" && p.type === "tool-approval-response" && p.approved !== true && typeof p.approvalId === "string") {
+        // Not `true` is not an approval: the SDK denies what is falsy (0, null, none given), and
+        // runs what is truthy, which the guard refuses ("true", 1): either way it did not run, and
+        // an approval sent later from a copy saved at the ask must not run it (outside audit 11, F2).
         const id = asks.get(p.approvalId);
         const c = id === undefined ? undefined : calls.get(id);
-        if (c) c.denied = true;
+        if (c) c.denied = p.approvalId;
       } else if (p.type === "tool-result" && typeof p.toolCallId === "string" && p.output?.type === "execution-denied") {
         const c = calls.get(p.toolCallId);
-        if (c) c.denied = true;
+        if (c) c.denied ??= "execution-denied";
       }
     }
   }
-  const out: { toolCallId: string; toolName: string; input: unknown }[] = [];
-  for (const [toolCallId, c] of calls) if (c.denied && typeof c.toolName === "string") out.push({ toolCallId, toolName: c.toolName, input: c.input });
+  const out: { toolCallId: string; toolName: string; input: unknown; question: string }[] = [];
+  for (const [toolCallId, c] of calls) if (c.denied !== undefined && typeof c.toolName === "string") out.push({ toolCallId, toolName: c.toolName, input: c.input, question: c.denied });
   return out;
 }
 
-/** Denials the guard was told of already (per guard: a long conversation is read again on every hook). */
+/**
+ * A call's input as the SDK reads it: a host that keeps messages may keep it as the model's JSON
+ * text, and the record binds the parsed value (outside audit 11, F4).
+ */
+function parsedInput(input: unknown): unknown {
+  if (typeof input !== "string") return input;
+  try {
+    return JSON.parse(input);
+  } catch {
+    return input;
+  }
+}
+
+/** Denials the guard was told of already, by question (per guard: a long conversation is read again on every hook). */
 const told = new WeakMap<CallGuard, Set<string>>();
 
 /** Mark the record of each denied call in `messages` rejected (those of this very call, unspent). */
@@ -60,7 +77,7 @@ export async function noteDenials(core: CallGuard, messages: readonly ModelMessa
   if (!seen) told.set(core, (seen = new Set()));
   const waits: Promise<void>[] = [];
   for (const d of denied) {
-    const key = `${d.toolCallId}\u0000${keyOf(d.toolName, d.input) ?? ""}`;
+    const key = `${d.toolCallId}\u0000${d.question}\u0000${keyOf(d.toolName, d.input) ?? ""}`;
     if (seen.has(key)) continue;
     if (seen.size >= 10_000) seen.clear();
     seen.add(key);

@@ -69,19 +69,21 @@ function originHold(names: readonly string[]): Hold {
   };
 }
 
-const PLAIN_NAME = /^[\p{L}\p{N}_.:@$-]{1,64}$/u;
+const PLAIN_NAME = /^[A-Za-z0-9_.:@$-]{1,64}$/;
 const NAME_SHOWN = 48;
 
 /**
  * An argument's name as the question shows it. Where a tool's schema is open the model picks the
- * names, and a name is in the person's question: a plain one is shown as it is; any other quoted
- * as JSON, its backticks escaped and cut, so it cannot close its quotes and speak for stalwart
- * ("`x` is fine. Checked by stalwart: …", outside audit 8, F1).
+ * names, and a name is in the person's question: a plain one (ASCII) is shown as it is; any
+ * other quoted as JSON, cut, its backticks and every character outside printable ASCII escaped, so
+ * it cannot close its quotes and speak for stalwart ("`x` is fine. Checked by stalwart: …",
+ * outside audit 8, F1), nor pass for a declared name (`аmount` with a Cyrillic а: audit 11, F5).
  */
 export function nameShown(name: string): string {
   if (PLAIN_NAME.test(name)) return `\`${name}\``;
-  const cut = name.length > NAME_SHOWN ? `${name.slice(0, NAME_SHOWN)}…` : name;
-  return `\`${JSON.stringify(cut).replace(/`/g, "\\u0060")}\`` + (cut === name ? "" : ` (${name.length} characters)`);
+  const cut = name.length > NAME_SHOWN;
+  const json = JSON.stringify(cut ? name.slice(0, NAME_SHOWN) : name).replace(/[^\x20-\x5f\x61-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return cut ? `\`${json.slice(0, -1)}…"\` (${name.length} characters)` : `\`${json}\``;
 }
 
 /** The one-argument wording, kept per name (a few names recur; the map is dropped when it fills). */
