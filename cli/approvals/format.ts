@@ -1,7 +1,7 @@
 /** `stalwart approvals list | show` as text (the page says the same in HTML). */
 import { approvalStatus, type Approval } from "../../worker/portable/engine/index.js";
 import { counterWords, originWords, statusWords, when } from "../../worker/portable/approvals/words.js";
-import { visible } from "../../worker/portable/approvals/visible.js";
+import { nameVisible, visible } from "../../worker/portable/approvals/visible.js";
 
 /** `unreadable`: how many records could not be read (each named on stderr): "nothing waits" would not be known. */
 export function listText(all: readonly Approval[], now: number, unreadable = 0): string {
@@ -25,7 +25,7 @@ export function showText(a: Approval, now: number): string {
     const o = Object.hasOwn(r.origins, k) ? r.origins[k]! : { origin: "missing", labels: [] };
     const w = originWords(o);
     // a name is shown as a value is: `\u202Eot` must not read as a second `to`
-    out.push(`    ${visible(k)} = ${visible(JSON.stringify(r.args[k]))}  — ${w.text}${w.flagged ? "  [!]" : ""}`);
+    out.push(`    ${nameVisible(k)} = ${visible(JSON.stringify(r.args[k]))}  — ${w.text}${w.flagged ? "  [!]" : ""}`);
   }
   out.push(`  reasons: ${r.reasons.join(", ")}`);
   for (const c of r.counters) out.push(`  ${counterWords(c)}`);

@@ -3,7 +3,7 @@
  * reads why, and the host reads the decision in `_meta`), and the question a person is asked.
  */
 import { cutText, type CheckResult, type InferredOrigin } from "../../worker/portable/engine/index.js";
-import { oneLine, visible } from "../../worker/portable/approvals/visible.js";
+import { nameVisible, oneLine, visible } from "../../worker/portable/approvals/visible.js";
 
 /** The `_meta` key of the gateway's own answers (never added to a forwarded result). */
 const META_KEY = "stalwart-agents/check";
@@ -131,8 +131,7 @@ export function tokenWords(code: string): string {
  * character outside ASCII named (`"[U+0430]mount"`, `"t[U+3164]o"`).
  */
 export function nameText(k: string): string {
-  if (/^[A-Za-z0-9_.-]+$/.test(k)) return k;
-  return oneLine(JSON.stringify(k)).replace(/[^\x00-\x7f]/gu, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}]`);
+  return /^[A-Za-z0-9_.-]+$/.test(k) ? k : nameVisible(oneLine(JSON.stringify(k)));
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { approvalsApp } from "../../worker/portable/approvals/app.js";
-import { visible } from "../../worker/portable/approvals/visible.js";
+import { nameVisible, visible } from "../../worker/portable/approvals/visible.js";
 import { MemoryApprovalStore, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { argsDigest } from "../helpers/pending-record.js";
 import { showText } from "../../cli/approvals/format.js";
@@ -24,7 +24,7 @@ const OTHERS = "a[U+115F]b[U+1160]c[U+FFA0]d[U+2028]e[U+2029]f[U+FE0F]g[U+E0100]
 const unseen = /(?![\t\n])[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 
 function record(): PendingRecord {
-  const args = { title: "note-1", text: smuggled, other: others, [`t${tag("x")}o`]: "name" };
+  const args = { title: "note-1", text: smuggled, other: others, [`t${tag("x")}o`]: "name", "\u0430mount": 4000 };
   return {
     v: 1, id: "p_00000000000000d1", session: "s".repeat(32), step: 1, tool: "save_note", agent: null,
     args, digest: argsDigest(args), origins: {}, reasons: ["argument_origin"],
@@ -41,6 +41,9 @@ describe("invisible and format characters are named, beyond the BMP too", () => 
     expect(visible(tag("A"))).toBe("[U+E0041]");
     // a long run is one short name, not thousands
     expect(visible("\u200B".repeat(5000))).toBe("[U+200B ×5000]");
+    // a name: every character beyond ASCII named too, a hidden run as visible() names it
+    expect(nameVisible("\u0430mount")).toBe("[U+0430]mount");
+    expect(nameVisible(`n\u00famero${"\u200B".repeat(3)}${tag("hi")}`)).toBe('n[U+00FA]mero[U+200B ×3][2 TAG characters U+E0068–U+E0069 spelling "hi"]');
     // overlay marks strike through the text they sit on (outside audit 9, F3); other marks stay
     expect(visible("pay A\u0336\u0336C\u20D2ME")).toBe("pay A[U+0336 ×2]C[U+20D2]ME");
     expect(visible("Crème brûlée, Tiếng Việt, हिन्दी")).toBe("Crème brûlée, Tiếng Việt, हिन्दी");
@@ -53,6 +56,7 @@ describe("invisible and format characters are named, beyond the BMP too", () => 
     expect(text).toContain(`text = "Thanks for the order!${SPELLED} [U+3164 ×2] ok[U+00AD][U+206A]"`);
     expect(text).toContain(`other = "${OTHERS}"`);
     expect(text).toContain("t[U+E0078]o = ");
+    expect(text).toContain("[U+0430]mount = 4000");
     expect(text).toContain("holds [2 TAG characters U+E0068–U+E0069 spelling \"hi\"]");
   });
 
@@ -71,6 +75,7 @@ describe("invisible and format characters are named, beyond the BMP too", () => 
     expect(cells).toContain(`Thanks for the order!${SPELLED.replaceAll('"', "&quot;")} [U+3164 ×2] ok[U+00AD][U+206A]`);
     expect(cells).toContain(OTHERS);
     expect(names).toContain("t[U+E0078]o");
+    expect(names).toContain("[U+0430]mount"); // outside audit 11, F5: not `аmount`, read as `amount`
     expect(question).toContain("[2 TAG characters U+E0068–U+E0069 spelling &quot;hi&quot;]");
   });
 

@@ -9,7 +9,7 @@ import { raw } from "hono/html";
 import { approvalStatus, type Approval, type UnreadableRecord } from "../engine/index.js";
 import { counterWords, originWords, statusWords, when } from "./words.js";
 import { fixedInForm, formText } from "./edit-form.js";
-import { visible } from "./visible.js";
+import { nameVisible, visible } from "./visible.js";
 
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--mut:#59636e;--line:#d0d7de;--warn:#9a6700;--warnbg:#fff8c5;--ok:#1a7f37;--no:#cf222e}
@@ -155,7 +155,7 @@ export function OneBody(props: { a: Approval; now: number; base: string; by: str
             const w = originWords(Object.hasOwn(r.origins, k) ? r.origins[k]! : { origin: "missing", labels: [] });
             return (
               <tr>
-                <th scope="row">{visible(k)}</th>
+                <th scope="row">{nameVisible(k)}</th>
                 <td class="v">{visible(formText(r.args[k]))}</td>
                 <td class={w.flagged ? "flag" : ""}>{w.flagged ? "⚠ " : ""}{w.text}</td>
               </tr>
@@ -206,10 +206,10 @@ export function OneBody(props: { a: Approval; now: number; base: string; by: str
               {keys.map((k, i) => {
                 const fixed = fixedInForm(r.args[k]);
                 return fixed !== undefined ? (
-                  <p class="mut">{visible(k)}: {fixed}; it is kept as it is</p>
+                  <p class="mut">{nameVisible(k)}: {fixed}; it is kept as it is</p>
                 ) : (
                   <>
-                    <label for={`arg-${i}`}>{visible(k)}{typeof r.args[k] === "string" ? "" : " (JSON)"}</label>
+                    <label for={`arg-${i}`}>{nameVisible(k)}{typeof r.args[k] === "string" ? "" : " (JSON)"}</label>
                     <input type="text" id={`arg-${i}`} name={`arg:${k}`} value={formText(r.args[k])} />
                   </>
                 );

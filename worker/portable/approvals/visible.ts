@@ -24,6 +24,23 @@ export function visible(text: string): string {
 }
 
 /**
+ * An argument's name as a person must read it: as `visible`, and every other character beyond
+ * ASCII named too (`[U+0430]mount`). Where a schema is open the model picks names, and `аmount`
+ * with a Cyrillic а would read as the declared `amount` beside it (outside audit 11, F5).
+ */
+export function nameVisible(name: string): string {
+  let out = "";
+  let from = 0;
+  for (const m of name.matchAll(HIDDEN_RUN)) {
+    out += beyondAscii(name.slice(from, m.index)) + nameRun(m[0]);
+    from = m.index + m[0].length;
+  }
+  return out + beyondAscii(name.slice(from));
+}
+
+const beyondAscii = (s: string) => s.replace(/[^\x00-\x7f]/gu, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}]`);
+
+/**
  * Text on one line: a line break is shown escaped (`\n`), every other hidden character by name
  * (`[U+000D]`, `[U+001B]`, `[U+2028]`). For text someone else chose (a model's tool name or
  * value, a trace's) in a line of ours: it cannot start a line that reads as ours, nor hide the
