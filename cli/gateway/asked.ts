@@ -83,18 +83,18 @@ export class AskedRecords {
   private noted = 0;
 
   /**
-   * The approved, unexpired, unspent record of exactly this call in `session`, if `store` holds
-   * one: read among the records of the same call's confirms (above), not in every record the store
-   * keeps. The home's store is a file a record (~55 µs each: half a second a confirm at 10,000
+   * The approved, unexpired, unspent record of exactly this call in `session`, asked for the same
+   * holds as `ask` (`sameHolds`), if `store` holds one: read among the records of the same call's
+   * confirms (above), not in every record the store keeps. The home's store is a file a record (~55 µs each: half a second a confirm at 10,000
    * kept, and one damaged record of an old session stopped every confirm); the check worker lists
    * only its 200 newest and the undecided (an approval of an older ask went unseen, and the call
    * was asked again). Records that are not the gateway's own (the caller's session) are searched whole.
    */
-  async approvedIn(store: ApprovalStore, session: string, tool: string, digest: string, now: number): Promise<Approval | undefined> {
-    if (!this.store) return approvedFor(await store.list(), session, tool, digest, now);
+  async approvedIn(store: ApprovalStore, session: string, tool: string, digest: string, now: number, ask: Pick<PendingRecord, "reasons" | "origins">): Promise<Approval | undefined> {
+    if (!this.store) return approvedFor(await store.list(), session, tool, digest, now, ask);
     const ids = [...(this.byCall.get(`${tool}\u0000${digest}`) ?? [])].filter(([, exp]) => now < exp).map(([id]) => id);
     const found = await Promise.all(ids.map((id) => Promise.resolve(store.get(id))));
-    return approvedFor(found.filter((a): a is Approval => a !== undefined), session, tool, digest, now);
+    return approvedFor(found.filter((a): a is Approval => a !== undefined), session, tool, digest, now, ask);
   }
 
   /** The record was used, denied or edited: nothing to withdraw. */

@@ -126,7 +126,7 @@ export class Calls {
     const check = await this.check(tool, args, origins);
     // Only a call that needs a person can be covered by a person's approval in the store: the
     // store is read here, not on every call (its list grows with every record kept).
-    const approved = check.decision === "confirm" ? await this.approvedNow(tool, args).catch((err: unknown) => { this.o.trace?.call(tool, args, origins, check); throw err; }) : undefined;
+    const approved = check.decision === "confirm" ? await this.approvedNow(tool, args, origins, check).catch((err: unknown) => { this.o.trace?.call(tool, args, origins, check); throw err; }) : undefined;
     await this.o.trace?.proposed(tool, args, origins, check, this.o.pending, approved?.record.token);
     if (!approved) return this.decided(params, ctx, canElicit, tool, args, origins, check);
     if (!(await this.recorded(approved))) return errorResult(`${tool} was approved, but the decision could not be recorded in the history; it did not run.`, summary(check));
@@ -139,10 +139,22 @@ export class Calls {
     return this.decided(params, ctx, canElicit, tool, args, origins, again);
   }
 
-  /** The approved, unexpired, unspent record of exactly this call in this session, if the store holds one. */
-  private async approvedNow(tool: string, args: Record<string, unknown>): Promise<Approval | undefined> {
+  /**
+   * The approved, unexpired, unspent record of exactly this call in this session, if the store
+   * holds one, asked for the same holds as this check's: an approval of the arguments as the
+   * model's own covers nothing of them copied since out of an untrusted read (outside audit 10, F5).
+   */
+  private async approvedNow(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult): Promise<Approval | undefined> {
     const digest = safeDigest(args);
-    return digest ? this.asked.approvedIn(this.o.pending, this.o.session.id, tool, digest, this.nowMs()) : undefined;
+    const ask = this.askOf(tool, args, origins, check);
+    return digest && ask ? this.asked.approvedIn(this.o.pending, this.o.session.id, tool, digest, this.nowMs(), ask) : undefined;
+  }
+
+  /** The pending record of a confirm, as the person would be shown it (null: it has no token). */
+  private askOf(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult): PendingRecord | null {
+    const labels: Record<string, string[]> = {};
+    for (const k of Object.keys(origins)) labels[k] = origins[k]!.labels;
+    return pendingFrom({ session: this.o.session.id, tool, args, check, origins: originsOf(origins), labels, catalogue: this.o.catalogue, now: this.nowMs() });
   }
 
   /** `carry`: the arguments are the person's edit, not what the client sent, so they travel in `requestState` (form.ts). */
@@ -231,9 +243,7 @@ export class Calls {
   }
 
   private async hold(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult, text: string): Promise<ToolResult | ReturnType<typeof inputRequired>> {
-    const labels: Record<string, string[]> = {};
-    for (const k of Object.keys(origins)) labels[k] = origins[k]!.labels;
-    const fresh = pendingFrom({ session: this.o.session.id, tool, args, check, origins: originsOf(origins), labels, catalogue: this.o.catalogue, now: this.nowMs() });
+    const fresh = this.askOf(tool, args, origins, check);
     if (!fresh) return errorResult(`${text}\n\nThis call waits for a person, and no approval can be recorded for it.`, summary(check));
     let record: PendingRecord;
     try {

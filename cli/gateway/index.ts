@@ -10,7 +10,7 @@ import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
 import { catalogueFrom } from "../sdk/catalogue-input.js";
 import { parse } from "yaml";
-import { decide, loadCatalogue, receiptProblem, sha256, standingIn, type Approval, type ApprovalStore, type CompiledCatalogue, type Entry, type Language, type Mac, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { decide, loadCatalogue, receiptProblem, sha256, standingOf, type Approval, type ApprovalStore, type CompiledCatalogue, type Entry, type Language, type Mac, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { homeMac } from "../approvals/mac.js";
 import { remoteApprovals } from "../approvals/remote.js";
 import { Http } from "../sdk/remote.js";
@@ -213,7 +213,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     // "Always for this session" (`stalwart approvals approve --always`): a later ask of the same call is
     // approved at once, by the same person, with a receipt of its own — as `run()` does (guarded.ts).
     const standing = async (record: PendingRecord) => {
-      const s = await standingIn(pending, record.session, record.tool, record.agent, record.digest);
+      const s = await standingOf(pending, record);
       if (!s?.receipt) return undefined;
       const m = (mac ??= homeMac(home));
       // a standing approval is the person's only when its receipt verifies: one edited by hand signs nothing new

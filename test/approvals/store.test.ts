@@ -9,11 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHmac } from "node:crypto";
 import {
-  MemoryApprovalStore, approvalStatus, callDigest, decide, makeReceipt, receiptProblem, signReceipt, standingFor, standingIn, approvedFor,
+  MemoryApprovalStore, approvalStatus, callDigest, decide, makeReceipt, receiptProblem, signReceipt, standingFor, standingIn, standingOf, approvedFor,
   type ApprovalStore, type PendingRecord, type SignedReceipt,
 } from "../../worker/portable/engine/index.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
-import { memoryApprovals } from "../../worker/workerd/check/approvals-store.js";
+import { addAndFindStanding, memoryApprovals } from "../../worker/workerd/check/approvals-store.js";
 import { prng } from "../helpers/prng.js";
 import { argsDigest } from "../helpers/pending-record.js";
 
@@ -113,6 +113,26 @@ describe.each(stores)("approval store (%s)", (_name, make) => {
     expect(await standingIn(s, "s2", "refund_card", null, a.digest)).toBeUndefined();
     expect(await standingIn(s, "s1", "charge_card", null, a.digest)).toBeUndefined();
     expect(await standingIn(s, "s1", "refund_card", "billing-bot", a.digest), "another agent's call").toBeUndefined();
+  });
+
+  // outside audit 10, F5: approved as the model's own, the same arguments copied out of an
+  // untrusted read since are held `tainted_call`, a question the person never saw
+  it("an approval, given or standing, covers a later ask only when it is asked for the same holds", async () => {
+    const s = make();
+    const a = record();
+    await s.add(a);
+    await decide(s, K, a.id, { decision: "approve", by: "ana", at: T0, always: true });
+    const same = record();
+    const tainted = record({ reasons: ["argument_origin", "tainted_call"], origins: { order_id: { origin: "typed", labels: [] }, amount: { origin: "result:4.amount", labels: ["untrusted:read_inbox"] } } });
+    expect((await standingOf(s, same))?.record.id).toBe(a.id);
+    expect(await standingOf(s, tainted)).toBeUndefined();
+    expect(await standingOf(s, record({ reasons: ["argument_origin", "tainted_call"] })), "other reasons alone").toBeUndefined();
+    // the worker's record-and-find, as its confirm path takes it
+    expect((await addAndFindStanding(s, same))?.record.id).toBe(a.id);
+    expect(await addAndFindStanding(s, tainted)).toBeUndefined();
+    const all = await s.list();
+    expect(approvedFor(all, "s1", "refund_card", a.digest, T0 + 1, same)?.record.id).toBe(a.id);
+    expect(approvedFor(all, "s1", "refund_card", a.digest, T0 + 1, tainted)).toBeUndefined();
   });
 
   it("the standing index names the newest standing approval, never a one-off or a denial", async () => {

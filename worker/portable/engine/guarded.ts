@@ -24,7 +24,7 @@ import type { ApprovalPort } from "./approvals/port.js";
 import { editedOrigins } from "./approvals/port.js";
 import { approvalIdOf, pendingFrom } from "./approvals/build.js";
 import { lastRun, withCounts } from "./approvals/counts.js";
-import { standingIn, type Approval } from "./approvals/record.js";
+import { standingOf, type Approval } from "./approvals/record.js";
 import { waitForDecision } from "./approvals/decide.js";
 import type { SignedReceipt } from "./approvals/receipts.js";
 
@@ -214,7 +214,7 @@ export class GuardedSteps {
     if (!built) return undefined;
     const record = port.catalogue ? await withCounts(built, port.counters, port.catalogue, lastRun(port.entries?.() ?? [])) : built;
     await port.store.add(record);
-    const standing = await standingIn(port.store, session, tool, record.agent, record.digest);
+    const standing = await standingOf(port.store, record);
     // a standing approval is the person's only while its receipt verifies: one edited by hand signs nothing new
     if (standing?.receipt && port.receiptProblem(standing.receipt) === null) {
       await port.decide(record.id, { decision: "approve", by: standing.receipt.by, at: record.created, message: `always for this session (${standing.record.id})` }).catch(() => undefined);

@@ -20,7 +20,7 @@ export { knownThen } from "./history/signed.js";
 export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, type ReceiptEntry, type ReportEntry, type TurnEntry } from "./history/entry.js";
 
 // Approvals (issue 12): pending confirmations, signed receipts, the store interface both runtimes share.
-export { APPROVAL_ID, approvedFor, decideProblem, recordShapeError, newestFirst, standingFor, standingIn, standingKey, standingKeyOf, surveyOf, approvalStatus, type Approval, type ApprovalSurvey, type UnreadableRecord, type ApprovalStatus, type ApprovalStore, type ArgumentOrigin, type CounterEffect, type DecideAnswer, type PendingRecord } from "./approvals/record.js";
+export { APPROVAL_ID, approvedFor, decideProblem, recordShapeError, newestFirst, sameHolds, standingFor, standingIn, standingOf, standingKey, standingKeyOf, surveyOf, approvalStatus, type Approval, type ApprovalSurvey, type UnreadableRecord, type ApprovalStatus, type ApprovalStore, type ArgumentOrigin, type CounterEffect, type DecideAnswer, type PendingRecord } from "./approvals/record.js";
 export { callDigest, makeReceipt, receiptDigest, receiptProblem, receiptShapeError, signReceipt, verifyReceipt, type DecisionInput, type Receipt, type Mac, type ReceiptDecision, type SignedReceipt } from "./approvals/receipts.js";
 export { approvalIdOf, counterEffects, pendingFrom, tokenClaims, type PendingInput } from "./approvals/build.js";
 export { lastRun, withCounts } from "./approvals/counts.js";

@@ -6,6 +6,7 @@
  * so an expired record is closed by the clock alone.
  */
 import { isTime, type SignedReceipt } from "./receipts.js";
+import { canonicalize } from "../canonical/jcs.js";
 
 export type ApprovalStatus = "pending" | "approved" | "denied" | "edited" | "used" | "withdrawn" | "expired";
 
@@ -187,9 +188,27 @@ export function decideProblem(a: Approval | undefined, receipt: SignedReceipt, n
   return null;
 }
 
-/** The approved, unexpired, unspent approval of exactly this call in this session, if any. */
-export function approvedFor(all: readonly Approval[], session: string, tool: string, digest: string, now: number): Approval | undefined {
-  return all.find((a) => a.record.session === session && a.record.tool === tool && a.record.digest === digest && approvalStatus(a, now) === "approved");
+/**
+ * Whether `later` is asked for the same reasons as `approved` was, each argument from the same
+ * place with the same labels. A person's approval, given or standing, covers a later ask of the
+ * call only then: the same arguments copied since out of an untrusted read are held
+ * `tainted_call`, and an approval of them as the model's own must not let them through unasked
+ * (outside audit 10, F5).
+ */
+export function sameHolds(approved: Pick<PendingRecord, "reasons" | "origins">, later: Pick<PendingRecord, "reasons" | "origins">): boolean {
+  try {
+    return canonicalize(approved.reasons) === canonicalize(later.reasons) && canonicalize(approved.origins) === canonicalize(later.origins);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The approved, unexpired, unspent approval of exactly this call in this session, if any; with
+ * `ask`, only one whose holds were the same (`sameHolds`).
+ */
+export function approvedFor(all: readonly Approval[], session: string, tool: string, digest: string, now: number, ask?: Pick<PendingRecord, "reasons" | "origins">): Approval | undefined {
+  return all.find((a) => a.record.session === session && a.record.tool === tool && a.record.digest === digest && approvalStatus(a, now) === "approved" && (!ask || sameHolds(a.record, ask)));
 }
 
 /**
@@ -198,6 +217,12 @@ export function approvedFor(all: readonly Approval[], session: string, tool: str
  */
 export function standingFor(all: readonly Approval[], session: string, tool: string, agent: string | null, digest: string): Approval | undefined {
   return all.find((a) => a.receipt?.decision === "approve" && a.receipt.always && !a.withdrawn && a.record.session === session && a.record.tool === tool && a.record.agent === agent && a.record.digest === digest);
+}
+
+/** The standing approval that covers `record`: of its call (`standingIn`), and asked for the same holds (`sameHolds`). */
+export async function standingOf(store: ApprovalStore, record: PendingRecord): Promise<Approval | undefined> {
+  const s = await standingIn(store, record.session, record.tool, record.agent, record.digest);
+  return s && sameHolds(s.record, record) ? s : undefined;
 }
 
 /** What a standing approval is indexed under: the session, tool, agent and argument digest it covers. */
