@@ -6,6 +6,7 @@ import type { Pins } from "./pins.js";
 import type { TraceFile } from "./trace-file.js";
 import type { TaskTools } from "./task-tools.js";
 import type { FilteringSession } from "./result-filter.js";
+import type { GonePosts } from "./gone-posts.js";
 
 /** The part of the SDK's session the gateway uses (in-process and remote alike). */
 export interface GatewaySession extends FilteringSession {
@@ -51,4 +52,6 @@ export interface CallsOptions {
   ownRecords?: boolean | "recorded";
   /** `--trace FILE`: each call, the person's answers and the outcomes, as `stalwart replay` reads them */
   trace?: TraceFile;
+  /** requests whose POST the client closed (http.ts): a call waiting for a person there stops waiting */
+  gone?: GonePosts;
 }

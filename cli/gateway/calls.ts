@@ -255,10 +255,19 @@ export class Calls {
     this.log(`confirm ${tool} ${check.reasons.join(",")}: ${record === fresh ? "waiting" : "still waiting (asked again)"} as ${id}`);
     const waitMs = this.o.approvalWaitMs ?? 0;
     const standing = await this.o.standing?.(record).catch(() => undefined);
-    const a = standing ?? (waitMs > 0 ? await waitForDecision(this.o.pending, id, { ms: waitMs, signal: ctx.mcpReq.signal }) : undefined);
+    // the client closing the POST of this call ends the wait too: its answer would reach nobody
+    const post = this.o.gone?.watch(ctx.sessionId, ctx.mcpReq.id);
+    const signal = post?.signal ? AbortSignal.any([ctx.mcpReq.signal, post.signal]) : ctx.mcpReq.signal;
+    let a: Approval | undefined;
+    try {
+      a = standing ?? (waitMs > 0 ? await waitForDecision(this.o.pending, id, { ms: waitMs, signal }) : undefined);
+    } finally {
+      post?.done();
+    }
+    if (post?.signal?.aborted) this.log(`confirm ${tool}: the client closed its request while it waited for a person (${id}); it did not run`);
     const receipt = a?.receipt;
-    // cancelled, or its session ended, while it waited: a decision is left for the same call made again, not spent on one that cannot run
-    if (!a || !receipt || ctx.mcpReq.signal.aborted) {
+    // cancelled, its POST closed, or its session ended, while it waited: a decision is left for the same call made again, not spent on one that cannot run
+    if (!a || !receipt || signal.aborted) {
       return errorResult(`${text}\n\nThis call waits for a person (pending ${id}); it did not run. Once it is approved, the same call with the same arguments runs once.`, { ...summary(check), pending: id });
     }
     if (!(await this.recorded(a))) return errorResult(`${tool}: the decision could not be recorded in the history; it did not run.`, { ...summary(check), pending: id });

@@ -20,6 +20,7 @@ import { listenError } from "../listen-error.js";
 import { loopbackHost } from "../loopback.js";
 import { RequestIds, duplicateMessage } from "./request-ids.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, Sessions, type Session } from "./sessions.js";
+import type { GonePosts } from "./gone-posts.js";
 
 export interface Listening {
   url: string;
@@ -38,6 +39,8 @@ export interface ListenOptions {
   sessionIdleMs?: number;
   /** at most this many 2025-era sessions are held */
   maxSessions?: number;
+  /** told of each request whose POST the client closes before it is answered */
+  gone?: GonePosts;
 }
 
 export async function listen(factory: McpServerFactory, at: { host: string; port: number }, o: ListenOptions = {}): Promise<Listening> {
@@ -55,7 +58,7 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
     if (sid !== null) {
       const s = sessions.get(sid);
       if (s && request.method === "POST") sessions.touch(s);
-      if (s) return onSession(s, request);
+      if (s) return onSession(s, request, o.gone);
       return json(404, { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
     }
     if (await isLegacyRequest(request)) return opening(request);
@@ -94,6 +97,7 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
       const id = "id" in message && ("result" in message || "error" in message) ? message.id : undefined;
       if (id === undefined || id === null) return send(message, options);
       session.closed.delete(id);
+      if (transport.sessionId !== undefined) o.gone?.answered(transport.sessionId, id);
       sessions.touch(session);
       return send(message, options).finally(() => settle(session, id));
     };
@@ -144,7 +148,7 @@ export async function listen(factory: McpServerFactory, at: { host: string; port
  * the SDK gets the body as read. Anything the SDK refuses whole (an HTTP error) is not delivered:
  * its requests are not running, its cancellations cancelled nothing.
  */
-async function onSession(s: Session, request: Request): Promise<Response> {
+async function onSession(s: Session, request: Request, gone: GonePosts | undefined): Promise<Response> {
   const t = s.transport;
   if (request.method !== "POST") return t.handleRequest(request);
   const body = await readRequestBody(request);
@@ -187,7 +191,11 @@ async function onSession(s: Session, request: Request): Promise<Response> {
       else c.enqueue(value);
     },
     cancel: (reason) => {
-      for (const id of requests) if (s.ids.has(id) && s.posts.get(id) === requests) s.closed.add(id);
+      for (const id of requests) {
+        if (!s.ids.has(id) || s.posts.get(id) !== requests) continue;
+        s.closed.add(id);
+        if (t.sessionId !== undefined) gone?.closed(t.sessionId, id);
+      }
       return reader.cancel(reason);
     },
   });

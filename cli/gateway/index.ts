@@ -19,6 +19,7 @@ import { FileApprovalStore } from "../approvals/store.js";
 import { LiveServers, serverFactory } from "./server.js";
 import { Upstream, type UpstreamSpec } from "./upstream.js";
 import type { listen } from "./http.js";
+import { GonePosts } from "./gone-posts.js";
 import { Pins, pinsOf } from "./pins.js";
 import { TaskTools } from "./task-tools.js";
 import { OUTSIDE_TOOLS, withOutsideReads } from "./outside.js";
@@ -232,7 +233,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
       await owners.sweep(approvals, (o.now?.() ?? new Date()).getTime(), log);
       owners.claim(session.id, log);
     }
-    const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, askTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}), ownRecords: client === undefined ? false : o.checkUrl ? "recorded" : true, ...(trace ? { trace } : {}) });
+    // requests whose POST an HTTP client closed: a call waiting there for a person stops waiting
+    const gone = o.listen ? new GonePosts() : undefined;
+    const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, askTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}), ownRecords: client === undefined ? false : o.checkUrl ? "recorded" : true, ...(trace ? { trace } : {}), ...(gone ? { gone } : {}) });
     const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, tasks, hidden, ...(reach ? { reach } : {}), log, ...(trace ? { trace } : {}) }, live);
 
     let closeDownstream: () => Promise<void>;
@@ -245,6 +248,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
         ...(o.now ? { now: o.now } : {}),
         ...(o.sessionIdleMs ? { sessionIdleMs: o.sessionIdleMs } : {}),
         ...(o.maxSessions ? { maxSessions: o.maxSessions } : {}),
+        ...(gone ? { gone } : {}),
       });
       closeDownstream = () => http!.close();
     } else {

@@ -166,6 +166,30 @@ describe("gateway over HTTP, 2025-era sessions are let go", { timeout: 120_000 }
     expect(text(await d.client.callTool({ name: "write_file", arguments: { path, content: "left" } }))).toContain("Successfully wrote");
   });
 
+  // outside audit 10, F1: the wait went on, and the call ran when the person approved it later
+  it("a client that closes the POST of a call waiting for a person: approved afterwards, it does not run; the same call made again runs on that approval", async () => {
+    const g = await gateway();
+    const init = await fetch(g.gw.url!, { method: "POST", headers: BASE, body: JSON.stringify(INIT) });
+    const session = init.headers.get("mcp-session-id")!;
+    await init.text();
+    const headers = { ...BASE, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+    expect((await fetch(g.gw.url!, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).status).toBe(202);
+    const path = join(g.dir, "gone.txt");
+    const quit = new AbortController();
+    const call = await fetch(g.gw.url!, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "write_file", arguments: { path, content: "gone" } } }), signal: quit.signal });
+    const stream = call.text().catch(() => "closed");
+    const pending = () => g.store.list().filter((x) => x.record.args.path === path);
+    await expect.poll(() => pending().length, { timeout: 30_000 }).toBe(1);
+    quit.abort(); // the host quit: its connection closes, and no cancellation is sent
+    expect(await stream).toBe("closed");
+    await expect.poll(() => g.logs.some((l) => l.includes("the client closed its request while it waited for a person")), { timeout: 10_000 }).toBe(true);
+    await decide(g.store, homeMac(g.h), pending()[0]!.record.id, { decision: "approve", by: "test", at: Date.now() });
+    await new Promise((r) => setTimeout(r, 1500)); // the wait watched the store every few hundred ms
+    expect(existsSync(path)).toBe(false);
+    const d = await g.connect();
+    expect(text(await d.client.callTool({ name: "write_file", arguments: { path, content: "gone" } }))).toContain("Successfully wrote");
+  });
+
   it("a call approved just as its session is ended (DELETE) does not spend the approval: the same call on a new session runs on it", async () => {
     const g = await gateway();
     const init = await fetch(g.gw.url!, { method: "POST", headers: BASE, body: JSON.stringify(INIT) });
