@@ -12,19 +12,7 @@ import { join } from "node:path";
 import { decide } from "../../worker/portable/engine/index.js";
 import { homeMac } from "../../cli/approvals/mac.js";
 import { startGateway, type RunningGateway } from "../../cli/gateway/index.js";
-import { allowedDir, BROKEN_RESULTS, downstreamClient, home, overHttp, text, type Downstream } from "./helpers.js";
-
-const CATALOGUE = `
-settings: {language: en}
-tools:
-  - name: read_inbox
-    reads_outside: true
-    args: {type: object, properties: {variant: {type: string}, as: {type: string}, account: {type: string}}, additionalProperties: false}
-    returns: {type: object, properties: {sender: {type: string}, account: {type: string}, amount: {type: number}}}
-  - name: pay
-    writes: true
-    args: {type: object, properties: {account: {type: string}, amount: {type: number}}, required: [account, amount], additionalProperties: false}
-`;
+import { allowedDir, BROKEN_RESULTS, BROKEN_RESULTS_CATALOGUE as CATALOGUE, downstreamClient, home, overHttp, text, type Downstream } from "./helpers.js";
 
 type Check = { decision: string; reasons: string[]; pending?: string };
 const meta = (r: { _meta?: Record<string, unknown> | undefined }) => r._meta?.["stalwart-agents/check"] as Check | undefined;

@@ -18,19 +18,7 @@ import { run as replay } from "../../cli/commands/replay.js";
 import { reportOutcome } from "../../cli/gateway/result-value.js";
 import { InputError } from "../../worker/portable/engine/index.js";
 import { replayHome } from "../helpers/replay-home.js";
-import { allowedDir, BROKEN_RESULTS, downstreamClient, home, overHttp, text, type Downstream } from "./helpers.js";
-
-const CATALOGUE = `
-settings: {language: en}
-tools:
-  - name: read_inbox
-    reads_outside: true
-    args: {type: object, properties: {variant: {type: string}, as: {type: string}, account: {type: string}}, additionalProperties: false}
-    returns: {type: object, properties: {sender: {type: string}, account: {type: string}, amount: {type: number}}}
-  - name: pay
-    writes: true
-    args: {type: object, properties: {account: {type: string}, amount: {type: number}}, required: [account, amount], additionalProperties: false}
-`;
+import { allowedDir, BROKEN_RESULTS, BROKEN_RESULTS_CATALOGUE as CATALOGUE, downstreamClient, home, overHttp, text, type Downstream } from "./helpers.js";
 
 replayHome();
 

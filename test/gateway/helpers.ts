@@ -28,6 +28,19 @@ export const ASKS = join(import.meta.dirname, "fixtures/asks-server.mjs");
 export const OUTSIDE = join(import.meta.dirname, "fixtures/outside-server.mjs");
 /** A tool server whose results are valid MCP but not data a signed history holds as they are (broken-results.test.ts). */
 export const BROKEN_RESULTS = join(import.meta.dirname, "fixtures/broken-results-server.mjs");
+/** Its catalogue: `read_inbox` reads from outside and returns a message (sender, account, amount); `pay` is a write. */
+export const BROKEN_RESULTS_CATALOGUE = `
+settings: {language: en}
+tools:
+  - name: read_inbox
+    reads_outside: true
+    args: {type: object, properties: {variant: {type: string}, as: {type: string}, account: {type: string}}, additionalProperties: false}
+    returns: {type: object, properties: {sender: {type: string}, account: {type: string}, amount: {type: number}}}
+  - name: pay
+    writes: true
+    args: {type: object, properties: {account: {type: string}, amount: {type: number}}, required: [account, amount], additionalProperties: false}
+`;
+
 /** A tool server with one spending tool, `pay {amount}`, logging each call to $PAY_LOG (fixtures/pay-server.mjs). */
 export const PAY = join(import.meta.dirname, "fixtures/pay-server.mjs");
 /** `pay` as a write with a spend ceiling of 500 a month in the pool `wallet`. */

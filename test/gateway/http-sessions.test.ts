@@ -55,6 +55,17 @@ async function gateway(o: { idleMs?: number; max?: number } = {}) {
   return { gw, dir, h, logs, connect, advance: (ms: number) => void (at += ms), store: new FileApprovalStore(h) };
 }
 
+/** A 2025-era session opened by hand (initialize, then initialized): its headers, and a POST on it. */
+async function rawSession(g: Awaited<ReturnType<typeof gateway>>) {
+  const init = await fetch(g.gw.url!, { method: "POST", headers: BASE, body: JSON.stringify(INIT) });
+  const session = init.headers.get("mcp-session-id")!;
+  await init.text();
+  const headers = { ...BASE, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+  const post = (m: unknown, signal?: AbortSignal) => fetch(g.gw.url!, { method: "POST", headers, body: JSON.stringify(m), ...(signal ? { signal } : {}) });
+  expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+  return { headers, post };
+}
+
 /** A write that waits for the person in the approvals store (the client has no elicitation). */
 function waiting(g: Awaited<ReturnType<typeof gateway>>, d: Downstream, name: string) {
   const path = join(g.dir, name);
@@ -145,12 +156,7 @@ describe("gateway over HTTP, 2025-era sessions are let go", { timeout: 120_000 }
 
   it("DELETE ends the session's server, and a call of its still waiting for a person does not run afterwards", async () => {
     const g = await gateway();
-    const init = await fetch(g.gw.url!, { method: "POST", headers: BASE, body: JSON.stringify(INIT) });
-    const session = init.headers.get("mcp-session-id")!;
-    await init.text();
-    const headers = { ...BASE, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
-    const post = (m: unknown) => fetch(g.gw.url!, { method: "POST", headers, body: JSON.stringify(m) });
-    expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+    const { headers, post } = await rawSession(g);
     expect(g.gw.connections()).toBe(1);
     const path = join(g.dir, "left.txt");
     const call = await post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "write_file", arguments: { path, content: "left" } } });
@@ -169,14 +175,10 @@ describe("gateway over HTTP, 2025-era sessions are let go", { timeout: 120_000 }
   // outside audit 10, F1: the wait went on, and the call ran when the person approved it later
   it("a client that closes the POST of a call waiting for a person: approved afterwards, it does not run; the same call made again runs on that approval", async () => {
     const g = await gateway();
-    const init = await fetch(g.gw.url!, { method: "POST", headers: BASE, body: JSON.stringify(INIT) });
-    const session = init.headers.get("mcp-session-id")!;
-    await init.text();
-    const headers = { ...BASE, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
-    expect((await fetch(g.gw.url!, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).status).toBe(202);
+    const { post } = await rawSession(g);
     const path = join(g.dir, "gone.txt");
     const quit = new AbortController();
-    const call = await fetch(g.gw.url!, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "write_file", arguments: { path, content: "gone" } } }), signal: quit.signal });
+    const call = await post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "write_file", arguments: { path, content: "gone" } } }, quit.signal);
     const stream = call.text().catch(() => "closed");
     const pending = () => g.store.list().filter((x) => x.record.args.path === path);
     await expect.poll(() => pending().length, { timeout: 30_000 }).toBe(1);
@@ -192,12 +194,7 @@ describe("gateway over HTTP, 2025-era sessions are let go", { timeout: 120_000 }
 
   it("a call approved just as its session is ended (DELETE) does not spend the approval: the same call on a new session runs on it", async () => {
     const g = await gateway();
-    const init = await fetch(g.gw.url!, { method: "POST", headers: BASE, body: JSON.stringify(INIT) });
-    const session = init.headers.get("mcp-session-id")!;
-    await init.text();
-    const headers = { ...BASE, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
-    const post = (m: unknown) => fetch(g.gw.url!, { method: "POST", headers, body: JSON.stringify(m) });
-    expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+    const { headers, post } = await rawSession(g);
     const path = join(g.dir, "raced.txt");
     const call = await post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "write_file", arguments: { path, content: "raced" } } });
     const stream = call.text().catch(() => "");
