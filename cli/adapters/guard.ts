@@ -187,8 +187,9 @@ export class CallGuard {
 
   /**
    * A person rejected call `callId` (Agents JS `state.reject(item)`, the AI SDK's `approved: false`,
-   * which reach none of the tool's hooks: openai-agents/rejections.ts, ai/denials.ts). Its record, if it is of this very call and unspent,
-   * is marked used and rejected: an approval of it from a state saved before runs nothing.
+   * which reach none of the tool's hooks: openai-agents/rejections.ts, ai/denials.ts). Its record,
+   * if it is of this very call and unspent, is marked used and rejected: an approval of it from a
+   * state saved before runs nothing. Resolves once that is kept (or its failure logged); never rejects.
    */
   rejected(callId: string, tool: string, args: unknown, namespace?: string): Promise<void> {
     const key = keyOf(tool, args, namespace);
