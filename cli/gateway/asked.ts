@@ -89,10 +89,11 @@ export class AskedRecords {
    * kept, and one damaged record of an old session stopped every confirm); the check worker lists
    * only its 200 newest and the undecided (an approval of an older ask went unseen, and the call
    * was asked again). Records that are not the gateway's own (the caller's session) are searched whole.
+   * `taken`: records other calls in flight are spending, left to them.
    */
-  async approvedIn(store: ApprovalStore, session: string, tool: string, digest: string, now: number, ask: Pick<PendingRecord, "reasons" | "origins">): Promise<Approval | undefined> {
-    if (!this.store) return approvedFor(await store.list(), session, tool, digest, now, ask);
-    const ids = [...(this.byCall.get(`${tool}\u0000${digest}`) ?? [])].filter(([, exp]) => now < exp).map(([id]) => id);
+  async approvedIn(store: ApprovalStore, session: string, tool: string, digest: string, now: number, ask: Pick<PendingRecord, "reasons" | "origins">, taken: ReadonlySet<string> = new Set()): Promise<Approval | undefined> {
+    if (!this.store) return approvedFor((await store.list()).filter((a) => !taken.has(a.record.id)), session, tool, digest, now, ask);
+    const ids = [...(this.byCall.get(`${tool}\u0000${digest}`) ?? [])].filter(([id, exp]) => now < exp && !taken.has(id)).map(([id]) => id);
     const found = await Promise.all(ids.map((id) => Promise.resolve(store.get(id))));
     return approvedFor(found.filter((a): a is Approval => a !== undefined), session, tool, digest, now, ask);
   }

@@ -56,6 +56,7 @@ export class Calls {
   /** the session's own inference view, when it is an in-process `Client` session */
   private readonly followed: (() => FollowedView) | undefined;
   private readonly receipted = new Set<number>(); // steps whose receipt this gateway entered
+  private readonly spending = new Set<string>(); // approved records a call in flight is spending
   private readonly inputs = new CallInputs(); // what each allowed call was sent: a result's echo of it is no source (infer.ts)
   private readonly answeredStates = new BoundedCache<string, true>(REMEMBERED);
   /** signs the person's edited arguments carried in `requestState` (form.ts); a restart forgets it, as it forgets the session */
@@ -129,14 +130,20 @@ export class Calls {
     const approved = check.decision === "confirm" ? await this.approvedNow(tool, args, origins, check).catch((err: unknown) => { this.o.trace?.call(tool, args, origins, check); throw err; }) : undefined;
     await this.o.trace?.proposed(tool, args, origins, check, this.o.pending, approved?.record.token);
     if (!approved) return this.decided(params, ctx, canElicit, tool, args, origins, check);
-    if (!(await this.recorded(approved))) return errorResult(`${tool} was approved, but the decision could not be recorded in the history; it did not run.`, summary(check));
-    const again = await this.check(tool, args, origins, approved.record.token);
-    this.o.trace?.answer(approved.record.token, true, again);
-    if (again.decision === "allow") {
-      await this.o.pending.markUsed(approved.record.id);
-      this.asked.settled(approved.record.id);
+    // this call's until it is spent or not: identical calls in flight each take an approval of their own (outside audit 10, F2)
+    this.spending.add(approved.record.id);
+    try {
+      if (!(await this.recorded(approved))) return errorResult(`${tool} was approved, but the decision could not be recorded in the history; it did not run.`, summary(check));
+      const again = await this.check(tool, args, origins, approved.record.token);
+      this.o.trace?.answer(approved.record.token, true, again);
+      if (again.decision === "allow") {
+        await this.o.pending.markUsed(approved.record.id);
+        this.asked.settled(approved.record.id);
+      }
+      return this.decided(params, ctx, canElicit, tool, args, origins, again);
+    } finally {
+      this.spending.delete(approved.record.id);
     }
-    return this.decided(params, ctx, canElicit, tool, args, origins, again);
   }
 
   /**
@@ -147,7 +154,12 @@ export class Calls {
   private async approvedNow(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult): Promise<Approval | undefined> {
     const digest = safeDigest(args);
     const ask = this.askOf(tool, args, origins, check);
-    return digest && ask ? this.asked.approvedIn(this.o.pending, this.o.session.id, tool, digest, this.nowMs(), ask) : undefined;
+    if (!digest || !ask) return undefined;
+    for (;;) {
+      const a = await this.asked.approvedIn(this.o.pending, this.o.session.id, tool, digest, this.nowMs(), ask, this.spending);
+      // another call may have taken it while this one read the store
+      if (!a || !this.spending.has(a.record.id)) return a;
+    }
   }
 
   /** The pending record of a confirm, as the person would be shown it (null: it has no token). */

@@ -85,7 +85,7 @@ describe("gateway --check-url, a client without elicitation", { timeout: 120_000
     }
   });
 
-  it("approved with always there, later asks of the same call run at once; a denial during --approval-wait runs nothing", async () => {
+  it("approved with always there, later asks of the same call run at once, also several at once; a denial during --approval-wait runs nothing", async () => {
     const { dir, write, close } = await remoteGateway("always");
     try {
       const file = join(dir, "always.txt");
@@ -96,6 +96,17 @@ describe("gateway --check-url, a client without elicitation", { timeout: 120_000
       const later = await write(file, "again");
       expect(later.r.isError, text(later.r)).toBeFalsy();
       expect(readFileSync(file, "utf8")).toBe("again");
+      // identical calls at once, each covered by its own record (outside audit 10, F2): before, all
+      // but one took the same record and failed "approved, but the decision could not be recorded"
+      const together = await Promise.all([1, 2, 3, 4].map(() => write(file, "again")));
+      for (const t of together) expect(t.r.isError, text(t.r)).toBeFalsy();
+      // approved once, the same calls at once: one runs, the others wait for a person
+      const once = join(dir, "once.txt");
+      const asked = await write(once, "once");
+      expect((await api("POST", `/v1/approvals/${asked.pending}/decide`, { decision: "approve", by: "ana" })).status).toBe(200);
+      const raced = await Promise.all([1, 2, 3, 4].map(() => write(once, "once")));
+      expect(raced.filter((t) => !t.r.isError).length).toBe(1);
+      for (const t of raced.filter((t) => t.r.isError)) expect(text(t.r)).toContain("needs your approval before it runs");
     } finally {
       await close();
     }
