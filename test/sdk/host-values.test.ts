@@ -40,7 +40,9 @@ describe("values the host hands the SDK", () => {
     ["a string", () => new Date().toISOString(), /gave a string/],
     ["null", () => null, /gave null/],
     ["an invalid date", () => new Date(NaN), /gave an invalid date/],
-    ["the first date there is", () => new Date(-8.64e15), /too near the end of time/],
+    ["the first date there is", () => new Date(-8.64e15), /a date before 1970/],
+    // a week of 1969 ended before 1970: its counters could not keep it (outside audit 12, R5)
+    ["a date in 1969", () => new Date("1969-12-28T12:00:00Z"), /gave a date before 1970 \(1969-12-28T12:00:00.000Z\)/],
     ["the last date there is", () => new Date(8.64e15), /too near the end of time/],
     ["nothing but an error", () => { throw new Error("no clock here"); }, /threw: no clock here/],
   ])("a clock that gives %s is ClockUnreadable", async (_what, now, message) => {

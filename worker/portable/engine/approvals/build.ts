@@ -3,6 +3,7 @@
  * with each one's origin and labels, the reasons in words, what the call adds to each counter —
  * and the token, whose claims give the digest, the ask step and the expiry.
  */
+import { spendAmount } from "../check/spend-amount.js";
 import type { CheckResult, Labels } from "../check/types.js";
 import type { CompiledCatalogue } from "../catalogue/types.js";
 import { sha256Hex } from "../canonical/sha256.js";
@@ -75,8 +76,8 @@ export function counterEffects(catalogue: CompiledCatalogue, tool: string, args:
   if (!t) return [];
   const out: CounterEffect[] = [];
   for (const s of t.spend) {
-    const amount = own(args, s.field);
-    if (typeof amount !== "number") continue;
+    const amount = spendAmount(args, s.field);
+    if (amount === undefined) continue;
     out.push({ counter: `spend ${s.pool ?? t.name}${t.currency ? ` (${t.currency})` : ""}`, adds: amount, ceiling: s.atMost, per: s.per, before: null, after: null });
   }
   for (const r of t.rateLimits) out.push({ counter: `calls of ${t.name}`, adds: 1, ceiling: r.count, per: r.per, before: null, after: null });

@@ -5,6 +5,7 @@
  * 0 never fits, so every store (memory, the home's, the tenant's Durable Object) answers the
  * count with no read method added to its interface.
  */
+import { spendAmount } from "../check/spend-amount.js";
 import type { CompiledCatalogue } from "../catalogue/types.js";
 import type { CounterItem, CounterStore } from "../counters/store.js";
 import { periodWindow } from "../counters/periods.js";
@@ -29,8 +30,8 @@ function counterItems(catalogue: CompiledCatalogue, r: PendingRecord, run: numbe
   if (!t) return [];
   const out: (CounterItem | null)[] = [];
   for (const s of t.spend) {
-    const amount = own(r.args, s.field);
-    if (typeof amount !== "number") continue;
+    const amount = spendAmount(r.args, s.field);
+    if (amount === undefined) continue;
     if (s.per === "call") {
       out.push(null);
       continue;

@@ -14,7 +14,7 @@ import { closeArgs, closesArguments } from "./arguments.js";
 import { declares, keepDeclaredBy } from "./paths.js";
 import type {
   AfterRule, CompiledAgent, CompiledCatalogue, CompiledTask, CompiledTool, Condition, DestinationPattern, Filter,
-  Language, Outcome, Period, RateLimit, SchemaCheck, SchemaCompiler, Settings, SpendRule,
+  Language, Outcome, Period, RateLimit, SchemaCheck, SchemaCompiler, Settings, SpendCount, SpendRule,
 } from "./types.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -44,6 +44,7 @@ export function compile(input: CompileInput): CompiledCatalogue {
   let emptyArgs: SchemaCheck | undefined;
   const tools = new Map<string, CompiledTool>();
   const joinTargets = joinedTools(entriesOf(data));
+  const periods = poolPeriods(entriesOf(data));
   for (const e of entriesOf(data)) {
     const t = e.raw;
     const at = (...segs: (string | number)[]) => joinPointer(e.pointer, ...segs);
@@ -61,7 +62,13 @@ export function compile(input: CompileInput): CompiledCatalogue {
     let atMostPerSession: number | undefined;
     const rateLimits: RateLimit[] = [];
     if (typeof t.at_most === "number") atMostPerSession = t.at_most;
-    else for (const r of Array.isArray(t.at_most) ? t.at_most : isObj(t.at_most) ? [t.at_most] : []) rateLimits.push({ count: Number((r as Obj).count), per: (r as Obj).per as Period });
+    else for (const r of Array.isArray(t.at_most) ? t.at_most : isObj(t.at_most) ? [t.at_most] : []) {
+      const limit = { count: Number((r as Obj).count), per: (r as Obj).per as Period };
+      // two limits of one period are one count: the smaller holds (not each call counted twice)
+      const same = rateLimits.findIndex((l) => l.per === limit.per);
+      if (same < 0) rateLimits.push(limit);
+      else rateLimits[same] = { count: Math.min(rateLimits[same]!.count, limit.count), per: limit.per };
+    }
 
     let filter: Filter | undefined;
     if (isObj(t.filter)) filter = { each: String(t.filter.each), keep: cond(t.filter.keep, "filter", "keep"), unknown: t.filter.unknown === "pass" ? "pass" : "drop" };
@@ -111,6 +118,7 @@ export function compile(input: CompileInput): CompiledCatalogue {
       checks: cond(t.checks, "checks"),
       ...(filter ? { filter } : {}),
       spend,
+      spendCounts: spendCounts(e.name, spend, periods),
       ...(typeof t.currency === "string" ? { currency: t.currency } : {}),
       ...(outcome ? { outcome } : {}),
       ...(args ? { argsSchema: args } : {}),
@@ -166,5 +174,43 @@ function joinedTools(entries: readonly { raw: Obj }[]): Set<string> {
     }
   };
   for (const e of entries) if (Array.isArray(e.raw.checks)) for (const c of e.raw.checks) visit(c, 0);
+  return out;
+}
+
+const poolOf = (tool: string, r: { pool?: unknown }): string => (typeof r.pool === "string" ? r.pool : tool);
+
+/** Every period (not `call`) any tool declares for each spend pool, in the catalogue's order. */
+function poolPeriods(entries: readonly { name: string; raw: Obj }[]): Map<string, Exclude<Period, "call">[]> {
+  const out = new Map<string, Exclude<Period, "call">[]>();
+  for (const e of entries) {
+    if (!Array.isArray(e.raw.spend)) continue;
+    for (const s of e.raw.spend) {
+      if (!isObj(s) || typeof s.per !== "string" || s.per === "call") continue;
+      const pool = poolOf(e.name, s);
+      const list = out.get(pool) ?? [];
+      if (!list.includes(s.per as Exclude<Period, "call">)) list.push(s.per as Exclude<Period, "call">);
+      out.set(pool, list);
+    }
+  }
+  return out;
+}
+
+/**
+ * A tool's spend as counts: one per period of each pool it names (`SpendCount`). The same field
+ * declared twice for one period counts once, under the smaller ceiling.
+ */
+function spendCounts(tool: string, spend: readonly SpendRule[], periods: Map<string, Exclude<Period, "call">[]>): SpendCount[] {
+  const out: SpendCount[] = [];
+  const pools: string[] = [];
+  // a per-call ceiling names a pool too: its amount counts in the pool's periods
+  for (const r of spend) if (!pools.includes(poolOf(tool, r))) pools.push(poolOf(tool, r));
+  for (const pool of pools) {
+    const mine = spend.filter((r) => poolOf(tool, r) === pool);
+    const fields = [...new Set(mine.map((r) => r.field))];
+    for (const per of periods.get(pool) ?? []) {
+      const ceilings = mine.filter((r) => r.per === per).map((r) => r.atMost);
+      out.push({ pool, per, fields, atMost: ceilings.length > 0 ? Math.min(...ceilings) : null });
+    }
+  }
   return out;
 }

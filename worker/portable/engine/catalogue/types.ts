@@ -62,6 +62,20 @@ export interface SpendRule {
   pool?: string;
 }
 
+/**
+ * What a tool's call adds to one period's count of a spend pool. A pool is one count (checks.md):
+ * a call on any tool naming it is counted in every period any tool declares for it, and checked
+ * against this tool's own ceilings for that period (the smallest, if it declares several).
+ */
+export interface SpendCount {
+  pool: string;
+  per: Exclude<Period, "call">;
+  /** the tool's distinct `spend` fields on this pool: their amounts add up */
+  fields: readonly string[];
+  /** this tool's ceiling for the period; null: counted here, limited by other tools' ceilings */
+  atMost: number | null;
+}
+
 export interface Outcome {
   follow: string;
   same: string;
@@ -108,6 +122,8 @@ export interface CompiledTool {
   readonly checks: readonly Condition[];
   readonly filter?: Filter;
   readonly spend: readonly SpendRule[];
+  /** the period counts `spend` adds to (step 7), every period of each pool it names */
+  readonly spendCounts: readonly SpendCount[];
   readonly currency?: string;
   readonly outcome?: Outcome;
   /** the raw `args` JSON Schema, if declared */

@@ -16,6 +16,8 @@ import { periodWindow } from "../../counters/periods.js";
 import type { CounterStore, ReserveAnswer } from "../../counters/store.js";
 import type { CompiledTool } from "../../catalogue/types.js";
 import { own } from "../../canonical/own.js";
+import { addAmounts } from "../../state/amounts.js";
+import { spendAmount } from "../spend-amount.js";
 import { PASS, type Call, type CounterNeed, type StepInput, type StepResult, type Verdict } from "../types.js";
 
 export function limits(call: Call, input: StepInput): StepResult {
@@ -38,25 +40,30 @@ export function limits(call: Call, input: StepInput): StepResult {
     needs.push({ kind: "rate", item: { key: `rate|${tool.name}|${limit.per}|${w.id}`, amount: 1, limit: limit.count, until: w.until }, describe: `${limit.count} per ${limit.per}` });
   }
 
+  // every field read once, in the catalogue's order: the first unreadable one is named
+  let amounts: Map<string, number> | undefined;
   for (const rule of tool.spend) {
-    const amount = own(call.args, rule.field);
-    if (typeof amount !== "number" || !Number.isFinite(amount) || amount < 0) {
-      return { kind: "refuse", reason: "spend_unknown", detail: { field: rule.field, wording: `\`${rule.field}\` is not an amount that can be counted.` } };
+    let amount = amounts?.get(rule.field);
+    if (amount === undefined) {
+      amount = spendAmount(call.args, rule.field);
+      if (amount === undefined) return { kind: "refuse", reason: "spend_unknown", detail: { field: rule.field, wording: `\`${rule.field}\` is not an amount that can be counted.` } };
+      (amounts ??= new Map()).set(rule.field, amount);
     }
-    const pool = rule.pool ?? tool.name;
-    if (rule.per === "call") {
-      if (amount > rule.atMost) {
-        return { kind: "refuse", reason: "spend_exceeded", detail: { pool, per: "call", at_most: rule.atMost, amount, currency: tool.currency ?? null } };
-      }
-      continue;
+    if (rule.per === "call" && amount > rule.atMost) {
+      return { kind: "refuse", reason: "spend_exceeded", detail: { pool: rule.pool ?? tool.name, per: "call", at_most: rule.atMost, amount, currency: tool.currency ?? null } };
     }
-    const w = periodWindow(rule.per, input.now, input.sessionId, run);
+  }
+  // a pool is one count: counted in each of its periods, limited where this tool sets a ceiling
+  for (const c of tool.spendCounts) {
+    let amount = 0;
+    for (const f of c.fields) amount = addAmounts(amount, amounts!.get(f)!);
+    const w = periodWindow(c.per, input.now, input.sessionId, run);
     needs.push({
       kind: "spend",
-      item: { key: `spend|${pool}|${tool.currency ?? ""}|${rule.per}|${w.id}`, amount, limit: rule.atMost, until: w.until },
-      describe: `${rule.atMost} ${tool.currency ?? ""} per ${rule.per}`.replace("  ", " "),
-      pool,
-      per: rule.per,
+      item: { key: `spend|${c.pool}|${tool.currency ?? ""}|${c.per}|${w.id}`, amount, limit: c.atMost ?? Number.MAX_VALUE, until: w.until },
+      describe: `${c.atMost ?? "no ceiling of this tool's"} ${tool.currency ?? ""} per ${c.per}`.replace("  ", " "),
+      pool: c.pool,
+      per: c.per,
     });
   }
   return needs.length > 0 ? { kind: "pass", counters: needs } : PASS;
