@@ -56,8 +56,8 @@ type AnyAgent = Agent<any, any>;
 type AnyFunctionTool = FunctionTool<any, any, any>;
 
 /**
- * The agent, guarded: a clone whose function tools are checked before they run and whose runs
- * read the person's messages as turns. Other tools (hosted, computer, shell) pass through: the
+ * The agent, guarded: a clone whose function tools, its MCP servers' tools included, are checked
+ * before they run and whose runs read the person's messages as turns. Other tools (hosted, computer, shell) pass through: the
  * guard cannot hold what it does not run.
  */
 export function guard<A extends AnyAgent>(agent: A, session: GuardSession, options: AgentsGuardOptions = {}): A {
@@ -68,6 +68,7 @@ export function guard<A extends AnyAgent>(agent: A, session: GuardSession, optio
   const owner: Owner = {};
   const clone = agent.clone({ tools: wrapTools(agent.tools, core, options, owner) }) as A;
   owner.agent = clone;
+  guardMcpTools(clone, core, options, owner);
   // Run as another agent's tool (`asTool`), the agent's input is the calling model's words, not the
   // person's: while such a run is under way its turns are not read (a concurrent run of the same
   // clone then reads none either, which only holds more).
@@ -149,6 +150,26 @@ const guards = new WeakMap<object, CallGuard>();
 /** The guarded agent whose tools these are, once made (none for `guardTools`). */
 interface Owner {
   agent?: object;
+}
+
+/**
+ * An MCP server's tools (`mcpServers`) are function tools Agents JS makes at each turn in
+ * `getAllTools`, never in `tools`: guarded as they are made (outside audit 15, F1: they ran
+ * unchecked). Each made tool is wrapped once; a server's listing made again is wrapped again.
+ */
+function guardMcpTools(agent: AnyAgent, core: CallGuard, options: AgentsGuardOptions, owner: Owner): void {
+  const made = agent.getMcpTools.bind(agent);
+  const wrapped = new WeakMap<object, Tool<any>>();
+  Object.defineProperty(agent, "getMcpTools", {
+    value: async (...a: Parameters<AnyAgent["getMcpTools"]>) =>
+      (await made(...a)).map((t) => {
+        if (t.type !== "function") return t;
+        let w = wrapped.get(t);
+        if (!w) wrapped.set(t, (w = wrap(t as AnyFunctionTool, core, options, owner)));
+        return w;
+      }),
+    enumerable: false, writable: true, configurable: true,
+  });
 }
 
 function wrapTools<T extends Tool<any>>(tools: readonly T[], core: CallGuard, options: AgentsGuardOptions, owner: Owner = {}): T[] {
