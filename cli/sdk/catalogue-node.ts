@@ -2,6 +2,7 @@
  * Node glue for the catalogue: read `agent.yaml` from a path (or take YAML text / an object) and
  * load it with the ajv adapter. The engine itself (worker/portable/engine/catalogue) does no I/O.
  */
+import { notUtf8, utf8Text } from "./utf8-text.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { lintCatalogue, loadCatalogue } from "../../worker/portable/engine/index.js";
@@ -38,11 +39,18 @@ export function readCatalogueFile(path: string): string {
   // (a device, a pipe or a socket would be read forever, or wait for a writer)
   if (!st.isFile()) fail(`\`${path}\` is not a regular file`, "name the catalogue file itself, not a device, pipe or socket");
   if (st.size > 16 * 1024 * 1024) fail(`\`${path}\` is ${st.size} bytes; a catalogue is read up to 16 MiB`, "check that this is the right file");
+  let bytes: Uint8Array;
   try {
-    return readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (e) {
     return fail(`cannot read \`${path}\`: ${(e as Error).message}`, "check the file's permissions");
   }
+  const text = utf8Text(bytes);
+  if (!text.ok) {
+    const { message, hint } = notUtf8("catalogue", text);
+    throw new CatalogueError([{ file: path, line: text.line, column: text.column, pointer: "", message, hint }]);
+  }
+  return text.text;
 }
 
 function resolveInput(input: string | object, options: NodeCatalogueOptions): { input: string | object; file?: string } {

@@ -5,6 +5,7 @@
  * deadline (`timeoutMs`, default 2 s), or on any transport error, a check answers `refuse` with
  * `check_unavailable`: the caller never runs a tool because the gate did not answer.
  */
+import { notUtf8, utf8Text } from "./utf8-text.js";
 import { existsSync, readFileSync } from "node:fs";
 import { stringify } from "yaml";
 import type { ReadAnswer, SavedSession } from "../../worker/portable/engine/index.js";
@@ -105,7 +106,9 @@ export async function ensureCatalogue(http: Http, input: string | object, signal
   else if (typeof input === "string" && !input.includes("\n") && !/\.(ya?ml|json)$/i.test(input)) return input;
   else if (typeof input === "string" && !input.includes("\n")) {
     if (!existsSync(input)) throw new CatalogueError([{ file: input, line: 1, column: 1, pointer: "", message: `catalogue file \`${input}\` does not exist` }]);
-    text = readFileSync(input, "utf8");
+    const read = utf8Text(readFileSync(input));
+    if (!read.ok) throw new CatalogueError([{ file: input, line: read.line, column: read.column, pointer: "", ...notUtf8("catalogue", read) }]);
+    text = read.text;
   } else text = String(input);
   const name = `sdk-${sha256Hex(text).slice(0, 24)}`;
   await http.send("PUT", `/v1/catalogues/${name}`, text, "application/yaml", undefined, signal);

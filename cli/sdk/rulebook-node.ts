@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { notUtf8, utf8Text } from "./utf8-text.js";
 import type { CompiledCatalogue } from "../../worker/portable/engine/index.js";
 import { BoundedCache, CatalogueError, type CatalogueProblem } from "../../worker/portable/engine/index.js";
 import { compileRulebook, lintRulebook, loadRegistry, REGISTRY_FILE, type CompiledRulebook } from "../../worker/portable/engine/index.js";
@@ -46,11 +47,18 @@ function readText(path: string, what: string): string {
   // (a device, a pipe or a socket would be read forever, or wait for a writer; a folder is answered below as a folder)
   if (!st.isFile() && !st.isDirectory()) fail(path, `\`${path}\` is not a regular file`, `name the ${what} file itself, not a device, pipe or socket`);
   if (st.size > MAX_BYTES) fail(path, `\`${path}\` is ${st.size} bytes; a ${what} is read up to 16 MiB`, "check that this is the right file");
+  let bytes: Uint8Array;
   try {
-    return readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (e) {
     return fail(path, `cannot read \`${path}\`: ${(e as Error).message}`, "check the file's permissions");
   }
+  const text = utf8Text(bytes);
+  if (!text.ok) {
+    const { message, hint } = notUtf8(what, text);
+    throw new CatalogueError([{ file: path, line: text.line, column: text.column, pointer: "", message, hint }]);
+  }
+  return text.text;
 }
 
 const parseOrUndefined = (text: string): unknown => {
