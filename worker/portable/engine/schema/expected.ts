@@ -67,6 +67,8 @@ export function expectedAt(root: unknown, pointer: string, rule: string): { expe
   if (rule === "additionalProperties") {
     const parent = schemaAt(root, pointer.slice(0, pointer.lastIndexOf("/")));
     const props = parent ? own(parent, "properties") : undefined;
+    // declared elsewhere (a `$ref`, `allOf`, …): which names is not said here, not "none"
+    if (parent && !isMap(props) && Object.keys(parent).some((k) => k !== "type" && k !== "additionalProperties" && k !== "description" && k !== "title")) return {};
     const names = isMap(props) ? Object.keys(props) : [];
     const near = didYouMean(segs[segs.length - 1] ?? "", names);
     return { expected: names.length > 0 ? `only ${names.map((n) => `\`${n}\``).join(", ")}` : "no arguments", ...(near ? { hint: near } : {}) };
