@@ -10,7 +10,7 @@
  * `args` is the tool's `inputSchema`, `returns` its `outputSchema` (what `result:` origins and
  * `{from}` conditions may read). String arguments named or described as file paths are
  * `lookup_args` (reviewed): a file called `README.md` would otherwise read as a host. The file is linted before it is written: what init writes passes
- * `stalwart check`. Every tool is pinned (`pin:`, the digest of its description and input schema).
+ * `stalwart check`. Every tool is pinned (`pin:`, the digest of the whole tool as the server lists it).
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
@@ -127,7 +127,7 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     `# A starter catalogue written by \`stalwart gateway init\` from ${oneLine(source)}.`,
     "# Each tool's class below is a guess from the server's MCP annotations: review every `# review:` line,",
     "# then run `stalwart check` on this file. A tool the catalogue does not name is not offered at all.",
-    "# Each `pin` is the digest of the tool's description and input schema as the server gave them now:",
+    "# Each `pin` is the digest of the whole tool (description, title, schemas, annotations, _meta) as the server gave it now:",
     "# if the server later describes a tool otherwise, the gateway stops offering it and refuses its calls.",
     "settings:",
     "  language: en",

@@ -1,7 +1,17 @@
 /**
- * Pinned tool definitions (issue 11, item 5): the catalogue may carry, per tool, `pin:
- * sha256:<hex>` — the digest of the MCP tool's `description` and `inputSchema` as the server gave
- * them when the catalogue was written (`stalwart gateway init` writes it). A tool server that
+ * Pinned tool definitions (issue 11, item 5): the catalogue may carry, per tool, a `pin` — the
+ * digest of the MCP tool as the server gave it when the catalogue was written (`stalwart gateway
+ * init` writes it). Two forms (outside audit 13, F3):
+ *
+ *   - `v2:sha256:<hex>` (what init writes): the whole tool object as listed — title, annotations,
+ *     outputSchema, `_meta`, icons and any field MCP adds later. The gateway forwards the object
+ *     as sent, so every field of it can carry words to the model or the person, and a field left
+ *     out of the pin is a field a server can rewrite unseen.
+ *   - `sha256:<hex>` (catalogues pinned before): `{description, inputSchema}` only, as it always
+ *     meant, so an older catalogue does not suddenly refuse every tool; the gateway says at its
+ *     start that such pins do not cover the rest (start-notes.ts).
+ *
+ * A tool server that
  * later describes a pinned tool otherwise — the "rug pull" of a server that rewrites a description
  * to steer the model — gets that tool dropped from `tools/list` and every call of it refused with
  * `tool_definition_changed`, before the check runs, so the upstream never sees it.
@@ -25,15 +35,35 @@ export interface ToolDefinition {
   inputSchema?: unknown;
 }
 
-/** `sha256:<hex>` of the JCS form of `{description, inputSchema}` (absent ones as null); undefined if it cannot be read. */
-export function definitionDigest(t: ToolDefinition): string | undefined {
+/** What a pin covers: the whole tool (`v2:sha256:`), or, in the older form (`sha256:`), its description and input schema. */
+export type PinForm = "whole" | "description";
+
+/** The prefix of a pin in the whole-tool form. */
+export const WHOLE_PIN = "v2:sha256:";
+
+export function pinForm(pin: string): PinForm {
+  return pin.startsWith(WHOLE_PIN) ? "whole" : "description";
+}
+
+/**
+ * The pin of a definition in the given form (by default the one init writes): `v2:sha256:<hex>`
+ * of the JCS form of the whole tool object, or `sha256:<hex>` of `{description, inputSchema}`
+ * (absent ones as null); undefined if it cannot be read.
+ */
+export function definitionDigest(t: ToolDefinition, form: PinForm = "whole"): string | undefined {
   try {
+    if (form === "whole") return `${WHOLE_PIN}${sha256Hex(canonicalize(t))}`;
     const description = typeof t.description === "string" ? t.description : null;
     const inputSchema = t.inputSchema === undefined ? null : t.inputSchema;
     return `sha256:${sha256Hex(canonicalize({ description, inputSchema }))}`;
   } catch {
     return undefined;
   }
+}
+
+/** Whether a tool as listed now matches a pin, read in the pin's own form. */
+export function matchesPin(t: ToolDefinition, pin: string): boolean {
+  return definitionDigest(t, pinForm(pin)) === pin;
 }
 
 /** The pins of a catalogue as parsed from its source (own properties only). */
@@ -58,8 +88,8 @@ export interface Changed {
 }
 
 export class Pins {
-  /** digest of each tool's definition as last listed; undefined digest: unreadable */
-  private readonly seen = new Map<string, string | undefined>();
+  /** digests of each tool's definition as last listed, in both forms; undefined digest: unreadable */
+  private readonly seen = new Map<string, Digests>();
   private fresh = false;
 
   constructor(
@@ -91,7 +121,8 @@ export class Pins {
     return tools.filter((t) => {
       if (typeof t.name !== "string") return false;
       if (this.changedNow(t.name) !== undefined) return false;
-      return !this.pins.has(t.name) || definitionDigest(t) === this.pins.get(t.name);
+      const pin = this.pins.get(t.name);
+      return pin === undefined || matchesPin(t, pin);
     });
   }
 
@@ -105,7 +136,8 @@ export class Pins {
   private changedNow(tool: string): Changed | undefined {
     const pinned = this.pins.get(tool);
     if (pinned === undefined) return undefined;
-    const found = this.seen.has(tool) ? (this.seen.get(tool) ?? "unreadable") : "missing";
+    const digests = this.seen.get(tool);
+    const found = digests === undefined ? "missing" : (digests[pinForm(pinned)] ?? "unreadable");
     return found === pinned ? undefined : { tool, pinned, found };
   }
 
@@ -124,13 +156,21 @@ export class Pins {
   }
 }
 
-/** What a listing names a definition for: a name it lists twice with different definitions is `conflicting`, never its last copy's. */
-function digestsOf(tools: readonly ToolDefinition[]): Map<string, string | undefined> {
-  const digests = new Map<string, string | undefined>();
+type Digests = Record<PinForm, string | undefined>;
+
+/**
+ * What a listing names a definition for, in each form: a name it lists twice with different
+ * definitions is `conflicting`, never its last copy's. Per form, so two copies that differ only
+ * in a title conflict for a whole pin and not for an older one, which never covered titles.
+ */
+function digestsOf(tools: readonly ToolDefinition[]): Map<string, Digests> {
+  const digests = new Map<string, Digests>();
   for (const t of tools) {
     if (typeof t.name !== "string") continue;
-    const d = definitionDigest(t);
-    digests.set(t.name, digests.has(t.name) && digests.get(t.name) !== d ? CONFLICTING : d);
+    const before = digests.get(t.name);
+    const now: Digests = { whole: definitionDigest(t, "whole"), description: definitionDigest(t, "description") };
+    if (before) for (const form of ["whole", "description"] as const) if (before[form] !== now[form]) now[form] = CONFLICTING;
+    digests.set(t.name, now);
   }
   return digests;
 }

@@ -10,9 +10,12 @@
  *     name the tools of several servers (a gateway for each), so a name with no near one is not
  *     said;
  *   - a catalogue none of whose tools the server lists (the catalogue of another server).
+ *
+ * And, once, pins of the older form (`sha256:`): they still hold, but cover only a tool's
+ * description and input schema, so a rewritten title, annotation, output schema or `_meta` passes.
  */
 import { closest, type CompiledRulebook, type Condition } from "../../worker/portable/engine/index.js";
-import { definitionDigest, type ToolDefinition } from "./pins.js";
+import { matchesPin, pinForm, type ToolDefinition } from "./pins.js";
 import { quotedName } from "./words.js";
 
 export interface StartNotesInput {
@@ -48,7 +51,7 @@ export function startNotes({ listed, named, pins }: StartNotesInput): string[] {
         const near = closest(name, unnamed);
         const also = near === undefined ? "" : `; it lists ${nameOf(near)}, which the catalogue does not name (a misspelt name?)`;
         notes.push(`\`${name}\` is pinned in the catalogue, and the tool server does not list it: its calls are refused \`tool_definition_changed\`${also}`);
-      } else if (copies.some((t) => definitionDigest(t) !== pin)) {
+      } else if (copies.some((t) => !matchesPin(t, pin))) {
         notes.push(`the tool server describes \`${name}\` otherwise than its pin in the catalogue: it is not offered, and its calls are refused \`tool_definition_changed\` (read the new description; if you accept it, write the catalogue again with \`stalwart gateway init\`)`);
       }
       continue;
@@ -57,6 +60,8 @@ export function startNotes({ listed, named, pins }: StartNotesInput): string[] {
     const near = closest(name, unnamed);
     if (near !== undefined) notes.push(`the catalogue names \`${name}\`, which the tool server does not list; it lists ${nameOf(near)}, which the catalogue does not name: neither is offered (a misspelt name?)`);
   }
+  const older = named.filter((n) => pins.has(n) && pinForm(pins.get(n)!) === "description");
+  if (older.length > 0) notes.push(`${older.length === 1 ? `the pin of \`${older[0]}\` is` : `${older.length} pins in the catalogue are`} of the older form (\`sha256:\`), which covers only a tool's description and input schema: a changed title, annotations, output schema or \`_meta\` is not caught; write the catalogue again with \`stalwart gateway init\` to pin the whole tool (\`v2:sha256:\`)`);
   return notes;
 }
 

@@ -38,7 +38,7 @@ describe("stalwart gateway init", () => {
     expect(tools.get("write_file")!.lookup_args).not.toContain("content");
     expect(text).toContain("# review: `path` looks like a file path → `lookup_args`");
     // every tool pinned to its definition as the server gives it now
-    for (const t of tools.values()) expect(t.pin).toMatch(/^sha256:[0-9a-f]{64}$/);
+    for (const t of tools.values()) expect(t.pin).toMatch(/^v2:sha256:[0-9a-f]{64}$/);
     // an existing file is kept unless --force
     expect(() => cli("gateway", "init", "-o", out, "--", process.execPath, FILESYSTEM, dir)).toThrow();
     // a folder that does not exist is the person's input, said so (it was an internal error with a stack)

@@ -5,9 +5,9 @@
  * with `tool_definition_changed` before the check, and the upstream never sees them.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 import type { Client } from "@modelcontextprotocol/client";
 import { startGateway } from "../../cli/gateway/index.js";
 import { writeStarter } from "../../cli/gateway/init.js";
@@ -33,24 +33,76 @@ async function until(f: () => Promise<boolean> | boolean, ms = 10_000): Promise<
   }
 }
 
-async function pinned(dir: string): Promise<string> {
+async function pinned(dir: string, env: Record<string, string> = {}): Promise<string> {
   const at = join(dir, "agent.yaml");
-  await writeStarter(upstream(join(dir, "init.log")), at, { force: false });
+  await writeStarter(upstream(join(dir, "init.log"), env), at, { force: false });
   return at;
 }
 
 describe("pinned tool definitions", { timeout: 60_000 }, () => {
-  it("init pins each tool with the digest of its description and input schema", async () => {
+  it("init pins each tool whole: the digest of the tool object as the server listed it", async () => {
     const dir = allowedDir();
     const tools = new Map((parse(readFileSync(await pinned(dir), "utf8")).tools as { name: string; pin?: string }[]).map((t) => [t.name, t.pin]));
-    const echo = { description: "Echo the text back.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false } };
+    const echo = { name: "echo", description: "Echo the text back.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false }, annotations: { readOnlyHint: true, openWorldHint: false } };
     expect(tools.get("echo")).toBe(definitionDigest(echo));
-    expect(tools.get("echo")).toMatch(/^sha256:[0-9a-f]{64}$/);
-    // the digest covers the description and the schema, and nothing else (annotations are hints)
-    expect(definitionDigest({ ...echo, description: "Echo the text back!" })).not.toBe(tools.get("echo"));
-    expect(definitionDigest({ ...echo, inputSchema: { type: "object" } })).not.toBe(tools.get("echo"));
-    expect(definitionDigest({ ...echo, name: "other", annotations: { readOnlyHint: false } } as never)).toBe(tools.get("echo"));
-    expect(tools.get("save")).toMatch(/^sha256:/);
+    expect(tools.get("echo")).toMatch(/^v2:sha256:[0-9a-f]{64}$/);
+    // every field the gateway forwards is covered: a field left out is one a server rewrites unseen
+    for (const changed of [{ description: "Echo the text back!" }, { inputSchema: { type: "object" } }, { title: "Echo" }, { annotations: { readOnlyHint: true, openWorldHint: false, title: "Echo" } }, { outputSchema: { type: "object" } }, { _meta: { x: 1 } }, { icons: [] }])
+      expect(definitionDigest({ ...echo, ...changed } as never), JSON.stringify(changed)).not.toBe(tools.get("echo"));
+    // the older form covers the description and the schema, and nothing else (as it always did)
+    const older = definitionDigest(echo, "description")!;
+    expect(older).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(definitionDigest({ ...echo, description: "Echo the text back!" }, "description")).not.toBe(older);
+    expect(definitionDigest({ ...echo, name: "other", title: "x", annotations: { readOnlyHint: false } } as never, "description")).toBe(older);
+    expect(tools.get("save")).toMatch(/^v2:sha256:/);
+  });
+
+  // outside audit 13, F3: these fields all reach the client as sent, and were not pinned
+  for (const field of ["title", "annotations", "outputSchema", "_meta"]) {
+    it(`a server that rewrites a pinned tool's ${field} between runs: not offered, and its call is refused`, async () => {
+      const dir = allowedDir();
+      const log = join(dir, "up.log");
+      const gw = await startGateway({ catalogue: await pinned(dir, { RUG_FIELD: field }), upstream: upstream(log, { RUG_FIELD: field, RUG_AT_START: "1" }), listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+      try {
+        const { client } = await overHttp(downstreamClient({}), gw.url!);
+        // before: offered with the rewritten text forwarded as sent, and the call ran
+        expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["rug", "save"]);
+        const r = await client.callTool({ name: "echo", arguments: { text: "c" } });
+        expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", reasons: ["tool_definition_changed"], detail: { pinned: expect.stringMatching(/^v2:sha256:/), found: expect.stringMatching(/^v2:sha256:/) } });
+        expect(calls(log, "echo")).toBe(0);
+        await client.close();
+      } finally {
+        await gw.close();
+      }
+    });
+  }
+
+  it("a pin of the older form still holds as it did: a new title passes, a new description is refused", async () => {
+    const dir = allowedDir();
+    const at = await pinned(dir, { RUG_FIELD: "title" });
+    const source = parse(readFileSync(at, "utf8")) as { tools: { name: string; pin?: string }[] };
+    const echo = { name: "echo", title: "Echo", description: "Echo the text back.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false } };
+    // a catalogue written before the whole-tool form: `sha256:` over {description, inputSchema}
+    for (const t of source.tools) if (t.name === "echo") t.pin = definitionDigest(echo, "description")!;
+    writeFileSync(at, stringify(source));
+    const log = join(dir, "up.log");
+    const gw = await startGateway({ catalogue: at, upstream: upstream(log, { RUG_FIELD: "title", RUG_AT_START: "1" }), listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    try {
+      const { client } = await overHttp(downstreamClient({}), gw.url!);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["echo", "rug", "save"]);
+      expect((await client.callTool({ name: "echo", arguments: { text: "a" } })).isError).toBeFalsy();
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+    const rugged = await startGateway({ catalogue: at, upstream: upstream(log, { RUG_AT_START: "1" }), listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    try {
+      const { client } = await overHttp(downstreamClient({}), rugged.url!);
+      expect((await client.callTool({ name: "echo", arguments: { text: "b" } }))._meta?.["stalwart-agents/check"]).toMatchObject({ reasons: ["tool_definition_changed"] });
+      await client.close();
+    } finally {
+      await rugged.close();
+    }
   });
 
   it("a server that rewrites a pinned description and says so: the tool is no longer offered, and its call is refused before the upstream", async () => {
@@ -69,7 +121,7 @@ describe("pinned tool definitions", { timeout: 60_000 }, () => {
       const after = await client.callTool({ name: "echo", arguments: { text: "hi" } });
       expect(after.isError).toBe(true);
       expect(text(after)).toContain("tool_definition_changed");
-      expect(after._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", reasons: ["tool_definition_changed"], detail: { pinned: expect.stringMatching(/^sha256:/), found: expect.stringMatching(/^sha256:/) } });
+      expect(after._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", reasons: ["tool_definition_changed"], detail: { pinned: expect.stringMatching(/^v2:sha256:/), found: expect.stringMatching(/^v2:sha256:/) } });
       expect(calls(log, "echo")).toBe(1);
       // not a check: nothing was written to the history for it
       expect(gw.entries().filter((e) => e.kind === "check" && e.tool === "echo")).toHaveLength(1);

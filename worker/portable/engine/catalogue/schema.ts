@@ -142,7 +142,7 @@ const wordDefinitions = {
   returns: { type: "object", "x-expect": "a JSON Schema map, e.g. `{type: object, properties: {...}}`" },
   // `stalwart gateway`: the digest of an MCP tool's description and input schema when the
   // catalogue was written (cli/gateway/pins.ts); the check itself does not read it.
-  pin: { type: "string", pattern: "^sha256:[0-9a-f]{64}$", "x-expect": "`sha256:` and 64 hex digits, as `stalwart gateway init` writes it" },
+  pin: { type: "string", pattern: "^(v2:)?sha256:[0-9a-f]{64}$", "x-expect": "`v2:sha256:` and 64 hex digits, as `stalwart gateway init` writes it (or the older `sha256:` form)" },
 };
 
 /** Words every tool entry (`tools:`, `http:`, `code:`) may carry: each a `$ref` to its definition. */
