@@ -52,7 +52,12 @@ const ENTRIES: Record<string, Record<string, unknown>> = {
       type: "object",
       properties: {
         description: text,
-        messages: { type: "array", items: { type: "object", properties: { role: text, content: { type: "object", properties: { type: text, text } } } } },
+        // an embedded `resource` carries its text one level down: the model reads it as it reads a
+        // text message, so it is kept and labels a copy alike (outside audit 13, F4)
+        messages: {
+          type: "array",
+          items: { type: "object", properties: { role: text, content: { type: "object", properties: { type: text, text, resource: { type: "object", properties: { uri: text, mimeType: text, text } } } } } },
+        },
       },
     },
   },

@@ -95,6 +95,29 @@ describe("resources and prompts: reads from outside", { timeout: 60_000 }, () =>
     }
   });
 
+  it("a prompt whose message is an embedded resource: its text is recorded, and a copy of it is labelled (outside audit 13, F4)", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), `settings: {language: en, taint_policy: refuse}\n${CATALOGUE.replace(/^\s*settings:.*$/m, "")}`);
+    const gw = await startGateway({
+      catalogue: join(dir, "agent.yaml"), home: home(), listen: { host: "127.0.0.1", port: 0 },
+      upstream: { command: process.execPath, args: [OUTSIDE], env: { ...(process.env as Record<string, string>), PROMPT_EMBEDDED: "1" } },
+    });
+    try {
+      const d = await overHttp(downstreamClient({}), gw.url!);
+      const got = await d.client.getPrompt({ name: "summarise", arguments: { topic: "billing" } });
+      expect(got.messages[0]!.content).toEqual({ type: "resource", resource: { uri: "note://inbox", mimeType: "text/plain", text: INJECTED } });
+      const check = gw.entries().filter((e) => e.kind === "check").at(-1) as { tool: string; step: number };
+      expect(check).toMatchObject({ tool: "prompts_get", decision: "allow" });
+      // before: the embedded text was not kept, and the copy was asked about as "written by the model"
+      const copied = await d.client.callTool({ name: "save", arguments: { text: INJECTED } });
+      expect(copied.isError).toBe(true);
+      expect(copied._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", reasons: ["tainted_call"], detail: { labels: ["untrusted:prompts_get"] } });
+      await d.client.close();
+    } finally {
+      await gw.close();
+    }
+  });
+
   it("server-everything: its resources and prompts come through the gateway as they come directly", async () => {
     const direct = new Client({ name: "direct", version: "1" });
     await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }));
