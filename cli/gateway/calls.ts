@@ -26,14 +26,14 @@
  *      client's retry that answers the tool server's own request resumes the held call
  *      (held-calls.ts), never checked again.
  */
-import { createHash, randomBytes } from "node:crypto";
 import { inputRequired, inputResponse, type ServerContext } from "@modelcontextprotocol/server";
 import type { CheckResult, FollowedView, InferredOrigin, Outcome } from "../../worker/portable/engine/index.js";
 import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
-import { BoundedCache, CallInputs, inferenceOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { CallInputs, inferenceOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { errorResult, faultCheck, question, refusalText, tokenWords, type ToolResult } from "./words.js";
-import { approvalForm, editsOf, FORM_KEY, misfit, packState, unpackState } from "./form.js";
+import { approvalForm, editsOf, FORM_KEY, misfit } from "./form.js";
+import { RequestStates } from "./request-states.js";
 import { gatewayRefusal } from "./refusals.js";
 import { forward, resume, type ForwardOptions } from "./forward.js";
 import { HeldCalls } from "./held-calls.js";
@@ -48,8 +48,6 @@ export type { CallsOptions, GatewaySession } from "./calls-options.js";
 /** Whether the client can be asked (server.ts works it out for a call only when a person is to be asked). */
 const ELICITS = () => true;
 const NO_ELICITATION = () => false;
-/** How many answered `requestState`s the gateway remembers, by their token's digest (a replay of one is refused; the token is spent once anyway). */
-const REMEMBERED = 10_000;
 
 export class Calls {
   private readonly history: HistoryView;
@@ -58,9 +56,7 @@ export class Calls {
   private readonly receipted = new Set<number>(); // steps whose receipt this gateway entered
   private readonly spending = new Set<string>(); // approved records a call in flight is spending
   private readonly inputs = new CallInputs(); // what each allowed call was sent: a result's echo of it is no source (infer.ts)
-  private readonly answeredStates = new BoundedCache<string, true>(REMEMBERED);
-  /** signs the person's edited arguments carried in `requestState` (form.ts); a restart forgets it, as it forgets the session */
-  private readonly stateKey = randomBytes(32);
+  private readonly states = new RequestStates(); // the `requestState`s given, read back, and answered (request-states.ts)
   /**
    * The reports not yet made: a call's outcome is recorded just after its reply is sent, so the
    * reply does not wait for the store; everything that reads or extends the session waits here
@@ -183,7 +179,7 @@ export class Calls {
           this.log(`confirm ${tool} ${check.reasons.join(",")}: asking the person`);
           return inputRequired({
             inputRequests: { [FORM_KEY]: inputRequired.elicit({ message: text, requestedSchema: approvalForm(tool, args) }) },
-            requestState: packState(this.stateKey, check.confirmation, carry ? args : undefined),
+            requestState: this.states.mint(check.confirmation, carry ? args : undefined),
           });
         }
         return this.hold(params, ctx, tool, args, origins, check, text);
@@ -194,16 +190,13 @@ export class Calls {
   /** The second round: the person answered (or the client says so); `state` is what we minted: the token, and the person's edited arguments if any. */
   private async answered(params: { name: string; _meta?: Record<string, unknown> }, sent: Record<string, unknown>, state: string, ctx: ServerContext): Promise<ToolResult | ReturnType<typeof inputRequired>> {
     const tool = params.name;
-    const unpacked = unpackState(this.stateKey, state);
-    if (!unpacked) {
-      this.log(`confirm ${tool}: a requestState this gateway did not mint; it did not run`);
-      return errorResult(`${tool} was not approved: the requestState is not one this gateway gave (what it carries does not verify), and the call did not run.`, { decision: "confirm", reasons: [], approved: false, answer: "unreadable" });
+    const read = this.states.read(state);
+    if ("unreadable" in read) {
+      this.log(`confirm ${tool}: a requestState this gateway did not give (${read.unreadable}); it did not run`);
+      return errorResult(`${tool} was not approved: the requestState is not one this gateway gave (${read.unreadable}), and the call did not run.`, { decision: "confirm", reasons: [], approved: false, answer: "unreadable" });
     }
-    const { token, args: carried } = unpacked;
-    // An answer is remembered by its token, whatever state carried it (audit 9, F1), and by
-    // digest: a token is the client's to size (up to a request's 4 MB).
-    const seen = createHash("sha256").update(token).digest("base64url");
-    if (this.answeredStates.get(seen)) {
+    const { token, args: carried, seen } = read;
+    if (this.states.used(seen)) {
       this.log(`confirm ${tool}: the same answer came again; it did not run again`);
       return errorResult(`${tool}: this answer was already used (the same requestState came again), and the call did not run again.`, { decision: "confirm", reasons: [], answer: "replayed" });
     }
@@ -213,7 +206,7 @@ export class Calls {
     const wrong = approved ? misfit(args, answer.content) : undefined;
     // Used once a decision is taken (no answer, or an unreadable one, decides nothing: audit 6,
     // F3); set before any await, so two copies of one approval racing in are one use.
-    if (answer.kind === "elicit" && !wrong) this.answeredStates.set(seen, true);
+    if (answer.kind === "elicit" && !wrong) this.states.use(seen);
     if (answer.kind === "elicit" && !approved) this.o.trace?.answer(token, false);
     if (!approved) {
       const how = answer.kind === "elicit" ? (answer.action === "accept" ? "not approved" : answer.action === "decline" ? "declined" : "cancelled") : "not answered";
@@ -248,7 +241,7 @@ export class Calls {
     if (check.decision === "allow") return this.forward({ ...params, arguments: args }, check, ctx);
     if (check.decision === "refuse") return errorResult(refusalText(tool, check), summary(check));
     // another call than the one approved: the approval (its token unspent) stays good for that one
-    if (check.detail.confirmation === "other_call") this.answeredStates.delete(seen);
+    if (check.detail.confirmation === "other_call") this.states.release(seen);
     this.log(`confirm ${tool}: the approval does not cover this call (${String(check.detail.confirmation ?? "")})`);
     const code = String(check.detail.confirmation ?? "");
     return errorResult(`the approval does not cover this call of ${tool} (${code || "unknown"}): ${tokenWords(code)}. It did not run.`, summary(check));

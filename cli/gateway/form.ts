@@ -99,7 +99,8 @@ export function packState(key: Uint8Array, token: string, edited?: Record<string
  * The token, and the carried arguments when the state has them; undefined when the state has a
  * tail that is not ours (its MAC does not verify, or what it carries is not an object). Taking
  * the token alone from such a state made `TOKEN~anything` a new answer for an asked call the
- * person had already declined (outside audit 9, F1): a state is used whole or not at all.
+ * person had already declined (outside audit 9, F1): a state is used whole or not at all. A
+ * state cut back to its token reads as the bare token here; request-states.ts tells it apart.
  */
 export function unpackState(key: Uint8Array, state: string): { token: string; args?: Record<string, unknown> } | undefined {
   const i = state.indexOf("~");

@@ -113,3 +113,33 @@ describe("2026-07-28: a client alters the person's edit it carries in requestSta
     await client.close();
   });
 });
+
+// Outside audit 15, F2: a state cut back to its token read as the bare token, an answer to the
+// call as the client sent it: it asked again and used up the person's real answer, which then
+// came back "already used".
+describe("2026-07-28: the state of an edited call, sent back with its `~…` tail cut", { timeout: 60_000 }, () => {
+  it("is refused as unreadable and decides nothing: the whole state afterwards runs the edited call", async () => {
+    const file = join(dir, "cut-tail.txt");
+    const client = new Client({ name: "manual-host", version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } }, inputRequired: { autoFulfill: false } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gw.url!)));
+    type Answered = { resultType?: string; isError?: boolean; requestState: string; _meta?: Record<string, unknown> };
+    const params = { name: "write_file", arguments: { path: file, content: "the model's words" } };
+    const answer = (content: Record<string, unknown>, requestState: string) => client.callTool({ ...params, inputResponses: { approve: { action: "accept", content: { approve: true, ...content } } }, requestState } as never, { allowInputRequired: true }) as unknown as Promise<Answered>;
+    const first = (await client.callTool(params, { allowInputRequired: true })) as unknown as Answered;
+    const edits = { "arg:content": "the person's words" };
+    const second = await answer(edits, first.requestState);
+    expect(second.resultType).toBe("input_required");
+    expect(second.requestState).toContain("~");
+    const cut = await answer(edits, second.requestState.split("~")[0]!);
+    expect(cut.resultType ?? "complete", JSON.stringify(cut)).toBe("complete");
+    expect(cut.isError).toBe(true);
+    expect(text(cut as never)).toContain("the requestState is not one this gateway gave (it was given with a `~…` tail, and came back without it)");
+    expect(cut._meta?.["stalwart-agents/check"]).toMatchObject({ approved: false, answer: "unreadable" });
+    expect(existsSync(file)).toBe(false);
+    // the person's answer is still theirs to give
+    const whole = await answer(edits, second.requestState);
+    expect(whole.isError, JSON.stringify(whole)).toBeFalsy();
+    expect(readFileSync(file, "utf8")).toBe("the person's words");
+    await client.close();
+  });
+});
