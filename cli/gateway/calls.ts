@@ -48,6 +48,8 @@ export type { CallsOptions, GatewaySession } from "./calls-options.js";
 /** Whether the client can be asked (server.ts works it out for a call only when a person is to be asked). */
 const ELICITS = () => true;
 const NO_ELICITATION = () => false;
+/** Why a token covered nothing when the question it answers is not in this session (tokenWords): another gateway's, session's or run's. */
+const FOREIGN: ReadonlySet<string> = new Set(["not_ours", "no_ask"]);
 
 export class Calls {
   private readonly history: HistoryView;
@@ -237,7 +239,9 @@ export class Calls {
     // Re-checked from step 1 with the token: a changed argument or a spent or forged token covers
     // nothing, and the call is confirmed again (asked again) instead of allowed.
     const check = await this.check(tool, args, origins, token);
-    this.o.trace?.answer(token, true, check);
+    // a state another gateway, session or run gave answers no call of this trace: the retry is a call of its own (outside audit 15, F5)
+    if (FOREIGN.has(String(check.detail.confirmation))) this.o.trace?.call(tool, args, origins, check);
+    else this.o.trace?.answer(token, true, check);
     if (check.decision === "allow") return this.forward({ ...params, arguments: args }, check, ctx);
     if (check.decision === "refuse") return errorResult(refusalText(tool, check), summary(check));
     // another call than the one approved: the approval (its token unspent) stays good for that one

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { decide } from "../../worker/portable/engine/index.js";
 import { homeMac } from "../../cli/approvals/mac.js";
 import { startGateway } from "../../cli/gateway/index.js";
@@ -143,6 +144,50 @@ describe("the gateway's trace, replayed", { timeout: 90_000 }, () => {
       ["save", "confirm", true, ["ran"]],
     ]);
     expect(out.calls[1]!.reasons).toContain("tainted_call");
+  });
+
+  // Outside audit 15, F5: a retry carrying a state another gateway gave was checked and refused
+  // live (`not_ours`), and the trace held nothing of it: replay never showed the attempt.
+  it("a retry carrying another gateway's requestState is in the trace as the call it was, and replays as live answered it", async () => {
+    const dir = allowedDir();
+    const catalogue = join(dir, "agent.yaml");
+    writeFileSync(catalogue, SAVE_CATALOGUE);
+    const file = join(mkdtempSync(join(tmpdir(), "stalwart-gateway-trace-")), "calls.jsonl");
+    const h = home();
+    const start = (trace?: string) => startGateway({ catalogue, upstream: { command: process.execPath, args: [OUTSIDE] }, listen: { host: "127.0.0.1", port: 0 }, home: h, ...(trace ? { trace } : {}), log: () => undefined });
+    const connect = async (url: string) => {
+      const client = new Client({ name: "manual-host", version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } }, inputRequired: { autoFulfill: false } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      return client;
+    };
+    const params = { name: "save", arguments: { text: "asked at the first gateway" } };
+    const a = await start();
+    const b = await start(file);
+    const [ca, cb] = [await connect(a.url!), await connect(b.url!)];
+    try {
+      const asked = (await ca.callTool(params, { allowInputRequired: true })) as unknown as { resultType?: string; requestState: string };
+      expect(asked.resultType).toBe("input_required");
+      const foreign = await cb.callTool({ ...params, inputResponses: { approve: { action: "accept", content: { approve: true } } }, requestState: asked.requestState } as never, { allowInputRequired: true });
+      expect(foreign.isError).toBe(true);
+      expect(text(foreign)).toContain("(not_ours)");
+    } finally {
+      await ca.close();
+      await cb.close();
+      await a.close();
+      await b.close();
+    }
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.type)).toEqual(["session", "call"]);
+    expect(lines[1]).toMatchObject({ type: "call", tool: "save", args: params.arguments });
+
+    let stdout = "";
+    let stderr = "";
+    const code = await replay([file, "--catalogue", catalogue, "--json"], { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s), isTTY: false } });
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as { calls: { tool: string; decision: string; approved: boolean | null; would_run: boolean; outcomes: string[] }[] };
+    // live: asked (confirm), the approval covered nothing, it did not run
+    expect(out.calls.map((c) => [c.tool, c.decision, c.approved, c.would_run, c.outcomes])).toEqual([["save", "confirm", null, false, []]]);
   });
 
   it("an outcome the session could not record is in the trace all the same", async () => {
