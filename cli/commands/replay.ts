@@ -12,7 +12,7 @@
  * stops with `LicenceRequired`, and a lapsed one gates its checks as it gates live ones; but a
  * replay is not live use, so it counts nothing against the licence's meters (cli/replay/licence.ts).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "../sdk/client.js";
@@ -21,6 +21,7 @@ import { loadCatalogue } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { CatalogueError, formatProblem } from "../../worker/portable/engine/index.js";
 import { formatTraceProblem, parseTrace, TraceError, type Trace } from "../replay/trace.js";
+import { readTrace } from "../replay/read-trace.js";
 import { ReplayClock, replayTrace } from "../replay/replay.js";
 import { buildReport, formatReport, reportJsonText } from "../replay/report.js";
 import { openLicence } from "../licence/index.js";
@@ -127,28 +128,6 @@ async function replay(io: Io, args: Args): Promise<number> {
   } finally {
     licence.flush();
     rmSync(home, { recursive: true, force: true });
-  }
-}
-
-/** The trace's text, or a TraceError saying why it cannot be read. */
-function readTrace(path: string): string {
-  const fail = (message: string, hint: string): never => {
-    throw new TraceError([{ file: path, line: 1, message, hint }]);
-  };
-  if (!existsSync(path)) fail(`cannot read \`${path}\`: no such file`, "check the path, relative to the current directory");
-  let st;
-  try {
-    st = statSync(path);
-  } catch (e) {
-    return fail(`cannot read \`${path}\`: ${(e as Error).message}`, "check the file's permissions");
-  }
-  if (st.isDirectory()) fail(`\`${path}\` is a folder, not a trace`, "name the .jsonl file the agent's recorder wrote");
-  // (a device, a pipe or a socket would be read forever, or wait for a writer)
-  if (!st.isFile()) fail(`\`${path}\` is not a regular file`, "name the .jsonl file the agent's recorder wrote, not a device, pipe or socket");
-  try {
-    return readFileSync(path, "utf8");
-  } catch (e) {
-    return fail(`cannot read \`${path}\`: ${(e as Error).message}`, "check the file's permissions");
   }
 }
 

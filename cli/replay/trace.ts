@@ -138,7 +138,7 @@ export class TraceError extends StalwartError {
  * Read a trace. Throws TraceError with every problem (bad JSON, unknown types and fields, wrong
  * values, references to calls no earlier line defines, time going backwards).
  */
-export function parseTrace(text: string, file: string): Trace {
+export function parseTrace(text: string | readonly string[], file: string): Trace {
   const problems: TraceProblem[] = [];
   let more = 0;
   const sessions: TraceSession[] = [];
@@ -155,8 +155,9 @@ export function parseTrace(text: string, file: string): Trace {
   /** calls the person answered (`approved` on the call, or an `answer` event): once each */
   const answered = new Set<string>();
 
-  const lines = text.split("\n");
-  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  // lines as read-trace.ts reads them (line by line), or a text split here
+  const lines = typeof text === "string" ? text.split("\n") : [...text];
+  if (typeof text === "string" && lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   for (let i = 0; i < lines.length; i++) {
     const lineNo = i + 1;
     let raw = lines[i]!;

@@ -1,6 +1,10 @@
 /** The trace reader (cli/replay/trace.ts): what it gives, and every kind of error with its line. */
 import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseTrace, TraceError, type TraceCall, type TraceProblem } from "../../cli/replay/trace.js";
+import { readTrace } from "../../cli/replay/read-trace.js";
 
 const SESSION = `{"v":1,"type":"session","name":"billing","language":"pt-BR","at":"2026-11-29T12:00:00Z"}`;
 
@@ -148,6 +152,48 @@ describe("parseTrace: errors name the line, say what is wrong and how to fix it"
       expect(e.more).toBe(10);
       expect(e.problems[0]!.line).toBe(2);
       expect(e.problems[49]!.line).toBe(51);
+    }
+  });
+});
+
+describe("reading a trace file line by line (cli/replay/read-trace.ts)", () => {
+  it("gives the lines a split of the whole text gives, lines across its read chunks and characters across them included", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stalwart-read-trace-"));
+    const file = join(dir, "t.jsonl");
+    try {
+      // a line of 17 MiB of two-byte characters, past the 16 MiB read, then short ones and an empty one
+      const text = `${SESSION}\r\n{"type":"turn","text":"${"é".repeat(17 * 512 * 1024 + 1)}","at":"2026-11-29T12:00:05Z"}\n\n{"type":"turn","text":"ok","at":"2026-11-29T12:00:06Z"}`;
+      writeFileSync(file, text);
+      const lines = readTrace(file);
+      expect(lines.length).toBe(4);
+      expect(lines).toEqual(text.split("\n"));
+      expect(parseTrace(lines, file).sessions[0]!.events).toHaveLength(2);
+      writeFileSync(file, text + "\n");
+      expect(readTrace(file)).toEqual(text.split("\n"));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a line over the limit is an error at its own line; the lines around it are read", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stalwart-read-trace-"));
+    const file = join(dir, "t.jsonl");
+    try {
+      writeFileSync(file, [SESSION, "x".repeat(2000), "{}", "y".repeat(1025)].join("\n"));
+      const err = (() => {
+        try {
+          readTrace(file, 1024);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(TraceError);
+      expect((err as TraceError).problems.map((p) => [p.line, p.message])).toEqual([
+        [2, "the line is 2000 bytes long: too long to read (replay reads lines of at most 0.0009765625 MiB)"],
+        [4, "the line is 1025 bytes long: too long to read (replay reads lines of at most 0.0009765625 MiB)"],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
