@@ -10,7 +10,7 @@ import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
 import { catalogueFrom } from "../sdk/catalogue-input.js";
 import { parse } from "yaml";
-import { decide, loadCatalogue, receiptProblem, sha256, standingOf, type Approval, type ApprovalStore, type CompiledCatalogue, type Entry, type Language, type Mac, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { CatalogueError, decide, loadCatalogue, receiptProblem, sha256, standingOf, type Approval, type ApprovalStore, type CompiledCatalogue, type Entry, type Language, type Mac, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { homeMac } from "../approvals/mac.js";
 import { remoteApprovals } from "../approvals/remote.js";
 import { Http } from "../sdk/remote.js";
@@ -22,7 +22,7 @@ import type { listen } from "./http.js";
 import { GonePosts } from "./gone-posts.js";
 import { Pins, pinsOf } from "./pins.js";
 import { TaskTools } from "./task-tools.js";
-import { OUTSIDE_TOOLS, withOutsideReads } from "./outside.js";
+import { OUTSIDE_TOOLS, outsideEntryProblems, withOutsideReads } from "./outside.js";
 import { gatewayAgent } from "./agent.js";
 import { TraceFile } from "./trace-file.js";
 import { oneLine } from "../../worker/portable/approvals/visible.js";
@@ -109,6 +109,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   // gets it with the outside-read entries for resources and prompts added (outside.ts).
   const text = readCatalogueFile(o.catalogue);
   const own = loadCatalogue(text, { file: o.catalogue, schemaCompiler: ajvCompiler });
+  const taken = outsideEntryProblems(text, o.catalogue, own);
+  if (taken.length > 0) throw new CatalogueError(taken);
   const source = parse(text) as Record<string, unknown>;
   const effective = withOutsideReads(source);
   // through the SDK's cache, so that the session made from `effective` below is not compiled again

@@ -19,6 +19,7 @@ import { CatalogueError, cutText, loadCatalogue, formatProblem, InputError } fro
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { Upstream, type UpstreamSpec } from "./upstream.js";
 import { definitionDigest } from "./pins.js";
+import { OUTSIDE_TOOLS } from "./outside.js";
 
 type McpTool = {
   name: string;
@@ -64,6 +65,14 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
       skipped.push(t.name);
       const why = seen.has(t.name) ? "the server lists this name twice; the first is written above" : "a catalogue's tool name is letters, digits, `_` and `-`, at most 128 characters";
       blocks.push(`  # not written: ${shownName(t.name)} (${why}): the gateway does not offer it, and refuses its calls`);
+      continue;
+    }
+    // The gateway's own entry of this name records resources/read or prompts/get as a read from
+    // outside (outside.ts); written as the server's tool, it would replace that entry and stop
+    // labelling what resources and prompts return (outside audit 13, F1).
+    if (OUTSIDE_TOOLS.has(t.name)) {
+      skipped.push(t.name);
+      blocks.push(`  # not written: ${shownName(t.name)} (the gateway keeps this name for its own \`${t.name === "resources_read" ? "resources/read" : "prompts/get"}\` entry, a read from outside whose results are labelled untrusted): the gateway does not offer the server's tool of this name, and refuses its calls`);
       continue;
     }
     seen.add(t.name);

@@ -7,12 +7,14 @@
  * write is held `tainted_call` (checks.md step 9).
  *
  * The gateway adds the two entries to the catalogue it hands the check, unless the catalogue names
- * them itself (then its own words apply: a person may, say, `trust` them, or cap them with
- * `at_most`). They are never offered or callable as tools. The listings (`resources/list`,
+ * them itself (then its own words apply: a person may cap them with `at_most`, narrow `args`, or
+ * say which agents reach them), as long as they stay `reads_outside` (outsideEntryProblems). They
+ * are never offered or callable as tools. The listings (`resources/list`,
  * `resources/templates/list`, `prompts/list`) are forwarded and not recorded: they name things, and
  * what they name is read through `resources/read` / `prompts/get`.
  */
-import type { CheckResult, InferredOrigin, Outcome } from "../../worker/portable/engine/index.js";
+import { LineCounter, parseDocument } from "yaml";
+import type { CatalogueProblem, CheckResult, CompiledCatalogue, InferredOrigin, Outcome } from "../../worker/portable/engine/index.js";
 import { originsOf, recordable } from "../../worker/portable/engine/index.js";
 import { faultCheck } from "./words.js";
 import type { TraceFile } from "./trace-file.js";
@@ -75,6 +77,33 @@ export function withOutsideReads(source: Record<string, unknown>): Record<string
   const added = Object.keys(ENTRIES).filter((n) => !named.has(n));
   const agents = Object.hasOwn(source, "agents") && Array.isArray(source.agents) ? { agents: (source.agents as unknown[]).map((a) => reaching(a, added)) } : {};
   return { ...source, ...agents, tools: [...tools, ...added.map((n) => ENTRIES[n]!)] };
+}
+
+/**
+ * A catalogue entry named `resources_read` or `prompts_get` that is not `reads_outside: true`:
+ * it would replace the gateway's own entry, and what resources and prompts return would no longer
+ * be labelled untrusted — `not_after: [untrusted]` and `taint_policy` would stop holding after
+ * them. Such an entry came from a tool server whose tool had that name (outside audit 13, F1), or
+ * from a person who did not know the name is taken; either way the gateway does not start on it.
+ */
+export function outsideEntryProblems(text: string, file: string, own: CompiledCatalogue): CatalogueProblem[] {
+  const wrong = [...OUTSIDE_TOOLS].filter((n) => own.tools.get(n)?.readsOutside === false);
+  if (wrong.length === 0) return [];
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines });
+  const data: unknown = doc.toJS();
+  const list = typeof data === "object" && data !== null && Object.hasOwn(data, "tools") && Array.isArray((data as { tools: unknown }).tools) ? (data as { tools: unknown[] }).tools : [];
+  return wrong.map((name) => {
+    const i = list.findIndex((t) => typeof t === "object" && t !== null && (t as { name?: unknown }).name === name);
+    const node = i >= 0 ? doc.getIn(["tools", i, "name"], true) : undefined;
+    const offset = (node as { range?: [number, number, number] } | undefined)?.range?.[0];
+    const at = offset !== undefined ? lines.linePos(offset) : { line: 1, col: 1 };
+    return {
+      file, line: at.line, column: at.col, pointer: i >= 0 ? `/tools/${i}` : "/tools",
+      message: `tool \`${name}\`: this name is the gateway's own ${name === RESOURCES_READ ? "`resources/read`" : "`prompts/get`"} entry, a read from outside, and must keep \`reads_outside: true\`; without it what ${name === RESOURCES_READ ? "resources" : "prompts"} return is not labelled untrusted`,
+      hint: `add \`reads_outside: true\` to it, or remove the entry (the gateway then adds its own); a tool server's tool of this name is never offered through the gateway, so it needs no entry`,
+    };
+  });
 }
 
 /** An agent entry that also reaches `names` (anything not an agent with a list of tools is left for the lint to name). */
