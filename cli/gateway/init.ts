@@ -57,13 +57,20 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
   let guesses = 0;
   const blocks: string[] = [];
   const skipped: string[] = [];
-  const seen = new Set<string>();
+  const listed = new Map<string, number>();
+  for (const t of tools) listed.set(t.name, (listed.get(t.name) ?? 0) + 1);
+  const said = new Set<string>();
   for (const t of tools) {
     // One tool the catalogue cannot hold is left out and said so, not the whole file: it is not
     // offered and its calls are refused (`unknown_tool`), as for any tool the catalogue does not name.
-    if (!CATALOGUE_NAME.test(t.name) || seen.has(t.name)) {
+    // A name listed more than once is left out whole, once: which copy the server runs is unknown
+    // (the first copy was written, where the docs said none is: outside audit 13, F9).
+    const times = listed.get(t.name) ?? 1;
+    if (!CATALOGUE_NAME.test(t.name) || times > 1) {
+      if (said.has(t.name)) continue;
+      said.add(t.name);
       skipped.push(t.name);
-      const why = seen.has(t.name) ? "the server lists this name twice; the first is written above" : "a catalogue's tool name is letters, digits, `_` and `-`, at most 128 characters";
+      const why = times > 1 ? `the server lists this name ${times} times, so which of them it runs is unknown` : "a catalogue's tool name is letters, digits, `_` and `-`, at most 128 characters";
       blocks.push(`  # not written: ${shownName(t.name)} (${why}): the gateway does not offer it, and refuses its calls`);
       continue;
     }
@@ -75,7 +82,6 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
       blocks.push(`  # not written: ${shownName(t.name)} (the gateway keeps this name for its own \`${t.name === "resources_read" ? "resources/read" : "prompts/get"}\` entry, a read from outside whose results are labelled untrusted): the gateway does not offer the server's tool of this name, and refuses its calls`);
       continue;
     }
-    seen.add(t.name);
     const a = t.annotations ?? {};
     const entry: Record<string, unknown> = { name: t.name };
     const notes: string[] = [];
@@ -123,7 +129,6 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     // `object`) is left out and said so, like a name it cannot hold: the rest is still written.
     const problem = toolProblem(body);
     if (problem) {
-      seen.delete(t.name);
       skipped.push(t.name);
       blocks.push(`  # not written: ${shownName(t.name)} (its schema is not one a catalogue takes: ${oneLine(problem)}): the gateway does not offer it, and refuses its calls; declare it by hand to offer it`);
       continue;

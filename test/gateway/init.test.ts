@@ -117,7 +117,8 @@ describe("stalwart gateway init", () => {
     const { text, skipped } = starterCatalogue(
       [
         { name: "notes.search", description: "dotted, as MCP allows", inputSchema: schema, annotations: { readOnlyHint: true } },
-        { name: "save", description: "first\nsecond line", inputSchema: schema },
+        { name: "save", description: "listed once", inputSchema: schema },
+        { name: "note", description: "first\nsecond line", inputSchema: schema },
         { name: "save", description: "listed again", inputSchema: schema },
         { name: "read", description: "a carriage\rreturn", inputSchema: schema, annotations: { readOnlyHint: true } },
       ],
@@ -125,11 +126,14 @@ describe("stalwart gateway init", () => {
     );
     // before: the header's line break made the file malformed YAML, and a dotted name failed the lint — init wrote nothing
     const c = loadCatalogue(text, { file: "starter.yaml", schemaCompiler: ajvCompiler });
-    expect([...c.tools.keys()].sort()).toEqual(["read", "save"]);
+    expect([...c.tools.keys()].sort()).toEqual(["note", "read"]);
     expect(c.settings.language).toBe("en");
     expect(skipped).toEqual(["notes.search", "save"]);
     expect(text).toContain('# not written: "notes.search"');
-    expect(parse(text).tools.filter((t: { name: string }) => t.name === "save")).toHaveLength(1);
+    // a name listed twice is left out whole, as the docs say (the first copy was written: outside audit 13, F9)
+    expect(text).toContain('# not written: "save" (the server lists this name 2 times, so which of them it runs is unknown)');
+    expect(text.match(/# not written: "save"/g)).toHaveLength(1);
+    expect(parse(text).tools.filter((t: { name: string }) => t.name === "save")).toHaveLength(0);
   });
 
   it("a name longer than a catalogue holds (128 characters): left out, its comment cut; 128 is written and its calls are checked", async () => {
