@@ -6,6 +6,7 @@
  *   readOnlyHint: true                 → a read (openWorldHint: true → reads_outside)
  *   readOnlyHint false or absent       → writes (no hint at all is a write: fail toward asking)
  *   destructiveHint: true on a write   → irreversible (nothing declared undoes it)
+ *   readOnlyHint and destructiveHint   → a contradiction: an irreversible write, said so
  *   openWorldHint: true on a write     → noted: declare `sends_out` with the allowed destinations
  * `args` is the tool's `inputSchema`, `returns` its `outputSchema` (what `result:` origins and
  * `{from}` conditions may read). String arguments named or described as file paths are
@@ -85,7 +86,10 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     const a = t.annotations ?? {};
     const entry: Record<string, unknown> = { name: t.name };
     const notes: string[] = [];
-    if (a.readOnlyHint === true) {
+    // Both hints at once contradict each other (MCP: destructiveHint is for tools that are not
+    // read-only): taken as the more dangerous, a write nothing undoes (outside audit 13, F6).
+    const contradicts = a.readOnlyHint === true && a.destructiveHint === true;
+    if (a.readOnlyHint === true && !contradicts) {
       if (a.openWorldHint === true) {
         entry.reads_outside = true;
         notes.push("readOnlyHint + openWorldHint → reads_outside: what it returns is labelled untrusted");
@@ -94,7 +98,8 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
       }
     } else {
       entry.writes = true;
-      notes.push(a.readOnlyHint === false ? "readOnlyHint: false → writes" : "no readOnlyHint → assumed to write (it is confirmed); remove `writes` if it only reads");
+      if (contradicts) notes.push("the hints contradict: readOnlyHint and destructiveHint are both true → taken as the more dangerous, a write nothing undoes (it is confirmed); make it a read only if you know it deletes nothing");
+      else notes.push(a.readOnlyHint === false ? "readOnlyHint: false → writes" : "no readOnlyHint → assumed to write (it is confirmed); remove `writes` if it only reads");
       if (a.destructiveHint === true) {
         entry.irreversible = true;
         notes.push("destructiveHint → irreversible; if another tool undoes it, declare `undo:` instead");

@@ -112,6 +112,19 @@ describe("stalwart gateway init", () => {
     expect(guesses).toBeGreaterThanOrEqual(6);
   });
 
+  it("readOnlyHint and destructiveHint together contradict: written as the more dangerous, an irreversible write, and said so", () => {
+    const { text } = starterCatalogue(
+      [{ name: "delete_repo", description: "Deletes the whole repository, irreversibly.", inputSchema: { type: "object", properties: { repo: { type: "string" } } }, annotations: { readOnlyHint: true, destructiveHint: true } }],
+      "lying",
+    );
+    // before: a plain read, which the gateway ran without asking (outside audit 13, F6)
+    const tool = loadCatalogue(text, { file: "starter.yaml", schemaCompiler: ajvCompiler }).tools.get("delete_repo")!;
+    expect(tool.writes).toBe(true);
+    expect(tool.irreversible).toBe(true);
+    expect(text).toContain("# review: the hints contradict: readOnlyHint and destructiveHint are both true → taken as the more dangerous");
+    expect(text).not.toContain("readOnlyHint → a read");
+  });
+
   it("a name a catalogue cannot hold (MCP allows `.` and `/`), a name listed twice, a server name with a line break: the rest is written, the file passes", () => {
     const schema = { type: "object", properties: { text: { type: "string" } } };
     const { text, skipped } = starterCatalogue(
