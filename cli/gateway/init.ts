@@ -54,8 +54,9 @@ const NAMING_ELSEWHERE = ["allOf", "anyOf", "oneOf", "$ref", "if", "then", "else
 /** A catalogue's tool name (catalogue schema); MCP also allows `.` and `/`, which a catalogue cannot name. */
 const CATALOGUE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,127}$/;
 
-export function starterCatalogue(tools: readonly McpTool[], source: string): { text: string; guesses: number; skipped: string[] } {
+export function starterCatalogue(tools: readonly McpTool[], source: string): { text: string; written: number; guesses: number; skipped: string[] } {
   let guesses = 0;
+  let written = 0;
   const blocks: string[] = [];
   const skipped: string[] = [];
   const listed = new Map<string, number>();
@@ -139,6 +140,7 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
       continue;
     }
     guesses += notes.length;
+    written++;
     const head = [`# ${t.name}${typeof t.description === "string" && t.description ? `: ${firstLine(t.description)}` : ""}`, ...notes.map((n) => `# review: ${n}`)];
     blocks.push([...head.map((l) => `  ${l}`), ...body].join("\n"));
   }
@@ -151,10 +153,10 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     "settings:",
     "  language: en",
     "tools:",
-    ...(blocks.length > skipped.length ? blocks : [...blocks, "  []"]),
+    ...(written > 0 ? blocks : [...blocks, "  []"]),
     "",
   ].join("\n");
-  return { text, guesses, skipped };
+  return { text, written, guesses, skipped };
 }
 
 /** An argument name a file system's tools use for a path (server-filesystem: path, paths, source, destination). */
@@ -193,8 +195,9 @@ export async function writeStarter(spec: UpstreamSpec, out: string, o: { force: 
   if (existsSync(out) && !o.force) throw new InputError(`\`${out}\` exists`, undefined, "pass `--force` to overwrite it, or `-o` another file");
   const { tools, server } = await listAllTools(spec);
   const source = server ? `${server.name} ${server.version}` : "url" in spec ? spec.url : [spec.command, ...spec.args].join(" ");
-  const { text, guesses, skipped } = starterCatalogue(tools, source);
-  if (tools.length > 0 && skipped.length === tools.length) {
+  const { text, written, guesses, skipped } = starterCatalogue(tools, source);
+  // counted as written, not as listed less left out: a name listed twice is one line for two tools
+  if (tools.length > 0 && written === 0) {
     const why = text.split("\n").filter((l) => l.startsWith("  # not written: ")).map((l) => l.slice(17));
     throw new InputError(`none of the tool server's ${tools.length} tools can be written to a catalogue:\n${why.join("\n")}`, undefined, "write the catalogue by hand (docs/catalogue.md), or ask the tool server's authors for draft-07 input schemas");
   }
@@ -210,7 +213,7 @@ export async function writeStarter(spec: UpstreamSpec, out: string, o: { force: 
     // a folder that does not exist, or one this user may not write: the person's input, not a crash
     throw new InputError(`cannot write \`${out}\`: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, undefined, "check that its folder exists and can be written, or pass `-o` another file");
   }
-  return { tools: tools.length - skipped.length, guesses, skipped };
+  return { tools: written, guesses, skipped };
 }
 
 /** A JSON Schema as a catalogue takes it: `$schema` dropped (the catalogue fixes the dialect). */
