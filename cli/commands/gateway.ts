@@ -109,13 +109,18 @@ export const command = defineCommand({
 const summary = command.summary;
 const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);
 
-async function init(v: { url?: string | undefined; header?: string[] | undefined; "header-env"?: string[] | undefined; out?: string | undefined; force?: boolean | undefined }, positionals: string[], io: Io): Promise<number> {
+async function init(v: { url?: string | undefined; header?: string[] | undefined; "header-env"?: string[] | undefined; out?: string | undefined; force?: boolean | undefined; json?: boolean | undefined }, positionals: string[], io: Io): Promise<number> {
   const upstream = upstreamOf(v.url, positionals, { literal: v.header ?? [], fromEnv: v["header-env"] ?? [] });
   if (typeof upstream === "string") throw usageError(upstream);
   const out = v.out ?? "agent.yaml";
   const { writeStarter, shownName } = await import("../gateway/init.js");
   const written = await writeStarter(upstream, out, { force: v.force === true });
-  const left = written.skipped.length ? `; left out ${written.skipped.map(shownName).join(", ")} (a name a catalogue cannot hold, a name listed twice, or a schema a catalogue cannot take: see the file)` : "";
+  if (v.json) {
+    // cli.md: with --json the result is JSON on stdout, each tool left out with its reason
+    io.stdout.write(`${JSON.stringify({ file: out, tools: written.tools, guesses: written.guesses, left_out: written.left }, null, 2)}\n`);
+    return 0;
+  }
+  const left = written.skipped.length ? `; left out ${written.skipped.map(shownName).join(", ")} (a name a catalogue cannot hold or the gateway keeps, a name listed twice, a listing that is not valid MCP, or a schema a catalogue cannot take: see the file)` : "";
   io.stdout.write(`${out}: wrote ${written.tools} tool${written.tools === 1 ? "" : "s"} (${written.guesses} guesses marked \`# review\`${left}); check it with \`stalwart check ${out}\`\n`);
   return 0;
 }

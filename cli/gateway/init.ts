@@ -18,7 +18,7 @@ import { stringify } from "yaml";
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { CatalogueError, cutText, loadCatalogue, formatProblem, InputError } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
-import { Upstream, type UpstreamSpec } from "./upstream.js";
+import { Upstream, type ListedTool, type UpstreamSpec } from "./upstream.js";
 import { definitionDigest } from "./pins.js";
 import { OUTSIDE_TOOLS } from "./outside.js";
 
@@ -30,7 +30,7 @@ type McpTool = {
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; idempotentHint?: boolean; title?: string };
 };
 
-async function listAllTools(spec: UpstreamSpec): Promise<{ tools: McpTool[]; server?: { name: string; version: string } }> {
+async function listAllTools(spec: UpstreamSpec): Promise<{ tools: ListedTool[]; server?: { name: string; version: string } }> {
   // The capabilities the serving gateway declares (it relays sampling, elicitation and roots): a
   // server that offers, or describes, some tools only to such clients lists them as it will when
   // served, so none is left out and every pin matches. Nobody is there to answer a request.
@@ -40,7 +40,8 @@ async function listAllTools(spec: UpstreamSpec): Promise<{ tools: McpTool[]; ser
     },
   }).start();
   try {
-    const tools = (await up.listTools()).map((t) => t as McpTool);
+    // raw: one tool that is not valid MCP is left out with its reason, not the whole listing lost
+    const tools = await up.listTools(60_000, { raw: true });
     const server = up.serverInfo();
     return { tools, ...(server ? { server } : {}) };
   } finally {
@@ -54,36 +55,46 @@ const NAMING_ELSEWHERE = ["allOf", "anyOf", "oneOf", "$ref", "if", "then", "else
 /** A catalogue's tool name (catalogue schema); MCP also allows `.` and `/`, which a catalogue cannot name. */
 const CATALOGUE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,127}$/;
 
-export function starterCatalogue(tools: readonly McpTool[], source: string): { text: string; written: number; guesses: number; skipped: string[] } {
+/** A tool init did not write, and why (its `# not written:` line says the same). */
+export type LeftOut = { name: string; why: string };
+
+export function starterCatalogue(tools: readonly ListedTool[], source: string): { text: string; written: number; guesses: number; skipped: string[]; left: LeftOut[] } {
   let guesses = 0;
   let written = 0;
   const blocks: string[] = [];
-  const skipped: string[] = [];
+  const left: LeftOut[] = [];
+  const leaveOut = (name: string, why: string, then = "the gateway does not offer it, and refuses its calls") => {
+    left.push({ name, why });
+    blocks.push(`  # not written: ${shownName(name)} (${oneLine(why)}): ${then}`);
+  };
   const listed = new Map<string, number>();
   for (const t of tools) listed.set(t.name, (listed.get(t.name) ?? 0) + 1);
   const said = new Set<string>();
-  for (const t of tools) {
+  for (const raw of tools) {
     // One tool the catalogue cannot hold is left out and said so, not the whole file: it is not
     // offered and its calls are refused (`unknown_tool`), as for any tool the catalogue does not name.
     // A name listed more than once is left out whole, once: which copy the server runs is unknown
     // (the first copy was written, where the docs said none is: outside audit 13, F9).
-    const times = listed.get(t.name) ?? 1;
-    if (!CATALOGUE_NAME.test(t.name) || times > 1) {
-      if (said.has(t.name)) continue;
-      said.add(t.name);
-      skipped.push(t.name);
-      const why = times > 1 ? `the server lists this name ${times} times, so which of them it runs is unknown` : "a catalogue's tool name is letters, digits, `_` and `-`, at most 128 characters";
-      blocks.push(`  # not written: ${shownName(t.name)} (${why}): the gateway does not offer it, and refuses its calls`);
+    const times = listed.get(raw.name) ?? 1;
+    if (!CATALOGUE_NAME.test(raw.name) || times > 1) {
+      if (said.has(raw.name)) continue;
+      said.add(raw.name);
+      leaveOut(raw.name, times > 1 ? `the server lists this name ${times} times, so which of them it runs is unknown` : "a catalogue's tool name is letters, digits, `_` and `-`, at most 128 characters");
       continue;
     }
     // The gateway's own entry of this name records resources/read or prompts/get as a read from
     // outside (outside.ts); written as the server's tool, it would replace that entry and stop
     // labelling what resources and prompts return (outside audit 13, F1).
-    if (OUTSIDE_TOOLS.has(t.name)) {
-      skipped.push(t.name);
-      blocks.push(`  # not written: ${shownName(t.name)} (the gateway keeps this name for its own \`${t.name === "resources_read" ? "resources/read" : "prompts/get"}\` entry, a read from outside whose results are labelled untrusted): the gateway does not offer the server's tool of this name, and refuses its calls`);
+    if (OUTSIDE_TOOLS.has(raw.name)) {
+      leaveOut(raw.name, `the gateway keeps this name for its own \`${raw.name === "resources_read" ? "resources/read" : "prompts/get"}\` entry, a read from outside whose results are labelled untrusted`, "the gateway does not offer the server's tool of this name, and refuses its calls");
       continue;
     }
+    const invalid = notMcp(raw);
+    if (invalid) {
+      leaveOut(raw.name, `the server's listing of it is not valid MCP: ${invalid}`);
+      continue;
+    }
+    const t = raw as McpTool;
     const a = t.annotations ?? {};
     const entry: Record<string, unknown> = { name: t.name };
     const notes: string[] = [];
@@ -135,8 +146,7 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     // `object`) is left out and said so, like a name it cannot hold: the rest is still written.
     const problem = toolProblem(body);
     if (problem) {
-      skipped.push(t.name);
-      blocks.push(`  # not written: ${shownName(t.name)} (its schema is not one a catalogue takes: ${oneLine(problem)}): the gateway does not offer it, and refuses its calls; declare it by hand to offer it`);
+      leaveOut(t.name, `its schema is not one a catalogue takes: ${problem}`, "the gateway does not offer it, and refuses its calls; declare it by hand to offer it");
       continue;
     }
     guesses += notes.length;
@@ -156,7 +166,30 @@ export function starterCatalogue(tools: readonly McpTool[], source: string): { t
     ...(written > 0 ? blocks : [...blocks, "  []"]),
     "",
   ].join("\n");
-  return { text, written, guesses, skipped };
+  return { text, written, guesses, skipped: left.map((l) => l.name), left };
+}
+
+const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * What makes a listed tool invalid MCP where init reads it, or undefined (then it reads as an
+ * McpTool). The SDK's schema threw on the whole page for such a tool, and init stopped with an
+ * internal error, writing nothing (outside audit 13, F5). A schema MCP takes but a catalogue does
+ * not (`type` other than `object`) is the lint's to say (toolProblem).
+ */
+function notMcp(t: ListedTool): string | undefined {
+  if (t.inputSchema === undefined) return "it has no `inputSchema`, which MCP requires of every tool";
+  if (!isMap(t.inputSchema)) return "its `inputSchema` is not an object";
+  if (t.description !== undefined && typeof t.description !== "string") return "its `description` is not text";
+  if (t.outputSchema !== undefined && !isMap(t.outputSchema)) return "its `outputSchema` is not an object";
+  if (t.annotations === undefined) return undefined;
+  if (!isMap(t.annotations)) return "its `annotations` is not an object";
+  for (const h of HINTS) {
+    const v = t.annotations[h];
+    if (v !== undefined && typeof v !== "boolean") return `its annotation \`${h}\` is ${cutText(oneLine(JSON.stringify(v) ?? String(v)), 40)}, not true or false, so its class cannot be guessed`;
+  }
+  return undefined;
 }
 
 /** An argument name a file system's tools use for a path (server-filesystem: path, paths, source, destination). */
@@ -191,14 +224,14 @@ function toolProblem(body: string[]): string | undefined {
   }
 }
 
-export async function writeStarter(spec: UpstreamSpec, out: string, o: { force: boolean }): Promise<{ tools: number; guesses: number; skipped: string[] }> {
+export async function writeStarter(spec: UpstreamSpec, out: string, o: { force: boolean }): Promise<{ tools: number; guesses: number; skipped: string[]; left: LeftOut[] }> {
   if (existsSync(out) && !o.force) throw new InputError(`\`${out}\` exists`, undefined, "pass `--force` to overwrite it, or `-o` another file");
   const { tools, server } = await listAllTools(spec);
   const source = server ? `${server.name} ${server.version}` : "url" in spec ? spec.url : [spec.command, ...spec.args].join(" ");
-  const { text, written, guesses, skipped } = starterCatalogue(tools, source);
+  const { text, written, guesses, skipped, left } = starterCatalogue(tools, source);
   // counted as written, not as listed less left out: a name listed twice is one line for two tools
   if (tools.length > 0 && written === 0) {
-    const why = text.split("\n").filter((l) => l.startsWith("  # not written: ")).map((l) => l.slice(17));
+    const why = left.map((l) => `${shownName(l.name)} (${oneLine(l.why)})`);
     throw new InputError(`none of the tool server's ${tools.length} tools can be written to a catalogue:\n${why.join("\n")}`, undefined, "write the catalogue by hand (docs/catalogue.md), or ask the tool server's authors for draft-07 input schemas");
   }
   try {
@@ -213,7 +246,7 @@ export async function writeStarter(spec: UpstreamSpec, out: string, o: { force: 
     // a folder that does not exist, or one this user may not write: the person's input, not a crash
     throw new InputError(`cannot write \`${out}\`: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, undefined, "check that its folder exists and can be written, or pass `-o` another file");
   }
-  return { tools: written, guesses, skipped };
+  return { tools: written, guesses, skipped, left };
 }
 
 /** A JSON Schema as a catalogue takes it: `$schema` dropped (the catalogue fixes the dialect). */

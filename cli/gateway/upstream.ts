@@ -194,12 +194,17 @@ export class Upstream {
     }
   }
 
-  /** Every tool the server lists now, page by page (capped at 1000 pages: a cursor that never ends is not followed forever). */
-  async listTools(timeoutMs = 60_000): Promise<ListedTool[]> {
+  /**
+   * Every tool the server lists now, page by page (capped at 1000 pages: a cursor that never ends
+   * is not followed forever). `raw`: each page read as the object it is, not through the SDK's
+   * schema, which throws on the whole page for one tool that is not valid MCP; the caller judges
+   * each tool (`gateway init` leaves such a tool out, and says why).
+   */
+  async listTools(timeoutMs = 60_000, o: { raw?: boolean } = {}): Promise<ListedTool[]> {
     const tools: ListedTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 1000; page++) {
-      const r = await this.request("tools/list", cursor !== undefined ? { cursor } : undefined, { timeoutMs });
+      const r = await this.request("tools/list", cursor !== undefined ? { cursor } : undefined, { timeoutMs, ...(o.raw ? { resultAs: null } : {}) });
       for (const t of Array.isArray(r.tools) ? r.tools : []) if (typeof t === "object" && t !== null && typeof (t as { name?: unknown }).name === "string") tools.push(t as ListedTool);
       cursor = typeof r.nextCursor === "string" && r.nextCursor !== "" ? r.nextCursor : undefined;
       if (cursor === undefined) break;

@@ -45,4 +45,33 @@ describe("gateway init: listings no SDK server sends", { timeout: 60_000 }, () =
     expect(more.out).toContain("wrote 1 tool (");
     expect((parse(more.file!).tools as { name: string }[]).map((t) => t.name)).toEqual(["fine"]);
   });
+
+  it("a tool that is not valid MCP (no inputSchema, one not an object, a hint not a boolean) is left out with its reason; the rest is written", async () => {
+    const bad = [
+      { name: "no_schema" },
+      { name: "schema_text", inputSchema: "object" },
+      { name: "ann_bad", inputSchema: { type: "object" }, annotations: { readOnlyHint: "yes" } },
+      { name: "desc_null", description: null, inputSchema: { type: "object" } },
+      { name: "type_string", inputSchema: { type: "string" } },
+    ];
+    // before: the SDK's schema threw on the whole page, "stalwart: internal error: SdkError …", nothing written (outside audit 13, F5)
+    const r = await init({ pages: [[{ name: "fine", inputSchema: schema }, ...bad]] });
+    expect(r.err).not.toContain("internal error");
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain("wrote 1 tool (");
+    expect((parse(r.file!).tools as { name: string }[]).map((t) => t.name)).toEqual(["fine"]);
+    expect(r.file).toContain('# not written: "no_schema" (the server\'s listing of it is not valid MCP: it has no `inputSchema`, which MCP requires of every tool)');
+    expect(r.file).toContain('# not written: "schema_text" (the server\'s listing of it is not valid MCP: its `inputSchema` is not an object)');
+    expect(r.file).toContain('# not written: "ann_bad" (the server\'s listing of it is not valid MCP: its annotation `readOnlyHint` is "yes", not true or false, so its class cannot be guessed)');
+    expect(r.file).toContain('# not written: "desc_null" (the server\'s listing of it is not valid MCP: its `description` is not text)');
+    expect(r.file).toMatch(/# not written: "type_string" \(its schema is not one a catalogue takes: .*object/);
+
+    // with --json: the result as JSON on stdout, each tool left out with its reason
+    const j = await init({ pages: [[{ name: "fine", inputSchema: schema }, ...bad]] }, "--json");
+    expect(j.code, j.err).toBe(0);
+    const result = JSON.parse(j.out) as { tools: number; left_out: { name: string; why: string }[] };
+    expect(result.tools).toBe(1);
+    expect(result.left_out.map((l) => l.name)).toEqual(bad.map((b) => b.name));
+    expect(result.left_out[0]!.why).toBe("the server's listing of it is not valid MCP: it has no `inputSchema`, which MCP requires of every tool");
+  });
 });

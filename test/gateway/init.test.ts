@@ -98,7 +98,7 @@ describe("stalwart gateway init", () => {
       [
         { name: "fetch_page", annotations: { readOnlyHint: true, openWorldHint: true }, inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { url: { type: "string" } } } },
         { name: "mystery", inputSchema: { type: "object", properties: {} } },
-        { name: "post", annotations: { readOnlyHint: false, openWorldHint: true } },
+        { name: "post", inputSchema: { type: "object" }, annotations: { readOnlyHint: false, openWorldHint: true } },
       ],
       "test",
     );
