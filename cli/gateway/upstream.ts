@@ -8,9 +8,11 @@
  * again once, and a call that cannot reach it answers `isError` (server.ts).
  */
 import { Client, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type StandardSchemaV1 } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StalwartError } from "../../worker/portable/engine/index.js";
 import { urlFailure } from "./url-failure.js";
+import { inheritedEnv, ToolServerProcess } from "./tool-server-process.js";
+
+export { inheritedEnv };
 
 export type UpstreamSpec = { command: string; args: string[]; cwd?: string; env?: Record<string, string> } | { url: string; headers?: Record<string, string> };
 
@@ -350,45 +352,3 @@ const UPSTREAM_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** How long a server whose event stream broke has to answer a ping before it counts as gone. */
 const STREAM_PING_MS = 5_000;
-
-/**
- * The SDK's stdio transport, keeping its child's pid. A connect that fails (no answer to
- * `initialize` in time) closes the transport without waiting for it, and that close ends the
- * child only after its own unref'd timers: a gateway exiting on the failure left the tool server
- * running, with nobody to stop it.
- */
-class ToolServerProcess extends StdioClientTransport {
-  private started: number | null = null;
-
-  override async start(): Promise<void> {
-    await super.start();
-    this.started = this.pid;
-  }
-
-  /** End the tool server's process now (once). */
-  stop(): void {
-    const pid = this.started;
-    this.started = null;
-    if (pid === null) return;
-    try {
-      process.kill(pid, "SIGTERM");
-    } catch {
-      // gone already
-    }
-  }
-}
-
-/**
- * What `npx` / `npm exec` put in the environment of the one command it ran (this gateway): its
- * `--package`, `--yes` and `--call`. A tool server started with `npx` behind a gateway started with
- * `npx -p stalwart-agents stalwart …` would take them as its own and run its command inside the
- * gateway's package ("not found"), and `-y` given for this package is no consent to install
- * another. Case as npm writes them; npm reads these names in any case, so any case is left out.
- */
-const NPX_OWN = new Set(["npm_config_package", "npm_config_yes", "npm_config_call"]);
-
-export function inheritedEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (typeof v === "string" && !NPX_OWN.has(k.toLowerCase())) out[k] = v;
-  return out;
-}
