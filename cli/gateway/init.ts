@@ -41,7 +41,8 @@ async function listAllTools(spec: UpstreamSpec): Promise<{ tools: ListedTool[]; 
   }).start();
   try {
     // raw: one tool that is not valid MCP is left out with its reason, not the whole listing lost
-    const tools = await up.listTools(60_000, { raw: true });
+    // whole: a listing cut short (a cursor that loops, too many pages) is said, not written short
+    const tools = await up.listTools(60_000, { raw: true, whole: true });
     const server = up.serverInfo();
     return { tools, ...(server ? { server } : {}) };
   } finally {

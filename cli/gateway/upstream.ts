@@ -8,7 +8,7 @@
  * again once, and a call that cannot reach it answers `isError` (server.ts).
  */
 import { Client, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type StandardSchemaV1 } from "@modelcontextprotocol/client";
-import { StalwartError } from "../../worker/portable/engine/index.js";
+import { cutText, StalwartError } from "../../worker/portable/engine/index.js";
 import { urlFailure } from "./url-failure.js";
 import { inheritedEnv, ToolServerProcess } from "./tool-server-process.js";
 
@@ -115,7 +115,12 @@ class UpstreamClient extends Client {
  * (a RangeError from the stack). A plain RangeError would read as an internal error of ours.
  */
 export class UpstreamUnreadable extends StalwartError {
-  constructor(method: string, err: RangeError) {
+  /** `err`: what the SDK threw, or why the answer cannot be read whole (a listing that does not end) */
+  constructor(method: string, err: RangeError | { why: string; hint: string }) {
+    if (!(err instanceof RangeError)) {
+      super("UpstreamUnreadable", `the tool server's answer to \`${method}\` could not be read: ${err.why}`, { hint: err.hint });
+      return;
+    }
     const deep = /call stack/i.test(err.message);
     super("UpstreamUnreadable", `the tool server's answer to \`${method}\` could not be read${deep ? ": it is nested too deeply" : ""} (${err.message})`, {
       hint: deep ? "the tool server sends JSON nested thousands of levels deep (in a tool's schema or a result), which the MCP SDK cannot read: ask its authors to flatten it" : "ask the tool server's authors what it sent",
@@ -197,21 +202,33 @@ export class Upstream {
   }
 
   /**
-   * Every tool the server lists now, page by page (capped at 1000 pages: a cursor that never ends
-   * is not followed forever). `raw`: each page read as the object it is, not through the SDK's
-   * schema, which throws on the whole page for one tool that is not valid MCP; the caller judges
-   * each tool (`gateway init` leaves such a tool out, and says why).
+   * Every tool the server lists now, page by page: at most LIST_PAGES pages, and a cursor the
+   * server gave before ends the listing (it would loop). `raw`: each page read as the object it
+   * is, not through the SDK's schema, which throws on the whole page for one tool that is not
+   * valid MCP; the caller judges each tool (`gateway init` leaves such a tool out, and says why).
+   * `whole`: a listing cut by either bound throws UpstreamUnreadable instead of being returned
+   * short — `gateway init` stopped silently there, and its catalogue lacked tools the server has
+   * (outside audit 13, F7).
    */
-  async listTools(timeoutMs = 60_000, o: { raw?: boolean } = {}): Promise<ListedTool[]> {
+  async listTools(timeoutMs = 60_000, o: { raw?: boolean; whole?: boolean } = {}): Promise<ListedTool[]> {
     const tools: ListedTool[] = [];
+    const cursors = new Set<string>();
     let cursor: string | undefined;
-    for (let page = 0; page < 1000; page++) {
+    for (let page = 1; ; page++) {
       const r = await this.request("tools/list", cursor !== undefined ? { cursor } : undefined, { timeoutMs, ...(o.raw ? { resultAs: null } : {}) });
       for (const t of Array.isArray(r.tools) ? r.tools : []) if (typeof t === "object" && t !== null && typeof (t as { name?: unknown }).name === "string") tools.push(t as ListedTool);
       cursor = typeof r.nextCursor === "string" && r.nextCursor !== "" ? r.nextCursor : undefined;
-      if (cursor === undefined) break;
+      if (cursor === undefined) return tools;
+      const again = cursors.has(cursor);
+      if (!again && page < LIST_PAGES) {
+        cursors.add(cursor);
+        continue;
+      }
+      if (!o.whole) return tools;
+      throw new UpstreamUnreadable("tools/list", again
+        ? { why: `after page ${page} it gave a cursor it gave before (${JSON.stringify(cutText(cursor, 60))}), so its list of tools never ends`, hint: "the tool server's paging is broken: ask its authors to fix it" }
+        : { why: `it lists more than ${LIST_PAGES} pages of tools (${tools.length} tools so far), and at most ${LIST_PAGES} are read`, hint: "declare the tools this agent needs by hand (docs/catalogue.md), or ask the tool server's authors for larger pages" });
     }
-    return tools;
   }
 
   /**
@@ -349,6 +366,9 @@ export class Upstream {
  * `structuredContent`), and the call was reported unanswered. Past this it still is.
  */
 const UPSTREAM_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** The most pages of `tools/list` read: a server that pages forever is not followed forever. */
+const LIST_PAGES = 1000;
 
 /** How long a server whose event stream broke has to answer a ping before it counts as gone. */
 const STREAM_PING_MS = 5_000;

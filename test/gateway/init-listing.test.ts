@@ -74,4 +74,22 @@ describe("gateway init: listings no SDK server sends", { timeout: 60_000 }, () =
     expect(result.left_out.map((l) => l.name)).toEqual(bad.map((b) => b.name));
     expect(result.left_out[0]!.why).toBe("the server's listing of it is not valid MCP: it has no `inputSchema`, which MCP requires of every tool");
   });
+
+  it("a listing init cannot read whole (more pages than it reads, a cursor that comes back) is an error naming why; nothing is written", async () => {
+    const page = (n: number) => [{ name: `t${n}`, inputSchema: { type: "object" } }];
+    // before: 1000 of 1001 pages written, exit 0, not a word (outside audit 13, F7)
+    const many = await init({ pages: Array.from({ length: 1001 }, (_, n) => page(n)) });
+    expect(many.code).toBe(1);
+    expect(many.err).toContain("stalwart: UpstreamUnreadable: the tool server's answer to `tools/list` could not be read: it lists more than 1000 pages of tools (1000 tools so far), and at most 1000 are read");
+    expect(many.file).toBeUndefined();
+    // before: the same page followed 1000 times, its tool named 999 times as "listed twice"
+    const loop = await init({ pages: [page(0)], loop: true }, "--json");
+    expect(loop.code).toBe(1);
+    expect(JSON.parse(loop.out)).toMatchObject({ error: { code: "UpstreamUnreadable", message: 'the tool server\'s answer to `tools/list` could not be read: after page 2 it gave a cursor it gave before ("again"), so its list of tools never ends' } });
+    expect(loop.file).toBeUndefined();
+    // a listing of exactly 1000 pages is read whole
+    const edge = await init({ pages: Array.from({ length: 1000 }, (_, n) => page(n)) });
+    expect(edge.code, edge.err).toBe(0);
+    expect(edge.out).toContain("wrote 1000 tools");
+  });
 });
