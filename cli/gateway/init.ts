@@ -16,7 +16,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import { CatalogueError, cutText, loadCatalogue, formatProblem, InputError } from "../../worker/portable/engine/index.js";
+import { CatalogueError, cutText, loadCatalogue, formatProblem, InputError, MAX_CATALOGUE_VALUES } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { Upstream, type ListedTool, type UpstreamSpec } from "./upstream.js";
 import { definitionDigest } from "./pins.js";
@@ -71,6 +71,13 @@ export function starterCatalogue(tools: readonly ListedTool[], source: string): 
   const listed = new Map<string, number>();
   for (const t of tools) listed.set(t.name, (listed.get(t.name) ?? 0) + 1);
   const said = new Set<string>();
+  // A server too large for one catalogue is said before each tool is linted (half a minute for
+  // 10,000 tools), not as init's own file failing the lint, "a bug" (outside audit 13, F8). Each
+  // entry holds its name, its pin and its schemas at least; a tool the lint will leave out is
+  // counted too, the cost of not linting first.
+  let values = 4; // the file's map, `settings`, `language`, the `tools` list
+  const least = (t: ListedTool) => (CATALOGUE_NAME.test(t.name) && listed.get(t.name) === 1 && !OUTSIDE_TOOLS.has(t.name) && !notMcp(t) ? 3 + countValues(cleanSchema(t.inputSchema as Record<string, unknown>)) + countValues(cleanSchema(t.outputSchema as Record<string, unknown> | undefined)) : 0);
+  if (tools.reduce((n, t) => n + least(t), values) > MAX_CATALOGUE_VALUES) throw tooLarge(tools.length);
   for (const raw of tools) {
     // One tool the catalogue cannot hold is left out and said so, not the whole file: it is not
     // offered and its calls are refused (`unknown_tool`), as for any tool the catalogue does not name.
@@ -152,6 +159,8 @@ export function starterCatalogue(tools: readonly ListedTool[], source: string): 
     }
     guesses += notes.length;
     written++;
+    values += countValues(entry);
+    if (values > MAX_CATALOGUE_VALUES) throw tooLarge(tools.length);
     const head = [`# ${t.name}${typeof t.description === "string" && t.description ? `: ${firstLine(t.description)}` : ""}`, ...notes.map((n) => `# review: ${n}`)];
     blocks.push([...head.map((l) => `  ${l}`), ...body].join("\n"));
   }
@@ -191,6 +200,23 @@ function notMcp(t: ListedTool): string | undefined {
     if (v !== undefined && typeof v !== "boolean") return `its annotation \`${h}\` is ${cutText(oneLine(JSON.stringify(v) ?? String(v)), 40)}, not true or false, so its class cannot be guessed`;
   }
   return undefined;
+}
+
+/** The values a catalogue holding `v` counts for it (source.ts: each map, list and scalar; keys are not). */
+function countValues(v: unknown): number {
+  if (v === undefined) return 0;
+  if (typeof v !== "object" || v === null) return 1;
+  let n = 1;
+  for (const c of Array.isArray(v) ? v : Object.values(v)) n += countValues(c);
+  return n;
+}
+
+function tooLarge(tools: number): InputError {
+  return new InputError(
+    `the tool server's ${tools} tools, with their schemas, are more than one catalogue holds (${MAX_CATALOGUE_VALUES} values): nothing is written`,
+    undefined,
+    "write a catalogue by hand with only the tools this agent needs (docs/catalogue.md), or ask the tool server's authors for a server with fewer tools",
+  );
 }
 
 /** An argument name a file system's tools use for a path (server-filesystem: path, paths, source, destination). */

@@ -2,10 +2,10 @@
  * `stalwart gateway init` against listings an SDK server would not send (outside audit 13): the
  * same name twice, a tool that is not valid MCP, more pages than init reads, a cursor that never
  * ends. Each is said, by tool where one tool is at fault, and never as an internal error.
- * The tool server is fixtures/listing-server.mjs, raw JSON-RPC serving $LISTING as it is.
+ * The tool server is fixtures/listing-server.mjs, raw JSON-RPC serving $LISTING_FILE as it is.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { runLeaf, type Io } from "../../cli/command.js";
@@ -19,15 +19,17 @@ const schema = { type: "object", properties: { text: { type: "string" } } };
 async function init(listing: { pages: unknown[][]; loop?: boolean }, ...flags: string[]): Promise<{ code: number; out: string; err: string; file: string | undefined }> {
   let out = "", err = "";
   const io: Io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) } };
-  const path = join(allowedDir(), "agent.yaml");
-  const saved = process.env.LISTING;
-  process.env.LISTING = JSON.stringify(listing);
+  const dir = allowedDir();
+  const path = join(dir, "agent.yaml");
+  writeFileSync(join(dir, "listing.json"), JSON.stringify(listing));
+  const saved = process.env.LISTING_FILE;
+  process.env.LISTING_FILE = join(dir, "listing.json");
   try {
     const code = await runLeaf(command, ["init", ...flags, "-o", path, "--", process.execPath, SERVER], io);
     return { code, out, err, file: existsSync(path) ? readFileSync(path, "utf8") : undefined };
   } finally {
-    if (saved === undefined) delete process.env.LISTING;
-    else process.env.LISTING = saved;
+    if (saved === undefined) delete process.env.LISTING_FILE;
+    else process.env.LISTING_FILE = saved;
   }
 }
 
@@ -91,5 +93,19 @@ describe("gateway init: listings no SDK server sends", { timeout: 60_000 }, () =
     const edge = await init({ pages: Array.from({ length: 1000 }, (_, n) => page(n)) });
     expect(edge.code, edge.err).toBe(0);
     expect(edge.out).toContain("wrote 1000 tools");
+  });
+
+  it("a server with more than one catalogue holds (10,000 tools of 8 arguments) is said at once, as such, not as a bug", async () => {
+    const args = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`arg${i}`, { type: "string" }]));
+    const tools = Array.from({ length: 10_000 }, (_, n) => ({ name: `tool${n}`, inputSchema: { type: "object", properties: args } }));
+    const started = Date.now();
+    // before: ~30 s linting each tool, then init's own file failed its lint, "this is a bug in `stalwart gateway init`" (outside audit 13, F8)
+    const r = await init({ pages: [tools] });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("stalwart: InputError: the tool server's 10000 tools, with their schemas, are more than one catalogue holds (200000 values): nothing is written");
+    expect(r.err).toContain("hint: write a catalogue by hand with only the tools this agent needs");
+    expect(r.err).not.toContain("bug");
+    expect(r.file).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 });

@@ -22,6 +22,7 @@ export type * from "./types.js";
 ;
 export { parsePath, declares,  } from "./paths.js";
 export { parseDuration,  } from "./compile.js";
+export { MAX_CATALOGUE_VALUES } from "./source.js";
 
 export interface CatalogueOptions {
   /** the file name used in messages; default `agent.yaml` for text, `<object>` for an object */

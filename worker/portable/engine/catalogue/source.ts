@@ -36,6 +36,8 @@ export interface Source {
 const MAX_DEPTH = 100;
 /** Nodes built from the document, aliases expanded, before it is refused as too large. */
 const MAX_NODES = 200_000;
+/** The same bound for a program that writes a catalogue (`gateway init`): each map, list and scalar is one value, keys are not. */
+export const MAX_CATALOGUE_VALUES = MAX_NODES;
 /** Characters of YAML text read at most. */
 const MAX_TEXT = 16 * 1024 * 1024;
 
