@@ -76,7 +76,7 @@ export function starterCatalogue(tools: readonly ListedTool[], source: string): 
   // entry holds its name, its pin and its schemas at least; a tool the lint will leave out is
   // counted too, the cost of not linting first.
   let values = 4; // the file's map, `settings`, `language`, the `tools` list
-  const least = (t: ListedTool) => (CATALOGUE_NAME.test(t.name) && listed.get(t.name) === 1 && !OUTSIDE_TOOLS.has(t.name) && !notMcp(t) ? 3 + countValues(cleanSchema(t.inputSchema as Record<string, unknown>)) + countValues(cleanSchema(t.outputSchema as Record<string, unknown> | undefined)) : 0);
+  const least = (t: ListedTool) => (CATALOGUE_NAME.test(t.name) && listed.get(t.name) === 1 && !OUTSIDE_TOOLS.has(t.name) && !listingProblem(t) ? 3 + countValues(cleanSchema(t.inputSchema as Record<string, unknown>)) + countValues(cleanSchema(t.outputSchema as Record<string, unknown> | undefined)) : 0);
   if (tools.reduce((n, t) => n + least(t), values) > MAX_CATALOGUE_VALUES) throw tooLarge(tools.length);
   for (const raw of tools) {
     // One tool the catalogue cannot hold is left out and said so, not the whole file: it is not
@@ -97,9 +97,9 @@ export function starterCatalogue(tools: readonly ListedTool[], source: string): 
       leaveOut(raw.name, `the gateway keeps this name for its own \`${raw.name === "resources_read" ? "resources/read" : "prompts/get"}\` entry, a read from outside whose results are labelled untrusted`, "the gateway does not offer the server's tool of this name, and refuses its calls");
       continue;
     }
-    const invalid = notMcp(raw);
-    if (invalid) {
-      leaveOut(raw.name, `the server's listing of it is not valid MCP: ${invalid}`);
+    const unfit = listingProblem(raw);
+    if (unfit) {
+      leaveOut(raw.name, unfit);
       continue;
     }
     const t = raw as McpTool;
@@ -183,23 +183,38 @@ const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHi
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * What makes a listed tool invalid MCP where init reads it, or undefined (then it reads as an
- * McpTool). The SDK's schema threw on the whole page for such a tool, and init stopped with an
+ * What makes a listed tool invalid MCP where init reads it, or too deep to walk; undefined when
+ * it reads as an McpTool. The SDK's schema threw on the whole page for such a tool, and init stopped with an
  * internal error, writing nothing (outside audit 13, F5). A schema MCP takes but a catalogue does
  * not (`type` other than `object`) is the lint's to say (toolProblem).
  */
-function notMcp(t: ListedTool): string | undefined {
-  if (t.inputSchema === undefined) return "it has no `inputSchema`, which MCP requires of every tool";
-  if (!isMap(t.inputSchema)) return "its `inputSchema` is not an object";
-  if (t.description !== undefined && typeof t.description !== "string") return "its `description` is not text";
-  if (t.outputSchema !== undefined && !isMap(t.outputSchema)) return "its `outputSchema` is not an object";
+function listingProblem(t: ListedTool): string | undefined {
+  const invalid = (why: string) => `the server's listing of it is not valid MCP: ${why}`;
+  if (t.inputSchema === undefined) return invalid("it has no `inputSchema`, which MCP requires of every tool");
+  if (!isMap(t.inputSchema)) return invalid("its `inputSchema` is not an object");
+  if (t.description !== undefined && typeof t.description !== "string") return invalid("its `description` is not text");
+  if (t.outputSchema !== undefined && !isMap(t.outputSchema)) return invalid("its `outputSchema` is not an object");
+  // Read raw, a schema nested thousands of levels deep reaches init (the SDK's schema overflowed
+  // on it first): it is more than a catalogue takes, and walking it would overflow here too.
+  if (deeperThan(t.inputSchema, SCHEMA_DEPTH) || deeperThan(t.outputSchema, SCHEMA_DEPTH)) return `its schema is nested deeper than ${SCHEMA_DEPTH} levels, more than a catalogue takes`;
   if (t.annotations === undefined) return undefined;
-  if (!isMap(t.annotations)) return "its `annotations` is not an object";
+  if (!isMap(t.annotations)) return invalid("its `annotations` is not an object");
   for (const h of HINTS) {
     const v = t.annotations[h];
-    if (v !== undefined && typeof v !== "boolean") return `its annotation \`${h}\` is ${cutText(oneLine(JSON.stringify(v) ?? String(v)), 40)}, not true or false, so its class cannot be guessed`;
+    if (v !== undefined && typeof v !== "boolean") return invalid(`its annotation \`${h}\` is ${typeof v === "object" ? (v === null ? "null" : Array.isArray(v) ? "a list" : "an object") : cutText(oneLine(JSON.stringify(v) ?? String(v)), 40)}, not true or false, so its class cannot be guessed`);
   }
   return undefined;
+}
+
+/** The deepest schema init walks: a catalogue is read to 100 levels in all (source.ts), its entries' schemas start below that. */
+const SCHEMA_DEPTH = 100;
+
+/** Whether `v` nests deeper than `limit` maps or lists (never recursing past it). */
+function deeperThan(v: unknown, limit: number): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  if (limit === 0) return true;
+  for (const c of Array.isArray(v) ? v : Object.values(v)) if (deeperThan(c, limit - 1)) return true;
+  return false;
 }
 
 /** The values a catalogue holding `v` counts for it (source.ts: each map, list and scalar; keys are not). */
