@@ -42,7 +42,9 @@ async function listAllTools(spec: UpstreamSpec): Promise<{ tools: ListedTool[]; 
   try {
     // raw: one tool that is not valid MCP is left out with its reason, not the whole listing lost
     // whole: a listing cut short (a cursor that loops, too many pages) is said, not written short
-    const tools = await up.listTools(60_000, { raw: true, whole: true });
+    const listed = await up.listTools(60_000, { raw: true, whole: true });
+    // each valid tool as the serving gateway will read it, so that its pin is what it compares
+    const tools = listed.map((t) => up.asListed(t) ?? t);
     const server = up.serverInfo();
     return { tools, ...(server ? { server } : {}) };
   } finally {

@@ -167,6 +167,22 @@ export class Upstream {
     return v ? { name: v.name, version: v.version } : undefined;
   }
 
+  /**
+   * A tool of a raw listing as the SDK's schema reads it: what the serving gateway lists, forwards
+   * and compares with a pin (the SDK drops fields MCP does not define). Undefined when the SDK
+   * would refuse it.
+   */
+  asListed(tool: unknown): ListedTool | undefined {
+    const v = this.client?.resultValidator("tools/list");
+    try {
+      const r = v?.["~standard"].validate({ tools: [tool] });
+      const t = r && !(r instanceof Promise) && "value" in r ? (r.value as { tools?: unknown[] } | undefined)?.tools?.[0] : undefined;
+      return typeof t === "object" && t !== null ? (t as ListedTool) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** One JSON-RPC request, answered as the server answered it. */
   async request(method: string, params: Record<string, unknown> | undefined, o: CallOptions): Promise<Record<string, unknown>> {
     const client = this.client ?? (await this.connected());
