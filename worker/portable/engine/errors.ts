@@ -264,7 +264,12 @@ export interface WireError {
   pointer?: string;
   hint?: string;
   problems?: readonly CatalogueProblem[];
+  /** how many problems past the first `MAX_WIRE_PROBLEMS` the answer leaves out */
+  more_problems?: number;
 }
+
+/** Problems an answer lists at most: a text of many thousand repeated mistakes stays a small answer. */
+export const MAX_WIRE_PROBLEMS = 100;
 
 /** The status and body a worker answers `err` with. */
 export function toWire(err: StalwartError, status = statusOf(err.code)): { status: number; body: { error: WireError } } {
@@ -273,7 +278,9 @@ export function toWire(err: StalwartError, status = statusOf(err.code)): { statu
     const first = err.problems[0];
     const more = err.problems.length > 1 ? ` (and ${err.problems.length - 1} more)` : "";
     const message = first ? `${first.file}:${first.line}:${first.column}: ${first.message}${more}` : err.message;
-    return { status, body: { error: { code: wireOf(err.code), message, pointer: first?.pointer ?? "", problems: err.problems } } };
+    const error: WireError = { code: wireOf(err.code), message, pointer: first?.pointer ?? "", problems: err.problems.slice(0, MAX_WIRE_PROBLEMS) };
+    if (err.problems.length > MAX_WIRE_PROBLEMS) error.more_problems = err.problems.length - MAX_WIRE_PROBLEMS;
+    return { status, body: { error } };
   }
   const error: WireError = { code: wireOf(err.code), message: err.message };
   if (err.pointer !== undefined) error.pointer = err.pointer;

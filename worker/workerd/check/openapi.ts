@@ -11,11 +11,11 @@ const answer = (description: string) => ({ description, content: { "application/
 
 /** The error answers of a route behind the key (every one of them is `{error: {code, message}}`). */
 const errors = {
-  "400": answer("malformed request: `malformed_json`, `invalid_request` (with a `pointer`), `session_invalid`, `catalogue_invalid` (with `problems`)"),
+  "400": answer("malformed request: `malformed_json`, `invalid_request` (with a `pointer`), `session_invalid`, `catalogue_invalid` (with the first 100 `problems` and `more_problems`, how many it leaves out)"),
   "401": answer("missing or wrong key (`unauthorized`)"),
   "404": answer("unknown route, catalogue or rulebook (`not_found`, `catalogue_not_found`, `rulebook_not_found`)"),
   "409": answer("a session that does not verify or moved on (`history_invalid`), the delta form to an isolate that does not hold the entries left out (`session_history_needed`: send it in full), or an approval decided already (`approval_decided`)"),
-  "413": answer("body over 1 MiB (`body_too_large`)"),
+  "413": answer("body over 1 MiB, a catalogue over 256 KiB, or a session over 1 MiB in full (`body_too_large`)"),
   "415": answer("wrong content type (`unsupported_media_type`)"),
   "503": answer("the worker has no valid licence (`licence_required`, `licence_invalid`) or no history secret (`history_secret_missing`); nothing is allowed"),
 };
@@ -38,7 +38,7 @@ const components = {
         error: {
           type: "object",
           required: ["code", "message"],
-          properties: { code: { type: "string" }, message: { type: "string" }, pointer: { type: "string" }, hint: { type: "string" }, problems: { type: "array", items: { type: "object" } } },
+          properties: { code: { type: "string" }, message: { type: "string" }, pointer: { type: "string" }, hint: { type: "string" }, problems: { type: "array", items: { type: "object" } }, more_problems: { type: "integer" } },
         },
       },
     },

@@ -10,11 +10,11 @@ import { InputError, didYouMean, duplicateKey, inexactInteger } from "../../port
 import { HttpError } from "./errors.js";
 
 /** Past `maxBytes`, 413 `body_too_large`, whether the length is declared or only streamed. */
-export function limitBody(maxBytes: number): MiddlewareHandler {
+export function limitBody(maxBytes: number, what = "the body", hint?: string): MiddlewareHandler {
   return bodyLimit({
     maxSize: maxBytes,
     onError: () => {
-      throw new HttpError("body_too_large", `the body is over ${maxBytes} bytes`);
+      throw new HttpError("body_too_large", `${what} is over ${maxBytes} bytes`, undefined, hint);
     },
   });
 }

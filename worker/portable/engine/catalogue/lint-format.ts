@@ -88,7 +88,8 @@ function nodeWith(chain: SchemaNode[], keyword: string): SchemaNode | undefined 
   return undefined;
 }
 
-export function lintFormat(source: Source): CatalogueProblem[] {
+/** Every problem of the shape, the first `max` of them (in the order ajv finds them: the data's). */
+export function lintFormat(source: Source, max = Infinity): CatalogueProblem[] {
   const data = source.data;
   if (validateCatalogue(data)) return [];
   const errors = ((validateCatalogue as { errors?: AjvError[] | null }).errors ?? []) as AjvError[];
@@ -103,6 +104,7 @@ export function lintFormat(source: Source): CatalogueProblem[] {
     out.push({ ...pos, pointer, message: contextOf(data, pointer) + message + where, ...(hint ? { hint } : {}) });
   };
   for (const e of errors) {
+    if (out.length >= max) break;
     const value = getAt(data, e.instancePath);
     const word = wordOf(e.instancePath);
     const chain = nodesAt(data, e.instancePath);
