@@ -109,6 +109,28 @@ describe("the delta form of a carried session", () => {
     expect(JSON.stringify({ session: full, ...refund }).length).toBeGreaterThan(12_000);
     expect((await call("/v1/check", { session: full, ...refund })).status).toBe(413);
   });
+
+  it("a turn that would take the session over the limit in full is 413 in the delta form, and the session goes on (outside audit 14, F2)", async () => {
+    const base = testApp();
+    const small = createApp({ core: nodeCore, stores: () => base.stores, maxBodyBytes: 12_000 });
+    const call = (path: string, body: unknown) =>
+      small.request(path, { method: "POST", headers: { authorization: `Bearer ${KEY_A}`, "content-type": "application/json" }, body: JSON.stringify(body) }, base.env);
+    let full = ((await (await call("/v1/check", { session: await started(base.call), ...refund })).json()) as Answer).session; // held by this isolate
+    const text = "x".repeat(12_000 - JSON.stringify(full).length + 500);
+    expect(JSON.stringify({ session: delta(full), text }).length).toBeLessThan(12_000); // the delta body fits by itself
+    expect((await call("/v1/sessions/read", { session: full, text })).status).toBe(413); // the same turn in full
+    const r = await call("/v1/sessions/read", { session: delta(full), text });
+    expect(r.status).toBe(413);
+    expect(((await r.json()) as Answer).error).toMatchObject({ code: "body_too_large", pointer: "/session" });
+    // nothing was recorded: the session's next request, in either form, goes on from where it was
+    const next = await call("/v1/check", { session: delta(full), ...refund });
+    expect(next.status).toBe(200);
+    const a = (await next.json()) as Answer & { check: { step: number } };
+    expect(a.check.reasons).not.toContain("history_invalid");
+    full = joined(full, a.session);
+    expect(a.check.step).toBe(full.entries.length - 1);
+    expect((await call("/v1/check", { session: full, ...refund })).status).toBe(200);
+  });
 });
 
 describe("the SDK over HTTP", () => {

@@ -13,8 +13,9 @@
  * again from that answer on (cli/sdk/remote.ts does this by itself).
  *
  * Limit: a session is at most `maxBytes` (the 1 MiB body limit) in its full form, in either form:
- * a delta request for a session that grew past it is refused 413 `body_too_large`, as the same
- * session sent in full is — it could not be sent in full on a miss.
+ * a delta request for a session that grew past it, or whose full form would be over it, is
+ * refused 413 `body_too_large`, as the same request sent in full is — it could not be sent in
+ * full on a miss.
  */
 import { knownThen, type KnownPrefix, type SealedHeader, type Session } from "../../portable/engine/index.js";
 import { HttpError } from "../http/errors.js";
@@ -48,8 +49,11 @@ export interface FullSession extends Record<string, unknown> {
   entries: readonly unknown[];
 }
 
-/** The session as it is with every entry: the delta form's first entries put back from `held`. */
-export function expand(saved: SessionShape, held: HeldPrefix | undefined, maxBytes: number): FullSession {
+/**
+ * The session as it is with every entry: the delta form's first entries put back from `held`.
+ * `bodyBytes`: the request's size; with the entries left out it is what the request weighs in full.
+ */
+export function expand(saved: SessionShape, held: HeldPrefix | undefined, maxBytes: number, bodyBytes: number): FullSession {
   const since = saved.since;
   if (since === undefined) return saved;
   if (!held || held.count < since) {
@@ -64,6 +68,13 @@ export function expand(saved: SessionShape, held: HeldPrefix | undefined, maxByt
     throw new HttpError("body_too_large", `the session is over ${maxBytes} bytes in full (about ${held.bytes}); start a new one`, "/session");
   }
   const { since: _since, ...rest } = saved;
+  // refused as the same request in full is, before anything is recorded: answered, it would be a
+  // session over the limit that no later request could carry (outside audit 14, F2). In full it
+  // weighs what was sent and the entries left out: the held session less its header, seal and head.
+  const full = bodyBytes + held.bytes - JSON.stringify({ ...rest, entries: [] }).length;
+  if (full > maxBytes) {
+    throw new HttpError("body_too_large", `this request is over ${maxBytes} bytes in full (about ${full}); the session is unchanged`, "/session");
+  }
   // the held entries are not copied: the engine verifies only what follows them (history/signed.ts)
   return { ...rest, entries: knownThen(held.entries, since, saved.entries) };
 }

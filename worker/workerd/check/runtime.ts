@@ -186,7 +186,7 @@ export class CheckRuntime {
   async resume(c: C, carried: SessionShape): Promise<Session> {
     const held = typeof carried.id === "string" ? this.verified.get(this.tenantEngine(c), carried.id) : undefined;
     // the delta form's first entries put back (or 409 session_history_needed), before any lookup
-    const saved = expand(carried, held, this.opts.maxBodyBytes);
+    const saved = expand(carried, held, this.opts.maxBodyBytes, carried.since === undefined ? 0 : (await c.req.arrayBuffer()).byteLength);
     const catalogue = await this.catalogueByDigest(c, saved.catalogue);
     const rulebook = typeof saved.rulebook === "string" ? await this.rulebookByDigest(c, saved.rulebook) : undefined;
     const engine = this.engineFor(c, { id: saved.id, head: headOf(saved.entries) });
