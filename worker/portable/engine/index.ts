@@ -8,7 +8,7 @@ export { defineOwn, own, ownRecord, owns } from "./canonical/own.js";
 export { BoundedCache } from "./bounded-cache.js";
 export { Session, type ReadAnswer, type SavedSession, type SealedHeader, type KnownPrefix } from "./session.js";
 export { SerialSession, type SessionApi, type SessionCore } from "./serial-session.js";
-export { savedShapeProblem } from "./saved-session.js";
+export { assertSealedHere, savedShapeProblem } from "./saved-session.js";
 export { GuardedSteps, type DecideOptions, type Impl, type RollbackStep, type RunOptions, type RunResult } from "./guarded.js";
 export type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 export { REASON_CODES, type CallOptions, type CheckResult, type Labels, type LicenceGate, type ReasonCode } from "./check/types.js";

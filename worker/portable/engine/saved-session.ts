@@ -184,6 +184,23 @@ function sameHeader(known: SessionHeader, h: SessionHeader): boolean {
   }
 }
 
+function sealInvalid(): StalwartError {
+  return new StalwartError("SessionSealInvalid", "the saved session's header was changed (its name, language, agent, context or catalogue), or it was sealed by another installation or tenant", {
+    // a deleted history.key is made anew on first use: every session saved before then reads as another installation's
+    hint: "if this installation's history key (history.key under its home) or the tenant's history secret changed since the session was saved, restore the old one from a backup to continue it",
+  });
+}
+
+/**
+ * Throws SessionSealInvalid when a saved session's header is not sealed under `mac`: for a caller
+ * that could not find what the header names, so that another tenant's session is told as such,
+ * not by what this tenant lacks.
+ */
+export function assertSealedHere(mac: TextMac, saved: unknown): void {
+  const { header, seal } = readSaved(saved);
+  if (!sameMac(sealHeader(mac, header), seal)) throw sealInvalid();
+}
+
 /**
  * Hand a saved session's entries to its signed history. A changed header (name, language, agent,
  * context, catalogue) is a typed error; changed entries, or entries cut off or added, fail step 2
@@ -194,12 +211,7 @@ export function restoreSaved(signed: SignedHistory, mac: TextMac, saved: ReadSav
   const list = Array.isArray(entries) ? (entries as Entry[]) : [];
   signed.carry(list);
   const sealed = expect.sealed !== undefined && expect.sealed.seal === seal && sameHeader(expect.sealed.header, header) ? seal : sealHeader(mac, header);
-  if (!sameMac(sealed, seal)) {
-    throw new StalwartError("SessionSealInvalid", "the saved session's header was changed (its name, language, agent, context or catalogue), or it was sealed by another installation or tenant", {
-      // a deleted history.key is made anew on first use: every session saved before then reads as another installation's
-      hint: "if this installation's history key (history.key under its home) or the tenant's history secret changed since the session was saved, restore the old one from a backup to continue it",
-    });
-  }
+  if (!sameMac(sealed, seal)) throw sealInvalid();
   if (header.rulebook !== expect.rulebook) {
     throw new StalwartError("RulebookMismatch", header.rulebook ? `the saved session was checked with rulebook ${header.rulebook.slice(0, 12)}…; resume it with that rulebook` : "the saved session was started without a rulebook; resume it without one");
   }

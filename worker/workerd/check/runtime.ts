@@ -5,7 +5,7 @@
  * context (env.ts), never from here.
  */
 import type { Context } from "hono";
-import { Engine, Session, cfworkerCompiler, loadCatalogue, rulebookFromText, toHex, utf8 } from "../../portable/engine/index.js";
+import { Engine, Session, assertSealedHere, cfworkerCompiler, loadCatalogue, rulebookFromText, toHex, utf8 } from "../../portable/engine/index.js";
 import type { CompiledCatalogue, CompiledRulebook, Core, Head } from "../../portable/engine/index.js";
 import type { LicenceState } from "../../portable/licensing/index.js";
 import { HttpError } from "../http/errors.js";
@@ -17,7 +17,7 @@ import type { SessionShape } from "./session-shape.js";
 import type { Stores } from "./stores.js";
 import { historySecret, type TenantConfig } from "./tenants.js";
 import { VerifiedHeads, type HeldPrefix } from "./verified-heads.js";
-import { answerOf, expand, SESSION_FORMS, SESSION_FORMS_HEADER } from "./carried.js";
+import { answerOf, expand, SESSION_FORMS, SESSION_FORMS_HEADER, type FullSession } from "./carried.js";
 
 type C = Context<CheckEnv>;
 
@@ -187,13 +187,29 @@ export class CheckRuntime {
     const held = typeof carried.id === "string" ? this.verified.get(this.tenantEngine(c), carried.id) : undefined;
     // the delta form's first entries put back (or 409 session_history_needed), before any lookup
     const saved = expand(carried, held, this.opts.maxBodyBytes, carried.since === undefined ? 0 : (await c.req.arrayBuffer()).byteLength);
-    const catalogue = await this.catalogueByDigest(c, saved.catalogue);
-    const rulebook = typeof saved.rulebook === "string" ? await this.rulebookByDigest(c, saved.rulebook) : undefined;
+    const { catalogue, rulebook } = await this.lookupsOf(c, saved);
     const engine = this.engineFor(c, { id: saved.id, head: headOf(saved.entries) });
     const opts = { ...(rulebook ? { rulebook } : {}), ...(held ? { known: held } : {}), ...(held?.sealed ? { sealed: held.sealed } : {}), ...(held?.headSeal !== undefined ? { knownHead: held.headSeal } : {}) };
     const s = Session.resume(engine, catalogue, saved, opts);
     carriedOf(c).set(s, { saved: carried, held });
     return s;
+  }
+
+  /**
+   * The catalogue and rulebook a carried session names. One this tenant does not hold is 404 only
+   * for the tenant's own session: another tenant's is `session_invalid`, whatever this tenant
+   * holds (outside audit 14, F6). The seal is made only then, not on every request.
+   */
+  private async lookupsOf(c: C, saved: FullSession): Promise<{ catalogue: CompiledCatalogue; rulebook: CompiledRulebook | undefined }> {
+    try {
+      const catalogue = await this.catalogueByDigest(c, saved.catalogue);
+      const rulebook = typeof saved.rulebook === "string" ? await this.rulebookByDigest(c, saved.rulebook) : undefined;
+      return { catalogue, rulebook };
+    } catch (err) {
+      const engine = this.tenantEngine(c);
+      assertSealedHere((text) => engine.macText(text), saved);
+      throw err;
+    }
   }
 
   /**
