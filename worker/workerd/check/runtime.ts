@@ -90,10 +90,14 @@ export class CheckRuntime {
     return state;
   }
 
-  /** For health: the licence stage, or why there is none. Never throws. */
+  /**
+   * For health: the licence stage, or why there is none. Never throws. The stage is judged at the
+   * request's clock, as a check judges it (outside audit 14, F5); the lease renewed on the wall clock.
+   */
   describeLicence(c: C) {
     const env: RenewalEnv = c.env ?? {};
-    return this.licences.describe(env.STALWART_LICENCE, this.wallNow(), (secret) => this.renewal.effective(env, secret, this.wallNow()));
+    const now = c.get("now") ?? this.defaultNow();
+    return this.licences.describe(env.STALWART_LICENCE, now(), (secret) => this.renewal.effective(env, secret, this.wallNow()));
   }
 
   /**

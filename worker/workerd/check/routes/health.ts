@@ -1,6 +1,7 @@
 /** GET /v1/health and GET /v1/openapi.json: no key needed, answered even without a licence. */
 import { Hono } from "hono";
 import { describe, type RouteLike } from "../../http/openapi.js";
+import { requestClock } from "../clock.js";
 import type { CheckEnv } from "../env.js";
 import { openapiDocument, publicErrors } from "../openapi.js";
 import type { CheckRuntime } from "../runtime.js";
@@ -22,6 +23,8 @@ export function healthRoutes(rt: CheckRuntime, routes: () => readonly RouteLike[
         ...publicErrors,
       },
     }),
+    // the test clock (x-stalwart-now) as checks take it: health tells the stage a check would see
+    requestClock(rt.defaultNow()),
     async (c) => {
       let wasm = "ok";
       try {
