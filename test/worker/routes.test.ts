@@ -133,8 +133,10 @@ describe("check worker routes", () => {
     expect((await call("POST", "/v1/sessions", { catalogue: "store", name: "x" }, KEY_B)).status).toBe(404);
     let a = (await json(await call("POST", "/v1/sessions", { catalogue: "store", name: "billing" }, KEY_A))).body.session;
     a = (await json(await call("POST", "/v1/check", { session: a, tool: "get_order", args: { order_id: "1" } }, KEY_A))).body.session;
-    // B cannot even find A's catalogue by digest…
-    expect((await call("POST", "/v1/check", { session: a, tool: "get_order", args: { order_id: "1" } }, KEY_B)).status).toBe(404);
+    // B holds no catalogue of that digest: A's session is still session_invalid, as documented
+    // (it was 404 catalogue_not_found: outside audit 14, F6)…
+    const none = await json(await call("POST", "/v1/check", { session: a, tool: "get_order", args: { order_id: "1" } }, KEY_B));
+    expect({ status: none.status, code: none.body.error?.code }).toEqual({ status: 400, code: "session_invalid" });
     // …and with the same catalogue registered, A's session does not verify under B's key: 400, as
     // on every route (adopted as a new history, a header changed by hand would come back sealed)
     await call("PUT", "/v1/catalogues/store", storeYaml, KEY_B, "application/yaml");
