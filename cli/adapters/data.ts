@@ -136,3 +136,13 @@ export function plainOf(session: GuardSession): () => Entry[] | undefined {
     }
   };
 }
+
+/** A string that is JSON, parsed; anything else (or text that is not JSON) as it is: how the SDKs hand over a call's input or a tool's output. */
+export function jsonOrAsIs(x: unknown): unknown {
+  if (typeof x !== "string") return x;
+  try {
+    return JSON.parse(x);
+  } catch {
+    return x;
+  }
+}

@@ -9,7 +9,7 @@
  */
 import type { ModelMessage } from "ai";
 import type { CallGuard } from "../guard.js";
-import { keyOf } from "../data.js";
+import { jsonOrAsIs, keyOf } from "../data.js";
 
 interface Call {
   toolName: unknown;
@@ -27,7 +27,7 @@ export function deniedCalls(messages: readonly ModelMessage[] | undefined): { to
     for (const p of m.content as readonly { type?: unknown; toolCallId?: unknown; toolName?: unknown; input?: unknown; approvalId?: unknown; approved?: unknown; output?: { type?: unknown } }[]) {
       if (typeof p !== "object" || p === null) continue;
       if (p.type === "tool-call" && typeof p.toolCallId === "string") {
-        calls.set(p.toolCallId, { toolName: p.toolName, input: parsedInput(p.input), denied: undefined });
+        calls.set(p.toolCallId, { toolName: p.toolName, input: jsonOrAsIs(p.input), denied: undefined });
       } else if (m.role === "assistant" && p.type === "tool-approval-request" && typeof p.toolCallId === "string" && typeof p.approvalId === "string") {
         asks.set(p.approvalId, p.toolCallId);
       } else if (m.role === "tool" && p.type === "tool-approval-response" && p.approved !== true && typeof p.approvalId === "string") {
@@ -52,15 +52,6 @@ export function deniedCalls(messages: readonly ModelMessage[] | undefined): { to
  * A call's input as the SDK reads it: a host that keeps messages may keep it as the model's JSON
  * text, and the record binds the parsed value (outside audit 11, F4).
  */
-function parsedInput(input: unknown): unknown {
-  if (typeof input !== "string") return input;
-  try {
-    return JSON.parse(input);
-  } catch {
-    return input;
-  }
-}
-
 /** Denials the guard was told of already, by question (per guard: a long conversation is read again on every hook). */
 const told = new WeakMap<CallGuard, Set<string>>();
 

@@ -32,7 +32,7 @@ import { toolAsks } from "../tool-asks.js";
 import { passOn } from "../filter.js";
 import { StalwartError } from "../../../worker/portable/engine/index.js";
 import { calledNamespace, namespaceOf, otherNamespace, parseArgs } from "./calls.js";
-import { keyOf, sameCall } from "../data.js";
+import { jsonOrAsIs, keyOf, sameCall } from "../data.js";
 import { ownTool, watchRejections } from "./rejections.js";
 import { asked, baseFor, isGuardedAgentTool, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
@@ -270,7 +270,7 @@ function wrap(t: AnyFunctionTool, core: CallGuard, options: AgentsGuardOptions, 
       return out;
     }
     // only what a read's `filter` keeps reaches the model (filter.ts); withheld, it reads why
-    const result = resultOf(out);
+    const result = jsonOrAsIs(out);
     const passed = await passOn(core.session, core.catalogue, name, v.check.step, result);
     await core.ran(v.check, "withheld" in passed ? undefined : passed.value);
     if ("withheld" in passed) return passed.withheld;
@@ -352,15 +352,6 @@ function approvalName(call: { name: string; namespace?: unknown }): string {
 }
 
 /** A tool's output as the session records it: JSON text is read back into data. */
-function resultOf(out: unknown): unknown {
-  if (typeof out !== "string") return out;
-  try {
-    return JSON.parse(out);
-  } catch {
-    return out;
-  }
-}
-
 /** The person's messages among input items, as text. */
 export function userTexts(items: readonly AgentInputItem[] | undefined): string[] {
   const out: string[] = [];
