@@ -20,6 +20,25 @@ describe("catalogue limits (outside audit 14, F1)", () => {
     expect(body.error.hint).toMatch(/split it/);
   });
 
+  it("a rulebook over 256 KiB is refused 413 body_too_large too, whatever its format; one under it registers", async () => {
+    const { call } = testApp();
+    const row = (i: number) => `r${i},refunds,refund_card,args.amount,over,${i},refuse,,Only paid orders can be refunded.\n`;
+    const csv = (n: number) => "name,flow,tools,field,op,value,then,question,because\n" + Array.from({ length: n }, (_, i) => row(i)).join("");
+    expect(csv(2_600).length).toBeLessThan(256 * 1024);
+    const small = await call("PUT", "/v1/rulebooks/fits", csv(2_600), KEY_A, "text/csv");
+    expect(small.status).toBe(200);
+    expect(((await small.json()) as any).rules).toBe(2_600);
+    const yaml = "rules:\n" + Array.from({ length: 2_000 }, (_, i) => `  - name: r${i}\n    flow: refunds\n    tools: [refund_card]\n    when:\n      - {field: args.amount, over: ${i}}\n    then: refuse\n    because: "x"\n`).join("");
+    for (const [type, text] of [["text/csv", csv(4_000)], ["application/yaml", yaml]] as const) {
+      expect(text.length).toBeGreaterThan(256 * 1024);
+      const r = await call("PUT", "/v1/rulebooks/big", text, KEY_A, type);
+      expect(r.status).toBe(413);
+      const error = ((await r.json()) as any).error;
+      expect(error).toMatchObject({ code: "body_too_large", message: "the rulebook is over 262144 bytes" });
+      expect(error.hint).toMatch(/one rulebook per flow/);
+    }
+  });
+
   it("20,000 repeated tools: the first 100 problems and how many more, in a small answer", async () => {
     const { call } = testApp();
     const yaml = "tools:\n" + "  - name: t\n".repeat(20_000);

@@ -15,7 +15,7 @@ const errors = {
   "401": answer("missing or wrong key (`unauthorized`)"),
   "404": answer("unknown route, catalogue or rulebook (`not_found`, `catalogue_not_found`, `rulebook_not_found`)"),
   "409": answer("a session that does not verify or moved on (`history_invalid`), the delta form to an isolate that does not hold the entries left out (`session_history_needed`: send it in full), or an approval decided already (`approval_decided`)"),
-  "413": answer("body over 1 MiB, a catalogue over 256 KiB, or a session over 1 MiB in full (`body_too_large`)"),
+  "413": answer("body over 1 MiB, a catalogue or rulebook over 256 KiB, or a session over 1 MiB in full (`body_too_large`)"),
   "415": answer("wrong content type (`unsupported_media_type`)"),
   "503": answer("the worker has no valid licence (`licence_required`, `licence_invalid`) or no history secret (`history_secret_missing`); nothing is allowed"),
 };

@@ -16,10 +16,11 @@ const NAME = new RegExp(NAME_PATTERN);
 export const YAML_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "text/plain", "application/json"] as const;
 
 /**
- * 256 KiB: dozens of times the example catalogues. Reading YAML costs CPU in proportion to its
- * size, in the isolate every tenant shares: a 900 KB text took seconds there (outside audit 14, F1).
+ * 256 KiB, a catalogue's or a rulebook's text: dozens of times the examples. Reading YAML (or a
+ * spreadsheet) costs CPU in proportion to its size, in the isolate every tenant shares: a 900 KB
+ * catalogue took seconds there (outside audit 14, F1), a 750 KB rulebook about a second.
  */
-export const MAX_CATALOGUE_BYTES = 256 * 1024;
+export const MAX_TEXT_BYTES = 256 * 1024;
 
 /**
  * A registered name is 1–64 letters, digits, `.`, `_` or `-` (`what`: "catalogue" or "rulebook").
@@ -48,7 +49,7 @@ export function catalogueRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       responses: ok({ type: "object", properties: { name: { type: "string" }, digest: { type: "string" }, tools: { type: "array", items: { type: "string" } } } }),
     }),
     nameParam("catalogue"),
-    limitBody(MAX_CATALOGUE_BYTES, "the catalogue", "split it: one catalogue per agent, its tools' schemas only as wide as their calls"),
+    limitBody(MAX_TEXT_BYTES, "the catalogue", "split it: one catalogue per agent, its tools' schemas only as wide as their calls"),
     async (c) => {
       const { name } = c.req.valid("param");
       const yaml = await readText(c, YAML_TYPES, "the catalogue");

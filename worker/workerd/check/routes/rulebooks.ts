@@ -1,12 +1,12 @@
 /** PUT /v1/rulebooks/{name}: register a rulebook (YAML, a rules spreadsheet as CSV, or a registry's JSON). */
 import { Hono } from "hono";
-import { readText } from "../../http/body.js";
+import { limitBody, readText } from "../../http/body.js";
 import { describe } from "../../http/openapi.js";
 import { rulebookFormatOf } from "../../../portable/engine/index.js";
 import type { CheckEnv } from "../env.js";
 import { NAME_PATTERN, ok } from "../openapi.js";
 import { RULEBOOK, type CheckRuntime } from "../runtime.js";
-import { YAML_TYPES, nameParam } from "./catalogues.js";
+import { MAX_TEXT_BYTES, YAML_TYPES, nameParam } from "./catalogues.js";
 
 export function rulebookRoutes(rt: CheckRuntime): Hono<CheckEnv> {
   const app = new Hono<CheckEnv>();
@@ -21,6 +21,7 @@ export function rulebookRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       responses: ok({ type: "object", properties: { name: { type: "string" }, digest: { type: "string" }, rules: { type: "integer" } } }),
     }),
     nameParam("rulebook"),
+    limitBody(MAX_TEXT_BYTES, "the rulebook", "split it: one rulebook per flow, or per group of tools"),
     async (c) => {
       const { name } = c.req.valid("param");
       const text = await readText(c, [...YAML_TYPES, "text/csv"], "the rulebook");
