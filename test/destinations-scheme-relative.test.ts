@@ -64,7 +64,8 @@ describe("a whole value that is a scheme-relative reference", () => {
     expect(findDestinations("\\\\intranet\\x")).toEqual(["\\\\intranet\\x"]);
     // the scan of the text comes first, then the whole reading
     expect(findDestinations("//intranet/x?next=https://evil.net/")).toEqual(["https://evil.net/", "//intranet/x?next=https://evil.net/"]);
-    expect(findDestinations("//user@intranet/x")).toEqual(["user@intranet", "//user@intranet/x"]);
+    // `user@intranet/x` is a URL to intranet without its scheme (outside audit 18, F4)
+    expect(findDestinations("//user@intranet/x")).toEqual(["user@intranet/x", "//user@intranet/x"]);
     // a tab or newline past the host changes no host: reported up to it, as the scan reads it
     expect(findDestinations("//evil.net/x\ny")).toEqual(["//evil.net/x"]);
     expect(findDestinations("//evil.net/x.\nThanks")).toEqual(["//evil.net/x"]);

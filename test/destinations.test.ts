@@ -324,7 +324,8 @@ describe("destinationAllowed", () => {
     it(`${dest} → ${allowed}`, () => expect(destinationAllowed(dest, patterns)).toBe(allowed));
   }
   it("a name with a path before an `@` must be allowed as a host and as an address", () => {
-    expect(findDestinations("a.example.com/x@evil.com")).toEqual(["a.example.com/x@evil.com"]);
+    // and its path segment is an address too (outside audit 18, F2)
+    expect(findDestinations("a.example.com/x@evil.com")).toEqual(["a.example.com/x@evil.com", "x@evil.com"]);
     const host = [parseDestinationPattern("*.example.com")!];
     const both = [...host, parseDestinationPattern("*@evil.com")!];
     expect(destinationAllowed("a.example.com/x@evil.com", host)).toBe(false);

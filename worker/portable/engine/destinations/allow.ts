@@ -74,6 +74,8 @@ interface Target {
 }
 /** Before an `@`, these make a string read as a URL path by one tool, an address by another. */
 const PATH_CHARS = /[/?#\\]/;
+/** After an address's `@`, these make it a URL's authority and path instead. */
+const URL_AFTER_AT = /[:/?#]/;
 
 /**
  * May a tool with this allow-list send to `dest` (one string `scanDestinations` reported)?
@@ -137,7 +139,8 @@ function readTarget(dest: string): Target | null {
   const at = dest.lastIndexOf("@");
   if (at >= 0) {
     const a = address(dest);
-    if (a === null) return null;
+    // `user@host:port/path`: a URL to `host` without its scheme (scan.ts), no address
+    if (a === null) return URL_AFTER_AT.test(dest.slice(at + 1)) ? urlHost(`http://${dest}`) : null;
     if (!PATH_CHARS.test(dest.slice(0, at))) return { hosts: [], addresses: [a] };
     // `a.example.com/x@evil.com`: a URL to the first name, an address at the second; both
     const h = urlHost(`http://${dest}`);

@@ -5,7 +5,8 @@ import { cutText } from "../canonical/cut.js";
  * Bounds on what one call reports, so that a hostile argument cannot make the answer huge: a
  * destination longer than `MAX_LENGTH` is cut there and ends with `…`, and after `MAX_FOUND`
  * destinations (or ten times as many finds, repeats included: hashing them is the cost) the scan
- * stops and reports `MORE_DESTINATIONS`. Nothing the scanner finds ends
+ * stops and reports `MORE_DESTINATIONS`; a part of a URL nested past the depth the scanner reads
+ * (scan.ts `MAX_DEPTH`) ends with `…` too. Nothing the scanner finds ends
  * with `…` otherwise (trailing punctuation is never part of one), and `destinationAllowed` allows
  * no such string but under `"*"`: a cut list still refuses where the whole one would.
  */

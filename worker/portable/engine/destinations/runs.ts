@@ -120,6 +120,11 @@ function ipv4Shape(s: string, p: number, e: number): number {
   return parts === 0 ? -1 : parts | hex;
 }
 
+/** Is `s[p, e)` numbers and dots, as an IPv4 address is written (not a name)? */
+export function isNumberRun(s: string, p: number, e: number): boolean {
+  return ipv4Shape(s, p, e) >= 0;
+}
+
 function enough(shape: number, mark: Mark): boolean {
   const parts = shape & 0xff;
   if (mark === MARKED || (shape & HEX_PART) !== 0) return true;

@@ -1,54 +1,19 @@
 /**
- * Step 4's scanner (checks.md, step 4): every destination inside the string values of a call's
- * arguments — every string a URL parser, a mailer or a resolver would turn into a host. What
- * counts (./runs.ts says which host runs are enough, by how the text marks them):
- *
- * - a URL whose scheme names a host: `scheme://authority…` for any scheme of two letters or more
- *   (one letter is a drive, `C:\\`), `http:evil.com` / `http:\\evil.com` for the special schemes
- *   a URL parser reads that way, `mailto:a@b.com`, and `//host/path` when the host is a name or IP
- *   as below. Reported whole, from the scheme to the end of the path, trailing punctuation and
- *   unbalanced closing brackets left out; with what follows a space or control when an `@`
- *   comes after it before `/ ? # \` (`https://a.com\t@evil/`: a parser's host is `evil`). A URL
- *   inside a URL's path or query (`?next=https://evil.example`) is reported too, and so is a
- *   query or fragment value that is a scheme-relative reference (`?next=//intranet`: ./values.ts);
- * - an e-mail address or userinfo `local@host`, any name or IPv4 the host parser reads
- *   (`root@intranet`, `x@0x7f.1`), or `[10.0.0.1]` / `[IPv6:…]`;
- * - a UNC path `\\host\share`, any name or IPv4;
- * - `host:port`, any name (`intranet:8080`) or IPv4 of two parts or more; not times (`12:30`);
- * - a bare host name: two labels or more whose last is an IANA top-level domain or a special-use
- *   one (./tlds.ts), or `localhost`; with its `:port` and `/path` when they follow. So
- *   `report.pdf`, `v1.2.3`, `40.00`, `e.g.` are not destinations; `notes.md`, `main.py`,
- *   `archive.zip`, `hello.world` are (Moldova, Paraguay, and two gTLDs: fail closed);
- * - a bare IPv4 in four parts of any radix (`10.0.0.1`, `0177.0.0.1`) or with a hex part
- *   (`0x7f.1`, `0x7f000001`), and an IPv6 address, bare (`2001:db8::1`, `::ffff:127.0.0.1`,
- *   `fe80::1%eth0`) or bracketed (`[::1]:8443/x`). Not `a:b`;
- * - any of these with `%hh` escapes in the host (`evil%2Ecom/steal`), read decoded.
- *
- * A value that is a URL once tabs and newlines are gone is read whole too, as `new URL()` reads it
- * (./whole.ts): `https://a.example.com\t.intranet/` is also `https://a.example.com.intranet/`. So
- * is a value that is, whole, a scheme-relative reference (`//intranet/x`), whatever its host: a
- * tool resolving it against its base URL reaches that host.
- *
- * A host name is the longest run of labels joined by dots that the text holds, read the way a URL
- * parser reads it: non-ASCII letters, symbols and format characters are part of a label, and the
- * ideographic and full-width dots are dots (./chars.ts says why). A string holding compatibility
- * characters is scanned a second time in its NFKC form (`evil⒈com` is `evil1.com` to a parser),
- * and what that finds is reported in that form.
- *
- * Safe on hostile input: one left-to-right pass per string; every backward walk stops at the end
- * of the previous destination or at a character the walk cannot cross, so each character is read
- * a bounded number of times (no regex runs over the text but the one-shot prefilters). Arguments
- * are walked with an explicit stack, so any depth is fine, and a value reached twice is read once.
+ * Step 4's scanner: every string in a call's arguments that a URL parser, a mailer or a resolver
+ * would turn into a host (what counts, and why: ./README.md). Linear on hostile input: backward
+ * walks stop at the previous find, the parts of a URL (url-parts.ts) never overlap and are read
+ * at most MAX_DEPTH deep, and no regex runs over the text but the one-shot prefilters.
  */
 import { ALPHA, SCHEME, asciiFlags, isDot, isHex, isLabel } from "./chars.js";
-import { Found } from "./found.js";
+import { CUT, Found } from "./found.js";
 import { portEnd, urlEnd } from "./ends.js";
 import { isIPv6, looksV6, v6RunEnd, v6Start, zoneEnd } from "./ip.js";
-import { MARKED, NONE, PORT, hasEscape, hostRun, isEscape, isLocalhost, labelEnd, namesHost } from "./runs.js";
+import { MARKED, NONE, PORT, hasEscape, hostRun, isEscape, isLocalhost, isNumberRun, labelEnd, namesHost } from "./runs.js";
 import { Authority } from "./authority.js";
 import { domainEnd, isLocalChar, localStart } from "./addresses.js";
 import { joinedIn, parsedText, startsWithSlash, urlHostname, wholeReading } from "./whole.js";
 import { readValue } from "./values.js";
+import { decodedPart, eachPart } from "./url-parts.js";
 
 /** a URL, JSON (read as the data it holds) or prose: not a relative reference nor a form body */
 const NOT_A_REFERENCE = /^[a-z][a-z0-9+.-]*:|^[{["]|\s/i;
@@ -59,6 +24,8 @@ const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
 /** Without one of these, or a non-ASCII character, a string cannot hold a destination. */
 const MAYBE = /[.:@\u3002\uff0e\uff61\u2024\ufe52]|%[0-9a-f]{2}|0x|\\\\|localhost/i;
 const NON_ASCII = /[^\x00-\x7f]/;
+/** A URL in a part of a URL in a part of…: past this depth a part that may hold a host is one (fail closed). */
+const MAX_DEPTH = 3;
 
 export class Scanner {
   private s = "";
@@ -73,6 +40,12 @@ export class Scanner {
 
   /** Where finds go; set for each call (one scanner serves every call: the scan never yields). */
   found = new Found();
+  /** false: a bare host name is none (a URL's path segment: `README.md` names a file). */
+  private bareNames = true;
+  /** Reads the parts of the URLs this one finds (url-parts.ts), one level deeper. */
+  private child: Scanner | undefined;
+
+  constructor(private readonly depth = 0) {}
 
   /** `readWhole: false` when the caller knows `s` holds no tab or newline: whole.ts has nothing to read. */
   scanString(s: string, readWhole = true): void {
@@ -185,7 +158,9 @@ export class Scanner {
       const e = this.atAddress(p, he);
       if (e > 0) return e;
     }
-    return namesHost(s, p, he, this.markAfter(he)) ? this.finishHost(p, he) : he;
+    const mark = this.markAfter(he);
+    if (mark === NONE && !this.bareNames && !isNumberRun(s, p, he) && !(he - p === 9 && isLocalhost(s, p))) return he;
+    return namesHost(s, p, he, mark) ? this.finishHost(p, he) : he;
   }
 
   /** `PORT` when a port follows the run ending at `e` (`intranet:8080`), else `NONE`. */
@@ -319,8 +294,19 @@ export class Scanner {
     if (ls === he) return -1;
     const de = domainEnd(s, this.n, he + 1);
     if (de < 0) return -1;
-    this.emit(ls, de);
-    return de;
+    // `user@host:port/path` is a URL to `host` without its scheme, as curl reads it: reported
+    // whole, so that an address on the allow-list does not allow it (outside audit 18, F4)
+    const port = portEnd(s, this.n, de, false);
+    const after = port > 0 ? port : de;
+    const c = s.charCodeAt(after);
+    if (port < 0 && c !== 0x2f && c !== 0x3f && c !== 0x23) {
+      this.emit(ls, de);
+      return de;
+    }
+    const end = urlEnd(s, this.n, ls, after, de);
+    this.emit(ls, end);
+    this.nested(after, end);
+    return end;
   }
 
   private atBareV6(p: number): number {
@@ -364,6 +350,21 @@ export class Scanner {
       if ((c1 !== 0x2f && c1 !== 0x5c) || (c2 !== 0x2f && c2 !== 0x5c)) continue;
       if (this.atScheme(k, from, to) > 0) k = this.auth.end - 1;
     }
+    this.parts(from, to, query);
+  }
+
+  /** The path segments and query values of a URL found, decoded once and read as strings are (url-parts.ts). */
+  private parts(from: number, to: number, query: boolean): void {
+    eachPart(this.s, from, to, query, (a, b, value) => {
+      if (this.found.full) return;
+      const text = decodedPart(this.s.slice(a, b), value);
+      if (!MAYBE.test(text) && !NON_ASCII.test(text)) return;
+      if (this.depth >= MAX_DEPTH) return this.found.add(text + CUT); // unread: only "*" allows it
+      const child = (this.child ??= new Scanner(this.depth + 1));
+      child.found = this.found;
+      child.bareNames = value;
+      child.scanString(text);
+    });
   }
 
   /**
