@@ -323,6 +323,12 @@ describe("destinationAllowed", () => {
   for (const [dest, allowed] of cases) {
     it(`${dest} → ${allowed}`, () => expect(destinationAllowed(dest, patterns)).toBe(allowed));
   }
+  it("the `%` relay hack: the address it is relayed to must be allowed too (outside audit 18, F5)", () => {
+    const corp = [parseDestinationPattern("*@corp.example.com")!];
+    expect(destinationAllowed("evil%evil.test@corp.example.com", corp)).toBe(false);
+    expect(destinationAllowed("evil%evil.test@corp.example.com", [...corp, parseDestinationPattern("*@evil.test")!])).toBe(true);
+    expect(destinationAllowed("bob@corp.example.com", corp)).toBe(true);
+  });
   it("a name with a path before an `@` must be allowed as a host and as an address", () => {
     // and its path segment is an address too (outside audit 18, F2)
     expect(findDestinations("a.example.com/x@evil.com")).toEqual(["a.example.com/x@evil.com", "x@evil.com"]);

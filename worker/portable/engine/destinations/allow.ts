@@ -141,7 +141,7 @@ function readTarget(dest: string): Target | null {
     const a = address(dest);
     // `user@host:port/path`: a URL to `host` without its scheme (scan.ts), no address
     if (a === null) return URL_AFTER_AT.test(dest.slice(at + 1)) ? urlHost(`http://${dest}`) : null;
-    if (!PATH_CHARS.test(dest.slice(0, at))) return { hosts: [], addresses: [a] };
+    if (!PATH_CHARS.test(dest.slice(0, at))) return relayed(a);
     // `a.example.com/x@evil.com`: a URL to the first name, an address at the second; both
     const h = urlHost(`http://${dest}`);
     return h === null ? null : { hosts: h.hosts, addresses: [a] };
@@ -189,6 +189,18 @@ function address(text: string): Address | null {
   }
   const host = parseHost(domain);
   return host === null ? null : { local: text.slice(0, at).toLowerCase(), domain: host };
+}
+
+/**
+ * `evil%evil.example@corp.example.com`: a mail server that still honours the `%` relay hack sends
+ * it on to `evil@evil.example`, so that address must be allowed too (outside audit 18, F5). A
+ * local part whose last `%` is followed by no host is only an address.
+ */
+function relayed(a: Address): Target | null {
+  const pct = a.local.lastIndexOf("%");
+  if (pct <= 0) return { hosts: [], addresses: [a] };
+  const on = address(`${a.local.slice(0, pct)}@${a.local.slice(pct + 1)}`);
+  return on === null ? null : { hosts: [], addresses: [a, on] };
 }
 
 /** Every address a `mailto:` sends to: its path and its `to`, `cc` and `bcc` fields. */
