@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TurnIndex, readNumber, tokenizeTurn, typedIn } from "../worker/portable/engine/origins/typed.js";
 import { declaredKeys } from "../worker/portable/engine/origins/declared-keys.js";
+import { inferOrigins } from "../worker/portable/engine/origins/infer.js";
 import type { Language } from "../worker/portable/engine/catalogue/types.js";
 import { prng as mulberry32 } from "./helpers/prng.js";
 
@@ -507,5 +508,82 @@ describe("declaredKeys: the keys an args schema declares for one argument", () =
     expect([...declaredKeys(schema, "other")]).toEqual(["note"]);
     expect([...declaredKeys({ properties: { a: {} } }, "__proto__")]).toEqual([]);
     expect([...declaredKeys(undefined, "a")]).toEqual([]);
+  });
+});
+
+describe("a destination cut out of a typed one is not typed (outside audit 18, F3)", () => {
+  const typed = (turn: string, value: string) => {
+    const t = new TurnIndex("en");
+    t.add(turn);
+    return t.has(value);
+  };
+  it("a piece cut at `-`, `/`, `+` or `\\`, or before a dot, `@` or userinfo, names another host or mailbox", () => {
+    const cuts: readonly (readonly [string, string])[] = [
+      ["see https://intranet-wiki.example.com/page", "https://intranet"],
+      ["open http://localhost-dev.example.com/", "http://localhost"],
+      ["open //intranet-wiki.example.com/x", "//intranet"],
+      ["open \\\\fs-evil.example.com\\share", "\\\\fs"],
+      ["write to ops@corp-mail.example.com", "ops@corp"],
+      ["write to ops-team@example.com", "team@example.com"],
+      ["write to ops+evil.test@example.com", "evil.test@example.com"],
+      ["write to ops/x@example.com", "x@example.com"],
+      ["write to ops_x@example.com", "x@example.com"],
+      ["write to ops@example.com.evil.net", "ops@example.com"],
+      ["see https://good.com//evil.com", "//evil.com"],
+      ["see https://good.com/evil.com", "evil.com"],
+      ["see https://good.com:pw@evil.com", "https://good.com"],
+      ["see https://good.com:80@evil.com", "https://good.com"],
+      ["see https://good.com.evil.net/", "https://good.com"],
+      ["see https://good.com%2eevil.net/", "https://good.com"],
+      ["see www.example.com", "example.com"],
+      ["see evil-example.com:8080", "example.com:8080"],
+      ["see https://good.comé.net/", "https://good.com"],
+    ];
+    for (const [turn, value] of cuts) expect(typed(turn, value), `${value} in ${turn}`).toBe(false);
+  });
+  it("a destination typed whole stays typed: a port, a path, inside a URL, before punctuation, quoted, in a list", () => {
+    const whole: readonly (readonly [string, string])[] = [
+      ["see https://intranet-wiki.example.com/page", "https://intranet-wiki.example.com/page"],
+      ["open http://localhost:3000/x", "http://localhost"],
+      ["open example.com:8080", "example.com"],
+      ["see https://example.com/docs", "example.com"],
+      ["see https://example.com/docs", "https://example.com"],
+      ["see \\\\fs\\share", "\\\\fs"],
+      ["see https://good.com./", "https://good.com"],
+      ["mail ops@example.com.", "ops@example.com"],
+      ["mail <ops@example.com>, thanks", "ops@example.com"],
+      ["mail (ops@example.com)", "ops@example.com"],
+      ["mail \"ops@example.com\"", "ops@example.com"],
+      ["mail 'ops@example.com'", "ops@example.com"],
+      ["mail mailto:ops@example.com", "ops@example.com"],
+      ["mail ana@x.com, ops@example.com and bo@y.com", "ops@example.com"],
+      // every occurrence is tried, not only the first
+      ["see https://intranet-wiki.example.com/ and https://intranet/", "https://intranet"],
+    ];
+    for (const [turn, value] of whole) expect(typed(turn, value), `${value} in ${turn}`).toBe(true);
+  });
+  it("is found in one turn both as a token and as spelt, not pieced together from two turns", () => {
+    const t = new TurnIndex("en");
+    t.add("see pàypal.com"); // a token once folded, but not as spelt
+    t.add("mail ops@paypal.com"); // as spelt, but no token: the domain of an address
+    expect(t.has("paypal.com")).toBe(false);
+  });
+  it("stays linear on hostile text", () => {
+    const t = new TurnIndex("en");
+    t.add("ops-a.example.com ".repeat(50_000));
+    t.add("a.".repeat(200_000));
+    const start = performance.now();
+    expect(t.has("a.example.com")).toBe(false);
+    expect(t.has("a.a.a.a.a.a.a.a.a.example.com")).toBe(false);
+    expect(performance.now() - start).toBeLessThan(2000);
+  });
+});
+
+describe("inference does not call a cut destination typed (outside audit 18, F3)", () => {
+  const view = (turn: string) => ({ language: "en" as const, turns: [turn], results: [], context: {} });
+  it("infers no `typed` for a host or mailbox cut out of a typed one", () => {
+    expect(inferOrigins({ url: "https://intranet" }, view("see https://intranet-wiki.example.com/page")).url!.origin).not.toBe("typed");
+    expect(inferOrigins({ to: "team@example.com" }, view("write to ops-team@example.com")).to!.origin).not.toBe("typed");
+    expect(inferOrigins({ to: "ops-team@example.com" }, view("write to ops-team@example.com")).to!.origin).toBe("typed");
   });
 });

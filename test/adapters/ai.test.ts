@@ -151,6 +151,13 @@ describe.each(KITS)("stalwart-agents/ai with ai $major", ({ sdk, Mock }) => {
     expect(b.ran).toEqual([{ tool: "tag_order", args: { order_id: "4411", tag: "vip" } }]);
   });
 
+  it("a mailbox cut out of one the person typed is not inferred typed (outside audit 18, F3)", async () => {
+    const { events, tools } = setup();
+    await run(tools, [[{ id: "c1", tool: "tag_order", input: { order_id: "4411", tag: "team@example.com" } }], [{ id: "c2", tool: "tag_order", input: { order_id: "4411", tag: "ops-team@example.com" } }], "done"], [user("tag order 4411 for ops-team@example.com")]).result;
+    expect(events[0]!.origins.tag).toMatchObject({ origin: "model" });
+    expect(events[1]!.origins.tag).toMatchObject({ origin: "typed" });
+  });
+
   it("a value copied out of an untrusted read's result is labelled and held", async () => {
     const { b, events, tools } = setup();
     const r = await run(tools, [[{ id: "c1", tool: "read_inbox", input: {} }], [{ id: "c2", tool: "pay_invoice", input: { account: INBOX.account, amount: 50 } }]], [user("deal with my inbox")]).result;

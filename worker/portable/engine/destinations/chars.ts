@@ -16,7 +16,7 @@ const LABEL = 1;
 const DIGIT = 2;
 const HEX = 4;
 /** RFC 5322 atext, plus `.`: what a local part of an e-mail address is made of. */
-const ATEXT = 8;
+export const ATEXT = 8;
 /** RFC 3986 scheme characters `[A-Za-z0-9+.-]`. */
 export const SCHEME = 16;
 export const ALPHA = 32;

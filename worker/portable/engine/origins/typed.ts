@@ -32,9 +32,11 @@
  *   (names, addresses, hosts), `-` and `/` separate (`São Paulo/SP`, `10-40`). Punctuation inside
  *   the value must be typed (`Flores, 12` is not in `Flores 12`). A numeric string (`"4411"`)
  *   is matched as text, not as a number.
- * - **A value that names a destination** (as step 4 reads it) must also occur in a turn as typed,
- *   up to case and Unicode normalisation (NFC): accents are part of a host (`pàypal.com` is not
- *   `paypal.com`), so folding them would vouch for a host the person never typed.
+ * - **A value that names a destination** (as step 4 reads it) must also occur in that turn as
+ *   typed, up to case and Unicode normalisation (NFC): accents are part of a host (`pàypal.com` is
+ *   not `paypal.com`), so folding them would vouch for a host the person never typed. And it must
+ *   not be a piece of a longer destination there (typed-destination.ts): `https://intranet` is not
+ *   in `https://intranet-wiki.example.com`, nor `team@example.com` in `ops-team@example.com`.
  * - **Each turn is searched on its own**: no value is found across the end of one turn and the
  *   start of the next, whatever characters it holds.
  * - **Anything else fails closed.** Booleans, null, an empty or blank string, a number JavaScript
@@ -49,6 +51,7 @@ import { InputError } from "../errors.js";
 import { findDestinations } from "../destinations/arguments.js";
 import { countTokens, findToken, fold } from "./turn-text.js";
 import { eachNumber, numberKey } from "./turn-numbers.js";
+import { typedAsDestination } from "./typed-destination.js";
 
 export { readNumber } from "./turn-numbers.js";
 
@@ -96,8 +99,8 @@ export class TurnIndex {
   /** each turn folded; searched one by one, so nothing is found across two turns */
   private readonly texts: string[] = [];
   private readonly numbers = new Set<string>();
-  /** each turn as typed (NFC, lowercased), for values that name a destination */
-  private readonly exact: string[] = [];
+  /** each turn as typed (NFC, lowercased), for values that name a destination; by the index of `texts` */
+  private readonly exact: (string | undefined)[] = [];
 
   constructor(language: Language = "en") {
     checkLanguage(language);
@@ -111,7 +114,7 @@ export class TurnIndex {
       throw new InputError(`a turn read as \`${t.language}\` in a \`${this.language}\` session`);
     }
     this.texts.push(t.text);
-    if (t.exact !== undefined) this.exact.push(t.exact);
+    this.exact.push(t.exact);
     for (const n of t.numbers) this.numbers.add(n);
   }
 
@@ -141,8 +144,11 @@ export class TurnIndex {
     if (BLANK.test(value)) return false;
     const v = fold(value);
     if (v.length > MAX_VALUE) return false;
-    for (const text of this.texts) {
-      if (findToken(text, v)) return !namesDestination(value) || this.typedExactly(value);
+    let destination: boolean | undefined;
+    for (let k = 0; k < this.texts.length; k++) {
+      if (!findToken(this.texts[k]!, v)) continue;
+      destination ??= namesDestination(value);
+      if (!destination || this.typedExactly(k, value)) return true;
     }
     return false;
   }
@@ -150,12 +156,12 @@ export class TurnIndex {
   /**
    * A value naming a destination is typed only as the person spelt it, accents included: folding
    * them would make `billing@pàypal.com` the `billing@paypal.com` the person typed, another host
-   * (outside audit F5). Case still folds (hosts ignore it).
+   * (outside audit F5). Case still folds (hosts ignore it). And only where it is the whole of
+   * what the person typed there, not a piece cut at `-`, `/` or `+` (outside audit 18, F3).
    */
-  private typedExactly(value: string): boolean {
-    const v = value.normalize("NFC").toLowerCase();
-    for (const text of this.exact) if (text.includes(v)) return true;
-    return false;
+  private typedExactly(turn: number, value: string): boolean {
+    const text = this.exact[turn];
+    return text !== undefined && typedAsDestination(text, value.normalize("NFC").toLowerCase());
   }
 
   /**
