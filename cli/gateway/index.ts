@@ -202,9 +202,9 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     pins = new Pins(pinsOf(source), () => upstream.listTools());
     // One listing at the start, for what a person should read before a tool goes missing in their
     // client (start-notes.ts); a server slow to list, or with no tools, is not waited for long.
-    const listed = await upstream.listTools(START_LISTING_MS).catch(() => undefined);
+    const raw = await upstream.listTools(START_LISTING_MS, { raw: true }).catch(() => undefined);
     const named = [...own.tools.keys()].filter((n) => !OUTSIDE_TOOLS.has(n) && (!reach || reach.has(n)));
-    const notes = listed ? startNotes({ listed, named, pins: pinsOf(source) }) : [];
+    const notes = raw ? startNotes({ listed: upstream.readable(raw), named, pins: pinsOf(source), unreadable: raw.filter((t) => !upstream.asListed(t)).map((t) => t.name) }) : [];
     tasks = new TaskTools(() => upstream.listTools());
     // The key is loaded once, when first needed (a record signed, a standing approval):
     // after `stalwart key reset` its MAC refuses (KeyChanged) until the gateway is restarted, as

@@ -216,8 +216,8 @@ function buildServer(o: ServeOptions): Server {
     },
     o.log,
   );
-  const forward = (method: string, params: Record<string, unknown> | undefined, ctx: ServerContext) =>
-    o.relay.during(ctx, () => o.upstream.request(method, params, { timeoutMs: o.callTimeoutMs, signal: ctx.mcpReq.signal })).catch((err: unknown) => {
+  const forward = (method: string, params: Record<string, unknown> | undefined, ctx: ServerContext, raw = false) =>
+    o.relay.during(ctx, () => o.upstream.request(method, params, { timeoutMs: o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(raw ? { resultAs: null } : {}) })).catch((err: unknown) => {
       throw err instanceof ProtocolError ? err : new ProtocolError(ProtocolErrorCode.InternalError, notAnswered(err));
     });
 
@@ -234,8 +234,10 @@ function buildServer(o: ServeOptions): Server {
   const bound = (ctx: ServerContext) => (o.relay.bind(ctx, server), ctx);
 
   server.setRequestHandler("tools/list", async (request, ctx) => {
-    const page = await forward("tools/list", request.params?.cursor !== undefined ? { cursor: request.params.cursor } : undefined, bound(ctx));
-    const tools = Array.isArray(page.tools) ? page.tools : [];
+    // read raw, each tool as the SDK reads it: one that is not valid MCP is left out, not the page
+    const page = await forward("tools/list", request.params?.cursor !== undefined ? { cursor: request.params.cursor } : undefined, bound(ctx), true);
+    const tools = o.upstream.readable(Array.isArray(page.tools) ? page.tools : []);
+    if (page.nextCursor !== undefined && typeof page.nextCursor !== "string") delete page.nextCursor;
     // Only the tools the catalogue names (and the agent reaches) and whose pinned definition holds; each one as the upstream described it.
     o.tasks.note(tools);
     const named = tools.filter((t: { name?: unknown }) => typeof t?.name === "string" && o.catalogue.tools.has(t.name) && !o.hidden.has(t.name) && (!o.reach || o.reach.has(t.name)));

@@ -9,7 +9,8 @@
  *     near name that the catalogue does not name: a misspelt name offers nothing. A catalogue may
  *     name the tools of several servers (a gateway for each), so a name with no near one is not
  *     said;
- *   - a catalogue none of whose tools the server lists (the catalogue of another server).
+ *   - a catalogue none of whose tools the server lists (the catalogue of another server);
+ *   - a tool the catalogue names that the server lists in a form that is not valid MCP.
  *
  * And, once, pins of the older form (`sha256:`): they still hold, but cover only a tool's
  * description and input schema, so a rewritten title, annotation, output schema or `_meta` passes.
@@ -25,10 +26,16 @@ export interface StartNotesInput {
   named: readonly string[];
   /** the catalogue's pins, by tool */
   pins: ReadonlyMap<string, string>;
+  /** tools the server lists in a form that is not valid MCP (left out of `listed`) */
+  unreadable?: readonly string[];
 }
 
-export function startNotes({ listed, named, pins }: StartNotesInput): string[] {
+export function startNotes({ listed, named, pins, unreadable = [] }: StartNotesInput): string[] {
   const notes: string[] = [];
+  const bad = new Set(unreadable);
+  for (const name of named) {
+    if (bad.has(name)) notes.push(`the tool server lists ${nameOf(name)} in a form that is not valid MCP (its input schema, annotations or another field): it is not offered; the server's other tools are`);
+  }
   const byName = new Map<string, ToolDefinition[]>();
   for (const t of listed) {
     if (typeof t.name !== "string") continue;
@@ -37,13 +44,14 @@ export function startNotes({ listed, named, pins }: StartNotesInput): string[] {
     else byName.set(t.name, [t]);
   }
   // the catalogue of another server: nothing at all is offered, and that is the one thing to say
-  if (named.length > 0 && byName.size > 0 && !named.some((n) => byName.has(n))) {
+  if (named.length > 0 && byName.size > 0 && !named.some((n) => byName.has(n) || bad.has(n))) {
     const which = named.length === 1 ? `the one tool the catalogue names, ${nameOf(named[0]!)}, is not one` : `none of the ${named.length} tools the catalogue names is one`;
     return [`${which} the tool server lists (it lists ${listOf([...byName.keys()])}): no tool is offered; is it the catalogue for this server?`];
   }
   const namedSet = new Set(named);
   const unnamed = [...byName.keys()].filter((n) => !namedSet.has(n));
   for (const name of named) {
+    if (bad.has(name)) continue; // said above
     const copies = byName.get(name);
     const pin = pins.get(name);
     if (pin !== undefined) {

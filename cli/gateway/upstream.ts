@@ -183,6 +183,11 @@ export class Upstream {
     }
   }
 
+  /** A raw listing's tools as the SDK reads each; one not valid MCP is left out alone, not the page with it (outside audit 13, F5). */
+  readable(tools: readonly unknown[]): ListedTool[] {
+    return tools.map((t) => this.asListed(t)).filter((t): t is ListedTool => t !== undefined);
+  }
+
   /** One JSON-RPC request, answered as the server answered it. */
   async request(method: string, params: Record<string, unknown> | undefined, o: CallOptions): Promise<Record<string, unknown>> {
     const client = this.client ?? (await this.connected());
@@ -227,11 +232,12 @@ export class Upstream {
    * (outside audit 13, F7).
    */
   async listTools(timeoutMs = 60_000, o: { raw?: boolean; whole?: boolean } = {}): Promise<ListedTool[]> {
+    if (!o.raw) return this.readable(await this.listTools(timeoutMs, { ...o, raw: true }));
     const tools: ListedTool[] = [];
     const cursors = new Set<string>();
     let cursor: string | undefined;
     for (let page = 1; ; page++) {
-      const r = await this.request("tools/list", cursor !== undefined ? { cursor } : undefined, { timeoutMs, ...(o.raw ? { resultAs: null } : {}) });
+      const r = await this.request("tools/list", cursor !== undefined ? { cursor } : undefined, { timeoutMs, resultAs: null });
       for (const t of Array.isArray(r.tools) ? r.tools : []) if (typeof t === "object" && t !== null && typeof (t as { name?: unknown }).name === "string") tools.push(t as ListedTool);
       cursor = typeof r.nextCursor === "string" && r.nextCursor !== "" ? r.nextCursor : undefined;
       if (cursor === undefined) return tools;

@@ -1,8 +1,9 @@
 /**
  * A tool server whose answer the MCP SDK cannot read: a tool's input schema nested thousands of
  * levels deep overflows the SDK's validation (a RangeError). `gateway init`, which reads the
- * listing raw, leaves that tool out and says why; the gateway answers the client's
- * `tools/list` with a JSON-RPC error saying so, and keeps serving the calls it can forward.
+ * listing raw, leaves that tool out and says why; the gateway reads each listed tool alone too,
+ * so it offers the others (it answered the whole `tools/list` with an error before: outside audit
+ * 13, F5), and keeps serving the calls it can forward.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,12 +28,12 @@ describe("a tool server whose answer is nested too deeply to read", { timeout: 6
     expect(text).toContain("  - name: echo");
   });
 
-  it("the gateway: tools/list is a JSON-RPC error saying so; a call of another tool still runs", async () => {
+  it("the gateway: tools/list offers the other tools, and a call of another tool still runs", async () => {
     const catalogue = join(allowedDir(), "agent.yaml");
     writeFileSync(catalogue, "settings: {language: en}\ntools:\n  - {name: echo, args: {type: object, properties: {text: {type: string}}}}\n");
     const d = await overStdio(downstreamClient({}), ["--home", home(), "--catalogue", catalogue, "--", ...DEEP]);
     try {
-      await expect(d.client.listTools()).rejects.toThrow("the tool server's answer to `tools/list` could not be read: it is nested too deeply");
+      expect((await d.client.listTools()).tools.map((t) => t.name)).toEqual(["echo"]);
       const r = await d.client.callTool({ name: "echo", arguments: { text: "still here" } });
       expect(r.isError).toBeFalsy();
       expect(text(r)).toBe("still here");
