@@ -5,7 +5,7 @@
  * in its session history before anything runs.
  */
 import { defineCommand, usageError, type Io } from "../command.js";
-import { approvalStatus, decide, StalwartError, type Mac } from "../../worker/portable/engine/index.js";
+import { APPROVAL_ID, approvalStatus, decide, StalwartError, type Mac } from "../../worker/portable/engine/index.js";
 import { resolveHome } from "../sdk/home.js";
 import { FileApprovalStore } from "../approvals/store.js";
 import { withdrawEnded } from "../approvals/owners.js";
@@ -27,6 +27,12 @@ async function swept(home: string, io: Io): Promise<FileApprovalStore> {
   const s = new FileApprovalStore(home, () => (mac ??= homeMac(home)));
   await withdrawEnded(home, s, Date.now(), (line) => io.stderr.write(`stalwart approvals: ${line}\n`));
   return s;
+}
+/** The ID argument: one that is not an approval id at all is a usage error (exit 2, cli.md), not a lookup. */
+function idOf(positionals: string[]): string {
+  const id = positionals[0] ?? "";
+  if (!APPROVAL_ID.test(id)) throw usageError(`\`${id}\` is not a pending confirmation id (p_ and 16 hex digits)`, "`stalwart approvals list --all` shows them");
+  return id;
 }
 const out = (io: Io, v: unknown) => io.stdout.write(JSON.stringify(v, null, 2) + "\n");
 
@@ -56,8 +62,9 @@ const show = defineCommand({
   args: idArgs,
   options: { home, json },
   run: async ({ values, positionals, io }) => {
-    const a = (await swept(resolveHome(values.home), io)).shown(positionals[0] ?? "");
-    if (!a) throw new StalwartError("ApprovalNotFound", `no pending confirmation \`${positionals[0]}\``, { hint: "`stalwart approvals list --all` shows them" });
+    const id = idOf(positionals);
+    const a = (await swept(resolveHome(values.home), io)).shown(id);
+    if (!a) throw new StalwartError("ApprovalNotFound", `no pending confirmation \`${id}\``, { hint: "`stalwart approvals list --all` shows them" });
     if (values.json) out(io, { ...a, status: approvalStatus(a, Date.now()) });
     else io.stdout.write(showText(a, Date.now()));
     return 0;
@@ -77,6 +84,7 @@ function decideCommand(verb: "approve" | "deny") {
       ...(verb === "approve" ? { always: { type: "boolean", help: "also approve later asks of this same call (same arguments) in this session" } } : {}),
     } as const,
     run: async ({ values, positionals, io }) => {
+      const id = idOf(positionals);
       const h = resolveHome(values.home);
       const by = values.as ?? userInfo().username;
       if (by.trim() === "") throw usageError("`--as` needs a name");
@@ -85,7 +93,7 @@ function decideCommand(verb: "approve" | "deny") {
       // --home) makes no key in a home that had none.
       let mac: ((text: string) => Uint8Array) | undefined;
       const lazyMac = (text: string) => (mac ??= homeMac(h))(text);
-      const a = await decide(await swept(h, io), lazyMac, positionals[0] ?? "", {
+      const a = await decide(await swept(h, io), lazyMac, id, {
         decision: verb, by, at: Date.now(), message: values.message, ...(v.always ? { always: true } : {}),
       });
       if (values.json) out(io, a.receipt);

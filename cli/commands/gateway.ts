@@ -62,10 +62,12 @@ export const command = defineCommand({
     // The MCP SDK loads only when the gateway runs, not for every other command.
     const { startGateway } = await import("../gateway/index.js");
     const { parseListen } = await import("../gateway/listen-address.js");
+    // a value an option cannot take is a usage error (exit 2, cli.md), as `--language pt` is
+    const listen = v.listen ? asUsage(() => parseListen(v.listen!)) : undefined;
     const gateway = await startGateway({
       catalogue: v.catalogue,
       upstream,
-      ...(v.listen ? { listen: parseListen(v.listen) } : {}),
+      ...(listen ? { listen } : {}),
       ...(v.home ? { home: v.home } : {}),
       ...(v["check-url"] ? { checkUrl: v["check-url"] } : {}),
       ...(v.key ? { key: v.key } : {}),
@@ -192,14 +194,24 @@ const MAX_TIMER_SECONDS = Math.floor(2_147_483_647 / 1000);
 
 function seconds(value: string, flag: string, max = Number.MAX_SAFE_INTEGER / 1000): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InputError(`\`${flag} ${value}\` is not a number of seconds`);
-  if (n > max) throw new InputError(`\`${flag} ${value}\` is longer than the gateway can wait: at most ${max} seconds (about ${Math.floor(max / 86400)} days)`);
+  if (!Number.isFinite(n) || n <= 0) throw usageError(`\`${flag} ${value}\` is not a number of seconds`);
+  if (n > max) throw usageError(`\`${flag} ${value}\` is longer than the gateway can wait: at most ${max} seconds (about ${Math.floor(max / 86400)} days)`);
   // a fraction of a millisecond is not no wait at all
   return Math.max(1, Math.round(n * 1000));
 }
 
+/** `--listen`'s reading, its InputError (message and hint) made a usage error. */
+function asUsage<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof InputError) throw usageError(err.message, err.hint);
+    throw err;
+  }
+}
+
 function count(value: string, flag: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new InputError(`\`${flag} ${value}\` is not a whole number of at least 1`);
+  if (!Number.isSafeInteger(n) || n < 1) throw usageError(`\`${flag} ${value}\` is not a whole number of at least 1`);
   return n;
 }

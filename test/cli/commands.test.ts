@@ -164,6 +164,33 @@ describe("the exit codes of docs/cli.md", () => {
   });
 });
 
+describe("2: a value an option or argument cannot take is a usage error, on every command alike (outside audit 16, F2)", () => {
+  const catalogue = join(REPO, "examples/store/agent.yaml");
+  const gateway = (...flags: string[]) => ["gateway", "--catalogue", catalogue, ...flags, "--", "no-such-tool-server"];
+  it.each([
+    [gateway("--ask-timeout", "abc"), "`--ask-timeout abc` is not a number of seconds"],
+    [gateway("--ask-timeout", "99999999"), "`--ask-timeout 99999999` is longer than the gateway can wait"],
+    [gateway("--call-timeout", "0"), "`--call-timeout 0` is not a number of seconds"],
+    [gateway("--listen", "nonsense"), "`--listen nonsense` is not HOST:PORT"],
+    [gateway("--listen", "0.0.0.0:23720"), "`--listen 0.0.0.0:23720`: the gateway binds to loopback only"],
+    [gateway("--listen", "127.0.0.1:0", "--max-sessions", "0"), "`--max-sessions 0` is not a whole number of at least 1"],
+    [gateway("--language", "pt"), "`--language pt` is not en or pt-BR"],
+    [["approvals", "serve", "--port", "abc"], "`--port` must be a port number, not `abc`"],
+    [["approvals", "serve", "--host", "0.0.0.0"], "`--host` must be a loopback address"],
+    [["approvals", "show", "nope"], "`nope` is not a pending confirmation id"],
+    [["approvals", "approve", "nope"], "`nope` is not a pending confirmation id"],
+    [["approvals", "deny", "nope", "--json"], "`nope` is not a pending confirmation id"],
+  ])("stalwart %j", async (argv, says) => {
+    const r = await stalwart(argv);
+    expect(r.code).toBe(2);
+    const said = argv.includes("--json") ? JSON.parse(r.stdout) : r.stderr;
+    if (typeof said === "string") expect(said).toMatch(/^stalwart (gateway|approvals \w+): /);
+    else expect(said).toMatchObject({ error: { code: "UsageError" } });
+    expect(JSON.stringify(said)).toContain(JSON.stringify(says).slice(1, -1));
+    untouched();
+  });
+});
+
 describe("the built command, as a user runs it", () => {
   const run = (args: string[], env: Record<string, string>) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
@@ -187,6 +214,16 @@ describe("the built command, as a user runs it", () => {
     expect([chek.code, chek.stderr]).toEqual([2, expect.stringContaining("did you mean `check`?")]);
     expect([activate.code, activate.stderr]).toEqual([0, ""]);
     expect(activate.stdout).toMatch(/^usage: stalwart licence activate/);
+    expect(readdirSync(h)).toEqual([]);
+  });
+
+  it("a value an option or argument cannot take exits 2 from the process too (outside audit 16, F2)", async () => {
+    const h = temp("main-values");
+    const env = { HOME: h, STALWART_HOME: h };
+    const catalogue = join(REPO, "examples/store/agent.yaml");
+    const [listen, show] = await Promise.all([run(["gateway", "--listen", "nonsense", "--catalogue", catalogue, "--", "echo"], env), run(["approvals", "show", "nope"], env)]);
+    expect([listen.code, listen.stderr]).toEqual([2, expect.stringContaining("stalwart gateway: `--listen nonsense` is not HOST:PORT")]);
+    expect([show.code, show.stderr]).toEqual([2, expect.stringContaining("stalwart approvals show: `nope` is not a pending confirmation id")]);
     expect(readdirSync(h)).toEqual([]);
   });
 

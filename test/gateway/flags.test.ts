@@ -30,7 +30,7 @@ describe("gateway timeouts", { timeout: 60_000 }, () => {
     // 25.5 days: Node would fire the SDK's timer at once, and every forwarded call would be given up
     for (const flag of ["--call-timeout", "--ask-timeout"]) {
       const r = await stalwart(["gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml"), flag, "2200000", "--", "no-such-tool-server"]);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(2);
       expect(r.stderr).toContain(`\`${flag} 2200000\` is longer than the gateway can wait: at most 2147483 seconds`);
     }
   });
@@ -127,7 +127,7 @@ describe("gateway HTTP sessions", { timeout: 60_000 }, () => {
     const at = ["gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml")];
     for (const [flag, value, says] of [["--session-idle", "soon", "`--session-idle soon` is not a number of seconds"], ["--max-sessions", "0", "`--max-sessions 0` is not a whole number of at least 1"], ["--max-sessions", "2.5", "`--max-sessions 2.5` is not a whole number"]] as const) {
       const r = await stalwart([...at, "--listen", "127.0.0.1:0", flag, value, "--", "no-such-tool-server"]);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(2);
       expect(r.stderr).toContain(says);
     }
     const stdio = await stalwart([...at, "--session-idle", "60", "--", "no-such-tool-server"]);
