@@ -5,7 +5,7 @@
  * tool declares no `args`) are printed the same way as `warning:` and do not change the exit
  * code. Works without a licence.
  */
-import { CatalogueError, formatProblem, formatWarning, loadCatalogue, type CatalogueProblem } from "../../worker/portable/engine/index.js";
+import { CatalogueError, formatProblem, formatWarning, loadCatalogue, MAX_LINT_PROBLEMS, type CatalogueProblem } from "../../worker/portable/engine/index.js";
 import { defineCommand, runLeaf, type Io } from "../command.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
@@ -20,13 +20,14 @@ export const command = defineCommand({
   args: { synopsis: "[agent.yaml]", min: 0, max: 1, extra: "one catalogue at a time" },
   options: {
     rulebook: { type: "string", value: "RULEBOOK", help: "a rulebook (.yaml or .csv) or a compiled registry folder, checked against the catalogue" },
-    json: { type: "boolean", help: "print {ok, tools, problems: [{file, line, column, message, hint, pointer}], warnings: [same]}" },
+    json: { type: "boolean", help: "print {ok, tools, problems: [{file, line, column, message, hint, pointer}], warnings: [same], stopped_at} (stopped_at: the analysis stopped at 1,000; there may be more)" },
   },
   async run({ values, positionals, io }) {
     const file = positionals[0] ?? "agent.yaml";
     let problems: readonly CatalogueProblem[] = [];
     let warnings: readonly CatalogueProblem[] = [];
     let tools = 0;
+    let caught = false;
     try {
       // read the file here, so a path without a .yaml ending is still read as a path
       const catalogue = loadCatalogue(readCatalogueFile(file), { file, schemaCompiler: ajvCompiler });
@@ -35,15 +36,19 @@ export const command = defineCommand({
       if (values.rulebook !== undefined) problems = lintRulebookNode(values.rulebook, { catalogue });
     } catch (err) {
       if (!(err instanceof CatalogueError)) throw err;
+      caught = true;
       problems = err.problems;
       warnings = err.warnings;
     }
+    // The catalogue's analysis stops at 1,000 problems (and 1,000 warnings): that many is where it
+    // stopped, not a count. A rulebook's problems (linted once the catalogue is clean) are all listed.
+    const stopped = warnings.length >= MAX_LINT_PROBLEMS || (caught && problems.length >= MAX_LINT_PROBLEMS);
     if (values.json) {
-      const out = { ok: problems.length === 0, ...(problems.length === 0 ? { tools } : {}), problems: problems.map(plain), warnings: warnings.map(plain) };
+      const out = { ok: problems.length === 0, ...(problems.length === 0 ? { tools } : {}), problems: problems.map(plain), warnings: warnings.map(plain), ...(stopped ? { stopped_at: MAX_LINT_PROBLEMS } : {}) };
       io.stdout.write(JSON.stringify(out, null, 2) + "\n");
       return problems.length === 0 ? 0 : 1;
     }
-    const w = warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? "" : "s"}` : "";
+    const w = (warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? "" : "s"}` : "") + (stopped ? STOPPED : "");
     if (problems.length === 0) {
       if (warnings.length > 0) io.stderr.write(warnings.map(formatWarning).join("\n") + "\n");
       io.stdout.write(`${file}: ok (${tools} tool${tools === 1 ? "" : "s"}${w})\n`);
@@ -54,6 +59,8 @@ export const command = defineCommand({
     return 1;
   },
 });
+
+const STOPPED = `; the analysis stopped at ${MAX_LINT_PROBLEMS.toLocaleString("en")}, so there may be more: fix these and check again`;
 
 const summary = command.summary;
 const run = (argv: string[], io?: Io): Promise<number> => runLeaf(command, argv, io);

@@ -81,6 +81,23 @@ describe("stalwart check", () => {
     expect(d.stderr).toContain("`test` is a folder");
   });
 
+  it("1,500 problems: it says the analysis stopped at 1,000, in words and in --json (outside audit 16, F4)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stalwart-check-many-"));
+    let yaml = "tools:\n";
+    for (let i = 0; i < 1500; i++) yaml += `  - name: t${i}\n    write: true\n    args: {type: object}\n`;
+    writeFileSync(join(dir, "many.yaml"), yaml);
+    const r = stalwart(["check", "many.yaml"], dir);
+    expect(r.status).toBe(1);
+    expect(r.stderr.split("\n").filter((l) => l.includes(": error: "))).toHaveLength(1000);
+    expect(r.stderr.trimEnd().split("\n").at(-1)).toBe("many.yaml: 1000 errors; the analysis stopped at 1,000, so there may be more: fix these and check again");
+    const json = JSON.parse(stalwart(["check", "many.yaml", "--json"], dir).stdout);
+    expect([json.ok, json.problems.length, json.stopped_at]).toEqual([false, 1000, 1000]);
+    // under the limit nothing is said: the count is the count
+    writeFileSync(join(dir, "few.yaml"), yaml.split("\n").slice(0, 1 + 3 * 999).join("\n") + "\n");
+    expect(stalwart(["check", "few.yaml"], dir).stderr.trimEnd().split("\n").at(-1)).toBe("few.yaml: 999 errors");
+    expect(JSON.parse(stalwart(["check", "few.yaml", "--json"], dir).stdout)).not.toHaveProperty("stopped_at");
+  });
+
   it("bad usage: exit 2", () => {
     expect(stalwart(["check", "--bogus"]).status).toBe(2);
     expect(stalwart(["check", "a.yaml", "b.yaml"]).status).toBe(2);

@@ -35,7 +35,7 @@ export { CatalogueError, CheckTimeout, InputError, LicenceInvalid, ReservationTa
 // `toWire`, clients read answers back with `errorFromWire`.
 export { ERROR_CODES, codeOfWire, errorFromWire, isErrorCode, statusOf, toWire, wireOf, type ErrorCode, type WireError } from "./errors.js";
 
-export { lintCatalogue, lintCatalogueWarnings, loadCatalogue, MAX_CATALOGUE_VALUES } from "./catalogue/index.js";
+export { lintCatalogue, lintCatalogueWarnings, loadCatalogue, MAX_CATALOGUE_VALUES, MAX_LINT_PROBLEMS } from "./catalogue/index.js";
 export type { CompiledCatalogue, Condition, Language, SchemaCheck, SchemaCompiler } from "./catalogue/types.js";
 export { REGISTRY_FILE, compileRulebook, formatOf as rulebookFormatOf, lintRulebook, loadRegistry, registryText, rulebookFromText, type CompiledRulebook } from "./rulebook/index.js";
 
