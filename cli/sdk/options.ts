@@ -30,6 +30,9 @@ export function checkSessionOptions(name: unknown, o: unknown): void {
   if (typeof name !== "string") {
     throw new InputError(`a session's name must be a string, not ${typeof name}`, "/name", `e.g. client.session("billing", { catalogue: "agent.yaml" })`);
   }
+  if (name.length === 0 || name.length > 200) {
+    throw new InputError(`a session needs a name of 1–200 characters, not ${name.length}`, "/name", `a short name for the conversation, e.g. client.session("billing", { catalogue: "agent.yaml" })`);
+  }
   if (o === undefined) {
     throw new InputError(`client.session(${JSON.stringify(name.slice(0, 40))}) needs its options, with the catalogue: ${CATALOGUE_WORDS}`, "/catalogue", `client.session(${JSON.stringify(name.slice(0, 40))}, { catalogue: "agent.yaml" })`);
   }

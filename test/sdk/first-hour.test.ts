@@ -39,6 +39,10 @@ describe("options: unknown keys and values are an InputError with a pointer and 
     ["a misspelt client option", () => new Client({ hom: "x" } as never), "/hom", "did you mean `home`?"],
     ["a misspelt resume option", () => client.resume({} as SavedSession, { catalog: CATALOGUE } as never), "/catalog", "did you mean `catalogue`?"],
     ["a catalogue of the wrong kind", () => client.session("b", { catalogue: 42 } as never), "/catalogue", '{ catalogue: "agent.yaml" }'],
+    // outside audit 16, F9: a name too long (or empty) had no pointer, a name of the wrong type had /name
+    ["a session name of 201 characters", () => client.session("x".repeat(201), { catalogue: CATALOGUE }), "/name", 'a short name for the conversation, e.g. client.session("billing", { catalogue: "agent.yaml" })'],
+    ["an empty session name", () => client.session("", { catalogue: CATALOGUE }), "/name", 'a short name for the conversation, e.g. client.session("billing", { catalogue: "agent.yaml" })'],
+    ["a session name of the wrong type", () => client.session({ catalogue: CATALOGUE } as never, undefined as never), "/name", 'e.g. client.session("billing", { catalogue: "agent.yaml" })'],
   ])("%s", async (_what, work, pointer, hint) => {
     const err = await thrown(work);
     expect(err).toBeInstanceOf(InputError);

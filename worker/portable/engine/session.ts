@@ -61,7 +61,7 @@ export class Session {
   private readonly rulebook?: CompiledRulebook;
 
   constructor(engine: Engine, name: string, catalogue: CompiledCatalogue, opts: EngineSessionOptions = {}, id?: string) {
-    if (typeof name !== "string" || name.length === 0 || name.length > 200) throw new InputError("a session needs a name of 1–200 characters");
+    if (typeof name !== "string" || name.length === 0 || name.length > 200) throw new InputError("a session needs a name of 1–200 characters", "/name");
     const language = opts.language ?? catalogue.settings.language ?? "en";
     if (!LANGUAGES.includes(language)) throw new InputError(`language \`${String(language)}\` is not one of ${LANGUAGES.join(", ")}`, "/language", "the language is chosen, never guessed: en or pt-BR");
     if (opts.context !== undefined && (typeof opts.context !== "object" || opts.context === null || Array.isArray(opts.context))) {
