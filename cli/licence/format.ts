@@ -5,9 +5,22 @@ import { DEV_SERVICE_URL } from "./service.js";
 
 const day = (iso: string) => iso.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, " UTC");
 
+/**
+ * The lease and the grace after it. A grace never runs past the licence's end, so a lease that ends
+ * with the licence (an offline activation's runs for the whole term) has none: that is said, not
+ * shown as a grace that ends where it starts while the entitlements line says "30-day grace".
+ */
+function activeDates(s: LicenceStatus): string {
+  const lease = Date.parse(s.leaseEnds);
+  const grace = Date.parse(s.graceEnds);
+  const end = Date.parse(s.licenceExpires);
+  if (grace <= lease) return `the lease ends ${day(s.leaseEnds)}${end <= lease ? " with the licence itself, so no grace follows (a grace never runs past the licence's end)" : "; no grace follows it"}`;
+  return `the lease ends ${day(s.leaseEnds)}; then the grace runs to ${day(s.graceEnds)}${grace >= end ? " (the licence's end: a grace never runs past it)" : ""}`;
+}
+
 function formatStage(s: LicenceStatus): string[] {
   const lines: string[] = [];
-  if (s.stage === "active") lines.push(`state        active — the lease ends ${day(s.leaseEnds)}; then the grace runs to ${day(s.graceEnds)}`);
+  if (s.stage === "active") lines.push(`state        active — ${activeDates(s)}`);
   if (s.stage === "grace") lines.push(`state        grace — the lease ended ${day(s.leaseEnds)}; the runtime answers until ${day(s.graceEnds)} unless the lease renews`);
   if (s.stage === "lapsed") {
     lines.push(`state        lapsed since ${day(s.lapsedAt!)} (lease ended ${day(s.leaseEnds)}, grace ended ${day(s.graceEnds)})`);
