@@ -10,7 +10,7 @@ import { Agent, run, RunState, setTracingDisabled, tool, type RunToolApprovalIte
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
 import { z } from "zod";
 import { Client } from "../../cli/sdk/index.js";
-import { guard, guardOf, MemoryApprovals, type CheckEvent, type GuardSession } from "../../cli/adapters/openai-agents/index.js";
+import { guard, guardOf, MemoryApprovals, questionFor, type CheckEvent, type GuardSession } from "../../cli/adapters/openai-agents/index.js";
 import type { CheckEntry, Entry } from "../../worker/portable/engine/index.js";
 import { licensedHome } from "../helpers/licensed-home.js";
 import { bodies, CATALOGUE } from "./fixture.js";
@@ -101,6 +101,17 @@ describe("stalwart-agents/openai-agents: a guarded agent as another guarded agen
     expect(second.finalOutput).toBe("your refund is on its way");
     expectRanOnce(d, session.history.entries, 1);
     expect(d.events.filter((e) => e.tool === "billing_desk")).toHaveLength(1);
+  });
+
+  it("the question for a nested agent's call names that agent (outside audit 15, F4)", async () => {
+    const { session } = fresh();
+    const d = desk(session);
+    const first = await firstRun(d, session);
+    const item = first.interruptions[0]!;
+    // asked from the front agent the host runs: the refund is the billing agent's
+    expect(await questionFor(d.front, item)).toMatch(/^refund_card, for the agent billing, needs your approval before it runs\.\n/);
+    // the billing agent's own question, asked of it, is as it was
+    expect(await questionFor(d.billing, { ...item, agent: d.billing } as typeof item)).toMatch(/^refund_card needs your approval before it runs\.\n/);
   });
 
   it("a nested approval resumes from a saved RunState restored on the same agent", async () => {

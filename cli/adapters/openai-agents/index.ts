@@ -33,6 +33,7 @@ import { passOn } from "../filter.js";
 import { StalwartError } from "../../../worker/portable/engine/index.js";
 import { calledNamespace, namespaceOf, otherNamespace, parseArgs } from "./calls.js";
 import { jsonOrAsIs, keyOf, sameCall } from "../data.js";
+import { nameText } from "../../gateway/words.js";
 import { ownTool, watchRejections } from "./rejections.js";
 import { asked, baseFor, isGuardedAgentTool, nestedRun, rememberTwin, waitsForPerson } from "./nested.js";
 
@@ -142,8 +143,12 @@ export async function questionFor(guarded: object, item: Pick<RunToolApprovalIte
   const p = await core?.pending(raw.callId);
   const ns = calledNamespace(raw);
   if (!p || p.used || p.tool !== raw.name || p.namespace !== ns || !sameCall(p, keyOf(raw.name, parseArgs(raw.arguments), ns))) return undefined;
-  return p.question;
+  // A nested agent's call names its agent: two agents' tools of one name read alike otherwise (outside audit 15, F4).
+  const by = item.agent && item.agent !== guarded ? (item.agent as { name?: unknown }).name : undefined;
+  return typeof by === "string" && by !== "" ? p.question.replace(ASKED, (_, which: string) => `${which.replace(/,$/, "")}, for the agent ${nameText(by)}, needs your approval before it runs.`) : p.question;
 }
+
+const ASKED = /^(.*?) needs your approval before it runs\./;
 
 const guards = new WeakMap<object, CallGuard>();
 
