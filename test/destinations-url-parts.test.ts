@@ -89,7 +89,7 @@ describe("an address with a port or a path is a URL to its host (F4)", () => {
   const mail = patterns("receipts@example.com", "*@corp.example.com");
   for (const value of ["receipts@example.com:8080/steal?d=1", "receipts@example.com/steal?d=1", "receipts@example.com:25", "bob@corp.example.com:8443/x"]) {
     it(`${value} is refused under address entries`, () => {
-      expect(findDestinations(value)).toEqual([value]);
+      expect(findDestinations(value)[0]).toBe(value);
       expect(refused(value, mail)).toBe(true);
     });
   }
@@ -100,5 +100,38 @@ describe("an address with a port or a path is a URL to its host (F4)", () => {
   });
   it("a host entry allows it as the URL it is", () => {
     expect(refused("receipts@example.com:8080/x", patterns("example.com"))).toBe(false);
+  });
+});
+
+describe("the parts of a URL with a query, a fragment, JSON or UTF-8 escapes (outside audit 19, F1–F4)", () => {
+  const API = patterns("api.example.com", "github.com");
+  it("a query does not stop the path from being read as a path (F1)", () => {
+    for (const url of [
+      "https://api.example.com/send/bob@evil.example?x=1",
+      "https://api.example.com/proxy/169.254.169.254/latest/meta-data?x=1",
+      "https://api.example.com/proxy/intranet2:8080?x=1",
+      "https://api.example.com/r/http:intranet2?x=1",
+      "https://api.example.com/proxy/[::1]#top",
+    ]) {
+      expect(refused(url, API), url).toBe(true);
+    }
+  });
+  it("nor makes the path a query value: a file's name before `#` or a bare query is none (F2)", () => {
+    for (const url of ["https://github.com/o/r/blob/main/README.md#L10", "https://github.com/o/r/blob/main/setup.py#L10", "https://api.example.com/report.zip#page=2", "https://api.example.com/a.md?raw"]) {
+      expect(refused(url, API), url).toBe(false);
+    }
+  });
+  it("a JSON body in a query value is read as its data, escaped or not (F3)", () => {
+    for (const body of ['{"next":"//intranet2/x"}', '{"next":"\\u002f\\u002fintranet2/x"}', '{"to":"bob\\u0040intranet2"}', '{"u":"evil\\u002eexample"}']) {
+      for (const url of [`https://api.example.com/x?body=${body}`, `https://api.example.com/x?body=${encodeURIComponent(body)}`]) {
+        expect(refused(url, API), url).toBe(true);
+      }
+    }
+    expect(refused('https://api.example.com/x?body={"ok":"fine","n":1}', API)).toBe(false);
+  });
+  it("UTF-8 escapes are decoded: full-width `＠ ： ／` are what they map to (F4)", () => {
+    for (const url of ["https://api.example.com/x?to=bob%EF%BC%A0evil.example", "https://api.example.com/x?to=http%EF%BC%9A//intranet2/x", "https://api.example.com/intranet2%EF%BC%9A8080"]) {
+      expect(refused(url, API), url).toBe(true);
+    }
   });
 });

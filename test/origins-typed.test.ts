@@ -579,6 +579,55 @@ describe("a destination cut out of a typed one is not typed (outside audit 18, F
   });
 });
 
+describe("what joins a host or a mailbox is more than ASCII letters and `-` (outside audit 19, F5, F6, F14)", () => {
+  const typed = (turn: string, value: string) => {
+    const t = new TurnIndex("en");
+    t.add(turn);
+    return t.has(value);
+  };
+  it("Unicode hyphens, atext a mailbox holds, and what a URL parser keeps in a host join it", () => {
+    const cuts: readonly (readonly [string, string])[] = [
+      ["see https://intranet\uFF0Dwiki.example.com/", "https://intranet"], // full-width hyphen: `-` to a URL parser
+      ["see https://intranet\u2010wiki.example.com/", "https://intranet"],
+      ["see https://intranet\u2212wiki.example.com/", "https://intranet"],
+      ["write to ops\uFF0Dteam@example.com", "team@example.com"],
+      ["write to ops\u2010team@example.com", "team@example.com"],
+      ["write to team@example.com\uFF0Devil.net", "team@example.com"],
+      ["write to ops|team@example.com", "team@example.com"],
+      ["write to ops{team@example.com", "team@example.com"],
+      ["write to ops^team@example.com", "team@example.com"],
+      ["write to ops`team@example.com", "team@example.com"],
+      ["write to ops=team@example.com", "team@example.com"],
+      ["see https://intranet~wiki/", "https://intranet"],
+      ["see https://intranet$wiki/", "https://intranet"],
+      ["see https://intranet&wiki/", "https://intranet"],
+      ["see https://intranet+wiki/", "https://intranet"],
+      ["see https://intranet,wiki/", "https://intranet"],
+      ["see https://intranet!wiki/", "https://intranet"],
+      ["see https://intranet;wiki/", "https://intranet"],
+      ["see https://intranet=wiki/", "https://intranet"],
+      ["see https://intranet*wiki/", "https://intranet"],
+    ];
+    for (const [turn, value] of cuts) expect(typed(turn, value), `${value} in ${turn}`).toBe(false);
+  });
+  it("prose around a destination still leaves it typed", () => {
+    const whole: readonly (readonly [string, string])[] = [
+      ["open https://docs.example.com, then wait", "https://docs.example.com"],
+      ["(see https://docs.example.com)", "https://docs.example.com"],
+      ["[the docs](https://docs.example.com)", "https://docs.example.com"],
+      ["is it https://docs.example.com?", "https://docs.example.com"],
+      ["it is https://docs.example.com!", "https://docs.example.com"],
+      ["url: https://docs.example.com; then", "https://docs.example.com"],
+      ["send to ops@example.com, bo@example.com", "ops@example.com"],
+      ["to:ops@example.com", "ops@example.com"],
+      ["mail ops@example.com\u3002", "ops@example.com"],
+      ["host=docs.example.com", "docs.example.com"],
+      ["*https://docs.example.com*", "https://docs.example.com"],
+    ];
+    for (const [turn, value] of whole) expect(typed(turn, value), `${value} in ${turn}`).toBe(true);
+  });
+});
+
 describe("inference does not call a cut destination typed (outside audit 18, F3)", () => {
   const view = (turn: string) => ({ language: "en" as const, turns: [turn], results: [], context: {} });
   it("infers no `typed` for a host or mailbox cut out of a typed one", () => {

@@ -11,6 +11,8 @@
  */
 import { Found } from "./found.js";
 import { Scanner } from "./scan.js";
+import { jsonIn, jsonUnescaped } from "./json-in.js";
+import { queryValues } from "./url-parts.js";
 
 /**
  * Every destination in `text`, deduplicated, in order of appearance, each as found in the text
@@ -58,6 +60,11 @@ function walk(stack: unknown[]): string[] {
           const twice = percentDecoded(decoded);
           if (twice !== null) scanner.scanString(twice, true);
         }
+        // JSON escapes outside a whole JSON value: `?body={"next":"\u002f\u002fintranet"}` in a URL
+        const unescaped = jsonUnescaped(v);
+        if (unescaped !== null) scanner.scanString(unescaped, true);
+        // a URL whose query a parser reads on past what ends a URL in text (`"`, `{`): its values
+        for (const value of queryValues(v)) stack.push(value);
       }
       const json = jsonIn(v);
       if (json !== undefined) stack.push(json);
@@ -85,36 +92,8 @@ function pushEntries(stack: unknown[], o: Record<string, unknown>, skip: Readonl
   }
 }
 
-/**
- * The data a JSON object or array in `s` holds, if `s` is one and holds a backslash escape or a
- * string starting `//`; else undefined. Otherwise its strings read as its text does: the scan has
- * read them (a string that is `//host` it reads as a host only as a whole value: whole.ts). Cheap
- * for a string that is no JSON: it reads its two ends.
- */
-function jsonIn(s: string): object | undefined {
-  let a = 0;
-  let b = s.length;
-  while (a < b && s.charCodeAt(a) <= 0x20) a++;
-  while (b > a && s.charCodeAt(b - 1) <= 0x20) b--;
-  const first = s.charCodeAt(a);
-  const last = s.charCodeAt(b - 1);
-  if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d))) return undefined;
-  // its strings read decoded as arguments are (`"%2F%2Fintranet"`): only when pushed as strings
-  if (!s.includes("\\") && !s.includes("%") && !JSON_RELATIVE.test(s)) return undefined;
-  try {
-    return JSON.parse(s) as object; // an object or an array, by its first character
-  } catch {
-    return undefined; // not JSON, or nested too deep for the parser: read as text, as it was
-  }
-}
-
-/** What the readings beside the scan's need: a tab or newline (whole.ts), a `%` escape, a JSON escape. */
-const OTHER_READINGS = /[\t\n\r%\\]/;
-/**
- * A JSON string starting `//` (a space is all a parser strips that JSON holds unescaped; `\` is
- * escaped), or a `=` before a slash or an escape (`next=//host` in a query or form body it holds).
- */
-const JSON_RELATIVE = /" *\/\/|=[\s+]*[/\\%]/;
+/** What the readings beside the scan's need: a tab or newline (whole.ts), a `%` escape, a JSON escape or string (a URL's query a parser reads on through `"`). */
+const OTHER_READINGS = /[\t\n\r%\\"]/;
 
 /** An encoded `://` or `//`, or one encoded twice: a server decodes it to a URL. */
 const ENCODED_URL = /%3a(?:\/|%2f)|%2f%2f|%25(?:3a|2f|40)/i;

@@ -14,6 +14,7 @@ import { domainEnd, isLocalChar, localStart } from "./addresses.js";
 import { joinedIn, parsedText, startsWithSlash, urlHostname, wholeReading } from "./whole.js";
 import { readValue } from "./values.js";
 import { decodedPart, eachPart } from "./url-parts.js";
+import { jsonIn, jsonStrings } from "./json-in.js";
 
 /** a URL, JSON (read as the data it holds) or prose: not a relative reference nor a form body */
 const NOT_A_REFERENCE = /^[a-z][a-z0-9+.-]*:|^[{["]|\s/i;
@@ -24,6 +25,7 @@ const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
 /** Without one of these, or a non-ASCII character, a string cannot hold a destination. */
 const MAYBE = /[.:@\u3002\uff0e\uff61\u2024\ufe52]|%[0-9a-f]{2}|0x|\\\\|localhost/i;
 const NON_ASCII = /[^\x00-\x7f]/;
+const TAB_OR_NEWLINE = /[\t\n\r]/;
 /** A URL in a part of a URL in a part of…: past this depth a part that may hold a host is one (fail closed). */
 const MAX_DEPTH = 3;
 
@@ -334,12 +336,10 @@ export class Scanner {
     return this.finishHost(p, z + 1);
   }
 
-  /**
-   * Scheme URLs inside the path of a URL already reported (`/r?to=https://evil.example`), and a
-   * query or fragment value that is a scheme-relative reference (`?next=//intranet`: values.ts).
-   */
+  /** Scheme URLs in a URL reported (`/r?to=https://evil.example`), `?next=//intranet` (values.ts), its parts (url-parts.ts). */
   private nested(from: number, to: number, query = false): void {
     const s = this.s;
+    const form = query; // the loop moves `query` on at the URL's `?`; its path is read as a path
     for (let k = from; k < to && !this.found.full; k++) {
       const c = s.charCodeAt(k);
       if (c === 0x3f || c === 0x23) query = true;
@@ -350,10 +350,10 @@ export class Scanner {
       if ((c1 !== 0x2f && c1 !== 0x5c) || (c2 !== 0x2f && c2 !== 0x5c)) continue;
       if (this.atScheme(k, from, to) > 0) k = this.auth.end - 1;
     }
-    this.parts(from, to, query);
+    this.parts(from, to, form);
   }
 
-  /** The path segments and query values of a URL found, decoded once and read as strings are (url-parts.ts). */
+  /** A URL's path segments and query values, decoded once, read as strings are (url-parts.ts). */
   private parts(from: number, to: number, query: boolean): void {
     eachPart(this.s, from, to, query, (a, b, value) => {
       if (this.found.full) return;
@@ -363,7 +363,8 @@ export class Scanner {
       const child = (this.child ??= new Scanner(this.depth + 1));
       child.found = this.found;
       child.bareNames = value;
-      child.scanString(text);
+      child.scanString(text, TAB_OR_NEWLINE.test(text)); // whole.ts has nothing else to strip
+      if (value) for (const v of jsonStrings(jsonIn(text))) if (!this.found.full) child.scanString(v); // a JSON body's data
     });
   }
 

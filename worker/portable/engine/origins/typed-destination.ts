@@ -33,8 +33,9 @@ export function typedAsDestination(text: string, v: string): boolean {
   const mailbox = holdsAt(v);
   const slashes = isSlash(v.charCodeAt(0)) && isSlash(v.charCodeAt(1));
   const inHost = endsInHost(v);
+  const scheme = SCHEME.test(v);
   for (let i = text.indexOf(v); i >= 0; i = text.indexOf(v, i + v.length)) {
-    const starts = slashes ? authorityAt(text, i) : mailbox ? mailboxAt(text, i) : hostAt(text, i);
+    const starts = slashes ? authorityAt(text, i) : mailbox ? mailboxAt(text, i) : hostAt(text, i, scheme);
     if (starts && (!inHost || !extendsHost(text, afterPort(text, i + v.length)))) return true;
   }
   return false;
@@ -64,17 +65,38 @@ function authorityAt(text: string, i: number): boolean {
   return !joins(text, i - 1);
 }
 
-/** A bare host or a URL at `i`: not glued on; after a pair of slashes, that pair starts an authority. */
-function hostAt(text: string, i: number): boolean {
+/**
+ * A bare host or a URL at `i`: not glued on; after a pair of slashes, that pair starts an
+ * authority. A value with a scheme needs only that no scheme character runs into it; a bare host
+ * needs a plain separator before it (a space, an opening bracket or quote, `:`, `,`, `;`, `=`):
+ * `intranet－wiki` with a full-width hyphen is `intranet-wiki` to a URL parser (outside audit 19, F5).
+ */
+function hostAt(text: string, i: number, scheme: boolean): boolean {
   if (isSlash(text.charCodeAt(i - 1))) return isSlash(text.charCodeAt(i - 2)) && authorityAt(text, i - 2);
-  return !joins(text, i - 1);
+  if (scheme) return !joins(text, i - 1);
+  return i === 0 || separates(text.charCodeAt(i - 1), HOST_BEFORE);
 }
 
-/** A mailbox at `i`: no local-part character before it (`ops-team@…` is not `team@…`). */
+/**
+ * A mailbox at `i`: a plain separator before it, not a local-part character (`ops-team@…`,
+ * `ops|team@…` and `ops－team@…` are not `team@…`: outside audit 18, F3 and audit 19, F5, F6).
+ */
 function mailboxAt(text: string, i: number): boolean {
   const k = i - 1;
   if (text.charCodeAt(k) === QUOTE && !localPart(text, k - 1)) return true; // 'ops@example.com'
-  return !localPart(text, k);
+  return i === 0 || separates(text.charCodeAt(k), MAILBOX_BEFORE);
+}
+
+/** Characters that end a name in prose before a host or mailbox, besides white space. */
+const HOST_BEFORE = new Set([..."([{<\"':,;=>|"].map((c) => c.charCodeAt(0)));
+const MAILBOX_BEFORE = new Set([..."([<\":,;>"].map((c) => c.charCodeAt(0)));
+
+function separates(c: number, set: ReadonlySet<number>): boolean {
+  return isBreakOrSpace(c) || set.has(c);
+}
+
+function isBreakOrSpace(c: number): boolean {
+  return c <= 0x20 || c === 0x7f || (c >= 128 && isBreak(c));
 }
 
 function localPart(text: string, k: number): boolean {
@@ -105,12 +127,23 @@ function afterPort(text: string, j: number): number {
   return k;
 }
 
-/** Would the text at `j` make the host longer or another one? (`-wiki`, `.evil.net`, `@evil.net`, `%2e`) */
+/**
+ * Would the text at `j` make the host longer or another one? Only what ends a host for a URL
+ * parser (white space, `/ \ ? #`, `< > [ ] ^ |`) leaves it as it is; prose punctuation (`. , ; ! ) ]
+ * } ' " *`, any other non-ASCII punctuation) only where no name goes on after it: `intranet-wiki`,
+ * `intranet－wiki`, `intranet~wiki`, `intranet,wiki`, `.evil.net`, `@evil.net` and `%2e` all do
+ * (outside audit 18, F3; audit 19, F5, F14).
+ */
 function extendsHost(text: string, j: number): boolean {
   const c = text.charCodeAt(j);
-  if (c !== c) return false; // the end
-  if (isLabel(c) || c === PERCENT || c === AT) return true;
-  if (!isDot(c)) return false;
+  if (c !== c || isBreakOrSpace(c) || ENDS_HOST.has(c)) return false; // the end, or what ends a host
+  if (!isDot(c) && !PROSE.has(c) && (c < 128 || isLabel(c))) return true;
   const n = text.charCodeAt(j + 1);
-  return isLabel(n) || n === PERCENT;
+  return !(n !== n || isBreakOrSpace(n) || ENDS_HOST.has(n) || PROSE.has(n) || isDot(n) || (n >= 128 && !isLabel(n)));
 }
+
+/** What ends a host to a URL parser (a delimiter, or what it refuses in one). */
+const ENDS_HOST = new Set([..."/\\?#<>[]^|"].map((c) => c.charCodeAt(0)));
+/** Punctuation that ends a name in prose when nothing follows it but more of the same, or a space. */
+const PROSE = new Set([..."),;!]}'\"*`:"].map((c) => c.charCodeAt(0)));
+const SCHEME = /^[a-z][a-z0-9+.-]*:/;
