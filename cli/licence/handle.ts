@@ -31,6 +31,7 @@ import { lmdbOpenable } from "../sdk/state/lmdb-openable.js";
 import { licencePaths, resolveHome, writeJsonAtomic } from "./files.js";
 import { loadInstallation, stateOf, type LoadedInstallation } from "./installation.js";
 import { renewInstallation, type RenewOutcome } from "./renew.js";
+import { backgroundFetch } from "./background-fetch.js";
 import { DEFAULT_SERVICE_URL, DEV_SERVICE_URL, ServiceClient } from "./service.js";
 
 const COUNTS_GATE = "counters.gate";
@@ -234,16 +235,16 @@ export class LicenceHandle {
     // is synchronous work (the counts written, and in Node the first `fetch` loading undici, ~40 ms
     // of CPU) that a microtask ran in front of the caller's own continuation.
     this.renewal = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.renew())
+      .then(() => this.renew(true))
       .catch((err: unknown) => ({ ok: false, code: "renewal_failed", message: (err as Error)?.message ?? String(err), adopted: [] }));
   }
 
-  /** Renew now (awaited): refresh the lease, report the counts, adopt changed bundles. */
-  async renew(): Promise<RenewOutcome> {
+  /** Renew now (awaited): refresh the lease, report the counts, adopt changed bundles. `background`: its connection does not hold the process open. */
+  async renew(background = false): Promise<RenewOutcome> {
     this.flush(true); // merge with the file: other processes' counts are reported too
     const now = this.now();
     const report = meters.usageReport(this.counters, now, this.anomalies);
-    const client = new ServiceClient(this.serviceUrl, this.opts.fetch ?? fetch, this.ownIdentifiers());
+    const client = new ServiceClient(this.serviceUrl, this.opts.fetch ?? (background ? backgroundFetch : fetch), this.ownIdentifiers());
     const { outcome, inst } = await renewInstallation(this.home, this.inst, client, now, report);
     this.inst = inst;
     this.viewCache = undefined;

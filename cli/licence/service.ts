@@ -14,6 +14,8 @@ export const DEFAULT_SERVICE_URL = "http://127.0.0.1:8788";
  */
 export const DEV_SERVICE_URL = "in-process://stalwart-licence-dev";
 const TIMEOUT_MS = 10_000;
+/** The largest answer read (a licence, a lease, a bundle): past it the answer is `service_bad_answer`, not read whole. */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 export interface SignedIdentity {
   licenceId: string;
@@ -59,16 +61,53 @@ export class ServiceClient {
       }
       throw new LicenceServiceError(0, "service_unreachable", `the licence service at \`${this.baseUrl}\` could not be reached (${fetchFailure(err)})`, "check the network, or set STALWART_LICENCE_URL to the service's base URL");
     }
+    const bad = (what: string) => new LicenceServiceError(res.status, "service_bad_answer", `the licence service answered ${res.status} with ${what}`, "check STALWART_LICENCE_URL points at a licence service");
+    const text = await boundedText(res, MAX_ANSWER_BYTES);
+    if (text === undefined) throw bad(`a body over ${MAX_ANSWER_BYTES} bytes`);
     let payload: unknown;
     try {
-      payload = await res.json();
+      payload = JSON.parse(text);
     } catch {
-      throw new LicenceServiceError(res.status, "service_bad_answer", `the licence service answered ${res.status} with a body that is not JSON`, "check STALWART_LICENCE_URL points at a licence service");
+      throw bad("a body that is not JSON");
     }
+    // JSON, but not an object (null, a list, a number): no answer of the service is one
+    if (typeof payload !== "object" || payload === null || Array.isArray(payload)) throw bad(`JSON ${payload === null ? "null" : Array.isArray(payload) ? "list" : typeof payload}, not an object`);
     if (!res.ok) {
-      const e = (payload as { error?: { code?: string; message?: string; hint?: string; pointer?: string } }).error ?? {};
-      throw new LicenceServiceError(res.status, e.code ?? `http_${res.status}`, e.message ?? `the licence service answered ${res.status}`, e.hint, e.pointer);
+      const raw = (payload as { error?: unknown }).error;
+      const e = (typeof raw === "object" && raw !== null ? raw : {}) as { code?: unknown; message?: unknown; hint?: unknown; pointer?: unknown };
+      const str = (x: unknown) => (typeof x === "string" ? x : undefined);
+      throw new LicenceServiceError(res.status, str(e.code) ?? `http_${res.status}`, str(e.message) ?? `the licence service answered ${res.status}`, str(e.hint), str(e.pointer));
     }
     return payload as T;
   }
+}
+
+/** The body as text, or undefined once it passes `max` bytes (the rest is not read). */
+async function boundedText(res: Response, max: number): Promise<string | undefined> {
+  const declared = Number(res.headers.get("content-length"));
+  if (declared > max) {
+    await res.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
 }
