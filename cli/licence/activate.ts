@@ -16,9 +16,10 @@ import {
   type LicencePayload,
   type SignedDocument,
 } from "../../worker/portable/licensing/index.js";
-import { loadCounters } from "./counters.js";
+import { flushCounters, loadCounters, startCounters } from "./counters.js";
+import { acquireGate, releaseGate, throughGate } from "../sdk/state/open-gate.js";
 import { oneActivationAtATime } from "./activation-lock.js";
-import { licencePaths, readText, resolveHome } from "./files.js";
+import { licencePaths, readText, resolveHome, writeJsonAtomic } from "./files.js";
 import { loadInstallation, readInstallation, writeInstallation, type LoadedInstallation, type StoredInstallation } from "./installation.js";
 import { fetchBundles } from "./renew.js";
 import { DEFAULT_SERVICE_URL, DEV_SERVICE_URL, ServiceClient } from "./service.js";
@@ -89,7 +90,7 @@ async function activateNow(home: string, opts: ServiceOptions): Promise<LoadedIn
   let id: string;
   let publicKey: string;
   let secretKey: string;
-  if (previous && !previous.released_at && previous.service_url === serviceUrl) {
+  if (previous && !previous.released_at && previous.lease && previous.service_url === serviceUrl) {
     id = previous.installation_id;
     publicKey = previous.public_key;
     secretKey = previous.secret_key;
@@ -102,7 +103,6 @@ async function activateNow(home: string, opts: ServiceOptions): Promise<LoadedIn
   const client = new ServiceClient(serviceUrl, opts.fetch ?? fetch);
   const answer = await client.withKey<IssuedAnswer>("POST", "/v1/licences/activate", apiKey, { installation_id: id, public_key: publicKey });
   const inst = await adopt(home, answer, { id, publicKey, secretKey, serviceUrl, offline: false, now, keys });
-  loadCounters(home, id, now); // nothing to write yet; verifies a counters file left from before
   await fetchBundles(home, inst, client, now).catch(() => []);
   writeInstallation(home, inst.stored);
   return inst;
@@ -133,6 +133,8 @@ export async function adopt(
     bundle_key: answer.bundle_key,
     bundles: {},
   };
+  // a new installation starts its own meter; the same one activated again keeps its counts (they must read)
+  startCounters(home, who.id, who.now);
   writeInstallation(home, stored);
   return loadInstallation(home, who.keys);
 }
@@ -153,6 +155,23 @@ export async function release(opts: ServiceOptions = {}): Promise<{ installation
     now,
     {},
   );
-  writeInstallation(home, { ...inst.stored, released_at: now.toISOString() });
+  // The lease is deleted, not marked: putting a field back cannot undo the release. The release is
+  // also kept with the counts (and their witness), so an installation.json restored from a copy is refused.
+  const { lease: _released, ...rest } = inst.stored;
+  writeJsonAtomic(licencePaths(home).installation, { ...rest, released_at: now.toISOString() });
+  recordRelease(home, inst.stored.installation_id, now);
   return { installation_id: inst.stored.installation_id, already: r.already };
+}
+
+/** Keep the release in counters.json and its witness (through the counts' gate, as a flush). */
+function recordRelease(home: string, installationId: string, now: Date): void {
+  const gate = acquireGate(licencePaths(home).dir, "counters.gate", "LicenceFileUnreadable");
+  try {
+    throughGate(gate, () => {
+      const { counters } = loadCounters(home, installationId, now);
+      flushCounters(home, { ...counters, released_at: now.toISOString() }, {}, now);
+    });
+  } finally {
+    releaseGate(gate);
+  }
 }

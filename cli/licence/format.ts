@@ -24,6 +24,7 @@ function formatStage(s: LicenceStatus): string[] {
   if (s.stage === "grace") lines.push(`state        grace — the lease ended ${day(s.leaseEnds)}; the runtime answers until ${day(s.graceEnds)} unless the lease renews`);
   if (s.stage === "lapsed") {
     lines.push(`state        lapsed since ${day(s.lapsedAt!)} (lease ended ${day(s.leaseEnds)}, grace ended ${day(s.graceEnds)})`);
+    if (s.stop && s.stop.at === s.lapsedAt) lines.push(`             the licence service answered \`${s.stop.code}\` on ${day(s.stop.at)}; a renewal the service signs lifts it (\`stalwart licence status --refresh\`)`);
     if (Date.parse(s.licenceExpires) <= Date.parse(s.lapsedAt!)) lines.push(`             the licence itself expired ${day(s.licenceExpires)}: no lease renews it; a new licence is needed`);
     lines.push(
       s.onLapse === "reads_only"
@@ -44,7 +45,12 @@ export function formatStatus(s: LicenceStatus): string {
     ...Object.entries(s.meters).map(([m, v]) => `  ${m.padEnd(14)} ${String(v.used).padStart(10)} of ${v.limit} (${v.remaining} left)`),
   ];
   if (s.lastRenewal) lines.push(`last renewal ${day(s.lastRenewal.at)} ${s.lastRenewal.ok ? "ok" : `failed: ${s.lastRenewal.code}${s.lastRenewal.message ? ` — ${s.lastRenewal.message}` : ""}`}`);
-  for (const a of s.anomalies) lines.push(`warning      ${a === "clock_set_back" ? "the clock is behind the latest time this machine saw (clock set back); the licence keeps time from that latest time" : "the counters file is older than its witness (restored from a copy); the higher counts are kept and reported"}`);
+  const warning: Record<string, string> = {
+    clock_set_back: "the clock is behind the latest time this machine saw (clock set back); the licence keeps time from that latest time",
+    counters_rolled_back: "the counters file is older than its witness (restored from a copy, or deleted); the higher counts are kept and reported",
+    counters_damaged: "the counters file or its witness was damaged or edited and was refused; the witness's counts are kept and the damage reported",
+  };
+  for (const a of s.anomalies) lines.push(`warning      ${warning[a] ?? a}`);
   if (s.trustedKeys === "dev") lines.push("keys         this build trusts the dev/test signing keys (not for production)");
   if (s.serviceUrl === DEV_SERVICE_URL) lines.push("development  a development licence from `stalwart licence dev` (dev keys; not for production); run it again to renew the lease");
   return lines.join("\n");

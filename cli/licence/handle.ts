@@ -17,6 +17,7 @@ import {
   StalwartError,
   isDevKeySet,
   licenceView,
+  LicenceRequired,
   meters,
   QuotaExhausted,
   TRUSTED_KEYS,
@@ -24,12 +25,13 @@ import {
   type Counters,
   type KeySet,
   type LicenceView,
+  type Stop,
 } from "../../worker/portable/licensing/index.js";
-import { flushCounters, loadCounters } from "./counters.js";
+import { flushCounters, loadCounters, type StopChange } from "./counters.js";
 import { acquireGate, releaseGate, throughGate } from "../sdk/state/open-gate.js";
 import { lmdbOpenable } from "../sdk/state/lmdb-openable.js";
 import { licencePaths, resolveHome, writeJsonAtomic } from "./files.js";
-import { loadInstallation, stateOf, type LoadedInstallation } from "./installation.js";
+import { loadInstallation, stateOf, stopOf, type LoadedInstallation } from "./installation.js";
 import { renewInstallation, type RenewOutcome } from "./renew.js";
 import { backgroundFetch } from "./background-fetch.js";
 import { DEFAULT_SERVICE_URL, DEV_SERVICE_URL, ServiceClient } from "./service.js";
@@ -69,6 +71,8 @@ export interface LicenceStatus extends LicenceView {
   lastRenewal?: { at: string; ok: boolean; code?: string; message?: string };
   /** the last write of the counts failed (in this process): what failed, when */
   meterFlush?: MeterFailure;
+  /** why the licence lapsed before its lease: the service answered this stop (a signed renewal lifts it) */
+  stop?: Stop;
   trustedKeys: "dev" | "production";
 }
 
@@ -96,6 +100,10 @@ export async function openLicence(opts: OpenLicenceOptions = {}): Promise<Licenc
   const clock = typeof opts.now === "function" ? opts.now : opts.now instanceof Date ? ((d: Date) => () => d)(opts.now) : () => new Date();
   const inst = await loadInstallation(home, opts.trustedKeys ?? TRUSTED_KEYS);
   const { counters, anomalies } = loadCounters(home, inst.stored.installation_id, clock());
+  if (counters.released_at !== undefined) {
+    // installation.json put back from a copy made before the release: the counts' files kept it
+    throw new LicenceRequired(`this machine released its seat on ${counters.released_at} (\`${licencePaths(home).counters}\` and its witness record it)`, "set QLS_API_KEY and run `stalwart licence activate` to take a seat again");
+  }
   // The counts' gate is first opened at the first write, after a check answered: one LMDB cannot
   // open refuses here, before any answer, not once a count is already unrecorded.
   lmdbOpenable(countsGate(home), "LicenceFileUnreadable");
@@ -109,6 +117,8 @@ export class LicenceHandle {
   private viewCache: { view: LicenceView; from: number; until: number } | undefined;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private flushFailure: MeterFailure | undefined;
+  /** a stop heard, or lifted, at a renewal: written with the next flush */
+  private stopChange: StopChange;
   private readonly anomalySet: Set<Anomaly>;
   /** The background renewal started by the first answer, if any (never rejects). */
   renewal: Promise<RenewOutcome> | undefined;
@@ -169,7 +179,7 @@ export class LicenceHandle {
     const t = this.nowMs();
     const c = this.viewCache;
     if (c && t >= c.from && t < c.until) return c.view;
-    const view = Object.freeze(licenceView(stateOf(this.inst), new Date(t))) as LicenceView;
+    const view = Object.freeze(licenceView(stateOf(this.inst, this.counters.stop), new Date(t))) as LicenceView;
     const bounds = [Date.parse(view.leaseEnds), Date.parse(view.graceEnds), view.lapsedAt ? Infinity : Date.parse(this.inst.licence.expires_at)];
     const until = Math.min(...bounds.filter((b) => b > t), Infinity);
     const from = Math.max(...bounds.filter((b) => b <= t), -Infinity);
@@ -181,7 +191,7 @@ export class LicenceHandle {
     const now = this.now();
     const lic = this.inst.licence;
     const s: LicenceStatus = {
-      ...licenceView(stateOf(this.inst), now),
+      ...licenceView(stateOf(this.inst, this.counters.stop), now),
       installationId: this.installationId,
       licenceId: this.licenceId,
       orgId: lic.org_id,
@@ -196,6 +206,8 @@ export class LicenceHandle {
     };
     if (this.inst.stored.last_renewal) s.lastRenewal = this.inst.stored.last_renewal;
     if (this.flushFailure) s.meterFlush = { ...this.flushFailure };
+    const stop = stopOf(this.inst, this.counters.stop);
+    if (stop) s.stop = stop;
     return s;
   }
 
@@ -248,6 +260,14 @@ export class LicenceHandle {
     const { outcome, inst } = await renewInstallation(this.home, this.inst, client, now, report);
     this.inst = inst;
     this.viewCache = undefined;
+    if (outcome.stop) {
+      this.counters.stop ??= outcome.stop;
+      this.stopChange = { set: outcome.stop };
+    } else if (outcome.cleared && this.counters.stop) {
+      delete this.counters.stop;
+      this.stopChange = { clear: true };
+    }
+    if (this.stopChange) this.flushInBackground(true);
     if (outcome.usage && (outcome.usage.counted || outcome.usage.duplicate)) {
       this.counters.report_seq = Math.max(this.counters.report_seq, outcome.usage.report_seq);
       this.counters.seq += 1;
@@ -267,12 +287,13 @@ export class LicenceHandle {
     try {
       // Processes sharing the home flush one at a time: a read-merge-write racing another loses its counts.
       const gate = (this.gate ??= acquireGate(licencePaths(this.home).dir, COUNTS_GATE, "LicenceFileUnreadable"));
-      merged = throughGate(gate, () => flushCounters(this.home, this.counters, this.pending, now));
+      merged = throughGate(gate, () => flushCounters(this.home, this.counters, this.pending, now, this.stopChange));
     } catch (err) {
       this.recordFlushFailure(err, now);
       throw err;
     }
     this.pending = {};
+    this.stopChange = undefined;
     this.counters = merged;
     this.lastSeenMs = Math.max(this.lastSeenMs ?? 0, Date.parse(merged.last_seen));
     if (this.flushFailure) {
@@ -286,9 +307,9 @@ export class LicenceHandle {
   }
 
   /** `flush()` for a timer or the exit hook: a failure is recorded, never thrown into the host. */
-  flushInBackground(): void {
+  flushInBackground(force = false): void {
     try {
-      this.flush();
+      this.flush(force);
     } catch {
       // recorded by flush(); the next count answers by it
     }

@@ -15,6 +15,7 @@ import {
   type LicencePayload,
   type LicenceState,
   type SignedDocument,
+  type Stop,
 } from "../../worker/portable/licensing/index.js";
 import { licencePaths, readJson, writeJsonAtomic } from "./files.js";
 
@@ -64,9 +65,13 @@ export async function loadInstallation(home?: string, keys: KeySet = TRUSTED_KEY
     const held = Array.isArray(stored) ? "a list" : stored === null ? "null" : `a ${typeof stored}`;
     throw new LicenceInvalid("malformed", `\`${licencePaths(home).installation}\` does not hold an installation (it holds ${held})`);
   }
-  if (!stored || stored.released_at) {
+  if (!stored || stored.released_at || !stored.lease) {
     throw new LicenceRequired(
-      stored?.released_at ? `this machine released its seat on ${stored.released_at}` : `no activated licence in \`${licencePaths(home).dir}\``,
+      stored?.released_at
+        ? `this machine released its seat on ${stored.released_at}`
+        : stored
+          ? `\`${licencePaths(home).installation}\` holds no lease (this machine released its seat)`
+          : `no activated licence in \`${licencePaths(home).dir}\``,
       "set QLS_API_KEY and run `stalwart licence activate` (or `stalwart licence install FILE` for an offline answer); for a development licence, `stalwart licence dev`",
     );
   }
@@ -81,8 +86,17 @@ export async function verifyStored(stored: StoredInstallation, keys: KeySet = TR
   return { stored, licence: v.licence, lease: v.lease, secretKey, keys };
 }
 
-export function stateOf(inst: LoadedInstallation): LicenceState {
+/** The state a view is computed from: a stop the service answered lapses the licence, whichever file (installation.json, counters.json or its witness) still holds it. */
+export function stateOf(inst: LoadedInstallation, stop?: Stop): LicenceState {
   const state: LicenceState = { licence: inst.licence, lease: inst.lease, bundles: inst.stored.bundles };
-  if (inst.stored.revoked_at) state.revokedAt = inst.stored.revoked_at;
+  const at = [inst.stored.revoked_at, stop?.at].filter((d): d is string => typeof d === "string" && !Number.isNaN(Date.parse(d)));
+  if (at.length) state.revokedAt = at.sort((a, b) => Date.parse(a) - Date.parse(b))[0]!;
   return state;
+}
+
+/** A revocation or release this installation heard of and has not had lifted by a signed renewal. */
+export function stopOf(inst: LoadedInstallation, stop?: Stop): Stop | undefined {
+  if (stop) return stop;
+  if (inst.stored.revoked_at) return { at: inst.stored.revoked_at, code: inst.stored.last_renewal?.code ?? "licence_revoked" };
+  return undefined;
 }

@@ -14,6 +14,7 @@ import {
   type LeasePayload,
   type LicencePayload,
   type SignedDocument,
+  type Stop,
   type UsageReport,
 } from "../../worker/portable/licensing/index.js";
 import { licencePaths, writeFileAtomic } from "./files.js";
@@ -27,6 +28,10 @@ export interface RenewOutcome {
   /** Kinds whose new bundle was adopted. */
   adopted: string[];
   usage?: { counted: boolean; duplicate: boolean; rolled_back: boolean; report_seq: number } | null | undefined;
+  /** The service answered a stop: the licence lapses from `at` until a signed renewal succeeds. */
+  stop?: Stop;
+  /** A signed lease was adopted: any stop heard before is lifted. */
+  cleared?: boolean;
 }
 
 interface RefreshAnswer {
@@ -36,8 +41,12 @@ interface RefreshAnswer {
   usage: RenewOutcome["usage"];
 }
 
-/** The service's "stop now" answers. */
-const STOPPING = new Set(["licence_revoked", "licence_expired"]);
+/**
+ * The service's "stop now" answers. They are not signed, so what answers on the service URL can
+ * say them: each lapses the licence at once (a stop is believed), and the next renewal a signed
+ * lease answers lifts it (licensing.md: a renewal is what tells the runtime the licence runs).
+ */
+const STOPPING = new Set(["licence_revoked", "licence_expired", "installation_released"]);
 /** Bundles read at a renewal (`bot` is read at its own pace, not here). */
 const RENEWAL_KINDS = new Set(["vocabulary", "prompt_pack", "reply_rules", "outcome_phrasings", "own_identifiers", "language"]);
 
@@ -56,11 +65,15 @@ export async function renewInstallation(
   } catch (err) {
     const e = err as LicenceServiceError;
     const code = e.code ?? "renewal_failed";
-    if (STOPPING.has(code)) stored.revoked_at ??= now.toISOString();
-    if (code === "installation_released") stored.released_at ??= now.toISOString();
-    stored.last_renewal = { at: now.toISOString(), ok: false, code, message: e.message };
+    const message = typeof e?.message === "string" ? e.message : String(err);
+    stored.last_renewal = { at: now.toISOString(), ok: false, code, message };
+    const outcome: RenewOutcome = { ok: false, code, message, adopted: [] };
+    if (STOPPING.has(code)) {
+      stored.revoked_at ??= now.toISOString();
+      outcome.stop = { at: stored.revoked_at, code };
+    }
     writeInstallation(home, stored);
-    return { outcome: { ok: false, code, message: e.message, adopted: [] }, inst: { ...inst, stored } };
+    return { outcome, inst: { ...inst, stored } };
   }
 
   const v = await verifyLicenceAndLease(answer, inst.keys, expectationOf(stored, inst.lease.seq + 1));
@@ -76,8 +89,9 @@ export async function renewInstallation(
   const next: LoadedInstallation = { ...inst, stored, licence: v.licence, lease: v.lease };
   const adopted = await fetchBundles(home, next, client, now);
   stored.last_renewal = { at: now.toISOString(), ok: true };
+  delete stored.revoked_at; // the service signed a new lease: the licence runs
   writeInstallation(home, stored);
-  return { outcome: { ok: true, adopted, usage: answer.usage }, inst: next };
+  return { outcome: { ok: true, adopted, usage: answer.usage, cleared: true }, inst: next };
 }
 
 /** Fetch and adopt each bundle the lease names whose digest changed; a failed one keeps the old. */

@@ -23,7 +23,7 @@ export {
 export { TRUSTED_KEYS } from "./trusted-keys.js";
 export { signRequest, verifyRequest,  HEADER,  type RequestParts } from "./requests.js";
 export * as meters from "./meters.js";
-export type { Counters, CountersWitness, UsageReport, Anomaly } from "./meters.js";
+export type { Counters, CountersWitness, UsageReport, Anomaly, Stop } from "./meters.js";
 export { sealBundle, openBundle, bundleDigest, newBundleKey, containsOwnIdentifier } from "./bundles.js";
 export { PLANS, BUNDLE_KINDS, isPlanName, isBundleKind, DAY_MS,  type PlanName,  type BundleKind } from "./plans.js";
 export { QuotaExhausted, LicenceInvalid, LicenceServiceError, LicenceRequired, StalwartError } from "./errors.js";

@@ -23,21 +23,41 @@ export interface Counters {
   months: MonthCounts;
   /** The sequence number of the last usage report the service acknowledged. */
   report_seq: number;
+  /** This installation released its seat then (its lease was deleted); never cleared. */
+  released_at?: string;
+  /** The service answered a stop (`licence_revoked`, `licence_expired`, `installation_released`); a later signed renewal clears it. */
+  stop?: Stop;
+  /** Anomalies seen on this machine, kept so they are reported. */
+  anomalies?: Anomaly[];
+}
+
+/** A stop the service answered at a renewal: the licence lapses from `at`. */
+export interface Stop {
+  at: string;
+  code: string;
 }
 
 /** A copy of what matters, written beside the counters: a restored counters file falls behind it. */
 export interface CountersWitness {
   v: 1;
+  /** Absent in witnesses written before 0.1.1. */
+  installation_id?: string;
   seq: number;
   last_seen: string;
   months: MonthCounts;
+  released_at?: string;
+  stop?: Stop;
+  anomalies?: Anomaly[];
 }
 
-export type Anomaly = "counters_rolled_back" | "clock_set_back";
+/** `counters_damaged`: counters.json or its witness did not hold a meter, or contradicted the other (refused). */
+export type Anomaly = "counters_rolled_back" | "clock_set_back" | "counters_damaged";
+export const ANOMALIES: readonly Anomaly[] = ["counters_rolled_back", "clock_set_back", "counters_damaged"];
 
 /** How far back the clock may step (NTP corrections, VM resume) before it counts as set back. */
 export const CLOCK_TOLERANCE_MS = 5 * 60_000;
-const KEEP_MONTHS = 3;
+/** Months kept in the counters (older ones are pruned when a new month starts). */
+export const KEEP_MONTHS = 3;
 
 let monthMemo = { from: 0, until: -1, month: "" };
 
@@ -56,7 +76,11 @@ export function emptyCounters(installationId: string, now: Date): Counters {
 }
 
 export function witnessOf(c: Counters): CountersWitness {
-  return { v: 1, seq: c.seq, last_seen: c.last_seen, months: structuredClone(c.months) };
+  const w: CountersWitness = { v: 1, installation_id: c.installation_id, seq: c.seq, last_seen: c.last_seen, months: structuredClone(c.months) };
+  if (c.released_at !== undefined) w.released_at = c.released_at;
+  if (c.stop !== undefined) w.stop = { ...c.stop };
+  if (c.anomalies?.length) w.anomalies = [...c.anomalies];
+  return w;
 }
 
 /** Compare the counters with their witness; a rollback keeps the higher of each count. */
@@ -204,6 +228,6 @@ export function checkUsageReport(x: unknown): { ok: true; report: UsageReport } 
       counts[meter] = n;
     }
   }
-  const anomalies = Array.isArray(r.anomalies) ? r.anomalies.filter((a): a is Anomaly => a === "counters_rolled_back" || a === "clock_set_back") : [];
+  const anomalies = Array.isArray(r.anomalies) ? r.anomalies.filter((a): a is Anomaly => (ANOMALIES as readonly unknown[]).includes(a)) : [];
   return { ok: true, report: { v: 1, type: "usage", installation_id: r.installation_id, report_seq: r.report_seq, created_at: r.created_at, months, anomalies } };
 }
