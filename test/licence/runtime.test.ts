@@ -81,6 +81,8 @@ describe("activation and the first answer's renewal", () => {
     const h2 = await openLicence({ home, fetch: replaying, renew: false });
     const r = await h2.renew();
     expect(r).toMatchObject({ ok: false, code: "lease_replayed_lease" });
+    // the lease held is #2: the message names it, not the lowest seq a renewal may answer (#3) (outside audit 17, F12)
+    expect(r.message).toBe("lease #1 is not newer than the lease held (#2)");
     expect(readInstallation(home)!.lease).toEqual(before);
   });
 

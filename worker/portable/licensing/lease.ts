@@ -30,7 +30,7 @@ export interface LeaseExpectation {
   licenceId?: string;
   /** The activation the installation is on; a lease from another one is refused. */
   activationId?: string;
-  /** The lowest `seq` acceptable (the last accepted lease's seq). */
+  /** The lowest `seq` acceptable: the held lease's seq + 1 (a renewal must answer a newer lease). */
   minSeq?: number;
 }
 
@@ -64,7 +64,7 @@ export async function verifyLease(doc: unknown, keys: KeySet, expect: LeaseExpec
     return { ok: false, reason: "stale_activation", detail: `lease is from activation \`${lease.activation_id}\`, the installation is on \`${expect.activationId}\`` };
   }
   if (expect.minSeq !== undefined && lease.seq < expect.minSeq) {
-    return { ok: false, reason: "replayed_lease", detail: `lease #${lease.seq} is older than the last accepted (#${expect.minSeq})` };
+    return { ok: false, reason: "replayed_lease", detail: `lease #${lease.seq} is not newer than the lease held (#${expect.minSeq - 1})` };
   }
   return v;
 }
