@@ -327,7 +327,16 @@ export class LicenceHandle {
 
   /** Wait for the background renewal (if any) and write the counts. */
   async close(): Promise<void> {
-    if (this.renewal) await this.renewal;
+    if (this.renewal) {
+      // the renewal's connection does not hold the process open (background-fetch.ts); a host
+      // awaiting close() does, until the renewal ends (at most its timeout), or its await never settles
+      const hold = setInterval(() => undefined, 60_000);
+      try {
+        await this.renewal;
+      } finally {
+        clearInterval(hold);
+      }
+    }
     try {
       this.flush();
     } finally {

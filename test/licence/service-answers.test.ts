@@ -74,4 +74,23 @@ describe("a huge or slow service (F7)", () => {
     expect(out.trim()).toBe("done");
     expect(Date.now() - t0).toBeLessThan(5000);
   }, 40_000);
+
+  test("a host that awaits close() still gets the renewal's end (the unref'd connection does not cut it short)", async () => {
+    builtCli();
+    const slow = createServer((_req, res) => setTimeout(() => res.writeHead(503, { "content-type": "application/json" }).end('{"error":{"code":"busy"}}'), 800));
+    slow.listen(0, "127.0.0.1");
+    await new Promise((r) => slow.once("listening", r));
+    try {
+      const port = (slow.address() as { port: number }).port;
+      const f = await writeFixtureInstallation({ now: new Date(), leaseEndsInDays: 5, serviceUrl: `http://127.0.0.1:${port}` });
+      const lib = join(resolve(import.meta.dirname, "../.."), "dist/cli/licence/index.js");
+      const script = `const { openLicence } = await import(${JSON.stringify(lib)}); const h = await openLicence({ home: ${JSON.stringify(f.home)} }); h.count("tool_checks"); await new Promise((r) => setImmediate(r)); await h.close(); const { readFileSync } = await import("node:fs"); console.log(JSON.parse(readFileSync(${JSON.stringify(join(f.home, "licence/installation.json"))}, "utf8")).last_renewal.code);`;
+      const out = await new Promise<string>((res, rej) =>
+        execFile(process.execPath, ["--input-type=module", "-e", script], { timeout: 30_000 }, (err, stdout) => (err ? rej(err) : res(stdout))),
+      );
+      expect(out.trim()).toBe("http_503"); // the renewal ended and was recorded before close() settled
+    } finally {
+      slow.close();
+    }
+  }, 40_000);
 });
