@@ -2,38 +2,30 @@
 // background renewal, meters and usage reports, tampering, clock and rollback, lapse, offline files.
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { activate, installAnswer, licencePaths, openLicence, release, resetRenewals, writeAnswer, writeRequest } from "../../cli/licence/index.js";
+import { describe, expect, test } from "vitest";
+import { activate, installAnswer, licencePaths, openLicence, release, writeAnswer, writeRequest } from "../../cli/licence/index.js";
 import { readInstallation } from "../../cli/licence/installation.js";
 import { ServiceClient } from "../../cli/licence/service.js";
 import { DAY_MS, lapseAllows, LicenceRequired, QuotaExhausted, type LicenceView } from "../../worker/portable/licensing/index.js";
-import { startInProcessService, type InProcessService } from "../helpers/licence-miniflare.js";
+import { licenceServiceSuite } from "../helpers/licence-service-suite.js";
 import { bootstrap, withKey } from "../helpers/licence-service-cases.js";
 import { tempHome, unreachable, writeFixtureInstallation } from "../helpers/licence-fixtures.js";
 
 const URL_ = "http://licence.test";
-let svc: InProcessService;
-beforeAll(async () => {
-  svc = await startInProcessService();
-});
-afterAll(async () => {
-  await svc?.dispose();
-});
-beforeEach(() => resetRenewals());
-
-const target = () => ({ request: (p: string, i?: RequestInit) => svc.request(p, i), adminSecret: svc.adminSecret });
-const account = async (apiKey: string) => (await (await svc.request("/v1/account", withKey(apiKey, "GET"))).json()) as { meters: Record<string, { used: number }> };
-const seats = async (apiKey: string) => ((await (await svc.request("/v1/licences", withKey(apiKey, "GET"))).json()) as { seats: { held: number }; installations: { anomalies: string[] }[] });
+const suite = licenceServiceSuite();
+const target = suite.target;
+const account = async (apiKey: string) => (await (await suite.svc.request("/v1/account", withKey(apiKey, "GET"))).json()) as { meters: Record<string, { used: number }> };
+const seats = async (apiKey: string) => ((await (await suite.svc.request("/v1/licences", withKey(apiKey, "GET"))).json()) as { seats: { held: number }; installations: { anomalies: string[] }[] });
 
 describe("activation and the first answer's renewal", () => {
   test("activate, then the first count in a process renews in the background and reports counts once", async () => {
     const home = tempHome();
     const { api_key } = await bootstrap(target(), "paid");
-    const inst = await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
+    const inst = await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: suite.svc.fetch });
     expect(inst.stored.installation_id).toMatch(/^inst_/);
     expect(Object.keys(inst.stored.bundles).sort()).toEqual(["language", "outcome_phrasings", "own_identifiers", "prompt_pack", "reply_rules", "vocabulary"]);
 
-    const h = await openLicence({ home, fetch: svc.fetch });
+    const h = await openLicence({ home, fetch: suite.svc.fetch });
     const view: LicenceView = h.view();
     expect(Object.keys(view).sort()).toEqual(["bundleDigests", "graceEnds", "leaseEnds", "onLapse", "plan", "stage"]);
     expect(view).toMatchObject({ stage: "active", plan: "paid", onLapse: "reads_only" });
@@ -45,7 +37,7 @@ describe("activation and the first answer's renewal", () => {
     expect(outcome).toMatchObject({ ok: true, usage: { counted: true } });
     expect((await account(api_key)).meters.tool_checks!.used).toBe(5);
     // a second handle in the same process does not renew again
-    const h2 = await openLicence({ home, fetch: svc.fetch });
+    const h2 = await openLicence({ home, fetch: suite.svc.fetch });
     h2.count("tool_checks");
     expect(h2.renewal).toBeUndefined();
     await h2.close();
@@ -64,16 +56,16 @@ describe("activation and the first answer's renewal", () => {
     const { api_key } = await bootstrap(target(), "paid");
     let first: unknown;
     const capture: typeof fetch = async (input, init) => {
-      const res = await svc.fetch(input, init);
+      const res = await suite.svc.fetch(input, init);
       if (String(input).endsWith("/v1/licences/activate")) first = await res.clone().json();
       return res;
     };
     await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: capture });
-    const h = await openLicence({ home, fetch: svc.fetch, renew: false });
+    const h = await openLicence({ home, fetch: suite.svc.fetch, renew: false });
     expect((await h.renew()).ok).toBe(true); // lease #2
     const before = readInstallation(home)!.lease;
     const replaying: typeof fetch = async (input, init) => {
-      const res = await svc.fetch(input, init);
+      const res = await suite.svc.fetch(input, init);
       if (!String(input).endsWith("/v1/licences/refresh")) return res;
       const body = (await res.json()) as Record<string, unknown>;
       return new Response(JSON.stringify({ ...body, lease: (first as { lease: unknown }).lease }), { status: 200 });
@@ -89,23 +81,23 @@ describe("activation and the first answer's renewal", () => {
   test("release frees the seat; after it the runtime needs `stalwart licence activate`", async () => {
     const home = tempHome();
     const { api_key } = await bootstrap(target(), "free");
-    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
+    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: suite.svc.fetch });
     expect((await seats(api_key)).seats.held).toBe(1);
-    await release({ home, fetch: svc.fetch });
+    await release({ home, fetch: suite.svc.fetch });
     expect((await seats(api_key)).seats.held).toBe(0);
     await expect(openLicence({ home })).rejects.toThrow(LicenceRequired);
     await expect(openLicence({ home })).rejects.toMatchObject({ code: "LicenceRequired", hint: expect.stringContaining("stalwart licence activate") });
     // activate again: a new installation takes the seat
-    const again = await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
+    const again = await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: suite.svc.fetch });
     expect(again.stored.released_at).toBeUndefined();
   });
 
   test("a revoked licence stops the runtime at the next renewal, naming when", async () => {
     const home = tempHome();
     const { api_key, licence_id } = await bootstrap(target(), "paid", "refuse");
-    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
-    await svc.request(`/admin/licences/${licence_id}/revoke`, { method: "POST", headers: { authorization: `Bearer ${svc.adminSecret}` } });
-    const h = await openLicence({ home, fetch: svc.fetch });
+    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: suite.svc.fetch });
+    await suite.svc.request(`/admin/licences/${licence_id}/revoke`, { method: "POST", headers: { authorization: `Bearer ${suite.svc.adminSecret}` } });
+    const h = await openLicence({ home, fetch: suite.svc.fetch });
     expect(h.view().stage).toBe("active");
     h.answered();
     expect(await h.renewal).toMatchObject({ ok: false, code: "licence_revoked" });
@@ -120,10 +112,10 @@ describe("bundles at a renewal", () => {
   test("a changed bundle is adopted at the next renewal; own identifiers are never sent to the service", async () => {
     const home = tempHome();
     const { api_key } = await bootstrap(target(), "paid");
-    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
-    const h = await openLicence({ home, fetch: svc.fetch, renew: false });
+    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: suite.svc.fetch });
+    const h = await openLicence({ home, fetch: suite.svc.fetch, renew: false });
     const before = h.view().bundleDigests.own_identifiers;
-    const put = await svc.request("/admin/bundles/own_identifiers", { method: "PUT", headers: { authorization: `Bearer ${svc.adminSecret}` }, body: JSON.stringify({ content: JSON.stringify({ v: 1, kind: "own_identifiers", entries: ["ACME-INTERNAL-7"] }) }) });
+    const put = await suite.svc.request("/admin/bundles/own_identifiers", { method: "PUT", headers: { authorization: `Bearer ${suite.svc.adminSecret}` }, body: JSON.stringify({ content: JSON.stringify({ v: 1, kind: "own_identifiers", entries: ["ACME-INTERNAL-7"] }) }) });
     const { digest } = (await put.json()) as { digest: string };
     expect(h.view().bundleDigests.own_identifiers).toBe(before); // not mid-session: only at a renewal
     const r = await h.renew();
@@ -133,7 +125,7 @@ describe("bundles at a renewal", () => {
     const sent: string[] = [];
     const spy: typeof fetch = async (input, init) => {
       sent.push(String(init?.body ?? ""));
-      return svc.fetch(input, init);
+      return suite.svc.fetch(input, init);
     };
     const client = new ServiceClient(URL_, spy, ["acme-internal-7"]);
     await expect(client.withKey("POST", "/v1/licences/activate", api_key, { note: "ticket ACME-INTERNAL-7" })).rejects.toMatchObject({ code: "own_identifier_withheld" });
@@ -194,9 +186,9 @@ describe("meters on the runtime's own clock and state", () => {
   test("a counters file rolled back is detected, the higher counts kept, and reported to the service", async () => {
     const home = tempHome();
     const { api_key } = await bootstrap(target(), "paid");
-    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
+    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: suite.svc.fetch });
     const p = licencePaths(home);
-    const h = await openLicence({ home, fetch: svc.fetch, renew: false });
+    const h = await openLicence({ home, fetch: suite.svc.fetch, renew: false });
     h.count("plan_calls", 10);
     h.flush();
     copyFileSync(p.counters, join(p.dir, "copy.json"));
@@ -204,7 +196,7 @@ describe("meters on the runtime's own clock and state", () => {
     await h.close();
     copyFileSync(join(p.dir, "copy.json"), p.counters); // restore the older copy
 
-    const h2 = await openLicence({ home, fetch: svc.fetch, renew: false });
+    const h2 = await openLicence({ home, fetch: suite.svc.fetch, renew: false });
     expect(h2.anomalies).toContain("counters_rolled_back");
     expect(h2.status().meters.plan_calls!.used).toBe(15);
     expect((await h2.renew()).ok).toBe(true);
@@ -265,7 +257,7 @@ describe("offline activation", () => {
     const reqFile = join(offline, "activation-request.json");
     const ansFile = join(connected, "activation-answer.json");
     const request = await writeRequest({ home: offline, out: reqFile });
-    await writeAnswer(reqFile, { home: connected, serviceUrl: URL_, apiKey: ent.api_key, fetch: svc.fetch, out: ansFile });
+    await writeAnswer(reqFile, { home: connected, serviceUrl: URL_, apiKey: ent.api_key, fetch: suite.svc.fetch, out: ansFile });
     await installAnswer(ansFile, { home: offline });
     const h = await openLicence({ home: offline, fetch: unreachable, renew: false });
     expect(h.installationId).toBe(request.installation_id);
@@ -274,7 +266,7 @@ describe("offline activation", () => {
     const paid = await bootstrap(target(), "paid");
     const req2 = join(offline, "second-request.json");
     await writeRequest({ home: tempHome(), out: req2 });
-    await expect(writeAnswer(req2, { home: connected, serviceUrl: URL_, apiKey: paid.api_key, fetch: svc.fetch, out: join(connected, "x.json") })).rejects.toMatchObject({
+    await expect(writeAnswer(req2, { home: connected, serviceUrl: URL_, apiKey: paid.api_key, fetch: suite.svc.fetch, out: join(connected, "x.json") })).rejects.toMatchObject({
       code: "offline_activation_not_allowed",
       status: 403,
     });
@@ -285,7 +277,7 @@ describe("offline activation", () => {
     const b = tempHome();
     const ent = await bootstrap(target(), "enterprise");
     await writeRequest({ home: a, out: join(a, "req.json") });
-    await writeAnswer(join(a, "req.json"), { serviceUrl: URL_, apiKey: ent.api_key, fetch: svc.fetch, out: join(a, "ans.json") });
+    await writeAnswer(join(a, "req.json"), { serviceUrl: URL_, apiKey: ent.api_key, fetch: suite.svc.fetch, out: join(a, "ans.json") });
     await writeRequest({ home: b, out: join(b, "req.json") });
     await expect(installAnswer(join(a, "ans.json"), { home: b })).rejects.toMatchObject({ code: "LicenceInvalid", reason: "wrong_installation" });
   });

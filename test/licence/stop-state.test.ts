@@ -5,25 +5,17 @@
  */
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { activate, licencePaths, openLicence, release, resetRenewals } from "../../cli/licence/index.js";
 import { formatStatus } from "../../cli/licence/format.js";
 import { readInstallation } from "../../cli/licence/installation.js";
-import { startInProcessService, type InProcessService } from "../helpers/licence-miniflare.js";
+import { licenceServiceSuite } from "../helpers/licence-service-suite.js";
 import { bootstrap } from "../helpers/licence-service-cases.js";
 import { tempHome, unreachable } from "../helpers/licence-fixtures.js";
 
 const URL_ = "http://licence.test";
-let svc: InProcessService;
-beforeAll(async () => {
-  svc = await startInProcessService();
-});
-afterAll(async () => {
-  await svc?.dispose();
-});
-beforeEach(() => resetRenewals());
-
-const target = () => ({ request: (p: string, i?: RequestInit) => svc.request(p, i), adminSecret: svc.adminSecret });
+const suite = licenceServiceSuite();
+const target = suite.target;
 /** installation.json with `field` deleted, as a host would edit it. */
 function deleteField(home: string, field: string): void {
   const file = licencePaths(home).installation;
@@ -38,8 +30,8 @@ describe("a released seat stays released (F1)", () => {
   test("release deletes the lease: deleting `released_at` by hand leaves LicenceRequired", async () => {
     const home = tempHome();
     const { api_key } = await bootstrap(target(), "free");
-    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
-    await release({ home, fetch: svc.fetch });
+    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: suite.svc.fetch });
+    await release({ home, fetch: suite.svc.fetch });
     expect(readInstallation(home)!.lease).toBeUndefined();
     deleteField(home, "released_at");
     await expect(openLicence({ home, fetch: unreachable, renew: false })).rejects.toMatchObject({ code: "LicenceRequired", hint: expect.stringContaining("stalwart licence activate") });
@@ -48,13 +40,13 @@ describe("a released seat stays released (F1)", () => {
   test("installation.json put back from a copy made before the release is refused: the counts' files keep the release", async () => {
     const home = tempHome();
     const { api_key } = await bootstrap(target(), "free");
-    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
-    const h = await openLicence({ home, fetch: svc.fetch, renew: false });
+    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: suite.svc.fetch });
+    const h = await openLicence({ home, fetch: suite.svc.fetch, renew: false });
     h.count("tool_checks");
     await h.close();
     const p = licencePaths(home);
     copyFileSync(p.installation, join(p.dir, "copy.json"));
-    await release({ home, fetch: svc.fetch });
+    await release({ home, fetch: suite.svc.fetch });
     copyFileSync(join(p.dir, "copy.json"), p.installation);
     await expect(openLicence({ home, fetch: unreachable, renew: false })).rejects.toMatchObject({ code: "LicenceRequired", message: expect.stringContaining("released its seat") });
     // only counters.json put back as well: its witness still holds the release
@@ -67,9 +59,9 @@ describe("a released seat stays released (F1)", () => {
   test("activating again after a release takes a new installation with a meter of its own", async () => {
     const home = tempHome();
     const { api_key } = await bootstrap(target(), "free");
-    const first = await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
-    await release({ home, fetch: svc.fetch });
-    const again = await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
+    const first = await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: suite.svc.fetch });
+    await release({ home, fetch: suite.svc.fetch });
+    const again = await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: suite.svc.fetch });
     expect(again.stored.installation_id).not.toBe(first.stored.installation_id);
     const h = await openLicence({ home, fetch: unreachable, renew: false });
     expect(h.view().stage).toBe("active");
@@ -82,7 +74,7 @@ describe("a stop the service answered (F2, F9)", () => {
     test(`an unsigned \`${code}\` lapses the licence, status says why, and the next signed renewal lifts it`, async () => {
       const home = tempHome();
       const { api_key } = await bootstrap(target(), "paid");
-      await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
+      await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: suite.svc.fetch });
       const h = await openLicence({ home, fetch: stopAnswer(status, code) });
       h.answered();
       expect(await h.renewal).toMatchObject({ ok: false, code });
@@ -92,7 +84,7 @@ describe("a stop the service answered (F2, F9)", () => {
       await h.close();
 
       resetRenewals();
-      const h2 = await openLicence({ home, fetch: svc.fetch });
+      const h2 = await openLicence({ home, fetch: suite.svc.fetch });
       expect(h2.view().stage).toBe("lapsed"); // believed until the service signs a lease again
       h2.answered();
       expect(await h2.renewal).toMatchObject({ ok: true });
@@ -108,9 +100,9 @@ describe("a stop the service answered (F2, F9)", () => {
   test("a revocation heard is not undone by deleting `revoked_at` from installation.json", async () => {
     const home = tempHome();
     const { api_key, licence_id } = await bootstrap(target(), "paid");
-    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: svc.fetch });
-    await svc.request(`/admin/licences/${licence_id}/revoke`, { method: "POST", headers: { authorization: `Bearer ${svc.adminSecret}` } });
-    const h = await openLicence({ home, fetch: svc.fetch });
+    await activate({ home, serviceUrl: URL_, apiKey: api_key, fetch: suite.svc.fetch });
+    await suite.svc.request(`/admin/licences/${licence_id}/revoke`, { method: "POST", headers: { authorization: `Bearer ${suite.svc.adminSecret}` } });
+    const h = await openLicence({ home, fetch: suite.svc.fetch });
     h.answered();
     expect(await h.renewal).toMatchObject({ ok: false, code: "licence_revoked" });
     await h.close();
