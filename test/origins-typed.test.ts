@@ -511,12 +511,14 @@ describe("declaredKeys: the keys an args schema declares for one argument", () =
   });
 });
 
+/** Is `value` typed in the one turn `turn` (en)? */
+const typed = (turn: string, value: string) => {
+  const t = new TurnIndex("en");
+  t.add(turn);
+  return t.has(value);
+};
+
 describe("a destination cut out of a typed one is not typed (outside audit 18, F3)", () => {
-  const typed = (turn: string, value: string) => {
-    const t = new TurnIndex("en");
-    t.add(turn);
-    return t.has(value);
-  };
   it("a piece cut at `-`, `/`, `+` or `\\`, or before a dot, `@` or userinfo, names another host or mailbox", () => {
     const cuts: readonly (readonly [string, string])[] = [
       ["see https://intranet-wiki.example.com/page", "https://intranet"],
@@ -580,11 +582,6 @@ describe("a destination cut out of a typed one is not typed (outside audit 18, F
 });
 
 describe("what joins a host or a mailbox is more than ASCII letters and `-` (outside audit 19, F5, F6, F14)", () => {
-  const typed = (turn: string, value: string) => {
-    const t = new TurnIndex("en");
-    t.add(turn);
-    return t.has(value);
-  };
   it("Unicode hyphens, atext a mailbox holds, and what a URL parser keeps in a host join it", () => {
     const cuts: readonly (readonly [string, string])[] = [
       ["see https://intranet\uFF0Dwiki.example.com/", "https://intranet"], // full-width hyphen: `-` to a URL parser
