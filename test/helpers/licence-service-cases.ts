@@ -139,6 +139,9 @@ export function malformedCases(target: () => ServiceTarget): void {
       ["POST", "/v1/usage-reports", sig("POST", "/v1/usage-reports", { v: 1 }), 400],
       ["POST", "/v1/usage-reports", sig("POST", "/v1/usage-reports", { v: 1, type: "usage", installation_id: stranger.id, report_seq: 1, created_at: new Date().toISOString(), months: {}, anomalies: [] }), 403],
       ["POST", "/v1/usage-reports", sig("POST", "/v1/usage-reports", { v: 1, type: "usage", installation_id: inst.id, report_seq: 1, created_at: new Date().toISOString(), months: { "2026-13": { x: 1 } }, anomalies: [] }), 400],
+      // more months or meters than any runtime reports: refused, not stored
+      ["POST", "/v1/usage-reports", sig("POST", "/v1/usage-reports", { v: 1, type: "usage", installation_id: inst.id, report_seq: 1, created_at: new Date().toISOString(), months: Object.fromEntries(Array.from({ length: 13 }, (_, i) => [`20${10 + i}-01`, { tool_checks: 1 }])), anomalies: [] }), 400],
+      ["POST", "/v1/usage-reports", sig("POST", "/v1/usage-reports", { v: 1, type: "usage", installation_id: inst.id, report_seq: 1, created_at: new Date().toISOString(), months: { "2026-06": Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`m${i}`, 1])) }, anomalies: [] }), 400],
       ["POST", "/v1/usage-reports", { method: "POST", body: "[]" }, 401],
       ["GET", "/v1/account", { method: "GET" }, 401],
       ["DELETE", "/v1/account", withKey(api_key, "DELETE"), 404],
@@ -183,6 +186,15 @@ export function protocolCases(target: () => ServiceTarget): void {
     expect(await back.json()).toMatchObject({ counted: true, rolled_back: true });
     const status = (await (await t.request("/v1/licences", withKey(api_key, "GET"))).json()) as { installations: { anomalies: string[] }[] };
     expect(status.installations[0]!.anomalies).toContain("counters_rolled_back");
+
+    // two installations each reporting the largest exact count: the total stops there, exact
+    const big = (who: TestInstallation, seq: number) => ({ v: 1, type: "usage", installation_id: who.id, report_seq: seq, created_at: new Date().toISOString(), months: { [month]: { tool_checks: Number.MAX_SAFE_INTEGER } }, anomalies: [] });
+    const second = await newInstallation();
+    expect((await activateOne(t, api_key, second)).status).toBe(201);
+    expect((await t.request("/v1/usage-reports", await signedInit("POST", "/v1/usage-reports", inst, licence_id, big(inst, 4)))).status).toBe(200);
+    expect((await t.request("/v1/usage-reports", await signedInit("POST", "/v1/usage-reports", second, licence_id, big(second, 1)))).status).toBe(200);
+    const totals = (await (await t.request("/v1/account", withKey(api_key, "GET"))).json()) as { meters: Record<string, { used: number }> };
+    expect(totals.meters.tool_checks!.used).toBe(Number.MAX_SAFE_INTEGER);
   });
 
   test("refresh renews the lease (seq grows) and a revoked licence is refused at once", async () => {

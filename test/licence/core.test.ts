@@ -159,6 +159,24 @@ describe("meters", () => {
     expect(r3).toMatchObject({ rolledBack: true, delta: {} });
   });
 
+  test("a report's months and meters are bounded; the service remembers the newest months only", () => {
+    const report = (months: meters.MonthCounts) => ({ v: 1, type: "usage", installation_id: "inst_1", report_seq: 1, created_at: NOW.toISOString(), months, anomalies: [] });
+    const monthsOf = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${2000 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, "0")}`, { tool_checks: 1 }]));
+    expect(meters.checkUsageReport(report(monthsOf(meters.REPORT_MAX_MONTHS))).ok).toBe(true);
+    expect(meters.checkUsageReport(report(monthsOf(meters.REPORT_MAX_MONTHS + 1)))).toMatchObject({ ok: false, pointer: "/months", message: expect.stringMatching(/at most 12 months/) });
+    const metersOf = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`m${i}`, 1]));
+    expect(meters.checkUsageReport(report({ "2026-06": metersOf(meters.REPORT_MAX_METERS) })).ok).toBe(true);
+    expect(meters.checkUsageReport(report({ "2026-06": metersOf(meters.REPORT_MAX_METERS + 1) }))).toMatchObject({ ok: false, pointer: "/months/2026-06", message: expect.stringMatching(/at most 64 meters/) });
+
+    // twelve reports of one new month each, after a first of twelve: the oldest months are let go
+    let last: meters.ReportedState = { report_seq: 0, months: {} };
+    last = meters.applyReport(last, { report_seq: 1, months: monthsOf(12) }).next;
+    const later = meters.applyReport(last, { report_seq: 2, months: { "2001-01": { tool_checks: 1 }, "2001-02": { tool_checks: 2 } } });
+    expect(later.delta).toEqual({ "2001-01": { tool_checks: 1 }, "2001-02": { tool_checks: 2 } });
+    expect(Object.keys(later.next.months)).toHaveLength(12);
+    expect(Object.keys(later.next.months).sort()[0]).toBe("2000-03");
+  });
+
   test("a counters file behind its witness is a rollback; the higher counts are kept", () => {
     const c = meters.emptyCounters("inst_1", NOW);
     meters.count(c, "plan_calls", 5, {}, NOW);

@@ -201,11 +201,22 @@ export function applyReport(last: ReportedState, report: Pick<UsageReport, "repo
       }
     }
   }
+  // What the service remembers stays bounded too: the newest months, as many as one report may name
+  // (a runtime reports its newest `KEEP_MONTHS`, so what it can still report is never forgotten).
+  const held = Object.keys(months).sort();
+  while (held.length > REPORT_MAX_MONTHS) delete months[held.shift()!];
   return { duplicate: false, delta, rolledBack, next: { report_seq: report.report_seq, months } };
 }
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 const METER = /^[a-z][a-z0-9_]{0,63}$/;
+/**
+ * A report's bounds. A runtime keeps `KEEP_MONTHS` months and counts the meters its plan names (a
+ * handful), so an honest report is far inside both; a signed report past them is refused rather
+ * than stored, so one installation cannot grow the service's rows without bound.
+ */
+export const REPORT_MAX_MONTHS = 12;
+export const REPORT_MAX_METERS = 64;
 
 /** Shape check for a report arriving at the service. */
 export function checkUsageReport(x: unknown): { ok: true; report: UsageReport } | { ok: false; pointer: string; message: string } {
@@ -218,10 +229,14 @@ export function checkUsageReport(x: unknown): { ok: true; report: UsageReport } 
   if (!r.months || typeof r.months !== "object" || Array.isArray(r.months)) return { ok: false, pointer: "/months", message: "`months` must be an object" };
   // Read into a fresh value as each count is checked; the report is what was read, field by field.
   const months: MonthCounts = {};
+  const named = Object.keys(r.months);
+  if (named.length > REPORT_MAX_MONTHS) return { ok: false, pointer: "/months", message: `a report counts at most ${REPORT_MAX_MONTHS} months (this one names ${named.length})` };
   for (const [month, meters] of Object.entries(r.months)) {
     if (!MONTH.test(month)) return { ok: false, pointer: `/months/${month}`, message: "months are named `YYYY-MM`" };
     if (!meters || typeof meters !== "object" || Array.isArray(meters)) return { ok: false, pointer: `/months/${month}`, message: "expected meter counts" };
     const counts: Record<string, number> = (months[month] = {});
+    const meterCount = Object.keys(meters).length;
+    if (meterCount > REPORT_MAX_METERS) return { ok: false, pointer: `/months/${month}`, message: `a month counts at most ${REPORT_MAX_METERS} meters (this one names ${meterCount})` };
     for (const [meter, n] of Object.entries(meters)) {
       if (!METER.test(meter)) return { ok: false, pointer: `/months/${month}/${meter}`, message: "meter names are lowercase words" };
       if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) return { ok: false, pointer: `/months/${month}/${meter}`, message: "counts are non-negative integers" };

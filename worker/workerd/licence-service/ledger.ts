@@ -78,7 +78,9 @@ export function applyReportRow(sql: SqlStorageLike, inst: InstallationRow, repor
   if (outcome.duplicate) return { counted: false, duplicate: true, rolled_back: false, report_seq: inst.report_seq };
   for (const [month, counts] of Object.entries(outcome.delta)) {
     for (const [meter, n] of Object.entries(counts)) {
-      sql.exec(`INSERT INTO usage (month, meter, total) VALUES (?, ?, ?) ON CONFLICT(month, meter) DO UPDATE SET total = total + excluded.total`, month, meter, n);
+      // Totals of many installations could pass what a JS number holds exactly: they stop at the
+      // largest exact integer (far past any plan's limit) instead of going inexact.
+      sql.exec(`INSERT INTO usage (month, meter, total) VALUES (?, ?, ?) ON CONFLICT(month, meter) DO UPDATE SET total = MIN(total + excluded.total, ${Number.MAX_SAFE_INTEGER})`, month, meter, n);
     }
   }
   const anomalies = new Set<string>(JSON.parse(inst.anomalies) as string[]);
