@@ -146,6 +146,35 @@ describe("every problem at once", () => {
     expect(problems.every((p) => p.file === "bad-words.yaml" && /`[^`]+`/.test(p.message) && p.hint)).toBe(true);
   });
 
+  it("a problem at one YAML value does not hide the shape and meaning problems after it (outside audit 12, R9)", () => {
+    const yaml = [
+      "tools:",
+      "  - name: pay",
+      "    writes: true",
+      "    spend: [{field: amount, at_most: .inf, per: day}]",
+      "    currency: usd",
+      "    at_most: [{count: 0, per: year}]",
+      "    args: {type: object, properties: {amount: {type: number}}}",
+      "  - name: tagged",
+      "    writes: !!bool \"true\"",
+      "    currency: usd",
+      "",
+    ].join("\n");
+    const problems = lint(yaml);
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.pointer}`)).toEqual([
+      "4:38 /tools/0/spend/0/at_most",
+      "5:15 /tools/0/currency",
+      "6:23 /tools/0/at_most/0/count",
+      "6:31 /tools/0/at_most/0/per",
+      "9:20 /tools/1/writes",
+      "10:15 /tools/1/currency",
+    ]);
+    expect(problems[0]!.message).toMatch(/`\.inf` is not a finite number/);
+    expect(problems[4]!.message).toMatch(/a YAML tag \(`!!bool`\)/);
+    // a problem the YAML pass stops at the root still hides the rest: there is no rest to read
+    expect(lint("!!map {tools: [{name: a, writes: maybe}]}\n").map((p) => p.pointer)).toEqual([""]);
+  });
+
   it("bad-meaning.yaml: the meaning problems", () => {
     const problems = lint(fixture("bad-meaning.yaml"), "bad-meaning.yaml");
     expect(problems.map((p) => `${p.line}:${p.column}`)).toEqual(["7:5", "9:43", "11:5", "11:23", "12:11", "14:50", "14:50", "14:64"]);

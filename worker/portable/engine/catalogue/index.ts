@@ -62,7 +62,12 @@ function analyse(input: unknown, options: CatalogueOptions): Analysis {
       return { source, problems, warnings, validators };
     }
     problems.push(...source.problems);
-    if (source.problems.length === 0) {
+    // After a problem at one value (`.inf`, a tag), the other passes still read the rest. What they
+    // say at that value, inside it or around it is left out: it reads as null there, and a problem
+    // about it (`declares no tools` for `tools: !!seq …`) would only repeat the first.
+    const yamlAt = source.problems.map((p) => p.pointer);
+    if (source.problems.length === 0 || (source.valuesOnly === true && !yamlAt.includes(""))) {
+      const at = problems.length;
       if (!isObj(source.data)) {
         problems.push({ ...positionOf(source, ""), pointer: "", message: "the catalogue must be a map of words (`tools:`, `settings:`, …)", hint: "start with `tools:` and a list of tools" });
       } else {
@@ -78,6 +83,14 @@ function analyse(input: unknown, options: CatalogueOptions): Analysis {
           warnings.push({ ...positionOf(source, pointer, atKey), pointer, message: contextOf(source.data, pointer) + message + where, ...(hint ? { hint } : {}) });
         };
         if (problems.length < MAX_LINT_PROBLEMS) lintMeaning(source.data, { report, warn, position: (p, atKey) => positionOf(source, p, atKey), schemaCompiler: options.schemaCompiler, validators });
+      }
+      if (yamlAt.length > 0) {
+        const repeats = (pointer: string) => yamlAt.some((y) => pointer === y || pointer.startsWith(y + "/") || y.startsWith(pointer + "/") || pointer === "");
+        const later = problems.splice(at).filter((p) => !repeats(p.pointer));
+        problems.push(...later);
+        const kept = warnings.filter((w) => !repeats(w.pointer));
+        warnings.length = 0;
+        warnings.push(...kept);
       }
     }
   } catch (err) {

@@ -30,6 +30,11 @@ export interface Source {
   problems: CatalogueProblem[];
   /** true when positions are all `<object>:1:1` and messages must name the pointer */
   fromObject: boolean;
+  /**
+   * The YAML was read whole and each of its problems is at one value, read as null or left out
+   * (`.inf`, a tag, an alias with no anchor): the other passes can still read the rest.
+   */
+  valuesOnly?: boolean;
 }
 
 /** Nesting beyond this is refused: no real catalogue comes near it, and it bounds recursion. */
@@ -108,18 +113,25 @@ export function readYaml(text: string, file: string): Source {
   if (source.problems.length > 0) return source;
 
   let nodes = 0;
+  // the document was not read whole: a bound was hit, so the later passes would read a stump
+  let cut = false;
   const expanding = new Set<Node>();
   const resolved = new Map<unknown, Node | undefined>(); // an alias expanded many times is looked up once
   const build = (node: unknown, pointer: string, depth: number, keyPos: SourcePosition | undefined): unknown => {
-    if (source.problems.length > 50) return null;
+    if (source.problems.length > 50) {
+      cut = true;
+      return null;
+    }
     const start = (node as { range?: [number, number, number] } | null)?.range?.[0];
     const here = at(start);
     if (!source.positions.has(pointer)) source.positions.set(pointer, keyPos ? { value: here, key: keyPos } : { value: here });
     if (++nodes > MAX_NODES) {
+      cut = true;
       if (nodes === MAX_NODES + 1) problem(here, pointer, `the catalogue has more than ${MAX_NODES} values (aliases expanded)`, "a catalogue this large is almost certainly a mistake; check for aliases (`*name`) that repeat large parts");
       return null;
     }
     if (depth > MAX_DEPTH) {
+      cut = true;
       problem(here, pointer, `the catalogue is nested deeper than ${MAX_DEPTH} levels here`, "flatten it: no catalogue word needs this depth");
       return null;
     }
@@ -202,6 +214,7 @@ export function readYaml(text: string, file: string): Source {
   };
   try {
     source.data = build(doc.contents, "", 0, undefined);
+    if (source.problems.length > 0 && !cut) source.valuesOnly = true;
   } catch (e) {
     problem({ file, line: 1, column: 1 }, "", `the YAML could not be read: ${errorText(e)}`);
   }
