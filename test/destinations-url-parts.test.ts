@@ -135,3 +135,25 @@ describe("the parts of a URL with a query, a fragment, JSON or UTF-8 escapes (ou
     }
   });
 });
+
+describe("a query parameter's name is read for what marks itself as a host (outside audit 19, F13)", () => {
+  const reached: [string, string][] = [
+    ["https://api.example.com/send?bob@evil.example=1", "bob@evil.example"],
+    ["https://api.example.com/send?to[bob@evil.example]=1", "bob@evil.example"],
+    ["https://api.example.com/send?to%5Bbob%40evil.example%5D=1", "bob@evil.example"],
+    ["https://api.example.com/proxy?169.254.169.254=x", "169.254.169.254"],
+    ["https://api.example.com/r?a=1&http://evil.example/=x#frag", "http://evil.example/"],
+    ["https://api.example.com/r#bob@evil.example=1", "bob@evil.example"],
+  ];
+  for (const [url, dest] of reached) {
+    it(`${url} holds ${dest}: refused under api.example.com`, () => {
+      expect(findDestinations(url)).toContain(dest);
+      expect(refused(url, API)).toBe(true);
+    });
+  }
+  it("names that only look like hosts once dotted stay none: a name is read for what marks itself", () => {
+    for (const url of ["https://api.example.com/search?sort.by=date&page.size=10", "https://api.example.com/x?order.id=5&filter[status]=open", "https://api.example.com/x?utm_source=google&a+b=c"]) {
+      expect(findDestinations(url), url).toEqual([url]);
+    }
+  });
+});

@@ -355,16 +355,16 @@ export class Scanner {
 
   /** A URL's path segments and query values, decoded once, read as strings are (url-parts.ts). */
   private parts(from: number, to: number, query: boolean): void {
-    eachPart(this.s, from, to, query, (a, b, value) => {
+    eachPart(this.s, from, to, query, (a, b, value, name) => {
       if (this.found.full) return;
       const text = decodedPart(this.s.slice(a, b), value);
       if (!MAYBE.test(text) && !NON_ASCII.test(text)) return;
       if (this.depth >= MAX_DEPTH) return this.found.add(text + CUT); // unread: only "*" allows it
       const child = (this.child ??= new Scanner(this.depth + 1));
       child.found = this.found;
-      child.bareNames = value;
+      child.bareNames = value && !name; // a name like `page.size` or `sort.by` is rarely a host
       child.scanString(text, TAB_OR_NEWLINE.test(text)); // whole.ts has nothing else to strip
-      if (value) for (const v of jsonStrings(jsonIn(text))) if (!this.found.full) child.scanString(v); // a JSON body's data
+      if (value && !name) for (const v of jsonStrings(jsonIn(text))) if (!this.found.full) child.scanString(v); // a JSON body's data
     });
   }
 

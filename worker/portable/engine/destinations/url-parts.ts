@@ -1,6 +1,6 @@
 /**
  * The parts of a URL the scanner reported that a server reads as data, not as its own address:
- * each path segment, and each query or fragment value (checks.md step 4). A mail, webhook or
+ * each path segment, and each query or fragment value and name (checks.md step 4). A mail, webhook or
  * proxy API takes its destination there: `https://api.example.com/send?to=bob@evil.com`,
  * `/proxy?host=169.254.169.254`, `/redirect?to=http:evil.example` (an open redirect resolves a
  * special scheme without `//` to that host). Each part is decoded once, as the server decodes it,
@@ -9,13 +9,17 @@
  * Outside audit 18, F1 and F2: these were read only for `scheme://` and `//host`.
  */
 
-/** A part of the URL: `s[start, end)`, and whether it is a query or fragment value (else a path segment). */
-export type PartVisitor = (start: number, end: number, value: boolean) => void;
+/**
+ * A part of the URL: `s[start, end)`; whether it is in the query or fragment (else a path segment);
+ * and, there, whether it is a parameter's name (`to[bob@evil.example]` in `?to[bob@evil.example]=1`,
+ * which PHP- and Rails-style servers read as data keyed by the address: outside audit 19, F13).
+ */
+export type PartVisitor = (start: number, end: number, value: boolean, name: boolean) => void;
 
 /**
  * Calls `visit` for each path segment of `s[from, to)` (split at `/` and `\`), then for each query
- * or fragment part: the text after its first `=`, or the whole part when it has none (split at
- * `&` and `#`). `query`: the text starts inside a query (a form body). Parts never overlap, so
+ * or fragment part: its name, the text before its first `=`, and its value, the text after it, or
+ * the whole part when it has no `=` (split at `&` and `#`). `query`: the text starts inside a query (a form body). Parts never overlap, so
  * reading each once is linear in the URL.
  */
 export function eachPart(s: string, from: number, to: number, query: boolean, visit: PartVisitor): void {
@@ -26,15 +30,16 @@ export function eachPart(s: string, from: number, to: number, query: boolean, vi
     const c = k < to ? s.charCodeAt(k) : -1;
     if (!inQuery) {
       if (c === 0x2f || c === 0x5c || c === 0x3f || c === 0x23 || c === -1) {
-        if (k > start) visit(start, k, false);
+        if (k > start) visit(start, k, false, false);
         start = k + 1;
         if (c === 0x3f || c === 0x23) inQuery = true;
       }
     } else if (c === 0x3d) {
       if (eq < 0) eq = k;
     } else if (c === 0x26 || c === 0x23 || c === -1) {
+      if (eq > start) visit(start, eq, true, true);
       const v = eq >= 0 ? eq + 1 : start;
-      if (k > v) visit(v, k, true);
+      if (k > v) visit(v, k, true, false);
       start = k + 1;
       eq = -1;
     }
