@@ -114,10 +114,20 @@ export async function adopt(
   answer: IssuedAnswer,
   who: { id: string; publicKey: string; secretKey: string; serviceUrl: string; offline: boolean; now: Date; keys: KeySet },
 ): Promise<LoadedInstallation> {
-  if (answer.installation_id !== who.id) throw new LicenceInvalid("wrong_installation", `the answer is for installation \`${answer.installation_id}\`, not this one (\`${who.id}\`)`);
+  // What is wrong is the answer just received, not a licence stored here (LicenceInvalid's default words)
+  const refused = (reason: string, detail: string) =>
+    new LicenceInvalid(reason, detail, {
+      message: `the licence service's ${who.offline ? "activation answer" : "answer"} does not verify: ${detail} (${reason}); nothing was stored`,
+      hint: who.offline
+        ? "answer this machine's own activation-request.json again (`stalwart licence answer`), and install that answer"
+        : "check that STALWART_LICENCE_URL names your licence service, then activate again",
+    });
+  const named = (answer as { installation_id?: unknown } | null)?.installation_id;
+  if (typeof named !== "string") throw refused("wrong_installation", "the answer names no installation");
+  if (named !== who.id) throw refused("wrong_installation", `the answer is for installation \`${named}\`, not this one (\`${who.id}\`)`);
   // A new activation: any licence of the trusted keys, and a lease for it bound to this key.
   const v = await verifyLicenceAndLease(answer, who.keys, { installationId: who.id, installationKey: who.publicKey });
-  if (!v.ok) throw new LicenceInvalid(v.reason, v.detail);
+  if (!v.ok) throw refused(v.reason, v.detail);
   const stored: StoredInstallation = {
     v: 1,
     installation_id: who.id,

@@ -24,6 +24,19 @@ describe("an answer that is JSON but not an object (F6)", () => {
     });
   }
 
+  test("an activation answered `{}` or for another installation names the answer, not a stored licence (outside audit 17, F12)", async () => {
+    for (const [body, detail] of [["{}", "the answer names no installation"], ['{"installation_id": "inst_someone_else"}', "is for installation `inst_someone_else`"]] as const) {
+      const home = tempHome();
+      const err = (await activate({ home, serviceUrl: "http://licence.test", apiKey: "qls_test_x", fetch: answering(201, body) }).catch((e: unknown) => e)) as { code: string; reason: string; message: string; hint: string };
+      expect(err).toMatchObject({ code: "LicenceInvalid", reason: "wrong_installation" });
+      expect(err.message).toContain("the licence service's answer does not verify");
+      expect(err.message).toContain(detail);
+      expect(err.message).not.toMatch(/stored licence|`undefined`/);
+      expect(err.hint).toMatch(/STALWART_LICENCE_URL/);
+      expect(readInstallation(home)).toBeUndefined();
+    }
+  });
+
   test("a renewal answered 200 null records service_bad_answer (not the old `ok`)", async () => {
     const now = new Date();
     const f = await writeFixtureInstallation({ now, leaseEndsInDays: 5 });
