@@ -3,9 +3,9 @@
  * else ~/.stalwart). Files are written atomically (temp + rename) and readable by the owner only:
  * installation.json holds the installation's private key.
  */
-import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { StalwartError } from "../../worker/portable/engine/index.js";
 import { readRegular } from "../sdk/regular-file.js";
 
@@ -44,7 +44,21 @@ export function licencePaths(home?: string): LicencePaths {
 
 /** The text of a file under the licence folder, undefined when there is none; `LicenceFileUnreadable` naming it when it cannot be read. */
 export function readText(file: string): string | undefined {
-  if (!existsSync(file)) return undefined;
+  if (!existsSync(file)) {
+    // its folder replaced by a file: damage to name, not a home that was never activated
+    const dir = dirname(file);
+    let why: string | undefined;
+    try {
+      const held = statSync(dir, { throwIfNoEntry: false });
+      if (held && !held.isDirectory()) why = "is not a folder";
+    } catch (err) {
+      why = `cannot be looked at (${(err as Error).message})`; // e.g. ENOTDIR: the home itself is a file
+    }
+    if (why === undefined) return undefined;
+    throw new StalwartError("LicenceFileUnreadable", `\`${dir}\` ${why}, so \`${basename(file)}\` cannot be read from it`, {
+      hint: "move what is in its place aside and restore the folder from a backup (or `stalwart licence activate` again)",
+    });
+  }
   try {
     return readRegular(file);
   } catch (err) {

@@ -6,7 +6,7 @@
  * as a process of its own.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { licensedHome } from "../helpers/licensed-home.js";
@@ -57,6 +57,23 @@ describe("a licence file that is not a regular file", () => {
       }, 90_000);
     }
   }
+
+  it("the licence folder replaced by a file: LicenceFileUnreadable naming the folder, not \"no activated licence\" (outside audit 17, F12)", async () => {
+    const home = usedHome();
+    const dir = join(home, "licence");
+    rmSync(dir, { recursive: true });
+    writeFileSync(dir, "x\n");
+
+    const r = check(home);
+    expect({ status: r.status, signal: r.signal }, r.stderr).toEqual({ status: 1, signal: null });
+    expect(r.stderr).toContain(`LicenceFileUnreadable: \`${dir}\` is not a folder`);
+    expect(r.stderr).not.toContain("no activated licence");
+
+    const d = await doctor(home);
+    expect(d.code, d.stderr).toBe(1);
+    const report = d.json() as { licence: { ok: boolean; code?: string; message?: string } };
+    expect(report.licence).toMatchObject({ ok: false, code: "LicenceFileUnreadable", message: expect.stringContaining(`\`${dir}\` is not a folder`) });
+  }, 90_000);
 
   it("the dev API key as a directory: doctor reports it, naming it, rather than throwing", async () => {
     const home = usedHome();
