@@ -20,7 +20,8 @@ export function propagatedLabels(call: Call, ctx: CheckFacts): Readonly<Record<s
   let byKey: Map<string, string[]> | undefined;
   const agents = ctx.catalogue.agents;
 
-  if (untrustedAgent(agents, call.agent)) byKey = addLabel(byKey, "call", `untrusted:${call.agent}`);
+  const caller = actingAgent(agents, call.agent);
+  if (untrustedAgent(agents, caller)) byKey = addLabel(byKey, "call", `untrusted:${caller}`);
   const firstOutside = ctx.index.outsideReads[0]?.tool;
 
   for (const arg of argNamesOf(call)) {
@@ -32,7 +33,8 @@ export function propagatedLabels(call: Call, ctx: CheckFacts): Readonly<Record<s
         const tool = ctx.catalogue.tools.get(from.tool);
         if (tool?.readsOutside) byKey = addLabel(byKey, arg, `untrusted:${from.tool}`);
         for (const l of from.labels) byKey = addLabel(byKey, arg, l);
-        if (untrustedAgent(agents, from.agent)) byKey = addLabel(byKey, arg, `untrusted:${from.agent}`);
+        const made = actingAgent(agents, from.agent);
+        if (untrustedAgent(agents, made)) byKey = addLabel(byKey, arg, `untrusted:${made}`);
       }
     } else if (ctx.taintModelAfterUntrusted && (origin === "model" || origin === undefined) && firstOutside) {
       for (const r of ctx.index.outsideReads) byKey = addLabel(byKey, arg, `untrusted:${r.tool}`);
@@ -52,6 +54,15 @@ function addLabel(byKey: Map<string, string[]> | undefined, key: string, label: 
   if (!list) map.set(key, (list = []));
   if (!list.includes(label)) list.push(label);
   return map;
+}
+
+/**
+ * The agent a call acts as: the one it names, or, in a catalogue of one agent, that agent (step 1
+ * treats an unnamed call so, reach.ts; outside audit 21, F1: its label was lost here).
+ */
+function actingAgent(agents: CheckFacts["catalogue"]["agents"], name: string | null): string | null {
+  if (name !== null || agents.size !== 1) return name;
+  return agents.keys().next().value ?? null;
 }
 
 function untrustedAgent(agents: CheckFacts["catalogue"]["agents"], name: string | null): boolean {
