@@ -56,25 +56,25 @@ export function changeOfCheck(entry: CheckEntry, history: readonly Entry[], cata
   if (entry.undo_of !== null) {
     const undone = history[entry.undo_of];
     if (undone) change.tally[undoName(undone.link)] = 1;
-  } else {
-    change.tally[countName(entry.tool)] = 1;
   }
+  // an undo is a call of its tool too: its `at_most` counts it (step 5 checks an undo like any call)
+  change.tally[countName(entry.tool)] = 1;
   if (catalogue.tools.get(entry.tool)?.readsOutside) change.tally[UNTRUSTED] = 1;
   return change;
 }
 
 /**
- * A report's change: `failed` gives back the call's `at_most` count (an undo's: the undo may be
- * sent again); `ran` after `failed` takes it again, because the call happened.
+ * A report's change: `failed` gives back the call's `at_most` count (and an undo's mark: the undo
+ * may be sent again); `ran` after `failed` takes them again, because the call happened.
  */
 export function changeOfReport(checked: CheckEntry, outcome: Outcome, before: Outcome | undefined, history: readonly Entry[]): KeptChange {
   // plain, as changeOfCheck's: every name is prefixed
   const change: KeptChange = { spend: [], tally: {} };
   if (checked.decision !== "allow") return change;
   const undone = checked.undo_of !== null ? history[checked.undo_of] : undefined;
-  const name = undone ? undoName(undone.link) : checked.undo_of === null ? countName(checked.tool) : undefined;
-  if (name === undefined) return change;
-  if (outcome === "failed" && before !== "failed") change.tally[name] = -1;
-  if (outcome === "ran" && before === "failed") change.tally[name] = 1;
+  const by = outcome === "failed" && before !== "failed" ? -1 : outcome === "ran" && before === "failed" ? 1 : 0;
+  if (by === 0) return change;
+  change.tally[countName(checked.tool)] = by;
+  if (undone) change.tally[undoName(undone.link)] = by;
   return change;
 }

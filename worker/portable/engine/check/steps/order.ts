@@ -16,8 +16,7 @@ import { PASS, type Call, type StepInput, type StepResult } from "../types.js";
 
 export function orderRules(call: Call, input: StepInput): StepResult {
   const { tool, index } = input;
-  // An undo is bound to its step by step 6; order rules are about the forward path.
-  if (call.undoOf !== undefined) return PASS;
+  // An undo is checked here too: the contract exempts it from step 7 only (outside audit 21, F2).
 
   for (const rule of tool.after) {
     const steps = (index.allowedByTool.get(rule.tool) ?? []).filter((s) => index.counts(s));
@@ -43,7 +42,7 @@ export function orderRules(call: Call, input: StepInput): StepResult {
   }
 
   if (tool.atMostPerSession !== undefined) {
-    const inHistory = (index.allowedByTool.get(tool.name) ?? []).filter((s) => index.counts(s) && index.check(s)?.undo_of === null).length;
+    const inHistory = (index.allowedByTool.get(tool.name) ?? []).filter((s) => index.counts(s)).length;
     const used = Math.max(inHistory, tally(input.kept, countName(tool.name)));
     if (used >= tool.atMostPerSession) return refuse(`at_most ${tool.atMostPerSession}`, { used });
   }
