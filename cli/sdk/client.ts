@@ -294,7 +294,7 @@ class LicensedSession implements SessionCore {
   get history(): { entries: Entry[] } {
     return this.inner.history;
   }
-  /** A person's turn — recorded also during a lapse (licensing.md). */
+  /** A person's turn — read during a lapse under `reads_only`, refused (`LicenceLapsed`) under `refuse` (licensing.md). */
   read(text: string): Promise<ReadAnswer> {
     return this.whenLicensed(() => {
       this.licence.answered();

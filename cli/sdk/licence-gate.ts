@@ -5,8 +5,8 @@
  * stays synchronous); every async operation waits for it, and with no installation rejects with
  * `LicenceRequired` naming `stalwart licence activate`. Then, per operation:
  *   - the engine's step-1 hook reads `view()` (stage, onLapse, lapsedAt): a lapsed licence
- *     refuses writes (`reads_only`) or every check (`refuse`) with `licence_lapsed`; turns are
- *     always recorded;
+ *     refuses writes (`reads_only`) or every check (`refuse`) with `licence_lapsed`; under
+ *     `refuse` a turn throws `LicenceLapsed` (the engine's read, session-rules.ts);
  *   - each check counts the `tool_checks` meter first; past the plan's limit the check answers
  *     `refuse` / `quota_exhausted` naming the meter — an answer on the caller's side, outside the
  *     order, like `check_unavailable` (step -1, not recorded in the history), never an exception;

@@ -38,12 +38,12 @@ async function staged(onLapse: OnLapse) {
 }
 
 /** A turn, a read and a write in a new session, and what each got. */
-async function turnReadWrite(client: Client, name: string) {
+async function turnReadWrite(client: Client, name: string, turns = true) {
   const s = client.session(name, { catalogue: CATALOGUE });
-  const turn = await s.read("estorne 40,00 do pedido 4411");
+  const turn = turns ? await s.read("estorne 40,00 do pedido 4411") : undefined;
   const read = await s.checkToolCall("get_order", { order_id: "4411" });
   const write = await s.checkToolCall("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "typed", amount: "typed" } });
-  const recorded = s.history.entries[turn.step]!;
+  const recorded = turn ? s.history.entries[turn.step] : undefined;
   return { s, turn, recorded, read, write };
 }
 
@@ -77,9 +77,15 @@ describe("active → grace → lapsed (service unreachable)", () => {
       const late = await active.s.checkToolCall("refund_card", { order_id: "4411", amount: 40 }, { origins: { order_id: "typed", amount: "typed" } });
       expect(shape(late)).toEqual({ decision: "refuse", reasons: ["licence_lapsed"] });
 
-      // lapsed (day 40)
-      const lapsed = await turnReadWrite(st.client, "lapsed");
-      expect(lapsed.recorded, "turns are always recorded").toMatchObject({ kind: "turn", text: "estorne 40,00 do pedido 4411" });
+      // lapsed (day 40): `reads_only` still reads a person's turns; `refuse` refuses every
+      // operation, a turn included (licensing.md; outside audit 21, F3), and records nothing
+      if (onLapse === "refuse") {
+        const refused = st.client.session("lapsed-turn", { catalogue: CATALOGUE });
+        await expect(refused.read("estorne 40,00 do pedido 4411")).rejects.toMatchObject({ code: "LicenceLapsed", message: expect.stringContaining(view.lapsedAt!) });
+        expect(refused.history.entries).toHaveLength(0);
+      }
+      const lapsed = await turnReadWrite(st.client, "lapsed", onLapse === "reads_only");
+      if (onLapse === "reads_only") expect(lapsed.recorded, "turns are read").toMatchObject({ kind: "turn", text: "estorne 40,00 do pedido 4411" });
       expect(shape(lapsed.write)).toEqual({ decision: "refuse", reasons: ["licence_lapsed"] });
       expect(lapsed.write.detail.lapsed_at).toBe(view.lapsedAt);
       if (onLapse === "reads_only") {
@@ -138,11 +144,35 @@ describe("nothing a licensed runtime would refuse is allowed during a lapse", ()
       let activeHome = licensedHome("corpus");
       let stateHome = temp("corpus");
       const active: Driver = { ...driver("active", (now) => new Client({ home: activeHome, now })), newCase: () => void (activeHome = licensedHome("corpus")) };
-      const lapsed: Driver = { ...driver("lapsed", (now) => new Client({ home: stateHome, now, licence: lapsedLicence })), newCase: () => void (stateHome = temp("corpus")) };
+      const lapsedDriver = driver("lapsed", (now) => new Client({ home: stateHome, now, licence: lapsedLicence }));
+      // `refuse`: a person's turn is refused too (LicenceLapsed), and the case goes on without it
+      let turnsRefused = 0;
+      const refusingTurns = <S extends { read(text: string): Promise<unknown> }>(s: S): S => {
+        const read = s.read.bind(s);
+        s.read = async (text: string) => {
+          try {
+            return await read(text);
+          } catch (err) {
+            if (onLapse !== "refuse" || (err as { code?: unknown }).code !== "LicenceLapsed") throw err;
+            turnsRefused++;
+            return { step: -1 };
+          }
+        };
+        return s;
+      };
+      const lapsed: Driver = {
+        ...lapsedDriver,
+        session: (n, opts, now) => refusingTurns(lapsedDriver.session(n, opts, now)),
+        resume: (saved, opts, now) => refusingTurns(lapsedDriver.resume(saved, opts, now)),
+        newCase: () => void (stateHome = temp("corpus")),
+      };
 
       let compared = 0;
       let heldByLapse = 0;
       for (const c of cases) {
+        // a case that edits its history by step number counts its turns in: with turns refused
+        // (`refuse`) its steps name other entries, and there is nothing to compare
+        if (onLapse === "refuse" && c.steps.some((st) => "read" in st) && c.steps.some((st) => "history" in st)) continue;
         const a = await runCase(c, active);
         let l: StepOutcome[];
         try {
@@ -169,6 +199,9 @@ describe("nothing a licensed runtime would refuse is allowed during a lapse", ()
       }
       expect(compared).toBeGreaterThan(100);
       expect(heldByLapse).toBeGreaterThan(0);
+      // every operation, a person's turn included (licensing.md; outside audit 21, F3)
+      if (onLapse === "refuse") expect(turnsRefused).toBeGreaterThan(10);
+      else expect(turnsRefused).toBe(0);
     }, 120_000);
   }
 });
@@ -188,7 +221,7 @@ describe("no licence, meters, bundles, renewal", () => {
     expect(s.history.entries).toEqual([]); // nothing was recorded
   });
 
-  it("an injected licence whose view() throws or answers no stage refuses every check, naming why; a throwing answered() fails no turn", async () => {
+  it("an injected licence whose view() throws or answers no stage refuses every check and turn, naming why", async () => {
     const views: [string, () => unknown, RegExp][] = [
       ["throws", () => { throw new Error("boom"); }, /view\(\) threw: boom/],
       ["null", () => null, /answered null/],
@@ -199,7 +232,8 @@ describe("no licence, meters, bundles, renewal", () => {
     for (const [label, view, why] of views) {
       const licence = { view, count() {}, answered() { throw new Error("no renewals"); } } as unknown as LicenceHandle;
       const s = new Client({ home: temp("fake"), now: () => T0, licence }).session("billing", { catalogue: CATALOGUE });
-      expect((await s.read("estorne 40,00 do pedido 4411")).step, label).toBe(0);
+      // read as a lapse under `refuse` (fail closed): a turn is refused too
+      await expect(s.read("estorne 40,00 do pedido 4411"), label).rejects.toMatchObject({ code: "LicenceLapsed", message: expect.stringMatching(why) });
       for (const [tool, args] of [["get_order", { order_id: "4411" }], ["refund_card", { order_id: "4411", amount: 40 }]] as const) {
         const r = await s.checkToolCall(tool, args, { origins: { order_id: "typed", amount: "typed" } });
         expect(shape(r), `${label}: ${tool}`).toEqual({ decision: "refuse", reasons: ["licence_lapsed"] });

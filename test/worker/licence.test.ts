@@ -51,13 +51,14 @@ async function lapsedLicence(onLapse: OnLapse) {
 }
 
 /** Register the store catalogue, start a session, record a turn; returns the session after it. */
-async function started(call: ReturnType<typeof appWith>["call"], now: Date) {
+async function started(call: ReturnType<typeof appWith>["call"], now: Date, turn = true) {
   expect((await call("PUT", "/v1/catalogues/store", storeYaml, { type: "application/yaml", now })).status).toBe(200);
   const s = await call("POST", "/v1/sessions", { catalogue: "store", name: "billing" }, { now });
   expect(s.status).toBe(201);
-  const turn = await call("POST", "/v1/sessions/read", { session: s.body.session, text: "estorne 40,00 do pedido 4411" }, { now });
-  expect(turn.status).toBe(200);
-  return turn.body.session;
+  if (!turn) return s.body.session;
+  const read = await call("POST", "/v1/sessions/read", { session: s.body.session, text: "estorne 40,00 do pedido 4411" }, { now });
+  expect(read.status).toBe(200);
+  return read.body.session;
 }
 
 const refund = { tool: "refund_card", args: { order_id: "4411", amount: 40 }, options: { origins: { order_id: "typed", amount: "typed" } } };
@@ -130,10 +131,14 @@ describe("check worker licence", () => {
     expect(write.body.check).toMatchObject({ decision: "refuse", reasons: ["licence_lapsed"], detail: { lapsed_at: lapsedAt } });
   });
 
-  it("lapsed, refuse: every check refused licence_lapsed with the date the lapse began", async () => {
+  it("lapsed, refuse: every check and every turn refused licence_lapsed with the date the lapse began", async () => {
     const { call } = appWith(await lapsedLicence("refuse"));
     const lapsed = new Date(T0.getTime() + 40 * DAY_MS);
-    const session = await started(call, lapsed);
+    const session = await started(call, lapsed, false);
+    // a person's turn too (licensing.md: every operation; outside audit 21, F3)
+    const turn = await call("POST", "/v1/sessions/read", { session, text: "estorne 40,00 do pedido 4411" }, { now: lapsed });
+    expect(turn.status).toBe(403);
+    expect(turn.body).toMatchObject({ error: { code: "licence_lapsed", message: expect.stringContaining(new Date(T0.getTime() + 37 * DAY_MS).toISOString()) } });
     for (const c of [getOrder, refund]) {
       const r = await call("POST", "/v1/check", { session, ...c }, { now: lapsed });
       expect(r.body.check, c.tool).toMatchObject({ decision: "refuse", reasons: ["licence_lapsed"], detail: { lapsed_at: new Date(T0.getTime() + 37 * DAY_MS).toISOString() } });

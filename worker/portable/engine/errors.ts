@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   ClockBehind: { status: 409, wire: "clock_behind" },
   LicenceRequired: { status: 503, wire: "licence_required" },
   LicenceInvalid: { status: 503, wire: "licence_invalid" },
+  // a person's turn under a lapse whose `on_licence_lapse` is `refuse` (licensing.md: every operation)
+  LicenceLapsed: { status: 403, wire: "licence_lapsed" },
   CheckTimeout: { status: 504, wire: "check_timeout" },
   CheckUnavailable: { status: 503, wire: "check_unavailable" },
   SessionNotReady: { status: 409, wire: "session_not_ready" },

@@ -3,9 +3,9 @@
  * the newest, which later reports may follow an earlier one, what a damaged session store answers.
  * Pure.
  */
-import type { Verdict } from "./check/types.js";
+import type { LicenceGate, Verdict } from "./check/types.js";
 import type { Entry, Outcome } from "./history/entry.js";
-import type { StalwartError } from "./errors.js";
+import { StalwartError } from "./errors.js";
 import { NOTHING_KEPT, type KeptState } from "./state/changes.js";
 import type { Head } from "./state/store.js";
 
@@ -62,4 +62,17 @@ export function notBefore(entries: readonly Entry[], now: number): number {
 export function notBeforeKept(kept: { head: unknown; at?: number } | { error: unknown }, now: number): number {
   const at = "at" in kept ? kept.at : undefined;
   return typeof at === "number" && at > now ? at : now;
+}
+
+/**
+ * A lapse under `on_licence_lapse: refuse` (the tenant's, or the catalogue's stricter setting)
+ * refuses every operation (licensing.md), a person's turn included: `reads_only` still reads
+ * turns, `refuse` does not (outside audit 21, F3). Checks answer `licence_lapsed` at step 1.
+ */
+export function refuseTurnIfLapsed(gate: LicenceGate | undefined, catalogueOnLapse: string | undefined): void {
+  if (gate?.stage !== "lapsed" || (gate.onLapse !== "refuse" && catalogueOnLapse !== "refuse")) return;
+  const since = gate.unreadable ? ` (${gate.unreadable})` : gate.lapsedAt ? ` on ${gate.lapsedAt}` : "";
+  throw new StalwartError("LicenceLapsed", `the licence lapsed${since}, and with \`on_licence_lapse: refuse\` every operation is refused, a person's turn included`, {
+    hint: "renew the lease (`stalwart licence status` says why it lapsed), or set `on_licence_lapse: reads_only` to keep reading turns and checking reads",
+  });
 }

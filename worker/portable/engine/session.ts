@@ -31,7 +31,7 @@ import { filterResult, planFollow, planUndo, judgeOutcome, type FollowPlan, type
 import type { FilterOutcome } from "./conditions/filter.js";
 import type { CompiledRulebook } from "./rulebook/types.js";
 import { InputError, StalwartError } from "./errors.js";
-import { LATER, laterReport, notBefore, notBeforeKept, storeRefusal, UNKEPT } from "./session-rules.js";
+import { LATER, laterReport, notBefore, notBeforeKept, refuseTurnIfLapsed, storeRefusal, UNKEPT } from "./session-rules.js";
 import { receiptEntry } from "./approvals/history.js";
 import { headerSeal, readSaved, restoreSaved, savedOf, savedPartsOf, type SavedParts, type SavedSession, type SealedHeader, type SessionHeader } from "./saved-session.js";
 import { SessionRecord, type Committed, type Kept } from "./session-record.js";
@@ -109,6 +109,7 @@ export class Session {
    */
   async read(text: string): Promise<ReadAnswer> {
     if (typeof text !== "string") throw new InputError("a turn must be a string", "/text");
+    refuseTurnIfLapsed(this.engine.licence(), this.catalogue.settings.onLicenceLapse);
     const now = this.nowMs();
     const kept = this.engine.state ? await this.record.load() : UNKEPT;
     if ("error" in kept) throw kept.error;
