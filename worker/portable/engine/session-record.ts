@@ -4,15 +4,18 @@
  * this runtime answered, and committing the head an answer makes. Without a store nothing is kept
  * and the newest history is any that verifies.
  */
+import type { CompiledCatalogue } from "./catalogue/types.js";
 import type { Engine } from "./engine.js";
 import { StalwartError } from "./errors.js";
 import type { Entry } from "./history/entry.js";
 import { SignedHistory, type Head, type Verified } from "./history/signed.js";
-import { NOTHING_KEPT, type KeptChange, type KeptState } from "./state/changes.js";
+import { NOTHING_KEPT, talliesOf, type KeptChange, type KeptState } from "./state/changes.js";
 import { supersededWhy } from "./session-rules.js";
 
 /** What the runtime keeps for a session, or the typed error of a store that cannot say. */
 export type Kept = (KeptState & { head: Head | null; at?: number }) | { error: StalwartError };
+
+const NONE: Record<string, number> = Object.freeze({}) as Record<string, number>;
 
 /** `moved`: decided on `own()`, and the store no longer holds that state (load, decide again). */
 export type Committed = { ok: true } | { ok: false; why: string; moved?: true };
@@ -22,6 +25,7 @@ export class SessionRecord {
     private readonly engine: Engine,
     private readonly id: string,
     private readonly signed: SignedHistory,
+    private readonly catalogue: CompiledCatalogue,
   ) {}
 
   async load(): Promise<Kept> {
@@ -44,6 +48,17 @@ export class SessionRecord {
     const s = this.engine.state?.ownState?.(this.id);
     if (!s) return undefined;
     return s.at === undefined ? { spent: s.spent, tallies: s.tallies, head: s.head } : { spent: s.spent, tallies: s.tallies, head: s.head, at: s.at };
+  }
+
+  /**
+   * Before a restart: the tallies the history carried adds up to, when it verifies but the store
+   * keeps no record of the session (forgotten after its idle time, or never seen here): the
+   * restart keeps them, so `at_most` and `not_after` hold as far as that history shows (outside
+   * audit 20, F2). Nothing when the store has a head (the restart keeps the store's own tallies).
+   */
+  carried(kept: Kept): Record<string, number> {
+    if ("error" in kept || kept.head !== null || !this.engine.state || this.signed.entries.length === 0) return NONE;
+    return this.signed.verify().ok ? talliesOf(this.signed.entries, this.catalogue) : NONE;
   }
 
   /** The history verifies, and is the newest this runtime answered for the session. */

@@ -22,7 +22,7 @@ import { SignedHistory, type Head, type KnownPrefix } from "./history/signed.js"
 import { CallerHistory } from "./history/caller-history.js";
 import { ViewFollower, type FollowedView } from "./origins/follow.js";
 import { TurnIndex } from "./origins/typed.js";
-import { changeOfCheck, changeOfReport } from "./state/changes.js";
+import { changeOfCheck, changeOfReport, withTallies } from "./state/changes.js";
 import { sealToken } from "./tokens/confirmation.js";
 import { propagatedLabels } from "./origins/labels.js";
 import { fromResults } from "./conditions/read.js";
@@ -76,7 +76,7 @@ export class Session {
     this.steps = opts.steps ?? STEPS;
     this.id = id ?? toHex(randomBytes(16));
     this.signed = new SignedHistory(engine.chain, this.id, catalogue, language);
-    this.record = new SessionRecord(engine, this.id, this.signed);
+    this.record = new SessionRecord(engine, this.id, this.signed, catalogue);
     this.taintModelAfterUntrusted = opts.taintModelAfterUntrusted === true;
     if (opts.rulebook) this.rulebook = opts.rulebook;
     this.fixed = {
@@ -116,6 +116,7 @@ export class Session {
     let expect: Head | "restart" = this.signed.head;
     let at = notBeforeKept(kept, now);
     const verified = this.record.verifiedAgainst(kept.head);
+    const carried = verified.ok ? {} : this.record.carried(kept); // read before the restart drops it
     let restarted: { why: string } | undefined;
     if (!verified.ok) {
       restarted = { why: verified.why };
@@ -123,7 +124,7 @@ export class Session {
       expect = "restart";
     } else at = notBefore(this.signed.entries, at);
     const entry = this.signed.seal<TurnEntry>({ v: 1, step: 0, at, kind: "turn", text, link: "" });
-    if (this.engine.state && !(await this.record.commit(expect, entry, { spend: [], tally: {} })).ok) {
+    if (this.engine.state && !(await this.record.commit(expect, entry, { spend: [], tally: carried })).ok) {
       // Another answer moved this session on meanwhile: the turn starts a new history.
       this.signed.restart();
       const again = this.signed.seal<TurnEntry>({ v: 1, step: 0, at: notBeforeKept(kept, now), kind: "turn", text, link: "" });
@@ -172,6 +173,7 @@ export class Session {
     if (verified.ok && !call.argsError) addLabels(call, propagatedLabels(call, facts));
     const answer = runSteps(call, facts, this.steps);
     const expect: Head | "restart" = verified.ok ? this.signed.head : "restart";
+    const carried = verified.ok ? undefined : this.record.carried(kept); // before the restart drops it
     if (!verified.ok) this.signed.restart();
     const extra = this.extra;
     const values = this.valuesOf;
@@ -205,7 +207,7 @@ export class Session {
     if (this.engine.state && !("error" in kept)) {
       let committed: Committed;
       try {
-        committed = await this.record.commit(expect, entry, changeOfCheck(entry, this.signed.entries, this.catalogue), own);
+        committed = await this.record.commit(expect, entry, withTallies(changeOfCheck(entry, this.signed.entries, this.catalogue), carried), own);
       } catch (err) {
         // A store that cannot say: the pass on a load answers as it does (a damaged store's refusal).
         if (!own) throw err;

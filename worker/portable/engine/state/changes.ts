@@ -6,7 +6,7 @@
  *   spent  "ask:<link>"   the ask entry whose token an allow consumed (step 10)
  *          "refused:<mac>" a token whose call a person denied or edited (written by the approval store)
  *   tally  "undo:<link>"  allowed undos of that entry not reported failed (once per session, step 6)
- *          "count:<tool>" allowed, not-undo calls not reported failed (`at_most: N`, step 5)
+ *          "count:<tool>" allowed calls not reported failed, undos included (`at_most: N`, step 5)
  *          "seen:<tool>"  allowed calls of the tool, whatever their outcome (`not_after: [tool]`)
  *          "untrusted"    allowed reads of a `reads_outside` tool (`not_after: [untrusted]`)
  */
@@ -77,4 +77,39 @@ export function changeOfReport(checked: CheckEntry, outcome: Outcome, before: Ou
   change.tally[countName(checked.tool)] = by;
   if (undone) change.tally[undoName(undone.link)] = by;
   return change;
+}
+
+/**
+ * The tallies a whole verified history adds up to, as its answers moved them one by one: what a
+ * restart carries over when the store keeps no record of the session (it forgot it after its idle
+ * time, or never saw it). The history is ours (its links verify), so what it shows happened did;
+ * a newer copy may show more, so this is a floor. Spent names are not carried: a restart leaves
+ * the old asks and steps behind, and nothing of them can be spent from the new history.
+ */
+export function talliesOf(history: readonly Entry[], catalogue: CompiledCatalogue): Record<string, number> {
+  const out: Record<string, number> = {};
+  const add = (t: Record<string, number>) => {
+    for (const name of Object.keys(t)) out[name] = Math.max(0, (Object.hasOwn(out, name) ? out[name]! : 0) + t[name]!);
+  };
+  const last = new Map<number, Outcome>();
+  for (const e of history) {
+    if (e.kind === "check") add(changeOfCheck(e, history, catalogue).tally);
+    else if (e.kind === "report") {
+      const checked = history[e.of];
+      if (checked?.kind !== "check") continue;
+      add(changeOfReport(checked, e.outcome, last.get(e.of), history).tally);
+      last.set(e.of, e.outcome);
+    }
+  }
+  return out;
+}
+
+/** `change` with `extra` tallies added (a restart's carried ones); `change` itself when there are none. */
+export function withTallies(change: KeptChange, extra: Readonly<Record<string, number>> | undefined): KeptChange {
+  if (extra === undefined) return change;
+  const names = Object.keys(extra);
+  if (names.length === 0) return change;
+  const tally = { ...change.tally };
+  for (const n of names) tally[n] = (Object.hasOwn(tally, n) ? tally[n]! : 0) + extra[n]!;
+  return { spend: change.spend, tally };
 }
