@@ -92,7 +92,8 @@ export class ClientLicence {
       const s = (this.source ?? { home: this.clientHome }) as LicenceSource;
       const now = s.now ?? this.clientNow;
       this.opening = openLicence({
-        ...(s.home !== undefined ? { home: s.home } : {}),
+        // `{ now }` or `{ renew: false }` alone still means the client's home (outside audits 20 F3, 21 F5)
+        home: s.home ?? this.clientHome,
         ...(now ? { now } : {}),
         ...(s.serviceUrl !== undefined ? { serviceUrl: s.serviceUrl } : {}),
         ...(s.fetch ? { fetch: s.fetch } : {}),

@@ -110,6 +110,22 @@ describe("active → grace → lapsed (service unreachable)", () => {
     });
   }
 
+  it("`licence: {renew: false}` or `{now}` without `home` opens the client's home's licence, not $STALWART_HOME's (outside audits 20 F3, 21 F5)", async () => {
+    const { home } = await writeFixtureInstallation({ now: T0, leaseEndsInDays: 7 });
+    const elsewhere = temp("env-home");
+    const before = process.env.STALWART_HOME;
+    process.env.STALWART_HOME = elsewhere;
+    try {
+      for (const licence of [{ renew: false }, { now: () => T0, renew: false }]) {
+        const s = new Client({ home, now: () => T0, licence }).session("own", { catalogue: CATALOGUE });
+        expect(shape(await s.checkToolCall("get_order", { order_id: "4411" })), JSON.stringify(Object.keys(licence))).toEqual({ decision: "allow", reasons: [] });
+      }
+    } finally {
+      if (before === undefined) delete process.env.STALWART_HOME;
+      else process.env.STALWART_HOME = before;
+    }
+  });
+
   it("a client opening its own home's licence gets the same stage", async () => {
     let t = T0.getTime() + 40 * DAY_MS;
     const { home } = await writeFixtureInstallation({ now: T0, onLapse: "reads_only", leaseEndsInDays: 7, graceDays: 30 });
