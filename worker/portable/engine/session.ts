@@ -183,7 +183,7 @@ export class Session {
     let a = assemble(call, answer, verdict, now, values, extra);
     let entry = this.signed.seal(a.entry);
     let reserved = false;
-    if (answer.tool && answer.counters.length > 0 && after(answer.at, "limits") && !("error" in kept)) {
+    if (answer.tool && answer.counters.length > 0 && !after("limits", answer.at) && !("error" in kept)) {
       // Counted calls are decided on a load: a reservation is named by the head its entry extends,
       // so a pass done again would find its own released reservation's name taken.
       if (own) return undefined;

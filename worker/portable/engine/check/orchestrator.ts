@@ -103,7 +103,7 @@ export function runSteps(call: Call, facts: CheckFacts, steps: readonly NamedSte
     } catch (err) {
       result = internal(step.number, (err as Error)?.message ?? String(err));
     }
-    if (result.kind !== "pass") return { verdict: result, at: step.name, tool, counters, notes };
+    if (result.kind !== "pass") return { verdict: result, at: step.name, tool, counters: result.kind === "refuse" && result.rateFirst ? result.rateFirst : counters, notes };
     if (result.holds) for (const h of result.holds) holds.push(h);
     if (result.counters) for (const c of result.counters) counters.push(c);
     if (result.note) Object.assign(notes, result.note);

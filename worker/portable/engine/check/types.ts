@@ -158,7 +158,13 @@ export interface Pass {
 }
 
 export type Verdict =
-  | { kind: "refuse"; reason: ReasonCode | string; detail?: Record<string, unknown> }
+  | {
+      kind: "refuse";
+      reason: ReasonCode | string;
+      detail?: Record<string, unknown>;
+      /** step 7's rate limits, settled before its spend refusal stands: a limit reached is named first */
+      rateFirst?: readonly CounterNeed[];
+    }
   | { kind: "allow"; reason?: ReasonCode; detail?: Record<string, unknown>; /** the ask entry a token was accepted for */ confirmedAsk?: number }
   | { kind: "confirm"; reasons: ReasonCode[]; detail: Record<string, unknown> };
 

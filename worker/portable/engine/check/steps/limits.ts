@@ -46,11 +46,11 @@ export function limits(call: Call, input: StepInput): StepResult {
     let amount = amounts?.get(rule.field);
     if (amount === undefined) {
       amount = spendAmount(call.args, rule.field);
-      if (amount === undefined) return { kind: "refuse", reason: "spend_unknown", detail: { field: rule.field, wording: `\`${rule.field}\` is not an amount that can be counted.` } };
+      if (amount === undefined) return rateFirst(needs, { kind: "refuse", reason: "spend_unknown", detail: { field: rule.field, wording: `\`${rule.field}\` is not an amount that can be counted.` } });
       (amounts ??= new Map()).set(rule.field, amount);
     }
     if (rule.per === "call" && amount > rule.atMost) {
-      return { kind: "refuse", reason: "spend_exceeded", detail: { pool: rule.pool ?? tool.name, per: "call", at_most: rule.atMost, amount, currency: tool.currency ?? null } };
+      return rateFirst(needs, { kind: "refuse", reason: "spend_exceeded", detail: { pool: rule.pool ?? tool.name, per: "call", at_most: rule.atMost, amount, currency: tool.currency ?? null } });
     }
   }
   // a pool is one count: counted in each of its periods, limited where this tool sets a ceiling
@@ -67,6 +67,15 @@ export function limits(call: Call, input: StepInput): StepResult {
     });
   }
   return needs.length > 0 ? { kind: "pass", counters: needs } : PASS;
+}
+
+/**
+ * A spend refusal known without the counters, after the rate limits it must not hide: checks.md
+ * orders step 7 as conditions, rate limits, spend (outside audit 21, F4). The rate needs ride on
+ * the refusal; settling peeks them, and a limit reached replaces it.
+ */
+function rateFirst(needs: readonly CounterNeed[], refusal: Verdict & { kind: "refuse" }): Verdict {
+  return needs.length > 0 ? { ...refusal, rateFirst: needs } : refusal;
 }
 
 /** How long a counter store may take before the check refuses (fail closed). */
