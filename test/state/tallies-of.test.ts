@@ -70,7 +70,7 @@ describe("talliesOf: a history adds up to what the store kept for it", () => {
       let t = Date.parse("2026-11-15T12:00:00Z");
       const engine = new Engine({ core, key: new Uint8Array(32).fill(9), schemaCompiler: ajvCompiler, counters: store, state: store, now: () => new Date((t += 1000)) });
       const s = new Session(engine, `run-${run}`, cat);
-      const checks: { step: number; tool: string; n?: number }[] = [];
+      const checks: { step: number; tool: string; n: number }[] = [];
       let lastCounted = 0;
       for (let op = 0; op < 30; op++) {
         const r = next();
