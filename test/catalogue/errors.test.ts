@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { lintCatalogue, loadCatalogue } from "../../worker/portable/engine/catalogue/index.js";
+import { lintCatalogue, lintCatalogueWarnings, loadCatalogue } from "../../worker/portable/engine/catalogue/index.js";
 import { CatalogueError, type CatalogueProblem } from "../../worker/portable/engine/errors.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 import { cfworkerCompiler } from "../../worker/portable/engine/schema/cfworker.js";
@@ -173,6 +173,15 @@ describe("every problem at once", () => {
     expect(problems[4]!.message).toMatch(/a YAML tag \(`!!bool`\)/);
     // a problem the YAML pass stops at the root still hides the rest: there is no rest to read
     expect(lint("!!map {tools: [{name: a, writes: maybe}]}\n").map((p) => p.pointer)).toEqual([""]);
+  });
+
+  it("a currency that no ISO 4217 list of this runtime has is a warning, never an error (outside audit 12, R9)", () => {
+    const yaml = (currency: string) => `tools:\n  - name: pay\n    writes: true\n    currency: ${currency}\n    spend: [{field: amount, at_most: 10, per: day}]\n    args: {type: object, properties: {amount: {type: number}}}\n`;
+    const abc = lintCatalogueWarnings(yaml("ABC"), { file: "t.yaml", schemaCompiler: ajvCompiler });
+    expect(abc.problems).toEqual([]);
+    expect(abc.warnings.map((w) => `${w.line}:${w.column} ${w.pointer}`)).toEqual(["4:15 /tools/0/currency"]);
+    expect(abc.warnings[0]!.message).toMatch(/`ABC` is not an ISO 4217 currency/);
+    for (const known of ["USD", "EUR", "BRL", "JPY"]) expect(lintCatalogueWarnings(yaml(known), { file: "t.yaml", schemaCompiler: ajvCompiler }), known).toEqual({ problems: [], warnings: [] });
   });
 
   it("bad-meaning.yaml: the meaning problems", () => {

@@ -187,6 +187,9 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
         if (n === 0) report(at("outcome"), "`outcome` says neither `done_when` nor `failed_when`", "add `done_when: [{field: status, is: done}]`, or the write always ends `outcome_unknown`");
       }
     }
+    if (typeof t.currency === "string" && /^[A-Z]{3}$/.test(t.currency) && !knownCurrency(t.currency)) {
+      ctx.warn(at("currency"), `\`${t.currency}\` is not an ISO 4217 currency this runtime knows`, "check the code (`USD`, `EUR`, `BRL`, …): amounts are counted per currency, so a misspelt one is a pool of its own");
+    }
     if (Array.isArray(t.spend)) {
       if (t.currency === undefined) report(at("spend"), "`spend` needs the tool's `currency`", "add `currency: USD` (an ISO 4217 code)", true);
       t.spend.forEach((s, i) => isObj(s) && checkPath(s.field, at("spend", i, "field"), scope(false), "field"));
@@ -272,4 +275,17 @@ export function lintMeaning(data: unknown, ctx: MeaningContext): void {
       });
     });
   }
+}
+
+/**
+ * ISO 4217 codes as the runtime's ICU knows them: a warning only, never an error, since ICU
+ * versions (Node's, workerd's) differ by a code or two and a new currency must not be refused.
+ */
+let currencies: ReadonlySet<string> | null | undefined;
+function knownCurrency(code: string): boolean {
+  if (currencies === undefined) {
+    const list = (Intl as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.("currency");
+    currencies = list && list.length > 0 ? new Set(list) : null;
+  }
+  return currencies === null || currencies.has(code);
 }
