@@ -9,7 +9,7 @@ import type { Engine } from "./engine.js";
 import { StalwartError } from "./errors.js";
 import type { Entry } from "./history/entry.js";
 import { SignedHistory, type Head, type Verified } from "./history/signed.js";
-import { NOTHING_KEPT, talliesOf, type KeptChange, type KeptState } from "./state/changes.js";
+import { NOTHING_KEPT, historyTallies, type KeptChange, type KeptState } from "./state/changes.js";
 import { supersededWhy } from "./session-rules.js";
 
 /** What the runtime keeps for a session, or the typed error of a store that cannot say. */
@@ -58,7 +58,7 @@ export class SessionRecord {
    */
   carried(kept: Kept): Record<string, number> {
     if ("error" in kept || kept.head !== null || !this.engine.state || this.signed.entries.length === 0) return NONE;
-    return this.signed.verify().ok ? talliesOf(this.signed.entries, this.catalogue) : NONE;
+    return this.signed.verify().ok ? historyTallies(this.signed.entries, this.catalogue) : NONE;
   }
 
   /** The history verifies, and is the newest this runtime answered for the session. */

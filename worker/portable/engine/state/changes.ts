@@ -86,7 +86,7 @@ export function changeOfReport(checked: CheckEntry, outcome: Outcome, before: Ou
  * a newer copy may show more, so this is a floor. Spent names are not carried: a restart leaves
  * the old asks and steps behind, and nothing of them can be spent from the new history.
  */
-export function talliesOf(history: readonly Entry[], catalogue: CompiledCatalogue): Record<string, number> {
+export function historyTallies(history: readonly Entry[], catalogue: CompiledCatalogue): Record<string, number> {
   const out: Record<string, number> = {};
   const add = (t: Record<string, number>) => {
     for (const name of Object.keys(t)) out[name] = Math.max(0, (Object.hasOwn(out, name) ? out[name]! : 0) + t[name]!);

@@ -1,14 +1,14 @@
 /**
- * `talliesOf` (state/changes.ts) adds up, from a history alone, the tallies its answers moved in the
+ * `historyTallies` (state/changes.ts) adds up, from a history alone, the tallies its answers moved in the
  * store one by one; a restart of a history the store forgot carries them (outside audit 20, F2).
  * Property: along random sessions of checks, reports (legal and not) and undos, what the store
- * keeps for the session equals what `talliesOf` reads off its history, at every step.
+ * keeps for the session equals what `historyTallies` reads off its history, at every step.
  */
 import { describe, expect, it } from "vitest";
 import { Engine } from "../../worker/portable/engine/engine.js";
 import { Session } from "../../worker/portable/engine/session.js";
 import { MemoryStateStore } from "../../worker/portable/engine/index.js";
-import { talliesOf } from "../../worker/portable/engine/state/changes.js";
+import { historyTallies } from "../../worker/portable/engine/state/changes.js";
 import { nodeCore } from "../../cli/sdk/wasm-node.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 import { catalogueFrom } from "../../cli/sdk/catalogue-input.js";
@@ -55,7 +55,7 @@ function random(seed: number): () => number {
 
 const positive = (t: Readonly<Record<string, number>>) => Object.fromEntries(Object.entries(t).filter(([, n]) => n > 0).sort(([a], [b]) => a.localeCompare(b)));
 
-describe("talliesOf: a history adds up to what the store kept for it", () => {
+describe("historyTallies: a history adds up to what the store kept for it", () => {
   const seed = Number(process.env.TALLIES_SEED ?? 20261207);
   it(`120 random sessions of 30 operations (seed ${seed}, set TALLIES_SEED to vary)`, async () => {
     const core = nodeCore();
@@ -94,7 +94,7 @@ describe("talliesOf: a history adds up to what the store kept for it", () => {
           checks.push({ step: a.step, tool: "refund", n: c.n });
         }
         const kept = await store.load(s.id);
-        const read = positive(talliesOf(s.history.entries, cat));
+        const read = positive(historyTallies(s.history.entries, cat));
         expect(read, `run ${run}, operation ${op}`).toEqual(positive(kept.tallies));
         for (const name of Object.keys(read)) seen.add(name.split(":")[0]!);
         const counted = Object.entries(read).filter(([n]) => n.startsWith("count:")).reduce((a, [, n]) => a + n, 0);
