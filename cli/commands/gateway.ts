@@ -28,6 +28,7 @@ export const command = defineCommand({
     listen: { type: "string", value: "HOST:PORT", help: "serve streamable HTTP at http://HOST:PORT/mcp (loopback only); default: stdio" },
     "check-url": { type: "string", value: "URL", help: "check against a check worker (shared ceilings across gateways)" },
     key: { type: "string", value: "KEY", help: "the check worker's key" },
+    "check-timeout": { type: "string", value: "SECS", help: "with --check-url: how long the check worker has to answer a check before the call is refused check_unavailable (default 5)" },
     home: { type: "string", value: "DIR", help: "licence and state folder (default $STALWART_HOME or ~/.stalwart)" },
     session: { type: "string", value: "NAME", help: "the session's name (default: gateway)" },
     agent: { type: "string", value: "NAME", help: "the catalogue's agent whose calls these are (needed when it names several); tools/list offers what it reaches" },
@@ -58,6 +59,7 @@ export const command = defineCommand({
     if (typeof upstream === "string") throw usageError(upstream);
     if (v.language !== undefined && v.language !== "en" && v.language !== "pt-BR") throw usageError(`\`--language ${v.language}\` is not en or pt-BR`);
     for (const flag of ["session-idle", "max-sessions"] as const) if (v[flag] !== undefined && !v.listen) throw usageError(`\`--${flag}\` is for \`--listen\` (HTTP sessions); on stdio the client's one connection ends with it`);
+    if (v["check-timeout"] !== undefined && !v["check-url"]) throw usageError("`--check-timeout` is for `--check-url`: in-process checks answer without a network");
     const quiet = v.quiet === true;
     // The MCP SDK loads only when the gateway runs, not for every other command.
     const { startGateway } = await import("../gateway/index.js");
@@ -71,6 +73,7 @@ export const command = defineCommand({
       ...(v.home ? { home: v.home } : {}),
       ...(v["check-url"] ? { checkUrl: v["check-url"] } : {}),
       ...(v.key ? { key: v.key } : {}),
+      ...(v["check-timeout"] ? { checkTimeoutMs: seconds(v["check-timeout"], "--check-timeout", MAX_TIMER_SECONDS) } : {}),
       ...(v.session ? { sessionName: v.session } : {}),
       ...(v.trace !== undefined ? { trace: v.trace } : {}),
       ...(v.agent !== undefined ? { agent: v.agent } : {}),

@@ -49,6 +49,8 @@ export interface GatewayOptions {
   /** a check worker shared by several gateways (`--check-url`, `--key`) */
   checkUrl?: string;
   key?: string;
+  /** with `checkUrl`: how long the check worker has to answer before the call is refused `check_unavailable` (default 5 s) */
+  checkTimeoutMs?: number;
   sessionName?: string;
   /** the catalogue's agent whose calls these are (`--agent`); required when it names several */
   agent?: string;
@@ -100,6 +102,8 @@ export interface RunningGateway {
 
 const DAY = 24 * 60 * 60 * 1000;
 const START_LISTING_MS = 5000;
+/** `--check-timeout`'s default: past it, a check the worker has not answered refuses (fail closed) */
+const CHECK_TIMEOUT_MS = 5000;
 /** how long the tool server has to answer `initialize` (`npx` may fetch it first), and when to say it is slow */
 const UPSTREAM_START_MS = 60_000;
 const SLOW_START_MS = 10_000;
@@ -140,7 +144,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     client = new Client({
       ...(o.home ? { home: o.home } : {}),
       ...(o.now ? { now: o.now } : {}),
-      ...(o.checkUrl ? { url: o.checkUrl, timeoutMs: 5000 } : {}),
+      ...(o.checkUrl ? { url: o.checkUrl, timeoutMs: o.checkTimeoutMs ?? CHECK_TIMEOUT_MS } : {}),
       ...(o.key ? { key: o.key } : {}),
     }, { sessionsInProcess: !o.checkUrl });
     session = client.session(o.sessionName ?? "gateway", { catalogue: effective, language, context, ...(agent ? { agent } : {}), ...(o.rulebook !== undefined ? { rulebook: o.rulebook } : {}), ...(o.taintModelAfterUntrusted ? { taintModelAfterUntrusted: true } : {}) });
@@ -211,7 +215,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     // the session's own checks do.
     let mac: Mac | undefined;
     const pending = new FileApprovalStore(home, () => (mac ??= homeMac(home)), { verify: false });
-    const remote = !o.session && o.checkUrl ? remoteStanding(o.checkUrl, o.key) : undefined;
+    const remote = !o.session && o.checkUrl ? remoteStanding(o.checkUrl, o.key, o.checkTimeoutMs ?? CHECK_TIMEOUT_MS) : undefined;
     const callTimeoutMs = o.callTimeoutMs ?? DAY;
     // "Always for this session" (`stalwart approvals approve --always`): a later ask of the same call is
     // approved at once, by the same person, with a receipt of its own — as `run()` does (guarded.ts).
@@ -309,8 +313,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
  * worker's page or API. A standing approval ("always") is applied by the worker as it records
  * the confirm, so a new record it has decided already is read back, not decided here.
  */
-function remoteStanding(url: string, key: string | undefined): { store: ApprovalStore; standing: (record: PendingRecord) => Promise<Approval | undefined> } {
-  const { store } = remoteApprovals(new Http({ url, timeoutMs: 5000, ...(key ? { key } : {}) }));
+function remoteStanding(url: string, key: string | undefined, timeoutMs: number): { store: ApprovalStore; standing: (record: PendingRecord) => Promise<Approval | undefined> } {
+  const { store } = remoteApprovals(new Http({ url, timeoutMs, ...(key ? { key } : {}) }));
   return {
     store,
     standing: async (record) => {

@@ -135,6 +135,18 @@ describe("gateway HTTP sessions", { timeout: 60_000 }, () => {
     expect(stdio.stderr).toContain("`--session-idle` is for `--listen`");
   });
 
+  it("--check-timeout: a number of seconds, and only with --check-url", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const at = ["gateway", "--home", home(), "--catalogue", join(dir, "agent.yaml")];
+    const bad = await stalwart([...at, "--check-url", "http://127.0.0.1:9", "--check-timeout", "soon", "--", "no-such-tool-server"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("`--check-timeout soon` is not a number of seconds");
+    const alone = await stalwart([...at, "--check-timeout", "30", "--", "no-such-tool-server"]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("`--check-timeout` is for `--check-url`");
+  });
+
   it("--max-sessions 1 is honoured: a second client's initialize ends the first, idle, session", async () => {
     const dir = allowedDir();
     writeFileSync(join(dir, "agent.yaml"), CATALOGUE);

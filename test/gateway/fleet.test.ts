@@ -24,7 +24,7 @@ async function payGateways(catalogue: string, sessions: string[]) {
   writeFileSync(join(dir, "agent.yaml"), catalogue);
   const log = join(dir, "pay.log");
   const gateways = await Promise.all(
-    sessions.map((session) => overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--session", session, "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, PAY], { PAY_LOG: log })),
+    sessions.map((session) => overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--check-timeout", "60", "--session", session, "--catalogue", join(dir, "agent.yaml"), "--", process.execPath, PAY], { PAY_LOG: log })),
   );
   return { log, gateways: gateways as [Downstream, Downstream] };
 }
@@ -86,7 +86,7 @@ describe("two gateways, one check worker", () => {
     const rules = join(dir, "rules.yaml");
     writeFileSync(rules, "rules:\n  - {name: no_large_payments, flow: payments, tools: [pay], when: [{field: args.amount, over: 400}], then: refuse, because: Large payments go through finance.}\n");
     const log = join(dir, "pay.log");
-    const d = await overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--agent", "desk", "--rulebook", rules, "--catalogue", catalogue, "--", process.execPath, PAY], { PAY_LOG: log });
+    const d = await overStdio(downstreamClient({ answer: "accept" }), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--check-timeout", "60", "--agent", "desk", "--rulebook", rules, "--catalogue", catalogue, "--", process.execPath, PAY], { PAY_LOG: log });
     try {
       expect((await d.client.listTools()).tools.map((t) => t.name)).toEqual(["pay"]);
       const big = await d.client.callTool({ name: "pay", arguments: { amount: 450 } });
@@ -105,7 +105,7 @@ describe("two gateways, one check worker", () => {
     const dir = allowedDir();
     const catalogue = join(dir, "agent.yaml");
     writeFileSync(catalogue, JOBS_CATALOGUE);
-    const d = await overStdio(downstreamClient({}), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--session", "jobs", "--catalogue", catalogue, "--", process.execPath, "--import", "tsx", JOBS]);
+    const d = await overStdio(downstreamClient({}), ["--home", home(), "--check-url", worker.url, "--key", worker.keys[0]!, "--check-timeout", "60", "--session", "jobs", "--catalogue", catalogue, "--", process.execPath, "--import", "tsx", JOBS]);
     try {
       expect((await d.client.callTool({ name: "read_resume", arguments: {} })).isError ?? false).toBe(false);
       const r = await d.client.callTool({ name: "search_jobs", arguments: { as: "structured" } });

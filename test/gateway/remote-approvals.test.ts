@@ -29,7 +29,7 @@ async function api(method: string, path: string, body?: unknown) {
 async function remoteGateway(tag: string, approvalWaitMs?: number) {
   const dir = allowedDir();
   const h = home();
-  const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-${tag}-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, checkUrl: worker.url, key: worker.keys[0]!, log: () => undefined, ...(approvalWaitMs ? { approvalWaitMs } : {}) });
+  const gw = await startGateway({ catalogue: filesystemCatalogue(dir, join(dir, "..", `agent-${tag}-${Date.now()}.yaml`)), upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, checkUrl: worker.url, key: worker.keys[0]!, checkTimeoutMs: SLOW_WORKER_MS, log: () => undefined, ...(approvalWaitMs ? { approvalWaitMs } : {}) });
   const { client } = await overHttp(downstreamClient({}), gw.url!);
   const write = async (path: string, content: string) => {
     const r = await client.callTool({ name: "write_file", arguments: { path, content } });
@@ -37,6 +37,12 @@ async function remoteGateway(tag: string, approvalWaitMs?: number) {
   };
   return { dir, h, gw, write, close: async () => { await client.close(); await gw.close(); } };
 }
+
+/**
+ * The check worker runs under `wrangler dev` on the test machine, beside the rest of the suite: a
+ * check there once took past the 5 s default in a full run. What these tests assert is not speed.
+ */
+const SLOW_WORKER_MS = 60_000;
 
 describe("gateway --check-url, a client without elicitation", { timeout: 120_000 }, () => {
   it("the pending id is the worker's; approved there, the same call runs once", async () => {
@@ -166,7 +172,7 @@ describe("gateway --check-url, a client without elicitation", { timeout: 120_000
     const dir = allowedDir();
     const h = home();
     const catalogue = filesystemCatalogue(dir, join(dir, "..", `agent-killed-${Date.now()}.yaml`));
-    const killed = await gatewayProcess(h, catalogue, [process.execPath, FILESYSTEM, dir], ["--check-url", worker.url, "--key", worker.keys[0]!]);
+    const killed = await gatewayProcess(h, catalogue, [process.execPath, FILESYSTEM, dir], ["--check-url", worker.url, "--key", worker.keys[0]!, "--check-timeout", String(SLOW_WORKER_MS / 1000)]);
     let pending: string | undefined;
     try {
       const { client } = await overHttp(downstreamClient({}), killed.url);
@@ -184,7 +190,7 @@ describe("gateway --check-url, a client without elicitation", { timeout: 120_000
     await local.close();
     expect((await api("GET", `/v1/approvals/${pending}`)).body.approval.status).toBe("pending");
     const lines: string[] = [];
-    const next = await startGateway({ catalogue, upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, checkUrl: `${worker.url}/`, key: worker.keys[0]!, log: (l) => lines.push(l) });
+    const next = await startGateway({ catalogue, upstream: { command: process.execPath, args: [FILESYSTEM, dir] }, listen: { host: "127.0.0.1", port: 0 }, home: h, checkUrl: `${worker.url}/`, key: worker.keys[0]!, checkTimeoutMs: SLOW_WORKER_MS, log: (l) => lines.push(l) });
     await next.close();
     if (!thisProcess()) return; // no /proc: nothing can tell that it ended
     expect((await api("GET", `/v1/approvals/${pending}`)).body.approval.status).toBe("withdrawn");
