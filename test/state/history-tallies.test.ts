@@ -12,6 +12,7 @@ import { historyTallies } from "../../worker/portable/engine/state/changes.js";
 import { nodeCore } from "../../cli/sdk/wasm-node.js";
 import { ajvCompiler } from "../../cli/sdk/ajv-compiler.js";
 import { catalogueFrom } from "../../cli/sdk/catalogue-input.js";
+import { prng } from "../helpers/prng.js";
 
 const CATALOGUE = `
 tools:
@@ -41,18 +42,6 @@ tools:
     args: {type: object}
 `;
 
-/** mulberry32: a small seeded generator, so a failing run can be run again */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const positive = (t: Readonly<Record<string, number>>) => Object.fromEntries(Object.entries(t).filter(([, n]) => n > 0).sort(([a], [b]) => a.localeCompare(b)));
 
 describe("historyTallies: a history adds up to what the store kept for it", () => {
@@ -60,7 +49,7 @@ describe("historyTallies: a history adds up to what the store kept for it", () =
   it(`120 random sessions of 30 operations (seed ${seed}, set TALLIES_SEED to vary)`, async () => {
     const core = nodeCore();
     const cat = catalogueFrom(CATALOGUE, { schemaCompiler: ajvCompiler, sha256: (b) => core.sha256(b) });
-    const next = random(seed);
+    const next = prng(seed);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
     let compared = 0;
     const seen = new Set<string>();
