@@ -3,7 +3,7 @@
  * and `stalwart gateway init [-o agent.yaml] -- CMD ARGS…` (interfaces.md CLI; docs/gateway.md).
  */
 import { defineCommand, runLeaf, usageError, type Io } from "../command.js";
-import { InputError, type Language } from "../../worker/portable/engine/index.js";
+import { InputError, defineOwn, type Language } from "../../worker/portable/engine/index.js";
 import type { UpstreamSpec } from "../gateway/upstream.js";
 
 export const command = defineCommand({
@@ -167,7 +167,7 @@ function headersOf(given: HeaderFlags, env: NodeJS.ProcessEnv = process.env): Re
     if (/[\r\n\0]/.test(value)) return `\`${flag} ${name}\`: a value cannot hold a line break`;
     if (seen.has(name.toLowerCase())) return `the header ${name} is given twice (\`--header\`, \`--header-env\`)`;
     seen.add(name.toLowerCase());
-    headers[name] = value;
+    defineOwn(headers, name, value); // a header's name is the user's: `__proto__` too
     return undefined;
   };
   for (const h of given.literal) {

@@ -30,7 +30,7 @@ import { inputRequired, inputResponse, type ServerContext } from "@modelcontextp
 import type { CheckResult, FollowedView, InferredOrigin, Outcome } from "../../worker/portable/engine/index.js";
 import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
-import { CallInputs, inferenceOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { CallInputs, defineOwn, inferenceOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { errorResult, faultCheck, question, refusalText, tokenWords, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, misfit } from "./form.js";
 import { RequestStates } from "./request-states.js";
@@ -163,7 +163,7 @@ export class Calls {
   /** The pending record of a confirm, as the person would be shown it (null: it has no token). */
   private askOf(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult): PendingRecord | null {
     const labels: Record<string, string[]> = {};
-    for (const k of Object.keys(origins)) labels[k] = origins[k]!.labels;
+    for (const k of Object.keys(origins)) defineOwn(labels, k, origins[k]!.labels); // `__proto__` too
     return pendingFrom({ session: this.o.session.id, tool, args, check, origins: originsOf(origins), labels, catalogue: this.o.catalogue, now: this.nowMs() });
   }
 
@@ -224,12 +224,12 @@ export class Calls {
     }
     // Values the person typed are `reply`; the arguments they were not shown again keep what inference says.
     const origins = this.infer(tool, args);
-    if (carried) for (const k of Object.keys(args)) if (!Object.hasOwn(sent, k) || safeCanonical(sent[k]) !== safeCanonical(args[k])) Object.defineProperty(origins, k, { value: { origin: "reply", labels: [] }, enumerable: true, writable: true, configurable: true }); // `__proto__` too
+    if (carried) for (const k of Object.keys(args)) if (!Object.hasOwn(sent, k) || safeCanonical(sent[k]) !== safeCanonical(args[k])) defineOwn(origins, k, { origin: "reply", labels: [] }); // `__proto__` too
     const edits = answer.kind === "elicit" ? editsOf(args, answer.content) : undefined;
     if (edits) {
       // A changed call is another call: checked again from step 1, without the old token.
       const next = { ...args, ...edits };
-      for (const k of Object.keys(edits)) Object.defineProperty(origins, k, { value: { origin: "reply", labels: [] }, enumerable: true, writable: true, configurable: true }); // `__proto__` too
+      for (const k of Object.keys(edits)) defineOwn(origins, k, { origin: "reply", labels: [] }); // `__proto__` too
       const check = await this.check(tool, next, origins);
       this.o.trace?.answer(token, false); // the call as proposed was not approved: the edited one is a call of its own
       this.o.trace?.call(tool, next, origins, check);
@@ -292,7 +292,10 @@ export class Calls {
       const again = editedOrigins(args, edited, originsOf(origins), canonicalize);
       const inferred: Record<string, InferredOrigin> = {};
       // an argument the person left keeps its labels (where it came from is shown on the next ask)
-      for (const k of Object.keys(again)) inferred[k] = { origin: again[k]!, labels: again[k] === origins[k]?.origin ? origins[k]!.labels : [] };
+      for (const k of Object.keys(again)) {
+        const was = Object.hasOwn(origins, k) ? origins[k] : undefined;
+        defineOwn(inferred, k, { origin: again[k]!, labels: was && again[k] === was.origin ? was.labels : [] }); // `__proto__` too
+      }
       const check2 = await this.check(tool, edited, inferred);
       this.o.trace?.call(tool, edited, inferred, check2);
       this.log(`confirm ${tool}: edited by ${receipt.by} (${id}), checked again: ${check2.decision}`);

@@ -8,6 +8,7 @@ import { argNamesOf, type Call, type CheckFacts, type TokenClaims } from "./chec
 import type { CompiledRulebook } from "./rulebook/types.js";
 import type { Engine } from "./engine.js";
 import { canonicalize } from "./canonical/jcs.js";
+import { defineOwn } from "./canonical/own.js";
 import { HistoryIndex } from "./history/index.js";
 import type { SignedHistory, Verified } from "./history/signed.js";
 import { TurnIndex } from "./origins/typed.js";
@@ -90,7 +91,7 @@ export function valueDigests(engine: Engine, call: Call): Record<string, string>
   const parts = call.argParts ?? {};
   for (const k of argNamesOf(call)) {
     const part = Object.hasOwn(parts, k) ? parts[k] : undefined;
-    out[k] = part !== undefined ? engine.sha256Hex(part).slice(0, 32) : valueDigest(engine, call.args[k]);
+    defineOwn(out, k, part !== undefined ? engine.sha256Hex(part).slice(0, 32) : valueDigest(engine, call.args[k])); // `__proto__` too
   }
   return out;
 }

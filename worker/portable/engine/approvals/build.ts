@@ -7,7 +7,7 @@ import { spendAmount } from "../check/spend-amount.js";
 import type { CheckResult, Labels } from "../check/types.js";
 import type { CompiledCatalogue } from "../catalogue/types.js";
 import { sha256Hex } from "../canonical/sha256.js";
-import { own } from "../canonical/own.js";
+import { defineOwn, own } from "../canonical/own.js";
 import { cloneData } from "../canonical/clone.js";
 import { readClaims, sealedClaims } from "../tokens/confirmation.js";
 import { isUntrustedLabel } from "../check/steps/labels.js";
@@ -59,7 +59,7 @@ export function pendingFrom(i: PendingInput): PendingRecord | null {
     const o: ArgumentOrigin = { origin: typeof origin === "string" ? origin : "missing", labels: whole.length === 0 && mine.length === 0 ? [] : [...new Set([...whole, ...mine])].sort() };
     // only these two are checked against the session (a turn, a result) rather than taken as said
     if (held.includes(k) && (o.origin === "typed" || o.origin.startsWith("result:")) && !o.labels.some(isUntrustedLabel)) o.doubted = true;
-    origins[k] = o;
+    defineOwn(origins, k, o); // `__proto__` too: an argument's name is data
   }
   return {
     v: 1, id: approvalIdOf(token, i.sha256Hex), session: i.session, step: claims.ask, tool: i.tool, agent: claims.agent,

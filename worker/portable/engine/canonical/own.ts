@@ -28,8 +28,9 @@ export function ownRecord<V>(entries: Iterable<readonly [string, V]>): Record<st
 
 /** Sets `o[key] = value` as an own data property, whatever `key` is (`__proto__` included). */
 export function defineOwn<V>(o: Record<string, V>, key: string, value: V): void {
-  // On a null-prototype record nothing intercepts an assignment (no inherited `__proto__` setter),
-  // so it makes the same own data property without a descriptor object per call (a hot path).
-  if (Object.getPrototypeOf(o) === null) o[key] = value;
+  // An assignment makes the same own data property, without a descriptor object per call (hot
+  // paths use this), unless the name is inherited: `__proto__`'s setter, or a member of a frozen
+  // prototype (an assignment throws there). A null-prototype record inherits nothing.
+  if (Object.getPrototypeOf(o) === null || !(key in o)) o[key] = value;
   else Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
 }
