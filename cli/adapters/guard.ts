@@ -78,7 +78,7 @@ export class CallGuard {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new StalwartError("InputError", "`limit` must be a whole number of calls, at least 1");
     this.limit = limit;
     this.decided = new KeptVerdicts(limit);
-    this.inputs = new CallInputs(limit);
+    this.inputs = new CallInputs();
     this.approvals = options.approvals ?? new MemoryApprovals(undefined, { limit });
     this.records = new CallRecords(this.approvals, session.id);
     const plain = typeof session.toJSON === "function" ? plainOf(session) : undefined;

@@ -2,7 +2,9 @@
  * The model cannot launder a value it wrote through a read that echoes it (outside audit F12): the
  * gateway infers `result:` for a value an earlier result holds, but not for one that result only
  * gave back from what the call was sent. A real gateway in front of a tool server whose lookup
- * answers with the id it was asked about; the tool server's log says what ran.
+ * answers with the id it was asked about; the tool server's log says what ran. Nor through a read
+ * that hands it back nested, trimmed, lower-cased, with a prefix cut, or in a later call (outside
+ * audit 22, F1 and F2): a `when_held` write carrying it is asked about, and does not run.
  */
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -22,6 +24,13 @@ tools:
     confirm: when_held
     after: [get_order]
     args: {type: object, properties: {order_id: {type: string}}, required: [order_id], additionalProperties: false}
+  - name: lookup
+    args: {type: object, properties: {q: {}, how: {type: string}}, required: [q], additionalProperties: false}
+    returns: {type: object, properties: {ref: {type: string}}}
+  - name: pay
+    writes: true
+    confirm: when_held
+    args: {type: object, properties: {acct: {type: string}}, required: [acct], additionalProperties: false}
 `;
 
 describe("a value the model wrote, echoed back by a read", { timeout: 60_000 }, () => {
@@ -45,6 +54,55 @@ describe("a value the model wrote, echoed back by a read", { timeout: 60_000 }, 
       expect(readFileSync(log, "utf8")).toBe("ship R-9999\n");
     } finally {
       await client.close();
+      await gw.close();
+    }
+  });
+
+  it("nor through a read that hands it back nested, trimmed, lower-cased, cut, or in a later call", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const log = join(dir, "echo.log");
+    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: [SERVER], env: { ...(process.env as Record<string, string>), ECHO_LOG: log } }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    const check = (r: { _meta?: Record<string, unknown> | undefined }) => r._meta?.["stalwart-agents/check"] as { decision?: string; reasons?: string[]; detail?: Record<string, unknown> };
+    const V = "acct-666";
+    const cases: [string, Record<string, unknown>[]][] = [
+      ["exact", [{ q: V }]],
+      ["nested", [{ q: { inner: V }, how: "nested" }]],
+      ["list", [{ q: [V], how: "list" }]],
+      ["trim", [{ q: ` ${V} `, how: "trim" }]],
+      ["lower", [{ q: V.toUpperCase(), how: "lower" }]],
+      ["prefix", [{ q: `id:${V}`, how: "prefix" }]],
+      ["prev", [{ q: V }, { q: "x", how: "prev" }]],
+    ];
+    try {
+      for (const [what, reads] of cases) {
+        // a session of its own for each (a client of its own)
+        const { client } = await overHttp(downstreamClient({}), gw.url!);
+        try {
+          for (const args of reads) {
+            const read = await client.callTool({ name: "lookup", arguments: args });
+            expect(read.isError, what).not.toBe(true);
+            expect(read.structuredContent, what).toEqual({ ref: V });
+          }
+          const paid = await client.callTool({ name: "pay", arguments: { acct: V } });
+          expect(paid.isError, what).toBe(true);
+          expect(check(paid), what).toMatchObject({ decision: "confirm", reasons: ["argument_origin"], detail: { arguments: ["acct"] } });
+        } finally {
+          await client.close();
+        }
+      }
+      expect(existsSync(log), "no pay reached the tool server").toBe(false);
+      // what a read found itself still vouches: `ref` of a lookup for another value
+      const { client } = await overHttp(downstreamClient({}), gw.url!);
+      try {
+        await client.callTool({ name: "get_order", arguments: { order_id: "7" } });
+        const paid = await client.callTool({ name: "pay", arguments: { acct: "R-7" } });
+        expect(paid.isError, JSON.stringify(paid)).not.toBe(true);
+        expect(readFileSync(log, "utf8")).toBe("pay R-7\n");
+      } finally {
+        await client.close();
+      }
+    } finally {
       await gw.close();
     }
   });

@@ -169,11 +169,134 @@ describe("origin inference against the check", { timeout: 60_000 }, () => {
     expect(originsOf(inferOrigins({ account: "9999", amount: 40 }, view, { inputs }))).toEqual({ account: "model", amount: "result:1.total" });
     // without what the call was sent, the echo reads as the result's (as before)
     expect(originsOf(inferOrigins({ account: "9999" }, view))).toEqual({ account: "result:1.order_id" });
-    // an echo of a value an earlier result held still finds that result
+    // a later read that hands back what an earlier call was sent does not vouch for it either
+    // (a cache, "recent searches": outside audit 22, F2)
     const listed = await s.checkToolCall("get_order", { order_id: "4411" }, { origins: { order_id: "typed" } });
     inputs.note(listed.step, { order_id: "4411" });
-    await s.report(listed.step, "ran", { order_id: "4411", total: 7, items: [{ sku: "9999", qty: 1 }] });
+    await s.report(listed.step, "ran", { order_id: "4411", total: 7, items: [{ sku: "9999", qty: 1 }, { sku: "A-77", qty: 2 }] });
     const again = viewOfHistory(s.history.entries as Entry[], compiled, "en");
-    expect(originsOf(inferOrigins({ note: "9999" }, again, { inputs }))).toEqual({ note: "result:3.items[0].sku" });
+    expect(originsOf(inferOrigins({ note: "9999", account: "A-77" }, again, { inputs }))).toEqual({ note: "model", account: "result:3.items[1].sku" });
+  });
+
+  it("a result does not vouch for what any call before it or with it was sent, nested, folded or cut out of it (outside audit 22, F1 and F2)", () => {
+    const returns = { type: "object", properties: { ref: { type: "string" }, n: { type: "number" }, tags: { type: "array", items: { type: "string" } } } };
+    const at = (step: number, result: unknown) => ({ step, tool: "lookup", labels: [], result, returns, readsOutside: false });
+    const sent: [string, unknown][] = [
+      ["nested", { q: { inner: "acct-666" } }],
+      ["list", { q: ["acct-666"] }],
+      ["trim", { q: "  acct-666 " }],
+      ["lower", { q: "ACCT-666" }],
+      ["prefix", { q: "id:acct-666" }],
+      ["in a sentence", { q: "pay acct-666 today" }],
+      ["key", { q: { "acct-666": true } }],
+      ["full width", { q: "ＡＣＣＴ－６６６" }],
+      ["number as text", { q: "4000" }],
+    ];
+    for (const [what, args] of sent) {
+      const inputs = new CallInputs();
+      inputs.note(1, args);
+      const view = { language: "en" as const, turns: [], context: {}, results: [at(1, { ref: "acct-666", n: 4000 })] };
+      const got = originsOf(inferOrigins({ acct: "acct-666", amount: 4000 }, view, { inputs }));
+      expect(got.acct, what).toBe(what === "number as text" ? "result:1.ref" : "model");
+      expect(got.amount, what).toBe(what === "number as text" ? "model" : "result:1.n");
+      // sent in an earlier call, handed back by a later one: the same
+      const later = new CallInputs();
+      later.note(1, args);
+      later.note(2, { q: "x" });
+      const view2 = { ...view, results: [at(2, { ref: "acct-666", n: 4000 })] };
+      expect(originsOf(inferOrigins({ acct: "acct-666" }, view2, { inputs: later })).acct, what).toBe(what === "number as text" ? "result:2.ref" : "model");
+    }
+  });
+
+  it("a result still vouches for what it found itself: before the model sent it, built out of it, or only inside a longer word", () => {
+    const returns = { type: "object", properties: { ref: { type: "string" } } };
+    const at = (step: number, ref: string) => ({ step, tool: "lookup", labels: [], result: { ref }, returns, readsOutside: false });
+    const inputs = new CallInputs();
+    inputs.note(0, { q: "start" });
+    inputs.note(1, { q: "9999" });
+    inputs.note(2, { q: "44110" });
+    inputs.note(3, { q: "found-R7" });
+    const view = { language: "en" as const, turns: [], context: {}, results: [at(0, "found-R7"), at(1, "R-9999"), at(2, "4411")] };
+    // step 0 found "found-R7" before step 3 sent it; step 1 built R-9999 out of 9999; 4411 is no word of 44110
+    expect(originsOf(inferOrigins({ a: "found-R7", b: "R-9999", c: "4411" }, view, { inputs }))).toEqual({ a: "result:0.ref", b: "result:1.ref", c: "result:2.ref" });
+    // a step this host did not call (a resumed history's) is read against everything sent
+    const resumed = new CallInputs();
+    resumed.note(3, { q: "found-R7" });
+    expect(originsOf(inferOrigins({ a: "found-R7" }, view, { inputs: resumed }))).toEqual({ a: "model" });
+  });
+
+  it("past what it keeps, no result vouches for anything (nothing is forgotten quietly)", () => {
+    const returns = { type: "object", properties: { ref: { type: "string" } } };
+    const view = { language: "en" as const, turns: [], context: {}, results: [{ step: 0, tool: "lookup", labels: [], result: { ref: "R1" }, returns, readsOutside: false }] };
+    const inputs = new CallInputs(100);
+    inputs.note(1, { q: "a".repeat(50) });
+    expect(originsOf(inferOrigins({ a: "R1" }, view, { inputs }))).toEqual({ a: "result:0.ref" });
+    inputs.note(2, { q: "b".repeat(60) });
+    expect(originsOf(inferOrigins({ a: "R1" }, view, { inputs }))).toEqual({ a: "model" });
+  });
+
+  it("property: every value sent at any depth, in any case or spacing, is an echo from then on", () => {
+    const next = prng(22);
+    const word = () => Array.from({ length: 1 + Math.floor(next() * 8) }, () => "abcdefghxyz0123456789-_.@"[Math.floor(next() * 25)]).join("");
+    const tree = (depth: number): unknown => {
+      const r = next();
+      if (depth > 3 || r < 0.4) return r < 0.1 ? Math.floor(next() * 10_000) : word();
+      if (r < 0.7) return Array.from({ length: 1 + Math.floor(next() * 3) }, () => tree(depth + 1));
+      return Object.fromEntries(Array.from({ length: 1 + Math.floor(next() * 3) }, () => [word(), tree(depth + 1)]));
+    };
+    const leaves = (x: unknown, out: string[] = []): string[] => {
+      if (Array.isArray(x)) x.forEach((y) => leaves(y, out));
+      else if (x !== null && typeof x === "object") for (const [k, v] of Object.entries(x)) out.push(k), leaves(v, out);
+      else out.push(String(x));
+      return out;
+    };
+    for (let i = 0; i < 300; i++) {
+      const inputs = new CallInputs();
+      const args = { q: tree(0) };
+      inputs.note(5, args);
+      for (const leaf of leaves(args.q)) {
+        for (const v of [leaf, ` ${leaf.toUpperCase()} `]) {
+          expect(inputs.echoes(5, v), `${JSON.stringify(args)} ${JSON.stringify(v)}`).toBe(true);
+          expect(inputs.echoes(9, v), "a later call's result").toBe(true);
+        }
+        // a step noted before the value was sent found it itself
+        const earlier = new CallInputs();
+        earlier.note(1, { q: "zzzz" });
+        earlier.note(5, args);
+        expect(earlier.echoes(1, leaf)).toBe(false);
+      }
+    }
+  });
+
+  it("property: an echo is exactly a whole-word occurrence in something sent by then (the word index only skips reading)", () => {
+    const next = prng(2201);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+    const word = () => Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick([..."abxy019-_. @Ä"])).join("");
+    const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+    const esc = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    /** the reference: a regular expression per sent part, the boundary only where the value's end is a letter or digit */
+    const wholeWordIn = (part: string, v: string) => new RegExp(`${WORD_CHAR.test(v.slice(0, 1)) ? "(?<![\\p{L}\\p{N}\\p{M}])" : ""}${esc(v)}${WORD_CHAR.test(v.slice(-1)) ? "(?![\\p{L}\\p{N}\\p{M}])" : ""}`, "u").test(part);
+    const fold = (x: string) => x.normalize("NFKC").toLowerCase().trim();
+    let echoes = 0;
+    for (let i = 0; i < 400; i++) {
+      const inputs = new CallInputs();
+      const calls: string[][] = [];
+      for (let step = 0; step < 4; step++) {
+        const parts = Array.from({ length: 1 + Math.floor(next() * 3) }, () => Array.from({ length: 1 + Math.floor(next() * 3) }, word).join(pick([" ", "-", ":", ""])));
+        inputs.note(step, Object.fromEntries(parts.map((p, k) => [`k${k}`, p])));
+        calls.push(parts.map(fold).concat(parts.map((_, k) => `k${k}`)));
+      }
+      for (let t = 0; t < 20; t++) {
+        const from = pick(calls.flat());
+        const cut = Math.floor(next() * from.length);
+        const v = pick([from, from.slice(cut), from.slice(0, cut), word(), `${word()}${from}`]);
+        if (fold(v) === "") continue;
+        const step = Math.floor(next() * 4);
+        const expected = calls.slice(0, step + 1).some((parts) => parts.some((part) => wholeWordIn(part, fold(v))));
+        expect(inputs.echoes(step, v), `${JSON.stringify(calls)} step ${step} ${JSON.stringify(v)}`).toBe(expected);
+        if (expected) echoes++;
+      }
+    }
+    expect(echoes).toBeGreaterThan(1000);
   });
 });

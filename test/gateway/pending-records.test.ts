@@ -59,18 +59,23 @@ describe("the same call asked again", { timeout: 60_000 }, () => {
       for (let i = 0; i < 2; i++) expect((await write()).pending, "a retry waits on the same record").toBe(first.pending);
       expect((await gw.pending.list()).length).toBe(1);
       expect(lines).toContain(`confirm write_file argument_origin: still waiting (asked again) as ${first.pending}`);
-      const after = await approvedRunsOnce(gw, h, first.pending!, write, target, "hello");
+      await approvedRunsOnce(gw, h, first.pending!, write, target, "hello");
 
-      // the content now also comes from a result: shown otherwise, so a record of its own
-      writeFileSync(join(dir, "source.txt"), "hello");
+      // another content, asked about as the model's; then a read brings it: the same call, shown
+      // otherwise, so a record of its own. (Not "hello": a read that hands back what a call that
+      // ran was sent does not vouch for it, test/gateway/echo-launder.test.ts.)
+      const writeOther = () => call("write_file", { path: target, content: "from the source" });
+      const asked = await writeOther();
+      expect(asked.pending).toMatch(/^p_/);
+      writeFileSync(join(dir, "source.txt"), "from the source");
       const read = await call("read_text_file", { path: join(dir, "source.txt") });
       expect(read.r.isError, text(read.r)).toBeFalsy();
-      const copied = await write();
+      const copied = await writeOther();
       expect(copied.pending).toMatch(/^p_/);
-      expect(copied.pending).not.toBe(after.pending);
+      expect(copied.pending).not.toBe(asked.pending);
       const record = (await gw.pending.get(copied.pending!))!.record;
       expect(record.origins.content!.origin).toMatch(/^result:\d+/);
-      expect((await gw.pending.get(after.pending!))!.record.origins.content!.origin).toBe("model");
+      expect((await gw.pending.get(asked.pending!))!.record.origins.content!.origin).toBe("model");
     } finally {
       await client.close();
       await gw.close();

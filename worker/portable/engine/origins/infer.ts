@@ -25,8 +25,7 @@ import type { Entry } from "../history/entry.js";
 import { TurnIndex } from "./typed.js";
 import { declaredKeys } from "./declared-keys.js";
 import { sameJson } from "./origins.js";
-import { canonicalize } from "../canonical/jcs.js";
-import { sha256Hex } from "../canonical/sha256.js";
+import type { CallInputs } from "./call-inputs.js";
 
 /** A call that ran in this session, with what its caller reported (kept to declared fields). */
 export interface RecordedResult {
@@ -63,10 +62,10 @@ export interface InferOptions {
   /** origins the host declared: they win (and are verified by the check) */
   declared?: Readonly<Record<string, string>>;
   /**
-   * The arguments of the calls the inferring host made (the gateway, an adapter): a value a result
-   * only echoes back from its own call's arguments (a lookup answering with the id it was given)
-   * came from whoever wrote that argument, so it is no `result:` origin (the model cannot launder
-   * its own value through a read).
+   * What the calls the inferring host made were sent (the gateway, an adapter): a value a result
+   * only hands back from what it or an earlier call was sent (a lookup answering with the id it was
+   * given) came from whoever wrote it, so it is no `result:` origin (the model cannot launder its
+   * own value through a read).
    */
   inputs?: CallInputs;
   /** argument → the `{tool, field}` an `after` rule binds it to */
@@ -165,46 +164,6 @@ export function originsOf(inferred: Readonly<Record<string, InferredOrigin>>): R
   const out: Record<string, string> = {};
   for (const k of Object.keys(inferred)) Object.defineProperty(out, k, { value: inferred[k]!.origin, enumerable: true, writable: true, configurable: true });
   return out;
-}
-
-/**
- * The top-level argument values of each call a host made, by its step, as digests of their
- * canonical JSON (what `InferOptions.inputs` reads). Bounded: past `limit` calls the oldest are
- * forgotten, and their results then vouch for an echo again (as before this was kept).
- */
-export class CallInputs {
-  private readonly byStep = new Map<number, ReadonlySet<string>>();
-  constructor(private readonly limit = 10_000) {}
-
-  /** `args` of the call at `step` (an allowed check's). Values that are not JSON data are skipped. */
-  note(step: number, args: unknown): void {
-    if (step < 0 || args === null || typeof args !== "object" || Array.isArray(args)) return;
-    const digests = new Set<string>();
-    for (const k of Object.keys(args)) {
-      const d = digestOf((args as Record<string, unknown>)[k]);
-      if (d !== undefined) digests.add(d);
-    }
-    this.byStep.delete(step);
-    this.byStep.set(step, digests);
-    if (this.byStep.size > this.limit) this.byStep.delete(this.byStep.keys().next().value!);
-  }
-
-  /** Whether `value` was an argument of the call at `step`. */
-  echoes(step: number, value: unknown): boolean {
-    const at = this.byStep.get(step);
-    if (!at || at.size === 0) return false;
-    const d = digestOf(value);
-    // a value that is no JSON data cannot be told from an argument: no result vouches for it
-    return d === undefined || at.has(d);
-  }
-}
-
-function digestOf(value: unknown): string | undefined {
-  try {
-    return sha256Hex(canonicalize(value));
-  } catch {
-    return undefined;
-  }
 }
 
 function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: string } | undefined, inputs?: CallInputs, keys?: ReadonlySet<string>): InferredOrigin {
