@@ -55,3 +55,26 @@ describe("the approvals page's body limit", () => {
     expect(p.logins()).toBe(0);
   });
 });
+
+describe("the approvals page's origin rule", () => {
+  it("a POST that says neither its Origin nor Sec-Fetch-Site is refused unread; the page's own origin, or same-origin, is read (outside audit 23, F2)", async () => {
+    const p = page();
+    const body = JSON.stringify({ code: "123456", by: "ana" });
+    const base = { "stalwart-apply": "yes", "content-type": "application/json" };
+    const cases: [Record<string, string>, number][] = [
+      [{}, 403],
+      [{ "sec-fetch-site": "same-site" }, 403],
+      [{ "sec-fetch-site": "none" }, 403],
+      [{ origin: "http://localhost:1" }, 403],
+      [{ origin: "null", "sec-fetch-site": "same-origin" }, 403],
+      [{ "sec-fetch-site": "same-origin" }, 401],
+      [{ origin: "http://localhost" }, 401],
+    ];
+    for (const [headers, status] of cases) {
+      const r = await p.app.request("http://localhost/login", { method: "POST", headers: { ...base, ...headers }, body });
+      expect(r.status, JSON.stringify(headers)).toBe(status);
+      if (status === 403) expect(await r.json()).toMatchObject({ error: { code: "forbidden" } });
+    }
+    expect(p.logins(), "only the two from this page were read").toBe(2);
+  });
+});

@@ -7,7 +7,8 @@
  *
  * State changes only by POST, each with the `Stalwart-Apply: yes` header (another site's form
  * cannot send a custom header, and its script cannot without a CORS preflight this app never
- * answers) and from this origin (`Origin`, else `Sec-Fetch-Site`). Sign-in gives a cookie —
+ * answers) and from this origin (`Origin`, else `Sec-Fetch-Site: same-origin`; one of them is
+ * required). Sign-in gives a cookie —
  * HttpOnly, SameSite=Strict, its value MAC'd — naming who decides; receipts carry that name.
  */
 import { Hono, type Context } from "hono";
@@ -82,8 +83,10 @@ export function approvalsApp(o: PageOptions): Hono<Env> {
       const origin = c.req.header("origin");
       const own = new URL(c.req.url).origin;
       const site = c.req.header("sec-fetch-site");
-      if (origin !== undefined ? origin !== own : site !== undefined && site !== "same-origin") {
-        return refuse(c, "forbidden", "a change must come from this page's own origin");
+      // A request that says neither where it comes from is refused too: a browser says it on every
+      // POST, and one that says nothing is no evidence of this page (outside audit 23, F2).
+      if (origin !== undefined ? origin !== own : site !== "same-origin") {
+        return refuse(c, "forbidden", "a change must come from this page's own origin (its `Origin` header, else `Sec-Fetch-Site: same-origin`)");
       }
     }
     await next();
