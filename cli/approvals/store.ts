@@ -293,7 +293,7 @@ function standingFile(key: string): string {
 function readId(file: string): string | undefined {
   let text: string;
   try {
-    text = readRegular(file).trim();
+    text = readRegular(file, { noFollow: true }).trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw unreadable(file, `it cannot be read (${(err as Error).message})`);
@@ -305,7 +305,7 @@ function readId(file: string): string | undefined {
 function readJson<T>(file: string): T | undefined {
   let text: string;
   try {
-    text = readRegular(file);
+    text = readRegular(file, { noFollow: true });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw unreadable(file, `it cannot be read (${(err as Error).message})`);
@@ -313,8 +313,9 @@ function readJson<T>(file: string): T | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
-    throw unreadable(file, text === "" ? "it is empty" : `it is not JSON (${(err as Error).message})`);
+  } catch {
+    // not the parser's message: it quotes the text, which need not be a record (outside audit 23, F3)
+    throw unreadable(file, text === "" ? "it is empty" : "it is not JSON");
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw unreadable(file, "it is not a JSON object");
   return value as T;

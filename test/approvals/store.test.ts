@@ -4,7 +4,7 @@
  * lets nothing through; "always" covers only the same digest in the same session.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHmac } from "node:crypto";
@@ -261,6 +261,27 @@ describe("a damaged file under the home's approvals", () => {
     expect(() => s.get(a.id)).toThrow(expect.objectContaining({ code: "ApprovalUnreadable", message: expect.stringContaining(receipt) }));
     writeFileSync(receipt, JSON.stringify({ decision: "deny", by: "ana", at: "x" }));
     expect(() => s.get(a.id)).toThrow(expect.objectContaining({ code: "ApprovalUnreadable", message: expect.stringContaining(receipt) }));
+  });
+
+  it("a record that is a link to a file elsewhere is not followed, and no error quotes what a file holds (outside audit 23, F3)", () => {
+    const home = mkdtempSync(join(tmpdir(), "stalwart-approvals-"));
+    const s = new FileApprovalStore(home);
+    const a = record(), b = record();
+    s.add(a);
+    s.add(b);
+    const elsewhere = join(mkdtempSync(join(tmpdir(), "stalwart-elsewhere-")), "secret");
+    writeFileSync(elsewhere, "root:x:0:0:secret-words\n");
+    const pending = join(home, "approvals", "pending", `${a.id}.json`);
+    rmSync(pending);
+    symlinkSync(elsewhere, pending);
+    const linked = (() => { try { s.get(a.id); } catch (e) { return e as Error & { code?: string }; } })();
+    expect(linked).toMatchObject({ code: "ApprovalUnreadable", message: expect.stringContaining("is a symbolic link, which is not followed here") });
+    expect(linked!.message).not.toContain("root:x");
+    // a damaged record in place: said to be no JSON, without its text
+    writeFileSync(join(home, "approvals", "pending", `${b.id}.json`), "root:x:0:0:secret-words");
+    const damaged = (() => { try { s.get(b.id); } catch (e) { return e as Error & { code?: string }; } })();
+    expect(damaged).toMatchObject({ code: "ApprovalUnreadable", message: expect.stringContaining("it is not JSON") });
+    expect(damaged!.message).not.toContain("root:x");
   });
 });
 
