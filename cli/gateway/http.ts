@@ -19,6 +19,7 @@ import {
 import { listenError } from "../listen-error.js";
 import { loopbackHost } from "../loopback.js";
 import { RequestIds, duplicateMessage } from "./request-ids.js";
+import { lostMetaKey } from "./meta-keys.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, Sessions, type Session } from "./sessions.js";
 import type { GonePosts } from "./gone-posts.js";
 
@@ -167,6 +168,10 @@ async function onSession(s: Session, request: Request, gone: GonePosts | undefin
     } catch {
       // the SDK refuses the POST (a message that is not JSON-RPC)
     }
+  }
+  for (const value of Array.isArray(parsed) ? parsed : [parsed]) {
+    const lost = lostMetaKey(value);
+    if (lost) return json(400, { jsonrpc: "2.0", id: lost.id, error: { code: lost.code, message: lost.message } });
   }
   const admitted = s.ids.admitAll(messages);
   if ("reused" in admitted) return json(400, { jsonrpc: "2.0", id: admitted.reused, error: { code: -32600, message: duplicateMessage(admitted.reused) } });

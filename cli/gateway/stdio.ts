@@ -12,6 +12,7 @@
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, STDIO_DEFAULT_MAX_BUFFER_SIZE, parseJSONRPCMessage, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/server";
 import { RequestIds, duplicateMessage } from "./request-ids.js";
+import { lostMetaKey } from "./meta-keys.js";
 import { cutText } from "../../worker/portable/engine/index.js";
 
 export class CheckedStdioTransport extends StdioServerTransport {
@@ -76,6 +77,8 @@ export class CheckedStdioTransport extends StdioServerTransport {
       const why = Array.isArray(value) ? "a batch (MCP does not take batches)" : "not a JSON-RPC 2.0 request, notification or response (a member missing or of the wrong type: `jsonrpc` \"2.0\", an id that is a string or a whole number, a string `method`, `params` an object)";
       return this.refuse(readableId(value), INVALID_REQUEST, `Invalid Request: ${why}`);
     }
+    const lost = lostMetaKey(value);
+    if (lost) return this.refuse(lost.id, lost.code, lost.message);
     const reused = this.running.admit(message);
     if (reused !== undefined) return this.refuse(reused, INVALID_REQUEST, duplicateMessage(reused));
     this.onmessage?.(message);

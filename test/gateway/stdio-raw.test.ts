@@ -106,6 +106,21 @@ describe("gateway on stdio, raw JSON-RPC lines", () => {
     expect(refused.result?._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", step: 2 });
   }, 60_000);
 
+  it("a request whose `_meta` holds a key named `__proto__` (which the SDK's parse would drop) is Invalid params, never checked; one nested deeper is forwarded (outside audit 22, F4)", async () => {
+    const g = await echoGateway();
+    g.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"top"},"_meta":{"__proto__":{"k":"v"},"vendor/trace":"t-1"}}}`);
+    g.write(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"nested"},"_meta":{"vendor/x":{"__proto__":2}}}}`);
+    await expect.poll(() => g.replies().filter((r) => r.id === 1 || r.id === 2).length, { timeout: 30_000 }).toBe(2);
+    const top = g.replies().find((r) => r.id === 1)!;
+    expect(top.error).toEqual({ code: -32602, message: "invalid params for tools/call: `params._meta` holds a key named `__proto__`, which the gateway cannot pass on as it came" });
+    expect(g.replies().find((r) => r.id === 2)?.result?.content?.[0]?.text).toBe("Echo: nested");
+    // the refused request left no entry: the next refusal is step 2, after the nested call (0) and its report (1)
+    g.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: { message: "x", extra: 1 } } });
+    await expect.poll(() => g.replies().some((r) => r.id === 3), { timeout: 30_000 }).toBe(true);
+    const refused = g.replies().find((r) => r.id === 3)! as Reply & { result?: { _meta?: Record<string, { step?: number; decision?: string }> } };
+    expect(refused.result?._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", step: 2 });
+  }, 60_000);
+
   it("an answer to the gateway's question the SDK cannot read (an unknown action, an error) is 'not approved' with the decision in _meta: the file is not written", async () => {
     const dir = allowedDir();
     const g = await rawGateway(["--home", home(), "--catalogue", filesystemCatalogue(dir, join(dir, "..", `agent-raw-answer-${Date.now()}.yaml`)), "--", process.execPath, FILESYSTEM, dir], { elicitation: { form: {} } });
