@@ -69,6 +69,8 @@ describe("pinned tool definitions", { timeout: 60_000 }, () => {
         expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["rug", "save"]);
         const r = await client.callTool({ name: "echo", arguments: { text: "c" } });
         expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "refuse", reasons: ["tool_definition_changed"], detail: { pinned: expect.stringMatching(/^v2:sha256:/), found: expect.stringMatching(/^v2:sha256:/) } });
+        // the text names what a whole pin covers, not "its description or input schema" (outside audit 22, F3)
+        expect(text(r)).toContain("the tool as it lists it changed: its description, title, schemas, annotations or another field");
         expect(calls(log, "echo")).toBe(0);
         await client.close();
       } finally {
@@ -98,7 +100,9 @@ describe("pinned tool definitions", { timeout: 60_000 }, () => {
     const rugged = await startGateway({ catalogue: at, upstream: upstream(log, { RUG_AT_START: "1" }), listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
     try {
       const { client } = await overHttp(downstreamClient({}), rugged.url!);
-      expect((await client.callTool({ name: "echo", arguments: { text: "b" } }))._meta?.["stalwart-agents/check"]).toMatchObject({ reasons: ["tool_definition_changed"] });
+      const r = await client.callTool({ name: "echo", arguments: { text: "b" } });
+      expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ reasons: ["tool_definition_changed"] });
+      expect(text(r)).toContain("its description or input schema changed");
       await client.close();
     } finally {
       await rugged.close();
@@ -160,7 +164,8 @@ describe("pinned tool definitions", { timeout: 60_000 }, () => {
       expect(listed.filter((t) => t.description?.includes("IMPORTANT")), "the rewritten copy").toEqual([]);
       expect(listed.map((t) => t.name).sort()).toEqual(["rug", "save"]);
       const r = await client.callTool({ name: "echo", arguments: { text: "d" } });
-      expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ reasons: ["tool_definition_changed"] });
+      expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ reasons: ["tool_definition_changed"], detail: { found: "conflicting" } });
+      expect(text(r)).toContain("lists it more than once, differently (which copy it would run is unknown)");
       expect(calls(log, "echo")).toBe(0);
       await client.close();
     } finally {
