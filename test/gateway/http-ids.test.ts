@@ -75,6 +75,12 @@ describe("gateway over HTTP, 2025-era session: request ids", { timeout: 60_000 }
     const bad = await fetch(gw.url!, { method: "POST", headers, body: "{not json" });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+    // a `_meta` key the SDK's parse would drop: Invalid params, and nothing written (outside audit 22, F4)
+    const lost = await fetch(gw.url!, { method: "POST", headers, body: `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"write_file","arguments":{"path":${JSON.stringify(join(dir, "lost.txt"))},"content":"x"},"_meta":{"__proto__":{"k":"v"}}}}` });
+    expect(lost.status).toBe(400);
+    expect(await lost.json()).toEqual({ jsonrpc: "2.0", id: 6, error: { code: -32602, message: "invalid params for tools/call: `params._meta` holds a key named `__proto__`, which the gateway cannot pass on as it came" } });
+    expect(pending()).toHaveLength(1);
+    expect(store.list().some((a) => a.record.args.path === join(dir, "lost.txt"))).toBe(false);
   });
   it("a cancellation the SDK never took leaves the call running (the same id is still refused); one it took frees the id and ends the call's stream", async () => {
     const init = await fetch(gw.url!, { method: "POST", headers: BASE, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }) });
