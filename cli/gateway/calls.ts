@@ -181,7 +181,7 @@ export class Calls {
           this.log(`confirm ${tool} ${check.reasons.join(",")}: asking the person`);
           return inputRequired({
             inputRequests: { [FORM_KEY]: inputRequired.elicit({ message: text, requestedSchema: approvalForm(tool, args) }) },
-            requestState: this.states.mint(check.confirmation, carry ? args : undefined),
+            requestState: this.states.mint(check.confirmation, check.reasons, carry ? args : undefined),
           });
         }
         return this.hold(params, ctx, tool, args, origins, check, text);
@@ -197,10 +197,10 @@ export class Calls {
       this.log(`confirm ${tool}: a requestState this gateway did not give (${read.unreadable}); it did not run`);
       return errorResult(`${tool} was not approved: the requestState is not one this gateway gave (${read.unreadable}), and the call did not run.`, { decision: "confirm", reasons: [], approved: false, answer: "unreadable" });
     }
-    const { token, args: carried, seen } = read;
+    const { token, args: carried, seen, reasons } = read;
     if (this.states.used(seen)) {
       this.log(`confirm ${tool}: the same answer came again; it did not run again`);
-      return errorResult(`${tool}: this answer was already used (the same requestState came again), and the call did not run again.`, { decision: "confirm", reasons: [], answer: "replayed" });
+      return errorResult(`${tool}: this answer was already used (the same requestState came again), and the call did not run again.`, { decision: "confirm", reasons: [...reasons], answer: "replayed" });
     }
     const args = carried ?? sent;
     const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
@@ -214,13 +214,13 @@ export class Calls {
       const how = answer.kind === "elicit" ? (answer.action === "accept" ? "not approved" : answer.action === "decline" ? "declined" : "cancelled") : "not answered";
       this.log(`confirm ${tool}: ${how}; it did not run`);
       // accepted with `approve` unticked: said as what happened, not "not approved (not approved)"
-      return errorResult(`${tool} was not approved (${how === "not approved" ? "the form came back with `approve` unticked" : how}), and it did not run.`, { decision: "confirm", reasons: [], approved: false, answer: how });
+      return errorResult(`${tool} was not approved (${how === "not approved" ? "the form came back with `approve` unticked" : how}), and it did not run.`, { decision: "confirm", reasons: [...reasons], approved: false, answer: how });
     }
     if (wrong) {
       // neither this call nor a changed one: the original must not run on an answer that changed it
       this.o.trace?.answer(token, false);
       this.log(`confirm ${tool}: the answer to ${wrong.field} is not a ${wrong.type}; it did not run`);
-      return errorResult(`${tool} was not approved: the answer to \`${wrong.field}\` is not a ${wrong.type}, as the form asks, and the call did not run.`, { decision: "confirm", reasons: [], approved: false, answer: "unreadable" });
+      return errorResult(`${tool} was not approved: the answer to \`${wrong.field}\` is not a ${wrong.type}, as the form asks, and the call did not run.`, { decision: "confirm", reasons: [...reasons], approved: false, answer: "unreadable" });
     }
     // Values the person typed are `reply`; the arguments they were not shown again keep what inference says.
     const origins = this.infer(tool, args);

@@ -19,17 +19,20 @@ import { packState, unpackState } from "./form.js";
 /** How many tokens the gateway remembers of each kind, by digest (the token is spent once anyway). */
 const REMEMBERED = 10_000;
 
-export type ReadState = { token: string; args?: Record<string, unknown>; seen: string } | { unreadable: string };
+export type ReadState = { token: string; args?: Record<string, unknown>; seen: string; reasons: readonly string[] } | { unreadable: string };
 
 export class RequestStates {
   /** signs the carried arguments; a restart forgets it, as it forgets the session */
   private readonly key = randomBytes(32);
   private readonly answered = new BoundedCache<string, true>(REMEMBERED);
   private readonly tailed = new BoundedCache<string, true>(REMEMBERED);
+  /** what the person was asked about, by token: said again with an answer that runs nothing */
+  private readonly reasons = new BoundedCache<string, readonly string[]>(REMEMBERED);
 
-  /** The state for a question about the call of `token`; `edited`: the person's arguments it carries. */
-  mint(token: string, edited?: Record<string, unknown>): string {
+  /** The state for a question about the call of `token`, asked for `reasons`; `edited`: the person's arguments it carries. */
+  mint(token: string, reasons: readonly string[], edited?: Record<string, unknown>): string {
     if (edited) this.tailed.set(digestOf(token), true);
+    this.reasons.set(digestOf(token), [...reasons]);
     return packState(this.key, token, edited);
   }
 
@@ -39,7 +42,7 @@ export class RequestStates {
     if (!unpacked) return { unreadable: "what it carries does not verify" };
     const seen = digestOf(unpacked.token);
     if (!unpacked.args && this.tailed.get(seen)) return { unreadable: "it was given with a `~…` tail, and came back without it" };
-    return { ...unpacked, seen };
+    return { ...unpacked, seen, reasons: this.reasons.get(seen) ?? [] };
   }
 
   /** Whether an answer to this token was already used. */

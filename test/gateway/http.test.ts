@@ -72,6 +72,8 @@ describe("gateway over streamable HTTP, filesystem server upstream", { timeout: 
     const r = await d.client.callTool({ name: "write_file", arguments: { path: file, content: "no" } });
     expect(r.isError).toBe(true);
     expect(text(r)).toContain("not approved (declined)");
+    // what the person was asked about is said with the answer (outside audit 22, F5)
+    expect(r._meta?.["stalwart-agents/check"]).toEqual({ decision: "confirm", reasons: ["argument_origin"], approved: false, answer: "declined" });
     expect(existsSync(file)).toBe(false);
     expect(d.asked).toHaveLength(1);
     await d.client.close();
@@ -83,6 +85,7 @@ describe("gateway over streamable HTTP, filesystem server upstream", { timeout: 
     const r = await d.client.callTool({ name: "write_file", arguments: { path: file, content: "no" } });
     expect(r.isError).toBe(true);
     expect(text(r)).toContain("not approved (cancelled)");
+    expect(r._meta?.["stalwart-agents/check"]).toEqual({ decision: "confirm", reasons: ["argument_origin"], approved: false, answer: "cancelled" });
     expect(existsSync(file)).toBe(false);
     await d.client.close();
   });
@@ -95,7 +98,7 @@ describe("gateway over streamable HTTP, filesystem server upstream", { timeout: 
     const r = await d.client.callTool({ name: "write_file", arguments: { path: file, content: "no" } });
     expect(r.isError).toBe(true);
     expect(text(r)).toBe("write_file was not approved (the form came back with `approve` unticked), and it did not run.");
-    expect(r._meta?.["stalwart-agents/check"]).toMatchObject({ approved: false, answer: "not approved" });
+    expect(r._meta?.["stalwart-agents/check"]).toEqual({ decision: "confirm", reasons: ["argument_origin"], approved: false, answer: "not approved" });
     expect(existsSync(file)).toBe(false);
     await d.client.close();
   });
