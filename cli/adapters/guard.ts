@@ -13,8 +13,8 @@
  * Fail closed: an error inside a check is a refusal (`internal_error`), never an allow. The
  * bookkeeping (reports) never throws into the framework's loop.
  */
-import { CallInputs, inferenceOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
-import type { CallOptions, CheckResult, CompiledCatalogue, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
+import { inferenceOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
+import type { CallInputs, CallOptions, CheckResult, CompiledCatalogue, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import { givenCatalogue, infoCatalogue } from "./catalogue-parts.js";
 import { faultCheck, nameText, question, refusalText, tokenWords } from "../gateway/words.js";
@@ -22,6 +22,7 @@ import { DEFAULT_APPROVALS_LIMIT, MemoryApprovals, type ApprovalStore, type Pend
 import { newTurns } from "./turns.js";
 import { copyOf, isRecord, isThenable, keyOf, message, plainOf, recordedCopy, sameCall, sameList, sha256Key, trim } from "./data.js";
 import { HistoryMirror } from "./view.js";
+import { sentRecordOf } from "./sent-record.js";
 import { NestedWaits } from "./nested-record.js";
 import { KeptVerdicts } from "./kept-verdicts.js";
 import { CallRecords, denyRecord } from "./records.js";
@@ -55,7 +56,7 @@ export class CallGuard {
   /** the session's own inference view (an in-process `Client` session), read instead of its history; else the view kept here from its history, entry by entry (view.ts) */
   private readonly followed: (() => FollowedView) | undefined;
   private readonly mirror: HistoryMirror | undefined;
-  private readonly inputs: CallInputs; // what each call it let run was sent: an echo of it in a result is no source (infer.ts)
+  private readonly inputs: CallInputs; // what the session's calls sent, shared by its guards (sent-record.ts): an echo of it in a result is no source
   private readonly shapes = new Map<string, ReturnType<typeof inferenceOf>>();
   /** the tool of each allowed call not reported yet, by step */
   private readonly allowed = new Map<number, string>();
@@ -78,7 +79,7 @@ export class CallGuard {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new StalwartError("InputError", "`limit` must be a whole number of calls, at least 1");
     this.limit = limit;
     this.decided = new KeptVerdicts(limit);
-    this.inputs = new CallInputs();
+    this.inputs = sentRecordOf(session);
     this.approvals = options.approvals ?? new MemoryApprovals(undefined, { limit });
     this.records = new CallRecords(this.approvals, session.id);
     const plain = typeof session.toJSON === "function" ? plainOf(session) : undefined;
@@ -148,7 +149,7 @@ export class CallGuard {
     }
     await this.reading;
     const origins = this.infer(tool, args);
-    const check = await this.safeCheck(tool, args, { origins: originsOf(origins) });
+    const check = await this.safeCheck(tool, args, { origins: originsOf(origins) }, origins);
     let verdict = this.verdict(tool, args, origins, check, namespace);
     if (verdict.decision === "confirm" && answered) {
       verdict = { decision: "refuse", check, message: `${tool} did not run: a person must approve this call as it is now, and the answer on hand was not given to it (the call changed after it was asked about, its pending approval was not kept, or the approval stands for the whole tool).` };
@@ -237,7 +238,7 @@ export class CallGuard {
     if (p.namespace !== namespace) return none(`the approval was given for ${p.tool}${inNamespace(p.namespace)}, not for ${tool}${inNamespace(namespace)}`);
     await this.reading;
     const origins = this.infer(tool, args);
-    const check = await this.safeCheck(tool, args, { origins: originsOf(origins), confirmation: p.token });
+    const check = await this.safeCheck(tool, args, { origins: originsOf(origins), confirmation: p.token }, origins);
     let verdict: Verdict;
     if (check.decision === "allow") {
       // The session spent the token whatever the store says: a record left unmarked covers nothing.
@@ -350,13 +351,13 @@ export class CallGuard {
     }
   }
 
-  private async safeCheck(tool: string, args: unknown, options: CallOptions & { origins: Record<string, string> }): Promise<CheckResult> {
+  private async safeCheck(tool: string, args: unknown, options: CallOptions & { origins: Record<string, string> }, inferred: Record<string, InferredOrigin>): Promise<CheckResult> {
     try {
       const check = await this.session.checkToolCall(tool, args, options);
       if (check.decision === "allow" && check.step >= 0) {
         this.allowed.set(check.step, tool);
         trim(this.allowed, this.limit);
-        this.inputs.note(check.step, args);
+        this.inputs.note(check.step, args, inferred); // by the origins' labels too (call-inputs.ts)
       }
       this.mirror?.own(this.session.history.entries, check.step, { kind: "check", tool, decision: check.decision, origins: options.origins });
       return check;

@@ -337,6 +337,11 @@ export class Calls {
     return forward(this.forwarding, params, check, ctx);
   }
 
+  /** Something else the client had the gateway send the tool server (a resource's URI, a prompt's arguments): a read may hand it back too. */
+  sentOn(params: unknown): void {
+    this.inputs.note(undefined, params);
+  }
+
   infer(tool: string, args: Record<string, unknown>): Record<string, InferredOrigin> {
     if (typeof args !== "object" || args === null || Array.isArray(args)) return {};
     try {
@@ -355,7 +360,7 @@ export class Calls {
     try {
       const check = await this.o.session.checkToolCall(tool, args, { origins: originsOf(origins), ...(token ? { confirmation: token } : {}) });
       if (check.confirmation) this.asked.confirmed(check.confirmation, this.nowMs());
-      if (check.decision === "allow") this.inputs.note(check.step, args);
+      if (check.decision === "allow") this.inputs.note(check.step, args, origins);
       return check;
     } catch (err) {
       return faultCheck(err);

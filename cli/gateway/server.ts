@@ -216,10 +216,13 @@ function buildServer(o: ServeOptions): Server {
     },
     o.log,
   );
-  const forward = (method: string, params: Record<string, unknown> | undefined, ctx: ServerContext, raw = false) =>
-    o.relay.during(ctx, () => o.upstream.request(method, params, { timeoutMs: o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(raw ? { resultAs: null } : {}) })).catch((err: unknown) => {
+  const forward = (method: string, params: Record<string, unknown> | undefined, ctx: ServerContext, raw = false) => {
+    // what the model may have chosen, sent on: a read that hands it back later does not vouch for it (call-inputs.ts)
+    o.calls.sentOn(params);
+    return o.relay.during(ctx, () => o.upstream.request(method, params, { timeoutMs: o.callTimeoutMs, signal: ctx.mcpReq.signal, ...(raw ? { resultAs: null } : {}) })).catch((err: unknown) => {
       throw err instanceof ProtocolError ? err : new ProtocolError(ProtocolErrorCode.InternalError, notAnswered(err));
     });
+  };
 
   // A read from outside: checked and recorded; one the check does not allow is a JSON-RPC error naming the reasons.
   const outside = async (method: "resources/read" | "prompts/get", params: Record<string, unknown> | undefined, ctx: ServerContext) => {

@@ -64,22 +64,34 @@ describe("a value the model wrote, echoed back by a read", { timeout: 60_000 }, 
     const log = join(dir, "echo.log");
     const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: [SERVER], env: { ...(process.env as Record<string, string>), ECHO_LOG: log } }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
     const check = (r: { _meta?: Record<string, unknown> | undefined }) => r._meta?.["stalwart-agents/check"] as { decision?: string; reasons?: string[]; detail?: Record<string, unknown> };
-    const V = "acct-666";
-    const cases: [string, Record<string, unknown>[]][] = [
-      ["exact", [{ q: V }]],
-      ["nested", [{ q: { inner: V }, how: "nested" }]],
-      ["list", [{ q: [V], how: "list" }]],
-      ["trim", [{ q: ` ${V} `, how: "trim" }]],
-      ["lower", [{ q: V.toUpperCase(), how: "lower" }]],
-      ["prefix", [{ q: `id:${V}`, how: "prefix" }]],
-      ["prev", [{ q: V }, { q: "x", how: "prev" }]],
+    // a value of its own for each case: what one session sent must not be what holds the next one's call
+    const cases: [string, (V: string) => Record<string, unknown>[]][] = [
+      ["exact", (V) => [{ q: V }]],
+      ["nested", (V) => [{ q: { inner: V }, how: "nested" }]],
+      ["list", (V) => [{ q: [V], how: "list" }]],
+      ["trim", (V) => [{ q: ` ${V} `, how: "trim" }]],
+      ["lower", (V) => [{ q: V.toUpperCase(), how: "lower" }]],
+      ["prefix", (V) => [{ q: `id:${V}`, how: "prefix" }]],
+      ["prev", (V) => [{ q: V }, { q: "x", how: "prev" }]],
+      // sent as a resource's URI or a prompt's argument, handed back by a read (outside audit 24, F3)
+      ["resource", (V) => [{ resource: `acct://${V}` }, { q: "x", how: "prev" }]],
+      ["prompt", (V) => [{ prompt: V }, { q: "x", how: "prev" }]],
     ];
     try {
-      for (const [what, reads] of cases) {
+      for (const [k, [what, readsOf]] of cases.entries()) {
+        const V = `acct-66${k}`;
         // a session of its own for each (a client of its own)
         const { client } = await overHttp(downstreamClient({}), gw.url!);
         try {
-          for (const args of reads) {
+          for (const args of readsOf(V)) {
+            if (typeof args.resource === "string") {
+              await client.readResource({ uri: args.resource });
+              continue;
+            }
+            if (typeof args.prompt === "string") {
+              await client.getPrompt({ name: "ask", arguments: { id: args.prompt } });
+              continue;
+            }
             const read = await client.callTool({ name: "lookup", arguments: args });
             expect(read.isError, what).not.toBe(true);
             expect(read.structuredContent, what).toEqual({ ref: V });

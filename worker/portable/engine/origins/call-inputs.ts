@@ -1,137 +1,232 @@
 /**
- * What the calls a host made were sent (what `InferOptions.inputs` reads): every string, number,
- * boolean and object key at any depth of their arguments, folded (NFKC, lower case), in the order
- * the calls were made. A result does not vouch for a value that was sent before it or with its own
- * call, found as a whole word of something sent: a read can hand back what it was given nested,
- * trimmed, lower-cased, with a prefix cut, or in a later call (a cache, "recent searches"), and
- * none of that makes the model's value the tool's (outside audit 22, F1 and F2). A read that
- * builds something new out of it (adds to it, encodes it) answers with a value of its own.
+ * What a host's calls sent the tool server in one session, so that a result does not vouch for what
+ * it only hands back (infer.ts, `InferOptions.inputs`; outside audits 22 and 24).
  *
- * Bounded by what it keeps (`maxChars` of folded text): past it nothing is forgotten quietly —
- * no result vouches for anything any more, so every value is the model's.
+ * Recorded: every value the model had a say in — an argument whose origin is not trusted, at any
+ * depth, with the keys of the objects in it, and whatever else the host forwarded (a resource's
+ * URI, a prompt's arguments). Values from a trusted origin (typed, reply, context, computed, a
+ * trusted result) are not: handing those back launders nothing, and a lookup asked with an id the
+ * person typed still vouches for its answer (an `after … bind` needs it to).
+ *
+ * Compared as a person would read them: folded (compatibility forms, marks and invisible format
+ * characters dropped, case folded) and cut into words (runs of letters and digits). A result's
+ * value is an echo of something sent when its words, joined, equal a run of whole words of one
+ * thing sent, joined: `ACCT666` of `acct 666`, `acct-666` of `id:acct-666`, `STRASSE-908` of
+ * `straße 908`. A number is also read as the number it spells (`4,000`, `4e3` and `4000` are one).
+ * An object or a list is an echo when any value in it is. A read that builds something else out of
+ * what it was sent (decodes it, joins two values, adds to it) answers with a value of its own.
+ *
+ * A result vouches only when its own call was recorded here and nothing it holds was sent with it
+ * or before it. A call this record did not see (a session resumed in another process, a call made
+ * without the host) vouches for nothing, and neither does any call made once the record is full
+ * (`maxChars`) or after a call too large to record (`MAX_LEAVES`): nothing is forgotten quietly.
  */
+import { isTrustedWord } from "./origins.js";
+
+/** One call's text: its parts' folded words, joined; `bounds` holds every word's start and each part's end. */
+interface Sent {
+  doc: string;
+  bounds: Int32Array;
+}
+
+/** Parts read of one value at most: past it the call cannot be told apart, and is not recorded. */
+const MAX_LEAVES = 100_000;
+/** Words shorter than this are indexed whole; longer ones by their first SHORT characters. */
+const SHORT = 8;
+
 export class CallInputs {
-  /** the calls' folded texts in the order made (`sent[k]` is seq k + 1): parts `\u0000`-separated, with one at each end */
-  private readonly sent: string[] = [];
-  /**
-   * Each word (a run of letters, digits and marks) of what was sent → when it was first sent. A
-   * value found in a text as a whole word has every word of its own there as a whole word, so a
-   * value with a word never sent by then is no echo, without reading the texts (the usual answer
-   * for a value a result found itself).
-   */
-  private readonly words = new Map<string, number>();
-  /** step → when its call was noted (a step noted again, after a restart, is the later call) */
+  /** the recorded calls in the order made: `sent[k]` is seq k + 1 */
+  private readonly sent: Sent[] = [];
+  /** word (shorter than SHORT) → the first seq that sent it */
+  private readonly short = new Map<string, number>();
+  /** a longer word's first SHORT characters → the first seq that sent such a word */
+  private readonly long = new Map<string, number>();
+  /** step → when its call was made (a step made again, after a restart, is the later call) */
   private readonly seqOf = new Map<number, number>();
-  private seq = 0;
+  /** calls from this seq on were not recorded (too large, or past `maxChars`) */
+  private overflowFrom = Infinity;
   private chars = 0;
-  private full = false;
+  private memo: { value: unknown; seq: number; first: number } | undefined;
+
   constructor(private readonly maxChars = 16 * 1024 * 1024) {}
 
-  /** `args` of the call at `step` (an allowed check's, sent on to the tool). */
-  note(step: number, args: unknown): void {
-    if (step < 0 || this.full) return;
-    const parts: string[] = [];
-    if (!leavesOf(args, parts)) return this.forget();
-    const text = parts.length > 0 ? "\u0000" + parts.join("\u0000") + "\u0000" : "";
-    this.chars += text.length;
-    if (this.chars > this.maxChars) return this.forget();
-    const seq = ++this.seq;
-    this.sent.push(text);
-    this.seqOf.set(step, seq);
-    for (const p of parts) for (const w of wordsOf(p)) if (!this.words.has(w)) this.words.set(w, seq);
-  }
-
-  /** Past what it keeps: nothing is forgotten quietly, so no result vouches for anything any more. */
-  private forget(): void {
-    this.full = true;
-    this.sent.length = 0;
-    this.words.clear();
-    this.seqOf.clear();
-  }
-
   /**
-   * Whether `value`, held by the result of the call at `step`, was sent before it or with its
-   * call. A step this host did not call (a resumed history's) is read against everything sent.
+   * What the call at `step` sent (an allowed check's arguments, with the origins it was checked
+   * with), or, with no step, something else the host forwarded (no result of its own).
    */
+  note(step: number | undefined, args: unknown, origins?: Readonly<Record<string, unknown>>): void {
+    const seq = this.sent.length + 1;
+    if (step !== undefined && step >= 0) this.seqOf.set(step, seq);
+    const parts: string[] = [];
+    let ok = true;
+    if (isPlainObject(args) && origins) {
+      for (const k of Object.keys(args)) {
+        if (trusted(Object.hasOwn(origins, k) ? origins[k] : undefined)) continue;
+        if (!leavesOf(args[k], parts, true)) ok = false;
+      }
+    } else ok = leavesOf(args, parts, true);
+    const sent = ok && seq < this.overflowFrom ? sentOf(parts) : undefined;
+    if (sent && this.chars + sent.doc.length + sent.bounds.length <= this.maxChars) {
+      this.chars += sent.doc.length + sent.bounds.length;
+      this.index(sent, seq);
+      this.sent.push(sent);
+    } else {
+      this.overflowFrom = Math.min(this.overflowFrom, seq);
+      this.sent.push({ doc: "", bounds: new Int32Array(0) });
+    }
+  }
+
+  /** Whether `value`, held by the result of the call at `step`, may not vouch for it (see above). */
   echoes(step: number, value: unknown): boolean {
-    if (this.full) return true;
-    if (this.sent.length === 0) return false;
+    const at = this.seqOf.get(step);
+    if (at === undefined || at >= this.overflowFrom) return true;
+    return this.firstSent(value) <= at;
+  }
+
+  /** The first seq that sent `value` (Infinity: never), kept for the next holder of the same value. */
+  private firstSent(value: unknown): number {
+    const m = this.memo;
+    if (m && m.value === value && m.seq === this.sent.length) return m.first;
+    let first = Infinity;
     const parts: string[] = [];
     // a value that is no JSON data cannot be told from an argument: no result vouches for it
-    if (!leavesOf(value, parts)) return true;
-    const until = this.seqOf.get(step) ?? Infinity;
-    for (const p of parts) {
-      const ws = wordsOf(p);
-      // no call before the one that first sent its last new word can hold it whole
-      let from = 1;
-      for (const w of ws) {
-        const first = this.words.get(w);
-        if (first === undefined || first > until) from = Infinity;
-        else if (first > from) from = first;
-      }
-      for (let i = from - 1, end = Math.min(this.sent.length, until); i < end; i++) if (wordIn(this.sent[i]!, p)) return true;
+    if (!leavesOf(value, parts, false)) first = 0;
+    else for (const p of parts) first = Math.min(first, this.firstRun(wordsOf(p).join("")));
+    this.memo = { value, seq: this.sent.length, first };
+    return first;
+  }
+
+  /** The first seq that sent `s` (a value's words, joined) as a run of whole words; Infinity when none. */
+  private firstRun(s: string): number {
+    if (s.length === 0) return Infinity; // no letter or digit: nothing to launder
+    // A run starts with a word that begins `s`: no call before the first such word can hold it.
+    let from = Infinity;
+    for (let k = 1; k <= Math.min(s.length, SHORT - 1); k++) from = Math.min(from, this.short.get(s.slice(0, k)) ?? Infinity);
+    if (s.length >= SHORT) from = Math.min(from, this.long.get(s.slice(0, SHORT)) ?? Infinity);
+    for (let i = from - 1; i < this.sent.length; i++) if (runIn(this.sent[i]!, s)) return i + 1;
+    return Infinity;
+  }
+
+  private index(sent: Sent, seq: number): void {
+    const { doc, bounds } = sent;
+    for (let b = 0; b + 1 < bounds.length; b++) {
+      const start = bounds[b]!;
+      const end = bounds[b + 1]!;
+      if (end <= start || doc.charCodeAt(start) === 0) continue;
+      const word = doc.slice(start, end);
+      const [map, key] = word.length < SHORT ? [this.short, word] : [this.long, word.slice(0, SHORT)];
+      if (!map.has(key)) map.set(key, seq);
     }
-    return false;
   }
 }
 
-const WORDS = /[\p{L}\p{N}\p{M}]+/gu;
-const wordsOf = (s: string): string[] => s.match(WORDS) ?? [];
+/**
+ * Trusted origins (origins.ts): their values were not the model's to choose. A `result:` counts
+ * only as an inferred origin that brings no label (a value out of an untrusted read, sent on to a
+ * lookup that hands it back, must stay labelled); said as a bare word, its labels are unknown.
+ */
+function trusted(o: unknown): boolean {
+  if (typeof o === "string") return isTrustedWord(o);
+  if (!isPlainObject(o) || typeof o.origin !== "string" || !Array.isArray(o.labels) || o.labels.length > 0) return false;
+  return isTrustedWord(o.origin) || o.origin.startsWith("result:");
+}
 
-/** Nodes read of one value at most: past it the value cannot be told from an argument. */
-const MAX_LEAVES = 100_000;
+function isPlainObject(x: unknown): x is Record<string, unknown> {
+  if (x === null || typeof x !== "object" || Array.isArray(x)) return false;
+  const p = Object.getPrototypeOf(x);
+  return p === Object.prototype || p === null;
+}
 
-/** Every string, number, boolean, null and object key of `x`, folded, into `out`; false when it is no JSON data or too big. */
-function leavesOf(x: unknown, out: string[]): boolean {
+/**
+ * Every string, number, boolean and null of `x` (and, with `keys`, its objects' keys), folded,
+ * into `out`, numbers also as the number they spell; false when it is no JSON data or too big.
+ */
+function leavesOf(x: unknown, out: string[], keys: boolean): boolean {
   const stack: unknown[] = [x];
   let n = 0;
   while (stack.length > 0) {
     if (++n > MAX_LEAVES) return false;
     const v = stack.pop();
-    if (typeof v === "string") out.push(fold(v));
-    else if (typeof v === "number") {
+    if (v === undefined) continue; // nothing sent (JSON leaves it out)
+    if (typeof v === "string") {
+      out.push(fold(v));
+      const num = numbersIn(v);
+      if (num) out.push(...num);
+    } else if (typeof v === "number") {
       if (!Number.isFinite(v)) return false;
       out.push(String(v));
     } else if (v === null || typeof v === "boolean") out.push(String(v));
     else if (Array.isArray(v)) for (const y of v) stack.push(y);
-    else if (typeof v === "object" && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)) {
+    else if (isPlainObject(v)) {
       for (const k of Object.keys(v)) {
-        out.push(fold(k));
-        stack.push((v as Record<string, unknown>)[k]);
+        if (keys) out.push(fold(k));
+        stack.push(v[k]);
       }
     } else return false;
   }
   return true;
 }
 
-/** The same text whatever its case, width or composed form, without the spaces around it. */
+/** `4,000`, `4.000,5`, `4e3`, `1 000`: the numbers a text that is only a number may spell. */
+const NUMBER_TEXT = /^\s*[+-]?(?=[\d.,])[\d\s.,_']*(?:[eE][+-]?\d+)?\s*$/;
+function numbersIn(s: string): string[] | undefined {
+  if (s.length > 64 || !NUMBER_TEXT.test(s)) return undefined;
+  const bare = s.replace(/[\s_']/g, "");
+  const out: string[] = [];
+  for (const t of [bare.replace(/,/g, ""), bare.replace(/\./g, "").replace(/,/g, ".")]) {
+    const n = Number(t);
+    if (t !== "" && Number.isFinite(n) && !out.includes(String(n))) out.push(String(n));
+  }
+  return out;
+}
+
+/** The same text whatever its case, width, accents or invisible characters. */
 function fold(s: string): string {
-  // ASCII is its own NFKC form: most values are, and normalising them anyway costs
-  return (NOT_ASCII.test(s) ? s.normalize("NFKC") : s).toLowerCase().trim();
+  // ASCII has no compatibility forms, marks or format characters: most values are, and skip it
+  const t = NOT_ASCII.test(s) ? s.normalize("NFKD").replace(INVISIBLE, "") : s;
+  return t.toUpperCase().toLowerCase();
 }
 const NOT_ASCII = /[^\x00-\x7f]/;
+const INVISIBLE = /[\p{M}\p{Cf}]/gu;
 
-const WORD = /[\p{L}\p{N}\p{M}]/u;
-const wordAt = (s: string, i: number): boolean => i >= 0 && i < s.length && WORD.test(String.fromCodePoint(s.codePointAt(i)!));
-/** The code point that ends just before `i` (a surrogate pair read whole). */
-const wordBefore = (s: string, i: number): boolean => {
-  if (i <= 0) return false;
-  const lo = s.charCodeAt(i - 1);
-  return wordAt(s, lo >= 0xdc00 && lo <= 0xdfff && i >= 2 ? i - 2 : i - 1);
-};
+const WORDS = /[\p{L}\p{N}]+/gu;
+function wordsOf(folded: string): string[] {
+  return folded.match(WORDS) ?? [];
+}
 
-/**
- * `p` occurs in `text` as a whole word: where `p` starts (ends) with a letter or digit, the
- * character before (after) it is none. `text` is a call's parts joined by `\u0000`.
- */
-function wordIn(text: string, p: string): boolean {
-  if (p.length === 0) return text.includes("\u0000\u0000");
-  const startsWord = wordAt(p, 0);
-  const endsWord = wordBefore(p, p.length);
-  for (let i = text.indexOf(p); i >= 0; i = text.indexOf(p, i + 1)) {
-    if (startsWord && wordBefore(text, i)) continue;
-    if (endsWord && wordAt(text, i + p.length)) continue;
-    return true;
+/** A call's parts as one text of words (NUL between parts) and where each word starts. */
+function sentOf(parts: readonly string[]): Sent {
+  let doc = "";
+  const bounds: number[] = [];
+  for (const p of parts) {
+    const ws = wordsOf(p);
+    if (ws.length === 0) continue;
+    for (const w of ws) {
+      bounds.push(doc.length);
+      doc += w;
+    }
+    bounds.push(doc.length);
+    doc += "\u0000";
+  }
+  return { doc, bounds: Int32Array.from(bounds) };
+}
+
+/** `s` is a run of whole words of `sent`: it occurs starting and ending at word bounds. */
+function runIn(sent: Sent, s: string): boolean {
+  const { doc, bounds } = sent;
+  for (let i = doc.indexOf(s); i >= 0; i = doc.indexOf(s, i + 1)) if (hasBound(bounds, i) && hasBound(bounds, i + s.length)) return true;
+  return false;
+}
+
+function hasBound(bounds: Int32Array, at: number): boolean {
+  let lo = 0;
+  let hi = bounds.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const b = bounds[mid]!;
+    if (b === at) return true;
+    if (b < at) lo = mid + 1;
+    else hi = mid - 1;
   }
   return false;
 }

@@ -176,7 +176,8 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
     for (const r of candidates) {
       if (r.tool !== bind.tool) continue;
       const at = fieldAt(r, bind.field);
-      if (at.ok && sameJson(at.value, value)) return fromResult(r, bind.field);
+      // a run that only hands back what it was sent is no source for the binding either (outside audit 24, F2)
+      if (at.ok && sameJson(at.value, value) && !inputs?.echoes(r.step, value)) return fromResult(r, bind.field);
     }
   }
   if (v.turns.has(value, keys)) return { origin: "typed", labels: [] };

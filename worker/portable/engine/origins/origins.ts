@@ -16,6 +16,11 @@ export type OriginFacts = Pick<CheckFacts, "turns" | "index" | "catalogue">;
 
 const TRUSTED = new Set(["reply", "context", "computed"]);
 
+/** A trusted origin word: `typed`, `reply`, `context`, `computed` (not `result:`, whose trust depends on the call's labels). */
+export function isTrustedWord(origin: string): boolean {
+  return origin === "typed" || TRUSTED.has(origin);
+}
+
 /** The origin words a caller may write (checks.md, "Argument origins"), besides `result:<step>[.<path>]`. */
 const ORIGIN_WORDS = ["typed", "reply", "context", "computed", "model"] as const;
 
