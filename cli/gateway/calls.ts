@@ -57,7 +57,8 @@ export class Calls {
   private readonly followed: (() => FollowedView) | undefined;
   private readonly receipted = new Set<number>(); // steps whose receipt this gateway entered
   private readonly spending = new Set<string>(); // approved records a call in flight is spending
-  private readonly inputs = new CallInputs(); // what each allowed call was sent: a result's echo of it is no source (infer.ts)
+  // what the model had a say in, sent to the tool server: a result's echo of it is no source (call-inputs.ts)
+  private readonly inputs = new CallInputs(undefined, (why) => this.log(`warning: ${why}: from now on no result vouches for a value in this session, and every write that carries one is asked about (restart the gateway to start a new session)`));
   private readonly states = new RequestStates(); // the `requestState`s given, read back, and answered (request-states.ts)
   /**
    * The reports not yet made: a call's outcome is recorded just after its reply is sent, so the
@@ -76,7 +77,7 @@ export class Calls {
     this.followed = sessionInfo(o.session)?.inference;
     this.held = new HeldCalls({ waitMs: o.askTimeoutMs ?? 86_400_000, log: (l) => this.log(l) });
     const report = (step: number, outcome: Outcome, result?: unknown) => this.reportAfter(step, outcome, result);
-    const passed = (tool: string, step: number, r: Record<string, unknown>) => passedOn(o.session, o.catalogue, tool, step, r);
+    const passed = (tool: string, step: number, r: Record<string, unknown>) => (this.inputs.answered(step), passedOn(o.session, o.catalogue, tool, step, r));
     this.forwarding = { upstream: o.upstream, held: this.held, callTimeoutMs: o.callTimeoutMs, report, passedOn: passed, log: (l) => this.log(l), ...(o.relay ? { relay: o.relay } : {}), ...(o.tasks ? { tasks: o.tasks } : {}) };
   }
 
@@ -100,6 +101,8 @@ export class Calls {
    * forwarded, `forward` answers for what happened.
    */
   async call(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ctx: ServerContext, canElicit: () => boolean): Promise<ToolResult | ReturnType<typeof inputRequired>> {
+    // the call's `_meta` goes to the tool server as it came: a read may hand it back too (outside audit 25, F3)
+    if (params._meta !== undefined) this.inputs.note(undefined, params._meta);
     try {
       if (this.queued > 0) await this.reporting;
       return await this.checked(params, ctx, canElicit);

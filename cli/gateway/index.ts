@@ -153,7 +153,8 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
   const live = new LiveServers();
   const askTimeoutMs = o.askTimeoutMs ?? DAY;
   let name = "the tool server";
-  const relay = new Relay({ askTimeoutMs, serverName: () => name, log });
+  let sampled: ((answer: unknown) => void) | undefined;
+  const relay = new Relay({ askTimeoutMs, serverName: () => name, log, sent: (answer) => sampled?.(answer) });
   let http: Awaited<ReturnType<typeof listen>> | undefined;
   let pins: Pins | undefined;
   let owners: GatewayOwners | undefined;
@@ -242,6 +243,7 @@ export async function startGateway(o: GatewayOptions): Promise<RunningGateway> {
     // requests whose POST an HTTP client closed: a call waiting there for a person stops waiting
     const gone = o.listen ? new GonePosts() : undefined;
     const calls = new Calls({ catalogue, session, upstream, relay, pending: approvals, standing: remote?.standing ?? standing, language, context, callTimeoutMs, askTimeoutMs, log, pins, tasks, hidden, ...(o.approvalWaitMs ? { approvalWaitMs: o.approvalWaitMs } : {}), ...(o.now ? { now: o.now } : {}), ownRecords: client === undefined ? false : o.checkUrl ? "recorded" : true, ...(trace ? { trace } : {}), ...(gone ? { gone } : {}) });
+    sampled = (answer) => calls.sentOn(answer);
     const factory = serverFactory({ catalogue, upstream, calls, relay, askTimeoutMs, callTimeoutMs, pins, tasks, hidden, ...(reach ? { reach } : {}), log, ...(trace ? { trace } : {}) }, live);
 
     let closeDownstream: () => Promise<void>;

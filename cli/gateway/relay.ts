@@ -43,6 +43,8 @@ export interface RelayOptions {
   /** the tool server's name, for the person */
   serverName: () => string;
   log: (line: string) => void;
+  /** what the client wrote back to the tool server (a sampled message, a form's answer): kept as sent (call-inputs.ts) */
+  sent?: (answer: unknown) => void;
 }
 
 export class Relay {
@@ -109,11 +111,18 @@ export class Relay {
       if (modern && mode === "url") throw refuse("URL-mode elicitation is not relayed to a 2026-07-28 client");
       sent = { ...sent, message: ownQuestion(this.o.serverName(), sent.message) };
     }
-    if (modern) return to.hold!(method, sent, signal);
+    // A sampled message is the client's model writing to the tool server, and an answer to the tool
+    // server's own form may be too (a host may let its model answer): a read that hands either back
+    // vouches for nothing (outside audit 25, F2, F7)
+    const wrote = (r: Record<string, unknown>) => {
+      if (method !== "roots/list") this.o.sent?.(r);
+      return r;
+    };
+    if (modern) return wrote(await to.hold!(method, sent, signal));
     this.o.log(`relay ${method}: from the tool server to the client`);
     try {
       const r: unknown = await to.ctx.mcpReq.send({ method: method as "roots/list", params: sent }, { signal, timeout: this.o.askTimeoutMs });
-      return r as Record<string, unknown>;
+      return wrote(r as Record<string, unknown>);
     } catch (err) {
       if (err instanceof ProtocolError) throw err;
       throw new ProtocolError(ProtocolErrorCode.InternalError, `stalwart gateway: the client did not answer ${method}: ${(err as Error).message}`);

@@ -88,6 +88,9 @@ function originWords(o: InferredOrigin | undefined): string {
   const labels = o.labels.length ? `; carries ${o.labels.join(", ")}` : "";
   const m = /^result:(\d+)(?:\.(.+))?$/.exec(o.origin);
   if (m) return `from step ${m[1]}'s result${m[2] ? ` (${m[2]})` : ""}${labels}`;
+  // a result holds it too, but the model had sent it to the tool server first: said, not hidden (outside audit 25, F5)
+  const echo = o.origin === "model" && o.sentBefore ? /^result:(\d+)/.exec(o.sentBefore) : null;
+  if (echo) return `written by the model; step ${echo[1]}'s result holds it too, but the model had sent it to the tool server before`;
   const words: Record<string, string> = { typed: "typed by you", reply: "your reply", context: "from the session's context", computed: "computed", model: "written by the model" };
   return (Object.prototype.hasOwnProperty.call(words, o.origin) ? words[o.origin] : o.origin) + labels;
 }

@@ -32,6 +32,10 @@ describe("what the calls sent, and what a result may vouch for", () => {
       ["number with a comma", "4,000", 4000],
       ["number with an exponent", "4e3", 4000],
       ["number as text", 4000, "4000"],
+      // outside audit 25, F1
+      ["Hangul filler", "acct\u3164-666", "acct-666"],
+      ["capital sharp s", "ẞTRASSE 9", "SSTRASSE-9"],
+      ["other digits", "acct-٦٦٦", "acct-666"],
     ];
     for (const [what, q, back] of sent) {
       for (const later of [false, true]) {
@@ -108,13 +112,25 @@ describe("what the calls sent, and what a result may vouch for", () => {
     expect(originsOf(inferOrigins({ a: "found-x" }, view(at(3, { ref: "found-x" })), { inputs })).a).toBe("result:3.ref");
   });
 
-  it("past what it keeps, or after a call too large to record, no later result vouches; earlier ones still do (audit 24, F7)", () => {
-    const inputs = new CallInputs(100);
+  it("what was sent while a call ran (a sampled message) counts against its result once it is answered (audit 25, F2)", () => {
+    const inputs = new CallInputs();
+    inputs.note(1, { topic: "rent" }, { topic: model() });
+    inputs.note(undefined, { role: "assistant", content: { type: "text", text: "acct-802" } });
+    inputs.answered(1);
+    const got = inferOrigins({ a: "acct-802" }, view(at(1, { ref: "acct-802" })), { inputs });
+    // said as it is: the result holds it, but only after the model had sent it
+    expect(got.a).toEqual({ origin: "model", labels: [], sentBefore: "result:1.ref" });
+  });
+
+  it("past what it keeps, or after a call too large to record, no later result vouches; earlier ones still do (audit 24, F7); the host is told once (audit 25, F6)", () => {
+    const told: string[] = [];
+    const inputs = new CallInputs(100, (why) => void told.push(why));
     inputs.note(0, { q: "start" }, { q: model() });
     inputs.note(1, { q: "a".repeat(200) }, { q: model() });
     inputs.note(2, { q: "b" }, { q: model() });
     const v = view(at(0, { ref: "R0" }), at(2, { ref: "R2" }));
     expect(originsOf(inferOrigins({ a: "R0", b: "R2" }, v, { inputs }))).toEqual({ a: "result:0.ref", b: "model" });
+    expect(told).toEqual(["what the calls sent passed 100 characters"]);
     const big = new CallInputs();
     big.note(0, { q: "start" }, { q: model() });
     big.note(1, { q: Array.from({ length: 100_001 }, (_, i) => i) }, { q: model() });

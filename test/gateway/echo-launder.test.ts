@@ -9,6 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
 import { startGateway } from "../../cli/gateway/index.js";
 import { allowedDir, downstreamClient, home, overHttp } from "./helpers.js";
 
@@ -31,6 +32,12 @@ tools:
     writes: true
     confirm: when_held
     args: {type: object, properties: {acct: {type: string}}, required: [acct], additionalProperties: false}
+  - name: suggest
+    args: {type: object, additionalProperties: false}
+    returns: {type: object, properties: {ref: {type: string}}}
+  - name: whoami
+    args: {type: object, additionalProperties: false}
+    returns: {type: object, properties: {ref: {type: string}}}
 `;
 
 describe("a value the model wrote, echoed back by a read", { timeout: 60_000 }, () => {
@@ -115,6 +122,31 @@ describe("a value the model wrote, echoed back by a read", { timeout: 60_000 }, 
         await client.close();
       }
     } finally {
+      await gw.close();
+    }
+  });
+
+  it("nor through what the client's model wrote back to the tool server (sampling), or a call's _meta (outside audit 25, F2, F3)", async () => {
+    const dir = allowedDir();
+    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+    const log = join(dir, "echo.log");
+    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: [SERVER], env: { ...(process.env as Record<string, string>), ECHO_LOG: log } }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    const check = (r: { _meta?: Record<string, unknown> | undefined }) => r._meta?.["stalwart-agents/check"] as { decision?: string; reasons?: string[] };
+    const client = new Client({ name: "sampling-host", version: "1.0.0" }, { capabilities: { sampling: {} } });
+    client.setRequestHandler("sampling/createMessage", async () => ({ role: "assistant", content: { type: "text", text: "acct-802" }, model: "m", stopReason: "endTurn" }));
+    try {
+      await overHttp({ client, asked: [] }, gw.url!);
+      const suggested = await client.callTool({ name: "suggest", arguments: {} });
+      expect(suggested.structuredContent).toEqual({ ref: "acct-802" });
+      const paid = await client.callTool({ name: "pay", arguments: { acct: "acct-802" } });
+      expect(check(paid), "the model's sampled text").toMatchObject({ decision: "confirm", reasons: ["argument_origin"] });
+      const who = await client.callTool({ name: "whoami", arguments: {}, _meta: { account: "acct-801" } });
+      expect(who.structuredContent).toEqual({ ref: "acct-801" });
+      const paid2 = await client.callTool({ name: "pay", arguments: { acct: "acct-801" } });
+      expect(check(paid2), "the call's _meta").toMatchObject({ decision: "confirm", reasons: ["argument_origin"] });
+      expect(existsSync(log), "no pay reached the tool server").toBe(false);
+    } finally {
+      await client.close();
       await gw.close();
     }
   });

@@ -36,6 +36,11 @@ describe("the question a person is asked", () => {
     expect(twins).toContain('  "n[U+00FA]mero" = 1   (origin unknown)');
   });
 
+  it("a value a result holds only as what the model had sent is said so, not just 'written by the model' (outside audit 25, F5, F8)", () => {
+    const text = question("refund", { amount: 50 }, { amount: { origin: "model", labels: [], sentBefore: "result:7.total" } }, check);
+    expect(text).toContain("  amount = 50   (written by the model; step 7's result holds it too, but the model had sent it to the tool server before)");
+  });
+
   it("the form's field for such an argument is titled the same way", () => {
     const form = approvalForm("save", { [spoof]: "evil", "\u2028": "u" });
     expect(form.properties[`arg:${spoof}`]!.title).toBe(JSON.stringify(spoof));

@@ -48,7 +48,8 @@ export class CallInputs {
   private chars = 0;
   private memo: { value: unknown; seq: number; first: number } | undefined;
 
-  constructor(private readonly maxChars = 16 * 1024 * 1024) {}
+  /** `onFull`: told once, when a call is first not recorded (from then on no later result vouches) */
+  constructor(private readonly maxChars = 16 * 1024 * 1024, private readonly onFull?: (why: string) => void) {}
 
   /**
    * What the call at `step` sent (an allowed check's arguments, with the origins it was checked
@@ -71,9 +72,18 @@ export class CallInputs {
       this.index(sent, seq);
       this.sent.push(sent);
     } else {
+      if (this.overflowFrom === Infinity) this.onFull?.(ok ? `what the calls sent passed ${this.maxChars} characters` : `a call sent more than ${MAX_LEAVES} values`);
       this.overflowFrom = Math.min(this.overflowFrom, seq);
       this.sent.push({ doc: "", bounds: new Int32Array(0) });
     }
+  }
+
+  /**
+   * The call at `step` got its result now: what was sent while it ran (a message the client's model
+   * wrote to the tool server for it, another client's call) counts as sent before its result.
+   */
+  answered(step: number): void {
+    if (this.seqOf.has(step)) this.seqOf.set(step, this.sent.length);
   }
 
   /** Whether `value`, held by the result of the call at `step`, may not vouch for it (see above). */
@@ -180,14 +190,26 @@ function numbersIn(s: string): string[] | undefined {
   return out;
 }
 
-/** The same text whatever its case, width, accents or invisible characters. */
+/** The same text whatever its case, width, accents, digits' script or invisible characters. */
 function fold(s: string): string {
-  // ASCII has no compatibility forms, marks or format characters: most values are, and skip it
-  const t = NOT_ASCII.test(s) ? s.normalize("NFKD").replace(INVISIBLE, "") : s;
-  return t.toUpperCase().toLowerCase();
+  // ASCII has no compatibility forms, marks, other digits or invisible characters: most values are, and skip it
+  if (!NOT_ASCII.test(s)) return s.toUpperCase().toLowerCase();
+  // lower, upper, lower: `ẞ` and `ß` both end as `ss`, as a tool that upper-cases them writes them
+  const t = s.normalize("NFKD").replace(INVISIBLE, "").replace(DIGIT, asciiDigit);
+  return t.toLowerCase().toUpperCase().toLowerCase();
 }
 const NOT_ASCII = /[^\x00-\x7f]/;
-const INVISIBLE = /[\p{M}\p{Cf}]/gu;
+// marks, format characters, and what else draws nothing (Hangul fillers are letters that draw nothing)
+const INVISIBLE = /[\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+const DIGIT = /[^\x00-\x7f](?<=\p{Nd})/gu;
+/** A decimal digit of any script as its ASCII digit: digits come in runs of ten from 0. */
+function asciiDigit(d: string): string {
+  const cp = d.codePointAt(0)!;
+  let zero = cp;
+  while (zero > cp - 9 && ND.test(String.fromCodePoint(zero - 1))) zero--;
+  return String((cp - zero) % 10);
+}
+const ND = /^\p{Nd}$/u;
 
 const WORDS = /[\p{L}\p{N}]+/gu;
 function wordsOf(folded: string): string[] {

@@ -56,6 +56,8 @@ export interface InferredOrigin {
   labels: string[];
   /** true when the caller declared it */
   declared?: true;
+  /** a `model` value that a trusted result holds too, but only as what the model sent it (call-inputs.ts): that result, for the person */
+  sentBefore?: string;
 }
 
 export interface InferOptions {
@@ -182,12 +184,14 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
   }
   if (v.turns.has(value, keys)) return { origin: "typed", labels: [] };
   let labelled: InferredOrigin | undefined;
+  let echoed: string | undefined;
   if (v.index && isScalar(value)) {
     // the same search as below, answered by the index: latest first, a trusted match wins
     for (const h of v.index.find(value)) {
       const found = fromResult(h.result, h.path);
       if (found.labels.length === 0) {
         if (!inputs?.echoes(h.result.step, value)) return found;
+        echoed ??= found.origin;
         continue;
       }
       // an echo through a labelled call stays labelled: that is the stricter reading
@@ -202,6 +206,7 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
       const found = fromResult(r, path);
       if (found.labels.length === 0) {
         if (!inputs?.echoes(r.step, value)) return found;
+        echoed ??= found.origin;
         continue;
       }
       labelled ??= found;
@@ -210,7 +215,7 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
   for (const k of Object.keys(v.context)) {
     if (sameJson(v.context[k], value)) return { origin: "context", labels: [] };
   }
-  return labelled ?? { origin: "model", labels: [] };
+  return labelled ?? { origin: "model", labels: [], ...(echoed ? { sentBefore: echoed } : {}) };
 }
 
 function* latestFirst(results: readonly RecordedResult[]): Generator<RecordedResult> {
