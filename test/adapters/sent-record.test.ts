@@ -65,4 +65,40 @@ describe("what was sent belongs to the session", () => {
     expect(tag.check).toMatchObject({ decision: "confirm", reasons: ["argument_origin"] });
     expect(b.count("tag_order")).toBe(1);
   });
+
+  it("a page number and a limit the model sent before do not make an order's total and quantity the model's (outside audit 25, F5)", async () => {
+    const catalogue = `
+settings: {language: en}
+tools:
+  - name: list_orders
+    args: {type: object, properties: {customer: {type: string}, limit: {type: number}, page: {type: number}}, additionalProperties: false}
+    returns: {type: object, properties: {order_ids: {type: array, items: {type: string}}}}
+  - name: get_order
+    args: {type: object, properties: {order_id: {type: string}}, required: [order_id], additionalProperties: false}
+    returns: {type: object, properties: {order_id: {type: string}, total: {type: number}, quantity: {type: number}, sku: {type: string}}}
+  - name: reship
+    writes: true
+    confirm: when_held
+    args: {type: object, properties: {order_id: {type: string}, sku: {type: string}, quantity: {type: number}, total: {type: number}}, required: [order_id, sku, quantity, total], additionalProperties: false}
+`;
+    const own = freshSession("sent-paged").client.session("paged", { catalogue });
+    const ran: string[] = [];
+    const events: CheckEvent[] = [];
+    const tools = guard({
+      list_orders: tool({ description: "orders", inputSchema: z.object({ customer: z.string(), limit: z.number(), page: z.number() }), execute: async () => (ran.push("list_orders"), { order_ids: ["4411"] }) }),
+      get_order: tool({ description: "an order", inputSchema: z.object({ order_id: z.string() }), execute: async ({ order_id }: { order_id: string }) => (ran.push("get_order"), { order_id, total: 40, quantity: 1, sku: "mug-blue" }) }),
+      reship: tool({ description: "reship", inputSchema: z.object({ order_id: z.string(), sku: z.string(), quantity: z.number(), total: z.number() }), execute: async () => (ran.push("reship"), { ok: true }) }),
+    }, own, { onCheck: (e) => events.push(e) });
+    await request(tools, [
+      [{ id: "c0", tool: "list_orders", input: { customer: "me", limit: 40, page: 1 } }],
+      [{ id: "c1", tool: "get_order", input: { order_id: "4411" } }],
+      [{ id: "c2", tool: "reship", input: { order_id: "4411", sku: "mug-blue", quantity: 1, total: 40 } }],
+      "done",
+    ], "my order 4411 arrived broken, please send a new one");
+    const reship = events.find((e) => e.tool === "reship")!;
+    expect(reship.origins.quantity!.origin).toMatch(/^result:\d+\.quantity$/);
+    expect(reship.origins.total!.origin).toMatch(/^result:\d+\.total$/);
+    expect(reship.check.decision).toBe("allow");
+    expect(ran).toEqual(["list_orders", "get_order", "reship"]);
+  });
 });

@@ -69,6 +69,21 @@ describe("what the calls sent, and what a result may vouch for", () => {
     expect(got.a).toMatchObject({ origin: "result:6.ref", labels: ["untrusted:web"] });
   });
 
+  it("a value of one or two letters or digits an earlier call sent for another reason does not stop a result vouching for it; its own call's does (audit 25, F5)", () => {
+    const inputs = new CallInputs();
+    inputs.note(1, { customer: "me", limit: 50, page: 1, currency: "EU" }, { customer: model(), limit: model(), page: model(), currency: model() });
+    inputs.note(2, { order_id: "4411" }, { order_id: { origin: "typed", labels: [] } });
+    expect(originsOf(inferOrigins({ amount: 50, currency: "EU" }, view(at(2, { ref: "EU", n: 50 })), { inputs }))).toEqual({ amount: "result:2.n", currency: "result:2.ref" });
+    expect(originsOf(inferOrigins({ quantity: 1 }, view(at(2, { n: 1 })), { inputs }))).toEqual({ quantity: "result:2.n" });
+    // three or more (`500`, `EUR`) still count across calls
+    inputs.note(3, { limit: 500, note: "EUR" }, { limit: model(), note: model() });
+    inputs.note(4, { order_id: "4412" }, { order_id: { origin: "typed", labels: [] } });
+    expect(originsOf(inferOrigins({ amount: 500, currency: "EUR" }, view(at(4, { n: 500, ref: "EUR" })), { inputs }))).toEqual({ amount: "model", currency: "model" });
+    // and a short value its own call was sent is its echo
+    inputs.note(5, { q: "7" }, { q: model() });
+    expect(originsOf(inferOrigins({ a: "7" }, view(at(5, { ref: "7" })), { inputs })).a).toBe("model");
+  });
+
   it("an object a read found vouches although its keys were sent before (audit 24, F5)", () => {
     const inputs = new CallInputs();
     inputs.note(1, { address: { street: "1 Main St", city: "Lisbon" } }, { address: model() });
@@ -213,7 +228,8 @@ describe("what the calls sent, and what a result may vouch for", () => {
         const s = words(v).join("");
         if (s === "") continue;
         const step = Math.floor(next() * 4);
-        const expected = calls.slice(0, step + 1).some((parts) => parts.some((p) => runs(p).has(s)));
+        // one or two letters: only its own call's; longer: any call's up to it
+        const expected = (s.length < 3 ? calls.slice(step, step + 1) : calls.slice(0, step + 1)).some((parts) => parts.some((p) => runs(p).has(s)));
         expect(inputs.echoes(step, v), `${JSON.stringify(calls)} step ${step} ${JSON.stringify(v)}`).toBe(expected);
         tried++;
         if (expected) echoes++;

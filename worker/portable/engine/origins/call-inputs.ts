@@ -14,7 +14,10 @@
  * thing sent, joined: `ACCT666` of `acct 666`, `acct-666` of `id:acct-666`, `STRASSE-908` of
  * `straße 908`. A number is also read as the number it spells (`4,000`, `4e3` and `4000` are one).
  * An object or a list is an echo when any value in it is. A read that builds something else out of
- * what it was sent (decodes it, joins two values, adds to it) answers with a value of its own.
+ * what it was sent (decodes it, joins two values, adds to it) answers with a value of its own. A
+ * value of one or two letters or digits (`1`, `50`, `EU`) is an echo only of its own call: such
+ * values are sent for every other reason (a page, a limit), and an order's quantity of 1 is not
+ * the model's because it once asked for page 1 (outside audit 25, F5).
  *
  * A result vouches only when its own call was recorded here and nothing it holds was sent with it
  * or before it. A call this record did not see (a session resumed in another process, a call made
@@ -33,6 +36,8 @@ interface Sent {
 const MAX_LEAVES = 100_000;
 /** Words shorter than this are indexed whole; longer ones by their first SHORT characters. */
 const SHORT = 8;
+/** A value's letters and digits, at least this many, count when an earlier call sent them; fewer, only its own call (see `echoes`). */
+const ACROSS_CALLS = 3;
 
 export class CallInputs {
   /** the recorded calls in the order made: `sent[k]` is seq k + 1 */
@@ -41,12 +46,15 @@ export class CallInputs {
   private readonly short = new Map<string, number>();
   /** a longer word's first SHORT characters → the first seq that sent such a word */
   private readonly long = new Map<string, number>();
-  /** step → when its call was made (a step made again, after a restart, is the later call) */
-  private readonly seqOf = new Map<number, number>();
+  /**
+   * step → its call's span: `from`, when it was made, `to`, when it was answered (a step made
+   * again, after a restart, is the later call)
+   */
+  private readonly spans = new Map<number, { from: number; to: number }>();
   /** calls from this seq on were not recorded (too large, or past `maxChars`) */
   private overflowFrom = Infinity;
   private chars = 0;
-  private memo: { value: unknown; seq: number; first: number } | undefined;
+  private memo: { value: unknown; seq: number; parts: string[] | undefined; first: number } | undefined;
 
   /** `onFull`: told once, when a call is first not recorded (from then on no later result vouches) */
   constructor(private readonly maxChars = 16 * 1024 * 1024, private readonly onFull?: (why: string) => void) {}
@@ -57,7 +65,7 @@ export class CallInputs {
    */
   note(step: number | undefined, args: unknown, origins?: Readonly<Record<string, unknown>>): void {
     const seq = this.sent.length + 1;
-    if (step !== undefined && step >= 0) this.seqOf.set(step, seq);
+    if (step !== undefined && step >= 0) this.spans.set(step, { from: seq, to: seq });
     const parts: string[] = [];
     let ok = true;
     if (isPlainObject(args) && origins) {
@@ -83,27 +91,41 @@ export class CallInputs {
    * wrote to the tool server for it, another client's call) counts as sent before its result.
    */
   answered(step: number): void {
-    if (this.seqOf.has(step)) this.seqOf.set(step, this.sent.length);
+    const span = this.spans.get(step);
+    if (span) span.to = this.sent.length;
   }
 
   /** Whether `value`, held by the result of the call at `step`, may not vouch for it (see above). */
   echoes(step: number, value: unknown): boolean {
-    const at = this.seqOf.get(step);
-    if (at === undefined || at >= this.overflowFrom) return true;
-    return this.firstSent(value) <= at;
+    const span = this.spans.get(step);
+    if (span === undefined || span.to >= this.overflowFrom) return true;
+    const { parts, first } = this.firstSent(value);
+    // a value that is no JSON data cannot be told from an argument: no result vouches for it
+    if (parts === undefined || first <= span.to) return true;
+    // A value of one or two letters or digits (`1`, `50`, `EU`) is sent for every other reason (a
+    // page, a limit): one sent by an earlier call is no echo, only one this very call was sent.
+    return parts.some((s) => s.length > 0 && s.length < ACROSS_CALLS && this.sentIn(s, span.from, span.to));
   }
 
-  /** The first seq that sent `value` (Infinity: never), kept for the next holder of the same value. */
-  private firstSent(value: unknown): number {
+  /**
+   * A value's parts (its words joined) and the first seq that sent one of at least ACROSS_CALLS
+   * characters as a run of whole words (Infinity: never); kept for the next holder of the value.
+   */
+  private firstSent(value: unknown): { parts: string[] | undefined; first: number } {
     const m = this.memo;
-    if (m && m.value === value && m.seq === this.sent.length) return m.first;
+    if (m && m.value === value && m.seq === this.sent.length) return m;
+    const leaves: string[] = [];
+    const parts = leavesOf(value, leaves, false) ? leaves.map((p) => wordsOf(p).join("")) : undefined;
     let first = Infinity;
-    const parts: string[] = [];
-    // a value that is no JSON data cannot be told from an argument: no result vouches for it
-    if (!leavesOf(value, parts, false)) first = 0;
-    else for (const p of parts) first = Math.min(first, this.firstRun(wordsOf(p).join("")));
-    this.memo = { value, seq: this.sent.length, first };
-    return first;
+    for (const s of parts ?? []) if (s.length >= ACROSS_CALLS) first = Math.min(first, this.firstRun(s));
+    this.memo = { value, seq: this.sent.length, parts, first };
+    return this.memo;
+  }
+
+  /** `s` was sent as a run of whole words by a call of seq `from` to `to`. */
+  private sentIn(s: string, from: number, to: number): boolean {
+    for (let i = from - 1; i < Math.min(to, this.sent.length); i++) if (runIn(this.sent[i]!, s)) return true;
+    return false;
   }
 
   /** The first seq that sent `s` (a value's words, joined) as a run of whole words; Infinity when none. */
