@@ -40,14 +40,21 @@ tools:
     returns: {type: object, properties: {ref: {type: string}}}
 `;
 
+/** A gateway in front of the echo server, on a home of its own; `log`: where the server's writes are logged. */
+async function echoGateway() {
+  const dir = allowedDir();
+  writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
+  const log = join(dir, "echo.log");
+  const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: [SERVER], env: { ...(process.env as Record<string, string>), ECHO_LOG: log } }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+  return { gw, log };
+}
+
+const check = (r: { _meta?: Record<string, unknown> | undefined }) => r._meta?.["stalwart-agents/check"] as { decision?: string; reasons?: string[]; detail?: Record<string, unknown> };
+
 describe("a value the model wrote, echoed back by a read", { timeout: 60_000 }, () => {
   it("is still the model's: the write that carries it is asked about; a value the read found itself is its result", async () => {
-    const dir = allowedDir();
-    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    const log = join(dir, "echo.log");
-    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: [SERVER], env: { ...(process.env as Record<string, string>), ECHO_LOG: log } }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
+    const { gw, log } = await echoGateway();
     const { client } = await overHttp(downstreamClient({}), gw.url!);
-    const check = (r: { _meta?: Record<string, unknown> | undefined }) => r._meta?.["stalwart-agents/check"] as { decision?: string; reasons?: string[]; detail?: Record<string, unknown> };
     try {
       const read = await client.callTool({ name: "get_order", arguments: { order_id: "9999" } });
       expect(read.isError).not.toBe(true);
@@ -66,11 +73,7 @@ describe("a value the model wrote, echoed back by a read", { timeout: 60_000 }, 
   });
 
   it("nor through a read that hands it back nested, trimmed, lower-cased, cut, or in a later call", async () => {
-    const dir = allowedDir();
-    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    const log = join(dir, "echo.log");
-    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: [SERVER], env: { ...(process.env as Record<string, string>), ECHO_LOG: log } }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
-    const check = (r: { _meta?: Record<string, unknown> | undefined }) => r._meta?.["stalwart-agents/check"] as { decision?: string; reasons?: string[]; detail?: Record<string, unknown> };
+    const { gw, log } = await echoGateway();
     // a value of its own for each case: what one session sent must not be what holds the next one's call
     const cases: [string, (V: string) => Record<string, unknown>[]][] = [
       ["exact", (V) => [{ q: V }]],
@@ -127,11 +130,7 @@ describe("a value the model wrote, echoed back by a read", { timeout: 60_000 }, 
   });
 
   it("nor through what the client's model wrote back to the tool server (sampling), or a call's _meta (outside audit 25, F2, F3)", async () => {
-    const dir = allowedDir();
-    writeFileSync(join(dir, "agent.yaml"), CATALOGUE);
-    const log = join(dir, "echo.log");
-    const gw = await startGateway({ catalogue: join(dir, "agent.yaml"), upstream: { command: process.execPath, args: [SERVER], env: { ...(process.env as Record<string, string>), ECHO_LOG: log } }, listen: { host: "127.0.0.1", port: 0 }, home: home(), log: () => undefined });
-    const check = (r: { _meta?: Record<string, unknown> | undefined }) => r._meta?.["stalwart-agents/check"] as { decision?: string; reasons?: string[] };
+    const { gw, log } = await echoGateway();
     const client = new Client({ name: "sampling-host", version: "1.0.0" }, { capabilities: { sampling: {} } });
     client.setRequestHandler("sampling/createMessage", async () => ({ role: "assistant", content: { type: "text", text: "acct-802" }, model: "m", stopReason: "endTurn" }));
     try {
