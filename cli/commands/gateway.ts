@@ -88,7 +88,8 @@ export const command = defineCommand({
       // 0 is the default written out: answer at once with the pending id
       ...(v["approval-wait"] && Number(v["approval-wait"]) !== 0 ? { approvalWaitMs: seconds(v["approval-wait"], "--approval-wait") } : {}),
       notice: (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
-      log: quiet ? () => undefined : v.json ? (line) => process.stderr.write(JSON.stringify({ gateway: line }) + "\n") : (line) => process.stderr.write(`stalwart gateway: ${line}\n`),
+      // --quiet gives no logger at all: a line that goes nowhere is not made one-line first (~1% of the gateway's busy time)
+      ...(quiet ? {} : { log: v.json ? (line: string) => process.stderr.write(JSON.stringify({ gateway: line }) + "\n") : (line: string) => process.stderr.write(`stalwart gateway: ${line}\n`) }),
     });
     // Run until the client goes away (stdio end) or a signal; then stop the tool server too. The
     // handlers are in place before the line that says it serves: a host that stops the gateway as
