@@ -101,17 +101,26 @@ const coldResumes = new Map<ReturnType<typeof engineWith>, { first: number; medi
  * cpuUsage counts (docs/perf/engine-d.round9.md); those are kept in `coldResumes` and printed apart.
  */
 async function fullVerifyPerEntry(env: ReturnType<typeof engineWith>, entries: number): Promise<number> {
-  const saved = JSON.stringify((await sessionWith(env, entries)).toJSON());
+  const resume = await resumeTimer(env, entries);
   const samples: number[] = [];
-  for (let r = 0; r < 30; r++) {
+  for (let r = 0; r < 30; r++) samples.push(await resume());
+  coldResumes.set(env, { first: samples[0]!, median: median(samples.slice(0, 15)) });
+  return median(samples.slice(15));
+}
+
+/**
+ * One (d) sample at a time: resume a saved `entries`-entry session (its text parsed first, not
+ * timed) and check once; CPU µs per entry. bench/run.ts also times it in rounds beside the probe.
+ */
+export async function resumeTimer(env: ReturnType<typeof engineWith>, entries: number): Promise<() => Promise<number>> {
+  const saved = JSON.stringify((await sessionWith(env, entries)).toJSON());
+  return async () => {
     const data = JSON.parse(saved);
     const t0 = cpuNow();
     const s = Session.resume(env.engine, env.catalogue, data);
     await s.checkToolCall("get_order", { order_id: "4411" });
-    samples.push((cpuNow() - t0) / entries);
-  }
-  coldResumes.set(env, { first: samples[0]!, median: median(samples.slice(0, 15)) });
-  return median(samples.slice(15));
+    return (cpuNow() - t0) / entries;
+  };
 }
 
 /**
@@ -120,6 +129,14 @@ async function fullVerifyPerEntry(env: ReturnType<typeof engineWith>, entries: n
  * memory (a native copy) and the MACs (about ten SHA-256 compressions per ~430-byte entry).
  */
 async function macAlonePerEntry(env: ReturnType<typeof engineWith>, entries: number): Promise<number> {
+  const macs = await macTimer(env, entries);
+  const samples: number[] = [];
+  for (let r = 0; r < 15; r++) samples.push(macs());
+  return median(samples);
+}
+
+/** One sample of (d)'s floor at a time: `verifyRun` over an `entries`-entry session's bytes and links; CPU µs per entry. */
+export async function macTimer(env: ReturnType<typeof engineWith>, entries: number): Promise<() => number> {
   const s = await sessionWith(env, entries);
   const enc = new TextEncoder();
   const bytes = s.history.entries.map((e) => enc.encode(entryCanonical(e)));
@@ -127,13 +144,11 @@ async function macAlonePerEntry(env: ReturnType<typeof engineWith>, entries: num
   const sid = enc.encode(s.id);
   const zero = new Uint8Array(32);
   if (env.engine.chain.verifyRun(sid, zero, bytes, links) !== -1) throw new Error("the bench's own history does not verify");
-  const samples: number[] = [];
-  for (let r = 0; r < 15; r++) {
+  return () => {
     const t0 = cpuNow();
     env.engine.chain.verifyRun(sid, zero, bytes, links);
-    samples.push((cpuNow() - t0) / bytes.length);
-  }
-  return median(samples);
+    return (cpuNow() - t0) / bytes.length;
+  };
 }
 
 export interface CoreRows {

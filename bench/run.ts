@@ -13,7 +13,7 @@
 import "./temp-root.js";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { coreRows, cpuNow, dist, engineWith, key, measure, median, refund, refundOpts, sessionWith, type CoreRows } from "./core-rows.js";
+import { coreRows, cpuNow, dist, engineWith, key, macTimer, measure, median, refund, refundOpts, resumeTimer, sessionWith, type CoreRows } from "./core-rows.js";
 const { nodeCore } = (await import(dist + "cli/sdk/wasm-node.js")) as typeof import("../cli/sdk/wasm-node.js");
 const { canonicalize } = (await import(dist + "worker/portable/engine/canonical/jcs.js")) as typeof import("../worker/portable/engine/canonical/jcs.js");
 const { sealToken } = (await import(dist + "worker/portable/engine/tokens/confirmation.js")) as typeof import("../worker/portable/engine/tokens/confirmation.js");
@@ -110,6 +110,34 @@ async function interleaved(env: ReturnType<typeof engineWith>, ops: { cedar: () 
   return { rounds, b: median(per.b), cedar: median(per.cedar), proto: median(per.proto), confirm: median(per.confirm), bCedar: quart(per.bCedar), bConfirm: quart(per.bConfirm), usual: { rounds: usual.length, b: median(usual), probe: fastest } };
 }
 
+/**
+ * (d) and its floor (the link MACs alone) taking turns with the probe, `rounds` times, after the
+ * rows above: the (d) row is one stretch of 15 resumes, and a slow spell in it (round 26) moves it
+ * by 1.6×. Each round here resumes a saved 2,000-entry session once, runs the MACs over the same
+ * length once, and reads the probe; the medians of the rounds, and those at the usual speed.
+ */
+async function interleavedVerify(env: ReturnType<typeof engineWith>, rounds = 60) {
+  const resume = await resumeTimer(env, 2000);
+  const macs = await macTimer(env, 2000);
+  for (let w = 0; w < 5; w++) {
+    await resume();
+    macs();
+  }
+  const per = { d: [] as number[], macs: [] as number[], ratio: [] as number[], machine: [] as number[] };
+  for (let r = 0; r < rounds; r++) {
+    const d = await resume();
+    const m = macs();
+    const m0 = process.hrtime.bigint();
+    for (let i = 0; i < 500; i++) env.engine.core.sha256(PROBE_BYTES);
+    per.machine.push(Number(process.hrtime.bigint() - m0) / 500);
+    per.d.push(d); per.macs.push(m); per.ratio.push(d / m);
+  }
+  const s = [...per.ratio].sort((x, y) => x - y);
+  const fastest = Math.min(...per.machine);
+  const usual = per.d.filter((_, i) => per.machine[i]! <= fastest * 1.08);
+  return { rounds, d: median(per.d), macs: median(per.macs), ratio: { p25: s[Math.floor(s.length / 4)]!, p50: s[Math.floor(s.length / 2)]!, p75: s[Math.floor((3 * s.length) / 4)]! }, usual: { rounds: usual.length, d: median(usual), probe: fastest } };
+}
+
 const fmt = (us: number | null) => (us === null ? "—" : `${us.toFixed(2)} µs`);
 const rate = (us: number | null) => (us === null ? "—" : `${Math.round(1e6 / us).toLocaleString("en")}/s`);
 
@@ -143,6 +171,7 @@ async function main() {
   });
   const confirmSumUs = await measure(2000, 25, withConfirm.op);
   const turns = cedarCall ? await interleaved(wasm, { cedar: cedarCall, proto: proto.op, confirm: withConfirm.op }) : null;
+  const dTurns = await interleavedVerify(wasm);
   probe.read("after the in-process rows");
 
   console.log(`\nstalwart-agents bench — in-process, one run, medians (Node ${process.version})\n`);
@@ -171,6 +200,8 @@ async function main() {
     console.log(`  per round: (b) / Cedar ${q(turns.bCedar)} (target ≤ 0.2); (b) / the prototype with a confirm's parts ${q(turns.bConfirm)} (1.0 = at that floor)`);
     console.log(`  (b) in the ${turns.usual.rounds} of ${turns.rounds} rounds the machine ran at its usual speed (its probe, read in each round, within 8% of the run's fastest, ${Math.round(turns.usual.probe).toLocaleString("en")} ns): ${fmt(turns.usual.b)} (target ≤ 10 µs)`);
   }
+  console.log(`(d) and its MACs alone taking turns, ${dTurns.rounds} rounds of one resume of a saved 2,000-entry session and one MAC run over as many entries (medians of the rounds, per entry): (d) ${fmt(dTurns.d)}, the MACs ${fmt(dTurns.macs)}; per round (d) / the MACs ${dTurns.ratio.p50.toFixed(2)} (quartiles ${dTurns.ratio.p25.toFixed(2)}–${dTurns.ratio.p75.toFixed(2)})`);
+  console.log(`  (d) in the ${dTurns.usual.rounds} of ${dTurns.rounds} rounds the machine ran at its usual speed (its probe within 8% of these rounds' fastest, ${Math.round(dTurns.usual.probe).toLocaleString("en")} ns): ${fmt(dTurns.usual.d)} (target ≤ 3 µs)`);
 
   console.log("\nworker, CPU per write check in Node through `app.request()` — two measures, both in this run:");
   console.log("  round 9's (the table below): the sources through tsx, 200 delta requests measured after 3,000 + 200 of warm-up, while the rows are still getting faster (docs/perf/worker.round9.md);");
