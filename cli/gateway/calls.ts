@@ -30,7 +30,7 @@ import { inputRequired, inputResponse, type ServerContext } from "@modelcontextp
 import type { CheckResult, FollowedView, InferredOrigin, Outcome } from "../../worker/portable/engine/index.js";
 import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
-import { CallInputs, defineOwn, inferenceOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, waitForDecision, type Approval, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { CallInputs, defineOwn, inferenceOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, resultToolOf, waitForDecision, type Approval, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { errorResult, faultCheck, question, refusalText, tokenWords, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, misfit } from "./form.js";
 import { RequestStates } from "./request-states.js";
@@ -167,7 +167,7 @@ export class Calls {
   private askOf(tool: string, args: Record<string, unknown>, origins: Record<string, InferredOrigin>, check: CheckResult): PendingRecord | null {
     const labels: Record<string, string[]> = {};
     for (const k of Object.keys(origins)) defineOwn(labels, k, origins[k]!.labels); // `__proto__` too
-    return pendingFrom({ session: this.o.session.id, tool, args, check, origins: originsOf(origins), labels, catalogue: this.o.catalogue, now: this.nowMs() });
+    return pendingFrom({ session: this.o.session.id, tool, args, check, origins: originsOf(origins), labels, catalogue: this.o.catalogue, now: this.nowMs(), resultTool: resultToolOf(origins) });
   }
 
   /** `carry`: the arguments are the person's edit, not what the client sent, so they travel in `requestState` (form.ts). */

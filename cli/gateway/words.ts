@@ -83,14 +83,25 @@ function money(d: Record<string, unknown>): string {
   return typeof d.currency === "string" && d.currency !== "" ? ` ${d.currency}` : "";
 }
 
+/**
+ * "read_file's result (step 3, content)": the tool a person knows, and the step the history and the trace
+ * use (outside audit 25, F9: a step number alone said nothing to the person).
+ */
+function resultName(step: string, tool: string | undefined, path?: string): string {
+  // the path's names are the tool server's: hidden characters named, as in every other name shown
+  const at = path ? visible(path) : "";
+  if (tool === undefined) return `step ${step}'s result${at ? ` (${at})` : ""}`;
+  return `${nameText(tool)}'s result (step ${step}${at ? `, ${at}` : ""})`;
+}
+
 function originWords(o: InferredOrigin | undefined): string {
   if (!o) return "origin unknown";
   const labels = o.labels.length ? `; carries ${o.labels.join(", ")}` : "";
   const m = /^result:(\d+)(?:\.(.+))?$/.exec(o.origin);
-  if (m) return `from step ${m[1]}'s result${m[2] ? ` (${m[2]})` : ""}${labels}`;
+  if (m) return `from ${resultName(m[1]!, o.tool, m[2])}${labels}`;
   // a result holds it too, but the model had sent it to the tool server first: said, not hidden (outside audit 25, F5)
   const echo = o.origin === "model" && o.sentBefore ? /^result:(\d+)/.exec(o.sentBefore) : null;
-  if (echo) return `written by the model; step ${echo[1]}'s result holds it too, but the model had sent it to the tool server before`;
+  if (echo) return `written by the model; ${resultName(echo[1]!, o.tool)} holds it too, but the model had sent it to the tool server before`;
   const words: Record<string, string> = { typed: "typed by you", reply: "your reply", context: "from the session's context", computed: "computed", model: "written by the model" };
   return (Object.prototype.hasOwnProperty.call(words, o.origin) ? words[o.origin] : o.origin) + labels;
 }

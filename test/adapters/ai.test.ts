@@ -138,7 +138,7 @@ describe.each(KITS)("stalwart-agents/ai with ai $major", ({ sdk, Mock }) => {
       const read = events.find((e) => e.tool === "read_inbox")!;
       expect(reportOf(session.history.entries, read.check.step)).toMatchObject([{ outcome: "ran", result: { from: inbox.from.replace(/[\ud800-\udfff]/, "\ufffd"), account: INBOX.account, amount: 50 } }]);
       const pay = events.find((e) => e.tool === "pay_invoice")!;
-      expect(pay.origins.account).toEqual({ origin: `result:${read.check.step}.account`, labels: ["untrusted:read_inbox"] });
+      expect(pay.origins.account).toEqual({ origin: `result:${read.check.step}.account`, labels: ["untrusted:read_inbox"], tool: "read_inbox" });
       expect(pay.check.reasons).toContain("tainted_call");
     }
   });
@@ -162,7 +162,7 @@ describe.each(KITS)("stalwart-agents/ai with ai $major", ({ sdk, Mock }) => {
     const { b, events, tools } = setup();
     const r = await run(tools, [[{ id: "c1", tool: "read_inbox", input: {} }], [{ id: "c2", tool: "pay_invoice", input: { account: INBOX.account, amount: 50 } }]], [user("deal with my inbox")]).result;
     const pay = events.find((e) => e.tool === "pay_invoice")!;
-    expect(pay.origins.account).toEqual({ origin: `result:${events[0]!.check.step}.account`, labels: ["untrusted:read_inbox"] });
+    expect(pay.origins.account).toEqual({ origin: `result:${events[0]!.check.step}.account`, labels: ["untrusted:read_inbox"], tool: "read_inbox" });
     expect(pay.check.decision).toBe("confirm");
     expect(pay.check.reasons).toContain("tainted_call");
     expect(b.count("pay_invoice")).toBe(0);

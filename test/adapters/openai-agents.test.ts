@@ -161,7 +161,7 @@ describe("stalwart-agents/openai-agents", () => {
     model.enqueue(call("read_inbox", {}, "c1"), call("pay_invoice", { account: INBOX.account, amount: 50 }, "c2"));
     const r = await run(agent, "deal with my inbox");
     const pay = events.find((e) => e.tool === "pay_invoice")!;
-    expect(pay.origins.account).toEqual({ origin: `result:${events[0]!.check.step}.account`, labels: ["untrusted:read_inbox"] });
+    expect(pay.origins.account).toEqual({ origin: `result:${events[0]!.check.step}.account`, labels: ["untrusted:read_inbox"], tool: "read_inbox" });
     expect(pay.check.decision).toBe("confirm");
     expect(pay.check.reasons).toContain("tainted_call");
     expect(r.interruptions.map((i) => (i as RunToolApprovalItem).name)).toEqual(["pay_invoice"]);

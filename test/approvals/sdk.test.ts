@@ -209,6 +209,19 @@ describe("run(…, {wait}) and the approval store", () => {
     expect(text).toContain("amount = 41  — typed by the person, the program says, but no message of the person holds it  [!]");
   });
 
+  it("a value from a result is shown with the tool whose result it is, and its step (outside audit 25, F9)", async () => {
+    const { s, store } = setup();
+    await s.read("refund order 4411");
+    const read = await s.run("get_order", { order_id: "4411" }, { origins: { order_id: "typed" } }, () => ({ total: 40, card: "c-1" }));
+    expect(read.status).toBe("ran");
+    const step = read.check.step;
+    const waiting = await s.run("refund_card", { order_id: "4411", amount: 40, note: "as asked" }, { origins: { order_id: "typed", amount: `result:${step}.total`, note: "model" } }, () => undefined);
+    expect(waiting.status).toBe("waiting");
+    const a = store.get(waiting.approval!)!;
+    expect(a.record.origins.amount).toEqual({ origin: `result:${step}.total`, labels: [], tool: "get_order" });
+    expect(showText(a, Date.now())).toContain(`amount = 40  — from get_order's result (step ${step}, total)\n`);
+  });
+
   it("a decision made elsewhere while the host holds the token enters the history when the token is presented", async () => {
     const { home, s, store } = setup();
     await s.read("refund 40 on order 4411");

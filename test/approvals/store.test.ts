@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHmac } from "node:crypto";
 import {
-  MemoryApprovalStore, approvalStatus, callDigest, decide, makeReceipt, receiptProblem, signReceipt, standingFor, standingIn, standingOf, approvedFor,
+  MemoryApprovalStore, approvalStatus, callDigest, decide, makeReceipt, receiptProblem, recordShapeError, signReceipt, standingFor, standingIn, standingOf, approvedFor,
   type ApprovalStore, type PendingRecord, type SignedReceipt,
 } from "../../worker/portable/engine/index.js";
 import { FileApprovalStore } from "../../cli/approvals/store.js";
@@ -332,5 +332,14 @@ describe("receipts", () => {
     expect(receiptProblem(K, r)).toBeNull();
     const forged = { ...r, decision: "approve" } as SignedReceipt;
     expect(receiptProblem(K, forged)).not.toBeNull();
+  });
+});
+
+describe("a record's origins as read back", () => {
+  it("may name the tool whose result an origin is, as a string only", () => {
+    const origins = (tool: unknown) => ({ order_id: { origin: "typed", labels: [] }, amount: { origin: "result:2.total", labels: [], tool } });
+    expect(recordShapeError(record({ origins: origins("get_order") as PendingRecord["origins"] }))).toBeNull();
+    expect(recordShapeError(record({ origins: origins(7) as unknown as PendingRecord["origins"] }))).toBe("its origins are unreadable");
+    expect(recordShapeError(record({ origins: origins({ name: "get_order" }) as unknown as PendingRecord["origins"] }))).toBe("its origins are unreadable");
   });
 });

@@ -73,6 +73,19 @@ describe("approvals in the check worker", () => {
     expect((await api("GET", `/v1/approvals/${next.id}`)).body.approval.record.counters).toEqual([{ counter: "spend refund_card (USD)", adds: 50, ceiling: 500, per: "month", before: 120, after: 170 }]);
   });
 
+  it("a value from a result is recorded with the tool whose result it is (outside audit 25, F9)", async () => {
+    const saved = (await api("POST", "/v1/sessions", { catalogue: "refunds", name: "w" })).body.session;
+    const read = await api("POST", "/v1/sessions/read", { session: saved, text: "refund order 4411" });
+    const order = await api("POST", "/v1/check", { session: read.body.session, tool: "get_order", args: { order_id: "4411" }, options: { origins: { order_id: "typed" } } });
+    expect(order.body.check.decision).toBe("allow");
+    const step = order.body.check.step;
+    const rep = await api("POST", "/v1/report", { session: order.body.session, step, outcome: "ran", result: { total: 40, card: "c-1" } });
+    const c = await api("POST", "/v1/check", { session: rep.body.session, tool: "refund_card", args: { order_id: "4411", amount: 40, note: "as asked" }, options: { origins: { order_id: "typed", amount: `result:${step}.total`, note: "model" } } });
+    expect(c.body.check.decision).toBe("confirm");
+    const got = await api("GET", `/v1/approvals/${approvalIdOf(c.body.check.confirmation)}`);
+    expect(got.body.approval.record.origins.amount).toEqual({ origin: `result:${step}.total`, labels: [], tool: "get_order" });
+  });
+
   it("a token presented with a call it does not cover leaves its approved record unspent", async () => {
     const c = await confirmed(70);
     await api("POST", `/v1/approvals/${c.id}/decide`, { decision: "approve", by: "ana" });

@@ -134,7 +134,7 @@ describe("what the calls sent, and what a result may vouch for", () => {
     inputs.answered(1);
     const got = inferOrigins({ a: "acct-802" }, view(at(1, { ref: "acct-802" })), { inputs });
     // said as it is: the result holds it, but only after the model had sent it
-    expect(got.a).toEqual({ origin: "model", labels: [], sentBefore: "result:1.ref" });
+    expect(got.a).toEqual({ origin: "model", labels: [], sentBefore: "result:1.ref", tool: "lookup" });
   });
 
   it("past what it keeps, or after a call too large to record, no later result vouches; earlier ones still do (audit 24, F7); the host is told once (audit 25, F6)", () => {

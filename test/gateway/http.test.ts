@@ -125,7 +125,7 @@ describe("gateway over streamable HTTP, filesystem server upstream", { timeout: 
     const copy = join(dir, "copy.txt");
     const r = await d.client.callTool({ name: "write_file", arguments: { path: copy, content: "hello from the file\n" } });
     expect(r.isError, text(r)).toBeFalsy();
-    expect(d.asked[0]).toContain(`content = "hello from the file\\n"   (from step ${readStep}'s result (content))`);
+    expect(d.asked[0]).toContain(`content = "hello from the file\\n"   (from read_text_file's result (step ${readStep}, content))`);
     expect(d.asked[0]).toContain("(written by the model)");
     // only `path` was asked about by name
     expect(d.asked[0]).toContain("`path` was not typed by you");

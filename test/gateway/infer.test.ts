@@ -123,9 +123,9 @@ describe("origin inference against the check", { timeout: 60_000 }, () => {
       await s.report(inbox.step, "ran", { sender: "x", account: injected, amount: 9999 });
       const args = { order_ref: "o1", account: injected, amount: 9999, note: "o1" };
       const inferred = inferOrigins(args, viewOfHistory(s.history.entries as Entry[], compiled, "en", { customer: "c1" }), { binds: bindsOf(compiled, "pay") });
-      expect(inferred.account).toEqual({ origin: `result:${inbox.step}.account`, labels: ["untrusted:read_inbox"] });
+      expect(inferred.account).toEqual({ origin: `result:${inbox.step}.account`, labels: ["untrusted:read_inbox"], tool: "read_inbox" });
       expect(inferred.amount!.origin).toBe(`result:${inbox.step}.amount`);
-      expect(inferred.order_ref).toEqual({ origin: `result:${order.step}.order_id`, labels: [] });
+      expect(inferred.order_ref).toEqual({ origin: `result:${order.step}.order_id`, labels: [], tool: "get_order" });
       const r = await s.checkToolCall("pay", args, { origins: originsOf(inferred) });
       expect(r.decision).toBe("confirm");
       expect(r.reasons).toContain("tainted_call");

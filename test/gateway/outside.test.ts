@@ -48,7 +48,7 @@ describe("resources and prompts: reads from outside", { timeout: 60_000 }, () =>
       const saved = await d.client.callTool({ name: "save", arguments: { text: INJECTED } });
       expect(saved.isError, text(saved)).toBeFalsy();
       expect(d.asked).toHaveLength(1);
-      expect(d.asked[0]).toContain(`(from step ${check!.step}'s result (contents[0].text); carries untrusted:resources_read)`);
+      expect(d.asked[0]).toContain(`(from resources_read's result (step ${check!.step}, contents[0].text); carries untrusted:resources_read)`);
       expect(d.asked[0]).toContain("tainted_call");
       const held = gw.entries().filter((e) => e.kind === "check" && e.tool === "save")[0] as { reasons: string[]; labels: string[] };
       expect(held.reasons).toContain("tainted_call");
@@ -83,7 +83,7 @@ describe("resources and prompts: reads from outside", { timeout: 60_000 }, () =>
       const held = await d.client.callTool({ name: "save", arguments: { text: `Summarise billing. Also: ${INJECTED}` } });
       expect(held.isError).toBe(true);
       expect(held._meta?.["stalwart-agents/check"]).toMatchObject({ decision: "confirm", reasons: expect.arrayContaining(["tainted_call"]) });
-      expect(text(held)).toContain(`from step ${check.step}'s result (messages[0].content.text); carries untrusted:prompts_get`);
+      expect(text(held)).toContain(`from prompts_get's result (step ${check.step}, messages[0].content.text); carries untrusted:prompts_get`);
 
       await expect(d.client.readResource({ uri: "note://nothing" })).rejects.toThrow();
       expect(gw.entries().at(-1)).toMatchObject({ kind: "report", outcome: "outcome_unknown" });

@@ -41,6 +41,20 @@ describe("the question a person is asked", () => {
     expect(text).toContain("  amount = 50   (written by the model; step 7's result holds it too, but the model had sent it to the tool server before)");
   });
 
+  it("a result is named by its tool as well as its step (outside audit 25, F9), its names shown as names are", () => {
+    const text = question("refund", { amount: 50, order: "o1", total: 9 }, {
+      amount: { origin: "model", labels: [], sentBefore: "result:7.total", tool: "get_order" },
+      order: { origin: "result:3.id", labels: ["untrusted:read_inbox"], tool: "read_inbox" },
+      total: { origin: "result:4.items[0].\u202etotal", labels: [], tool: "look\nup" },
+    }, check).split("\n");
+    expect(text).toContain("  amount = 50   (written by the model; get_order's result (step 7) holds it too, but the model had sent it to the tool server before)");
+    expect(text).toContain('  order = "o1"   (from read_inbox\'s result (step 3, id); carries untrusted:read_inbox)');
+    // a tool server's names cannot break the line or reorder it
+    expect(text).toContain('  total = 9   (from "look\\nup"\'s result (step 4, items[0].[U+202E]total))');
+    // without the tool (a record of an older version), the step alone, as before
+    expect(question("refund", { total: 9 }, { total: { origin: "result:4.total", labels: [] } }, check)).toContain("  total = 9   (from step 4's result (total))");
+  });
+
   it("the form's field for such an argument is titled the same way", () => {
     const form = approvalForm("save", { [spoof]: "evil", "\u2028": "u" });
     expect(form.properties[`arg:${spoof}`]!.title).toBe(JSON.stringify(spoof));

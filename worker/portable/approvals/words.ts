@@ -13,7 +13,7 @@ export interface OriginWords {
 
 export function originWords(o: ArgumentOrigin): OriginWords {
   const outside = o.labels.filter((l) => l.startsWith("untrusted:")).map((l) => l.slice("untrusted:".length));
-  const base = originText(o.origin);
+  const base = originText(o.origin, o.tool);
   if (outside.length > 0) return { text: `${base}; from outside (${outside.join(", ")})`, flagged: true };
   // the host's word, which the check could not confirm: never shown as fact
   if (o.doubted === true) return { text: `${base}, the program says, but ${o.origin === "typed" ? "no message of the person holds it" : "that result does not hold it"}`, flagged: true };
@@ -22,7 +22,7 @@ export function originWords(o: ArgumentOrigin): OriginWords {
 
 const TRUSTED = new Set(["typed", "reply", "context", "computed", "result"]);
 
-function originText(origin: string): string {
+function originText(origin: string, tool: string | undefined): string {
   if (origin === "typed") return "typed by the person";
   if (origin === "reply") return "written by the person in a reply";
   if (origin === "context") return "from the session's context";
@@ -30,7 +30,9 @@ function originText(origin: string): string {
   if (origin === "model") return "written by the model";
   if (origin === "missing") return "no origin given";
   const m = /^result:(\d+)(?:\.(.+))?$/.exec(origin);
-  if (m) return `from step ${m[1]}'s result${m[2] ? ` (${m[2]})` : ""}`;
+  // the tool a person knows, and the step the history uses (the gateway's question says the same)
+  const at = m?.[2] ? visible(m[2]) : "";
+  if (m) return tool === undefined ? `from step ${m[1]}'s result${at ? ` (${at})` : ""}` : `from ${visible(tool)}'s result (step ${m[1]}${at ? `, ${at}` : ""})`;
   return `origin \`${origin}\``;
 }
 

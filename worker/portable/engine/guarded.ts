@@ -22,7 +22,7 @@ import { InputError } from "./errors.js";
 import { canonicalize, canonicalizeTop } from "./canonical/jcs.js";
 import type { ApprovalPort } from "./approvals/port.js";
 import { editedOrigins } from "./approvals/port.js";
-import { approvalIdOf, pendingFrom } from "./approvals/build.js";
+import { approvalIdOf, pendingFrom, toolAt } from "./approvals/build.js";
 import { lastRun, withCounts } from "./approvals/counts.js";
 import { standingOf, type Approval } from "./approvals/record.js";
 import { waitForDecision } from "./approvals/decide.js";
@@ -210,7 +210,7 @@ export class GuardedSteps {
     const session = this.session.sessionId?.();
     if (!port || session === undefined) return undefined;
     if (port.recordedByChecker) return check.confirmation ? approvalIdOf(check.confirmation) : undefined;
-    const built = pendingFrom({ session, tool, args: copy(args), check, origins: options.origins, labels: options.labels, catalogue: port.catalogue, now: this.session.now().getTime() });
+    const built = pendingFrom({ session, tool, args: copy(args), check, origins: options.origins, labels: options.labels, catalogue: port.catalogue, now: this.session.now().getTime(), resultTool: (n) => toolAt(port.entries?.() ?? [], n) });
     if (!built) return undefined;
     const record = port.catalogue ? await withCounts(built, port.counters, port.catalogue, lastRun(port.entries?.() ?? [])) : built;
     await port.store.add(record);

@@ -14,7 +14,7 @@ export type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 export { REASON_CODES, type CallOptions, type CheckResult, type Labels, type LicenceGate, type ReasonCode } from "./check/types.js";
 export type { FollowedView } from "./origins/follow.js";
 export { CallInputs } from "./origins/call-inputs.js";
-export { bindsOf, inferenceOf, inferOrigins, originsOf, prepareView, ResultIndex, viewOfHistory, type InferenceView, type InferOptions, type InferredOrigin, type PreparedView, type RecordedResult } from "./origins/infer.js";
+export { bindsOf, inferenceOf, inferOrigins, originsOf, prepareView, ResultIndex, resultToolOf, viewOfHistory, type InferenceView, type InferOptions, type InferredOrigin, type PreparedView, type RecordedResult } from "./origins/infer.js";
 export { WatchedEntries } from "./history/watched.js";
 export { CallerHistory } from "./history/caller-history.js";
 export { knownThen } from "./history/signed.js";
@@ -23,7 +23,7 @@ export { OUTCOMES, type CheckEntry, type Decision, type Entry, type Outcome, typ
 // Approvals (issue 12): pending confirmations, signed receipts, the store interface both runtimes share.
 export { APPROVAL_ID, approvedFor, decideProblem, recordShapeError, newestFirst, sameHolds, standingFor, standingIn, standingOf, standingKey, standingKeyOf, surveyOf, approvalStatus, type Approval, type ApprovalSurvey, type UnreadableRecord, type ApprovalStatus, type ApprovalStore, type ArgumentOrigin, type CounterEffect, type DecideAnswer, type PendingRecord } from "./approvals/record.js";
 export { callDigest, makeReceipt, receiptDigest, receiptProblem, receiptShapeError, signReceipt, verifyReceipt, type DecisionInput, type Receipt, type Mac, type ReceiptDecision, type SignedReceipt } from "./approvals/receipts.js";
-export { approvalIdOf, counterEffects, pendingFrom, tokenClaims, type PendingInput } from "./approvals/build.js";
+export { approvalIdOf, counterEffects, pendingFrom, tokenClaims, toolAt, type PendingInput } from "./approvals/build.js";
 export { lastRun, withCounts } from "./approvals/counts.js";
 export { MemoryApprovalStore } from "./approvals/memory.js";
 export { recordMacProblem, signRecord } from "./approvals/record-mac.js";

@@ -40,7 +40,7 @@ function onChecked(rt: CheckRuntime, a: TenantApprovals): MiddlewareHandler<Chec
         const store = a.store(c.env, tenant);
         const catalogue = done.catalogue;
         const args = typeof done.args === "object" && done.args !== null && !Array.isArray(done.args) ? (done.args as Record<string, unknown>) : {};
-        const built = pendingFrom({ session: done.session, tool: done.tool, args, check, origins: options.origins, labels: options.labels, catalogue, now: c.get("now")().getTime(), sha256Hex: rt.sha256Hex });
+        const built = pendingFrom({ session: done.session, tool: done.tool, args, check, origins: options.origins, labels: options.labels, catalogue, now: c.get("now")().getTime(), sha256Hex: rt.sha256Hex, resultTool: done.resultTool });
         if (!built) return;
         const record = await withCounts(built, rt.stores(c).counters(tenant), catalogue, done.run());
         // "always for this session": the same call (same argument digest) approved before stands

@@ -51,6 +51,8 @@ export type CheckEnv = {
       catalogue: CompiledCatalogue;
       /** the step of the person's last turn, -1 before any (a `per: run` counter's run follows it) */
       run: () => number;
+      /** the tool whose result a step is, for a `result:` origin's words on the page */
+      resultTool: (step: number) => string | undefined;
     };
   };
 };

@@ -11,6 +11,7 @@ import { defineOwn, own } from "../canonical/own.js";
 import { cloneData } from "../canonical/clone.js";
 import { readClaims, sealedClaims } from "../tokens/confirmation.js";
 import { isUntrustedLabel } from "../check/steps/labels.js";
+import { stepOf } from "../origins/origins.js";
 import type { ArgumentOrigin, CounterEffect, PendingRecord } from "./record.js";
 
 export interface PendingInput {
@@ -22,8 +23,16 @@ export interface PendingInput {
   labels?: Labels | undefined;
   catalogue?: CompiledCatalogue | undefined;
   now: number;
+  /** the tool whose result a step is, for a `result:` origin's words on the page ("read_file's result") */
+  resultTool?: ((step: number) => string | undefined) | undefined;
   /** SHA-256 of a text, hex, for the record's id: default the JavaScript one; a runtime with the WASM core passes its own (3× faster) */
   sha256Hex?: ((text: string) => string) | undefined;
+}
+
+/** The tool of the checked call at `step` of a history, for pendingFrom's `resultTool`. */
+export function toolAt(entries: readonly { readonly kind?: unknown; readonly tool?: unknown }[], step: number): string | undefined {
+  const e = Number.isSafeInteger(step) && step >= 0 ? entries[step] : undefined;
+  return e?.kind === "check" && typeof e.tool === "string" ? e.tool : undefined;
 }
 
 /** The token's claims, read for display and binding (step 10 checks its MAC when it is spent). */
@@ -59,6 +68,8 @@ export function pendingFrom(i: PendingInput): PendingRecord | null {
     const o: ArgumentOrigin = { origin: typeof origin === "string" ? origin : "missing", labels: whole.length === 0 && mine.length === 0 ? [] : [...new Set([...whole, ...mine])].sort() };
     // only these two are checked against the session (a turn, a result) rather than taken as said
     if (held.includes(k) && (o.origin === "typed" || o.origin.startsWith("result:")) && !o.labels.some(isUntrustedLabel)) o.doubted = true;
+    const from = i.resultTool && o.origin.startsWith("result:") ? i.resultTool(stepOf(o.origin)) : undefined;
+    if (typeof from === "string") o.tool = from;
     defineOwn(origins, k, o); // `__proto__` too: an argument's name is data
   }
   return {

@@ -19,6 +19,8 @@ export interface ArgumentOrigin {
    * anyway (a `typed` value no turn of the person holds): the page must not show the claim as fact.
    */
   doubted?: true;
+  /** for a `result:` origin, the tool whose result it is (the page says "read_file's result") */
+  tool?: string;
 }
 
 /** What the call does to one counter it touches (before and after are null when unknown). */
@@ -72,7 +74,7 @@ export function recordShapeError(x: unknown): string | null {
   if (![o.id, o.session, o.tool, o.digest, o.wording, o.token].every(str) || (o.agent !== null && !str(o.agent))) return "its names are unreadable";
   if (!Number.isSafeInteger(o.step) || (o.step as number) < 0) return "its step is unreadable";
   if (!isObject(o.args)) return "its arguments are unreadable";
-  if (!isObject(o.origins) || !Object.values(o.origins).every((v) => isObject(v) && str(v.origin) && Array.isArray(v.labels) && v.labels.every(str))) return "its origins are unreadable";
+  if (!isObject(o.origins) || !Object.values(o.origins).every((v) => isObject(v) && str(v.origin) && Array.isArray(v.labels) && v.labels.every(str) && (v.tool === undefined || str(v.tool)))) return "its origins are unreadable";
   if (!Array.isArray(o.reasons) || !o.reasons.every(str)) return "its reasons are unreadable";
   const counter = (c: unknown) => isObject(c) && str(c.counter) && str(c.per) && num(c.adds) && num(c.ceiling) && (c.before === null || num(c.before)) && (c.after === null || num(c.after));
   if (!Array.isArray(o.counters) || !o.counters.every(counter)) return "its counters are unreadable";

@@ -24,7 +24,7 @@ import { declares } from "../catalogue/paths.js";
 import type { Entry } from "../history/entry.js";
 import { TurnIndex } from "./typed.js";
 import { declaredKeys } from "./declared-keys.js";
-import { sameJson } from "./origins.js";
+import { sameJson, stepOf } from "./origins.js";
 import type { CallInputs } from "./call-inputs.js";
 
 /** A call that ran in this session, with what its caller reported (kept to declared fields). */
@@ -58,6 +58,8 @@ export interface InferredOrigin {
   declared?: true;
   /** a `model` value that a trusted result holds too, but only as what the model sent it (call-inputs.ts): that result, for the person */
   sentBefore?: string;
+  /** the tool whose result `origin` (or `sentBefore`) names, for the person: "read_file's result", not only a step number */
+  tool?: string;
 }
 
 export interface InferOptions {
@@ -161,6 +163,17 @@ export function inferOrigins(args: Readonly<Record<string, unknown>>, view: Infe
   return out;
 }
 
+/** The tool whose result a step is, as far as `inferred`'s `result:` origins say (pendingFrom's `resultTool`). */
+export function resultToolOf(inferred: Readonly<Record<string, InferredOrigin>>): (step: number) => string | undefined {
+  return (step) => {
+    for (const k of Object.keys(inferred)) {
+      const o = inferred[k]!;
+      if (o.tool !== undefined && stepOf(o.origin.startsWith("result:") ? o.origin : o.sentBefore ?? "") === step) return o.tool;
+    }
+    return undefined;
+  };
+}
+
 /** Just the origin strings, as `checkToolCall`'s `origins` option takes them. */
 export function originsOf(inferred: Readonly<Record<string, InferredOrigin>>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -184,14 +197,14 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
   }
   if (v.turns.has(value, keys)) return { origin: "typed", labels: [] };
   let labelled: InferredOrigin | undefined;
-  let echoed: string | undefined;
+  let echoed: InferredOrigin | undefined;
   if (v.index && isScalar(value)) {
     // the same search as below, answered by the index: latest first, a trusted match wins
     for (const h of v.index.find(value)) {
       const found = fromResult(h.result, h.path);
       if (found.labels.length === 0) {
         if (!inputs?.echoes(h.result.step, value)) return found;
-        echoed ??= found.origin;
+        echoed ??= found;
         continue;
       }
       // an echo through a labelled call stays labelled: that is the stricter reading
@@ -206,7 +219,7 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
       const found = fromResult(r, path);
       if (found.labels.length === 0) {
         if (!inputs?.echoes(r.step, value)) return found;
-        echoed ??= found.origin;
+        echoed ??= found;
         continue;
       }
       labelled ??= found;
@@ -215,7 +228,7 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
   for (const k of Object.keys(v.context)) {
     if (sameJson(v.context[k], value)) return { origin: "context", labels: [] };
   }
-  return labelled ?? { origin: "model", labels: [], ...(echoed ? { sentBefore: echoed } : {}) };
+  return labelled ?? (echoed ? { origin: "model", labels: [], sentBefore: echoed.origin, tool: echoed.tool! } : { origin: "model", labels: [] });
 }
 
 function* latestFirst(results: readonly RecordedResult[]): Generator<RecordedResult> {
@@ -230,7 +243,7 @@ function fromResult(r: RecordedResult, path: string): InferredOrigin {
   const labels: string[] = [];
   if (r.readsOutside) labels.push(`untrusted:${r.tool}`);
   for (const l of r.labels) if (!(l === "trusted" || l.startsWith("trusted:")) && !labels.includes(l)) labels.push(l);
-  return { origin: path === "" ? `result:${r.step}` : `result:${r.step}.${path}`, labels };
+  return { origin: path === "" ? `result:${r.step}` : `result:${r.step}.${path}`, labels, tool: r.tool };
 }
 
 const NAME = /^[^.[\]\s]+$/;

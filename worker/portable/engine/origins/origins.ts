@@ -16,6 +16,12 @@ export type OriginFacts = Pick<CheckFacts, "turns" | "index" | "catalogue">;
 
 const TRUSTED = new Set(["reply", "context", "computed"]);
 
+/** The step a `result:<step>[.<path>]` origin names, or -1. */
+export function stepOf(origin: string): number {
+  const m = /^result:(\d+)(?:\.|$)/.exec(origin);
+  return m ? Number(m[1]) : -1;
+}
+
 /** A trusted origin word: `typed`, `reply`, `context`, `computed` (not `result:`, whose trust depends on the call's labels). */
 export function isTrustedWord(origin: string): boolean {
   return origin === "typed" || TRUSTED.has(origin);

@@ -4,7 +4,7 @@
  * judge). Each takes the saved session and answers with the next one.
  */
 import { Hono } from "hono";
-import { OUTCOMES, StalwartError, lastRun, type Session, type SignedReceipt } from "../../../portable/engine/index.js";
+import { OUTCOMES, StalwartError, lastRun, toolAt, type Session, type SignedReceipt } from "../../../portable/engine/index.js";
 import { fields, isInt, isObject, isString, jsonBody, oneOf } from "../../http/body.js";
 import { describe } from "../../http/openapi.js";
 import type { CheckEnv } from "../env.js";
@@ -119,7 +119,7 @@ export function checkRoutes(rt: CheckRuntime): Hono<CheckEnv> {
       const s = await rt.resume(c, b.session);
       if (typeof b.options.confirmation === "string") await recordRefusal(c.get("decisionOf"), s, b.options.confirmation);
       const check = await s.checkToolCall(b.tool, b.args, b.options);
-      c.set("checked", { session: s.id, tool: b.tool, args: b.args, options: b.options, catalogue: s.catalogue, run: () => lastRunOf(s), check });
+      c.set("checked", { session: s.id, tool: b.tool, args: b.args, options: b.options, catalogue: s.catalogue, run: () => lastRunOf(s), resultTool: (n: number) => toolAt(s.verifiedPrefix()?.entries ?? [], n), check });
       // what the decision was made with, only when asked: the answer stays what the check says
       const bundles = b.options?.explain === true ? bundlesOf(c.get("licence")) : undefined;
       if (bundles) check.detail.bundles = bundles;
