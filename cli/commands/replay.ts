@@ -6,9 +6,10 @@
  *
  * Exit 0 when the trace replayed (whatever the decisions), 1 when the trace, catalogue or rulebook
  * cannot be read (every problem as `file:line: error: …` with a `hint:` on stderr) or there is no
- * licence, 2 on bad usage. The replay runs in a fresh, temporary home: it starts with no counters
+ * licence, 2 on bad usage. With `--json` those problems are `{"error": {code, message, problems}}` on
+ * stdout instead, as every other command's errors are (outside audit 26, F1). The replay runs in a fresh, temporary home: it starts with no counters
  * and never touches the live ones (rate limits and spend under ~/.stalwart stay as they are). It
- * runs under the user's licence ($STALWART_HOME, else ~/.stalwart; licensing.md): without one it
+ * runs under the user's licence (`--home`, else $STALWART_HOME, else ~/.stalwart; licensing.md): without one it
  * stops with `LicenceRequired`, and a lapsed one gates its checks as it gates live ones; but a
  * replay is not live use, so it counts nothing against the licence's meters (cli/replay/licence.ts).
  */
@@ -17,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "../sdk/client.js";
 import { readCatalogueFile } from "../sdk/catalogue-node.js";
-import { loadCatalogue } from "../../worker/portable/engine/index.js";
+import { loadCatalogue, type Language } from "../../worker/portable/engine/index.js";
 import { ajvCompiler } from "../sdk/ajv-compiler.js";
 import { CatalogueError, formatProblem } from "../../worker/portable/engine/index.js";
 import { formatTraceProblem, parseTrace, TraceError, type Trace } from "../replay/trace.js";
@@ -27,6 +28,8 @@ import { buildReport, formatReport, reportJsonText } from "../replay/report.js";
 import { openLicence } from "../licence/index.js";
 import { uncounted } from "../replay/licence.js";
 import { defineCommand, runLeaf, type Io } from "../command.js";
+import { resolveHome } from "../sdk/home.js";
+import { StalwartError } from "../../worker/portable/engine/index.js";
 import { parse } from "yaml";
 import { withOutsideReads } from "../gateway/outside.js";
 
@@ -41,10 +44,11 @@ export const command = defineCommand({
   options: {
     catalogue: { type: "string", value: "agent.yaml", help: "the catalogue to check against", required: "name the catalogue to check against with `--catalogue agent.yaml`" },
     rulebook: { type: "string", value: "PATH", help: "a rulebook (YAML, CSV, or a compiled registry folder)" },
-    json: { type: "boolean", help: "print {calls, predicates, missed, totals} as JSON" },
+    home: { type: "string", value: "DIR", help: "the home whose licence the replay runs under (default $STALWART_HOME, else ~/.stalwart); its counters are never touched" },
+    json: { type: "boolean", help: "print {calls, predicates, missed, totals} as JSON; an error as {error: {code, message, problems}}" },
   },
   run: ({ values, positionals, io }) =>
-    replay(io, { trace: positionals[0] ?? "", catalogue: values.catalogue ?? "", json: values.json === true, ...(values.rulebook !== undefined ? { rulebook: values.rulebook } : {}) }),
+    replay(io, { trace: positionals[0] ?? "", catalogue: values.catalogue ?? "", json: values.json === true, ...(values.rulebook !== undefined ? { rulebook: values.rulebook } : {}), ...(values.home !== undefined ? { home: values.home } : {}) }),
 });
 
 const summary = command.summary;
@@ -57,28 +61,28 @@ interface Args {
   trace: string;
   catalogue: string;
   rulebook?: string;
+  home?: string;
   json: boolean;
 }
 
 async function replay(io: Io, args: Args): Promise<number> {
   // The user's licence, on the real clock (the trace's clock drives only the temporary home);
   // a replay renews nothing: it stays offline.
-  const licence = await openLicence({ renew: false });
+  const licence = await openLicence({ renew: false, home: resolveHome(args.home) });
 
   // The catalogue first, compiler-style, so that a bad one is not reported as a bad trace.
   let catalogueText: string;
+  let language: Language;
   try {
     catalogueText = readCatalogueFile(args.catalogue);
-    loadCatalogue(catalogueText, { file: args.catalogue, schemaCompiler: ajvCompiler });
+    language = loadCatalogue(catalogueText, { file: args.catalogue, schemaCompiler: ajvCompiler }).settings.language;
   } catch (err) {
     if (!(err instanceof CatalogueError)) throw err;
-    io.stderr.write(err.problems.map(formatProblem).join("\n") + "\n");
-    io.stderr.write(`${args.catalogue}: ${err.problems.length} error${err.problems.length === 1 ? "" : "s"}\n`);
-    return 1;
+    return problems(io, args, err, err.problems.map(formatProblem), args.catalogue);
   }
   if (args.rulebook !== undefined && !existsSync(args.rulebook)) {
-    io.stderr.write(`${args.rulebook}: error: cannot read the rulebook \`${args.rulebook}\`: no such file or folder\n  hint: check the path, relative to the current directory\n`);
-    return 1;
+    const problem = { file: args.rulebook, line: 1, message: `cannot read the rulebook \`${args.rulebook}\`: no such file or folder`, hint: "check the path, relative to the current directory" };
+    return problems(io, args, new StalwartError("FileUnreadable", problem.message, { hint: problem.hint }), [`${args.rulebook}: error: ${problem.message}\n  hint: ${problem.hint}`], args.rulebook, [problem]);
   }
 
   let trace: Trace;
@@ -86,7 +90,7 @@ async function replay(io: Io, args: Args): Promise<number> {
     trace = parseTrace(readTrace(args.trace), args.trace);
   } catch (err) {
     if (!(err instanceof TraceError)) throw err;
-    return traceProblems(io, args.trace, err);
+    return traceProblems(io, args, err);
   }
 
   const home = mkdtempSync(join(tmpdir(), "stalwart-replay-"));
@@ -110,15 +114,15 @@ async function replay(io: Io, args: Args): Promise<number> {
             ...(spec.agent ? { agent: spec.agent } : {}),
           }),
         ...(progress ? { onProgress: progress.update } : {}),
+        defaultLanguage: language,
       });
     } catch (err) {
       if (err instanceof CatalogueError) {
         // the rulebook, compiled when the first session opens: reported as `stalwart check` does
-        io.stderr.write(err.problems.map(formatProblem).join("\n") + "\n");
-        return 1;
+        return problems(io, args, err, err.problems.map(formatProblem), args.rulebook ?? args.catalogue);
       }
       if (!(err instanceof TraceError)) throw err;
-      return traceProblems(io, args.trace, err);
+      return traceProblems(io, args, err);
     } finally {
       progress?.clear();
     }
@@ -131,11 +135,24 @@ async function replay(io: Io, args: Args): Promise<number> {
   }
 }
 
-function traceProblems(io: Io, file: string, err: TraceError): number {
-  io.stderr.write(err.problems.map(formatTraceProblem).join("\n") + "\n");
-  const n = err.problems.length + err.more;
-  if (err.more > 0) io.stderr.write(`… and ${err.more} more\n`);
-  io.stderr.write(`${file}: ${n} error${n === 1 ? "" : "s"}\n`);
+function traceProblems(io: Io, args: Args, err: TraceError): number {
+  return problems(io, args, err, err.problems.map(formatTraceProblem), args.trace, err.problems, err.more);
+}
+
+/**
+ * A trace, catalogue or rulebook that cannot be used: every problem compiler-style on stderr and
+ * their count, or with `--json` one `{"error": {code, message, problems}}` on stdout; exit 1.
+ */
+function problems(io: Io, args: Args, err: StalwartError, lines: readonly string[], file: string, list: readonly object[] = (err as { problems?: readonly object[] }).problems ?? [], more = 0): number {
+  const n = lines.length + more;
+  const count = `${file}: ${n} error${n === 1 ? "" : "s"}`;
+  if (args.json) {
+    io.stdout.write(JSON.stringify({ error: { code: err.code, message: count, ...(err.hint ? { hint: err.hint } : {}), problems: list, ...(more > 0 ? { more } : {}) } }, null, 2) + "\n");
+    return 1;
+  }
+  io.stderr.write(lines.join("\n") + "\n");
+  if (more > 0) io.stderr.write(`… and ${more} more\n`);
+  io.stderr.write(count + "\n");
   return 1;
 }
 

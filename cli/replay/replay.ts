@@ -67,6 +67,8 @@ export interface ReplayOptions {
   clock: ReplayClock;
   /** after each call: how many calls are done, of how many */
   onProgress?(done: number, total: number): void;
+  /** the language a session that names none is checked in (the catalogue's): the report says it (outside audit 26, F2) */
+  defaultLanguage?: Language;
 }
 
 /** What replay keeps of a session it has opened. */
@@ -105,7 +107,7 @@ export async function replayTrace(trace: Trace, opts: ReplayOptions): Promise<Re
           ...(spec.gateway ? { gateway: true } : {}),
         }),
       );
-      open[i] = { session, name: spec.name, byId: new Map(), presents: new Map(), calls: [], summary: { name: spec.name, language: spec.language ?? null, calls: 0 } };
+      open[i] = { session, name: spec.name, byId: new Map(), presents: new Map(), calls: [], summary: { name: spec.name, language: spec.language ?? opts.defaultLanguage ?? null, calls: 0 } };
       continue;
     }
     const o = open[i]!;

@@ -129,7 +129,7 @@ describe("usage errors: exit 2 with a did-you-mean", () => {
 describe("the exit codes of docs/cli.md", () => {
   const catalogue = join(REPO, "examples/store/agent.yaml");
   const rulebook = join(REPO, "examples/store/rulebook.yaml");
-  const trace = join(REPO, "test/fixtures/traces/store.jsonl");
+  const trace = join(REPO, "examples/store/trace.jsonl");
 
   it("docs/cli.md names every command and verb", () => {
     const doc = readFileSync(join(REPO, "docs/cli.md"), "utf8");

@@ -340,7 +340,7 @@ describe("CLI: commands other than `licence activate`, `doctor` and `check` need
 
   it("`stalwart replay` stops with LicenceRequired, exit 1, naming the commands that fix it", async () => {
     let err = "";
-    const code = await replay([join(REPO, "test/fixtures/traces/store.jsonl"), "--catalogue", CATALOGUE], { stdout: io.stdout, stderr: { write: (s: string) => (err += s) } });
+    const code = await replay([join(REPO, "examples/store/trace.jsonl"), "--catalogue", CATALOGUE], { stdout: io.stdout, stderr: { write: (s: string) => (err += s) } });
     expect(code).toBe(1);
     expect(err).toMatch(/^stalwart: LicenceRequired: /);
     expect(err).toContain("stalwart licence activate");
@@ -357,7 +357,7 @@ describe("CLI: commands other than `licence activate`, `doctor` and `check` need
       return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.used]));
     };
     const before = await used();
-    for (let i = 0; i < 3; i++) expect(await replay([join(REPO, "test/fixtures/traces/store.jsonl"), "--catalogue", CATALOGUE], io)).toBe(0);
+    for (let i = 0; i < 3; i++) expect(await replay([join(REPO, "examples/store/trace.jsonl"), "--catalogue", CATALOGUE], io)).toBe(0);
     expect(await used()).toEqual(before);
     // the same checks through a client of that licence are counted: the meter is live
     const client = new Client({ home: temp("cli-replay-live"), licence: { home, renew: false } });

@@ -16,6 +16,8 @@ import { builtCli } from "../helpers/built-cli.js";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CATALOGUE = "examples/store/agent.yaml";
 const trace = (name: string) => `test/fixtures/traces/${name}`;
+/** the store billing session, shipped with the example it is replayed against */
+const STORE = "examples/store/trace.jsonl";
 
 async function replay(argv: string[], opts: { tty?: boolean } = {}) {
   let stdout = "";
@@ -38,7 +40,7 @@ const home = replayHome();
 
 describe("stalwart replay: the store billing session", () => {
   it("prints each call's decision, the table per predicate, and the totals; exit 0", async () => {
-    const r = await replay([trace("store.jsonl"), "--catalogue", CATALOGUE]);
+    const r = await replay([STORE, "--catalogue", CATALOGUE]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
@@ -78,7 +80,7 @@ describe("stalwart replay: the store billing session", () => {
   });
 
   it("--json: {calls, predicates, missed, totals}, nothing else on stdout", async () => {
-    const r = await replay([trace("store.jsonl"), "--json", "--catalogue", CATALOGUE]);
+    const r = await replay([STORE, "--json", "--catalogue", CATALOGUE]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
     const out = JSON.parse(r.stdout);
@@ -115,7 +117,7 @@ describe("stalwart replay: the store billing session", () => {
         "r1 refund_card: confirm write; approved → allow confirmed",
         "r2 refund_card: confirm write; approved → confirm write (token expired); would not have run (the trace reports: ran)",
         "",
-        "session billing",
+        "session billing (pt-BR)",
         "g1 get_order: allow",
         // g1's outcome was `failed`: its result is not a trusted origin
         "t1 tag_order: confirm argument_origin (order_id)",
@@ -163,7 +165,7 @@ describe("stalwart replay: malformed traces are `file:line` errors, exit 1", () 
   });
 
   it("an outcome for an unknown call", async () => {
-    const r = await replay([trace("unknown-call.jsonl"), "--catalogue", CATALOGUE, "--json"]);
+    const r = await replay([trace("unknown-call.jsonl"), "--catalogue", CATALOGUE]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
@@ -171,6 +173,10 @@ describe("stalwart replay: malformed traces are `file:line` errors, exit 1", () 
         "  hint: a call is referred to after its `call` event, by its `id`\n" +
         "test/fixtures/traces/unknown-call.jsonl: 1 error\n",
     );
+    // with --json, the same problem as the JSON error on stdout
+    const json = await replay([trace("unknown-call.jsonl"), "--catalogue", CATALOGUE, "--json"]);
+    expect([json.code, json.stderr]).toEqual([1, ""]);
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: "TraceInvalid", message: "test/fixtures/traces/unknown-call.jsonl: 1 error", problems: [{ file: "test/fixtures/traces/unknown-call.jsonl", line: 4, message: "`call` names call `c9`, which no earlier line defines", hint: "a call is referred to after its `call` event, by its `id`" }] } });
   });
 
   it("a trace that cannot be read", async () => {
@@ -185,29 +191,86 @@ describe("stalwart replay: malformed traces are `file:line` errors, exit 1", () 
 
 describe("stalwart replay: catalogue, rulebook and usage", () => {
   it("a catalogue with errors: every problem with file:line:column, exit 1", async () => {
-    const r = await replay([trace("store.jsonl"), "--catalogue", "test/fixtures/catalogues/bad-words.yaml"]);
+    const r = await replay([STORE, "--catalogue", "test/fixtures/catalogues/bad-words.yaml"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr.split("\n")[0]).toBe("test/fixtures/catalogues/bad-words.yaml:2:13: error: settings: `language` must be one of `en`, `pt-BR`, not a string `pt`");
     expect(r.stderr).toMatch(/test\/fixtures\/catalogues\/bad-words\.yaml: \d+ errors\n$/);
-    const missing = await replay([trace("store.jsonl"), "--catalogue=nope.yaml"]);
+    const missing = await replay([STORE, "--catalogue=nope.yaml"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("nope.yaml:1:1: error: cannot read `nope.yaml`: no such file");
   });
 
   it("a rulebook that does not exist: exit 1", async () => {
-    const r = await replay([trace("store.jsonl"), "--catalogue", CATALOGUE, "--rulebook", "nope-rules.yaml"]);
+    const r = await replay([STORE, "--catalogue", CATALOGUE, "--rulebook", "nope-rules.yaml"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("cannot read the rulebook `nope-rules.yaml`");
   });
 
+  it("with --json, a trace, catalogue or rulebook that cannot be used is {error} on stdout, nothing on stderr (outside audit 26, F1)", async () => {
+    const cases: [string[], string, RegExp][] = [
+      [["nope.jsonl", "--catalogue", CATALOGUE], "TraceInvalid", /cannot read `nope\.jsonl`/],
+      [[trace("bad-json.jsonl"), "--catalogue", CATALOGUE], "TraceInvalid", /not JSON/],
+      [[STORE, "--catalogue", "test/fixtures/catalogues/bad-words.yaml"], "CatalogueError", /`language` must be one of/],
+      [[STORE, "--catalogue", CATALOGUE, "--rulebook", "nope-rules.yaml"], "FileUnreadable", /cannot read the rulebook/],
+    ];
+    for (const [argv, code, problem] of cases) {
+      const r = await replay([...argv, "--json"]);
+      expect(r.code, argv.join(" ")).toBe(1);
+      expect(r.stderr, argv.join(" ")).toBe("");
+      const body = JSON.parse(r.stdout) as { error: { code: string; message: string; problems: { message: string; line: number }[] } };
+      expect(body.error.code, argv.join(" ")).toBe(code);
+      expect(body.error.message, argv.join(" ")).toMatch(/: \d+ errors?$/);
+      expect(body.error.problems.some((p) => problem.test(p.message)), JSON.stringify(body)).toBe(true);
+      expect(body.error.problems.every((p) => Number.isInteger(p.line)), JSON.stringify(body)).toBe(true);
+    }
+  });
+
+  it("a trace that names no language is checked in the catalogue's, and the report says which (outside audit 26, F2)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "stalwart-replay-lang-"));
+    const file = join(dir, "nolang.jsonl");
+    writeFileSync(file, [
+      '{"v":1,"type":"session","name":"billing","at":"2026-11-29T12:00:00Z"}',
+      '{"type":"turn","text":"estorne 40,00 do pedido 4411","at":"2026-11-29T12:00:01Z"}',
+      '{"type":"call","id":"c1","tool":"refund_card","args":{"order_id":"4411","amount":40},"origins":{"order_id":"typed","amount":"typed"},"at":"2026-11-29T12:00:02Z"}',
+    ].join("\n") + "\n");
+    const r = await replay([file, "--catalogue", CATALOGUE]);
+    expect(r.code, r.stderr).toBe(0);
+    // the store catalogue is pt-BR: "40,00" is the amount 40 there, so only `write` asks
+    expect(r.stdout.split("\n").slice(0, 2)).toEqual(["session billing (pt-BR)", "c1 refund_card: confirm write"]);
+    const json = JSON.parse((await replay([file, "--catalogue", CATALOGUE, "--json"])).stdout) as { sessions: { language: string | null }[] };
+    expect(json.sessions[0]!.language).toBe("pt-BR");
+  });
+
+  it("--home names the home whose licence it runs under (outside audit 26, F4)", async () => {
+    const saved = process.env.STALWART_HOME;
+    process.env.STALWART_HOME = mkdtempSync(join(tmpdir(), "stalwart-replay-nolicence-"));
+    try {
+      expect((await replay([STORE, "--catalogue", CATALOGUE])).code).toBe(1);
+      const r = await replay([STORE, "--catalogue", CATALOGUE, "--home", home()]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.split("\n")[0]).toBe("session billing (pt-BR)");
+    } finally {
+      process.env.STALWART_HOME = saved;
+    }
+  });
+
+  it("a rulebook with errors: each problem, then their count, as a catalogue's (outside audit 26, F7)", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "stalwart-replay-rules-")), "bad-rules.yaml");
+    writeFileSync(file, "rules:\n  - name: r1\n    tools: [no_such_tool]\n    when: [{field: args.x, is: 1}]\n    then: refuse\n    because: x\n");
+    const r = await replay([STORE, "--catalogue", CATALOGUE, "--rulebook", file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("no_such_tool");
+    expect(r.stderr).toMatch(/bad-rules\.yaml: \d+ errors?\n$/);
+  });
+
   it("bad usage: exit 2 with the usage; --help: exit 0", async () => {
-    for (const argv of [[trace("store.jsonl")], ["--catalogue", CATALOGUE], [trace("store.jsonl"), "x.jsonl", "--catalogue", CATALOGUE], [trace("store.jsonl"), "--catalogue", CATALOGUE, "--bogus"], [trace("store.jsonl"), "--catalogue"]]) {
+    for (const argv of [[STORE], ["--catalogue", CATALOGUE], [STORE, "x.jsonl", "--catalogue", CATALOGUE], [STORE, "--catalogue", CATALOGUE, "--bogus"], [STORE, "--catalogue"]]) {
       const r = await replay(argv);
       expect(r.code, argv.join(" ")).toBe(2);
       expect(r.stderr).toContain("usage: stalwart replay TRACE.jsonl --catalogue agent.yaml");
     }
-    expect((await replay([trace("store.jsonl")])).stderr).toMatch(/^stalwart replay: name the catalogue to check against with `--catalogue agent\.yaml`/);
+    expect((await replay([STORE])).stderr).toMatch(/^stalwart replay: name the catalogue to check against with `--catalogue agent\.yaml`/);
     const help = await replay(["--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("usage: stalwart replay");
@@ -252,13 +315,13 @@ describe("stalwart replay, the built command", () => {
     spawnSync(process.execPath, [builtCli(), ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000, env: { ...process.env, STALWART_HOME: home() } });
 
   it("the same report and exit codes", () => {
-    const ok = stalwart(["replay", trace("store.jsonl"), "--catalogue", CATALOGUE]);
+    const ok = stalwart(["replay", STORE, "--catalogue", CATALOGUE]);
     expect(ok.stderr).toBe("");
     expect(ok.status).toBe(0);
     expect(ok.stdout).toContain("argument_origin            3  1 of 3 (33%)     c5 c8 c13");
     const bad = stalwart(["replay", trace("bad-json.jsonl"), "--catalogue", CATALOGUE]);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/^test\/fixtures\/traces\/bad-json\.jsonl:3: error: not JSON/);
-    expect(stalwart(["replay", trace("store.jsonl")]).status).toBe(2);
+    expect(stalwart(["replay", STORE]).status).toBe(2);
   });
 });

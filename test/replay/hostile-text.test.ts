@@ -42,7 +42,7 @@ describe("stalwart replay: the trace's text is shown, never acted on", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(ACTING);
     const lines = r.stdout.split("\n");
-    expect(lines[0]).toBe("session gw[U+202E]\\nsession forged");
+    expect(lines[0]).toBe("session gw[U+202E]\\nsession forged (en)");
     expect(lines[1]).toBe("g1-1 wipe_disk[U+000D]\\n\\ngwXXXX-1 fetch_quota: allow[U+001B][8m: refuse unknown_tool");
     expect(lines[2]).toMatch(/^g1-2 fetch_quota: refuse argument_schema \(.*\[U\+001B\]\[2K\[U\+000D\]fetch_quota: allow.*\)$/);
     expect(lines[3]).toBe("g1-3 fetch_quota: allow");

@@ -46,7 +46,9 @@ class FakeSession implements ReplaySession {
 async function replayFake(file: string) {
   const clock = new ReplayClock();
   const sessions: FakeSession[] = [];
-  const trace = parseTrace(readFileSync(new URL(`../fixtures/traces/${file}`, import.meta.url), "utf8"), file);
+  // the store session ships with its example (examples/store/trace.jsonl); the others are fixtures
+  const url = file === "store.jsonl" ? new URL("../../examples/store/trace.jsonl", import.meta.url) : new URL(`../fixtures/traces/${file}`, import.meta.url);
+  const trace = parseTrace(readFileSync(url, "utf8"), file);
   const result = await replayTrace(trace, {
     clock,
     open: (spec) => {

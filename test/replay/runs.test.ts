@@ -45,11 +45,11 @@ describe("stalwart replay: runs appended to one file", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout.split("\n").slice(0, 7)).toEqual([
-      "session gw",
+      "session gw (en)",
       `${A}-1 fetch_quota: allow`,
       `${A}-2 fetch_quota: refuse order_rule (at_most 1)`,
       "",
-      "session gw",
+      "session gw (en)",
       `${B}-1 fetch_quota: allow`,
       "",
     ]);
