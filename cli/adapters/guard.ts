@@ -13,7 +13,7 @@
  * Fail closed: an error inside a check is a refusal (`internal_error`), never an allow. The
  * bookkeeping (reports) never throws into the framework's loop.
  */
-import { inferenceOf, inferOrigins, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
+import { inferenceOf, inferOrigins, labelsOf, originsOf, StalwartError } from "../../worker/portable/engine/index.js";
 import type { CallInputs, CallOptions, CheckResult, CompiledCatalogue, FollowedView, InferredOrigin, Language, Outcome } from "../../worker/portable/engine/index.js";
 import { sessionInfo } from "../sdk/session-info.js";
 import { givenCatalogue, infoCatalogue } from "./catalogue-parts.js";
@@ -149,7 +149,7 @@ export class CallGuard {
     }
     await this.reading;
     const origins = this.infer(tool, args);
-    const check = await this.safeCheck(tool, args, { origins: originsOf(origins) }, origins);
+    const check = await this.safeCheck(tool, args, { origins: originsOf(origins), ...labelsOf(origins) }, origins);
     let verdict = this.verdict(tool, args, origins, check, namespace);
     if (verdict.decision === "confirm" && answered) {
       verdict = { decision: "refuse", check, message: `${tool} did not run: a person must approve this call as it is now, and the answer on hand was not given to it (the call changed after it was asked about, its pending approval was not kept, or the approval stands for the whole tool).` };
@@ -238,7 +238,7 @@ export class CallGuard {
     if (p.namespace !== namespace) return none(`the approval was given for ${p.tool}${inNamespace(p.namespace)}, not for ${tool}${inNamespace(namespace)}`);
     await this.reading;
     const origins = this.infer(tool, args);
-    const check = await this.safeCheck(tool, args, { origins: originsOf(origins), confirmation: p.token }, origins);
+    const check = await this.safeCheck(tool, args, { origins: originsOf(origins), ...labelsOf(origins), confirmation: p.token }, origins);
     let verdict: Verdict;
     if (check.decision === "allow") {
       // The session spent the token whatever the store says: a record left unmarked covers nothing.

@@ -30,7 +30,7 @@ import { inputRequired, inputResponse, type ServerContext } from "@modelcontextp
 import type { CheckResult, FollowedView, InferredOrigin, Outcome } from "../../worker/portable/engine/index.js";
 import { HistoryView } from "./view.js";
 import { sessionInfo } from "../sdk/session-info.js";
-import { CallInputs, defineOwn, inferenceOf, canonicalize, editedOrigins, inferOrigins, originsOf, pendingFrom, resultToolOf, waitForDecision, type Approval, type PendingRecord } from "../../worker/portable/engine/index.js";
+import { CallInputs, defineOwn, inferenceOf, canonicalize, editedOrigins, inferOrigins, labelsOf, originsOf, pendingFrom, resultToolOf, waitForDecision, type Approval, type PendingRecord } from "../../worker/portable/engine/index.js";
 import { errorResult, faultCheck, question, refusalText, tokenWords, type ToolResult } from "./words.js";
 import { approvalForm, editsOf, FORM_KEY, misfit } from "./form.js";
 import { RequestStates } from "./request-states.js";
@@ -361,7 +361,7 @@ export class Calls {
   /** Fail closed: an error inside the check is a refusal with a reason, never an allow. */
   private async check(tool: string, args: unknown, origins: Record<string, InferredOrigin>, token?: string): Promise<CheckResult> {
     try {
-      const check = await this.o.session.checkToolCall(tool, args, { origins: originsOf(origins), ...(token ? { confirmation: token } : {}) });
+      const check = await this.o.session.checkToolCall(tool, args, { origins: originsOf(origins), ...labelsOf(origins), ...(token ? { confirmation: token } : {}) });
       if (check.confirmation) this.asked.confirmed(check.confirmation, this.nowMs());
       if (check.decision === "allow") this.inputs.note(check.step, args, origins);
       return check;

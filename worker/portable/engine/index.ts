@@ -14,7 +14,7 @@ export type { FollowPlan, Judged, UndoPlan } from "./plans.js";
 export { REASON_CODES, type CallOptions, type CheckResult, type Labels, type LicenceGate, type ReasonCode } from "./check/types.js";
 export type { FollowedView } from "./origins/follow.js";
 export { CallInputs } from "./origins/call-inputs.js";
-export { bindsOf, inferenceOf, inferOrigins, originsOf, prepareView, ResultIndex, resultToolOf, viewOfHistory, type InferenceView, type InferOptions, type InferredOrigin, type PreparedView, type RecordedResult } from "./origins/infer.js";
+export { bindsOf, inferenceOf, inferOrigins, labelsOf, originsOf, prepareView, ResultIndex, resultToolOf, viewOfHistory, type InferenceView, type InferOptions, type InferredOrigin, type PreparedView, type RecordedResult } from "./origins/infer.js";
 export { WatchedEntries } from "./history/watched.js";
 export { CallerHistory } from "./history/caller-history.js";
 export { knownThen } from "./history/signed.js";

@@ -228,7 +228,41 @@ function inferOne(value: unknown, v: PreparedView, bind: { tool: string; field: 
   for (const k of Object.keys(v.context)) {
     if (sameJson(v.context[k], value)) return { origin: "context", labels: [] };
   }
-  return labelled ?? (echoed ? { origin: "model", labels: [], sentBefore: echoed.origin, tool: echoed.tool! } : { origin: "model", labels: [] });
+  if (labelled) return labelled;
+  if (echoed) return { origin: "model", labels: [], sentBefore: echoed.origin, tool: echoed.tool! };
+  // An object or a list no result holds whole is the model's, but a value inside it copied out of a
+  // labelled result keeps that result's labels (outside audit 27, F4: `edits: [{newText: <an
+  // injected line>}]` passed as the model's own, and no tainted_call held it).
+  return { origin: "model", labels: typeof value === "object" && value !== null ? leafLabels(value, v, inputs) : [] };
+}
+
+/** Leaves an argument is searched for labelled copies, at most (fail toward fewer labels only past it: a huge argument is asked about anyway). */
+const MAX_LEAVES = 2_000;
+
+/** The labels of every scalar inside `value` that inference, asked about it alone, finds in a labelled result; sorted, unique. */
+function leafLabels(value: object, v: PreparedView, inputs: CallInputs | undefined): string[] {
+  const out = new Set<string>();
+  const stack: unknown[] = [value];
+  let seen = 0;
+  while (stack.length > 0 && seen < MAX_LEAVES) {
+    const x = stack.pop();
+    seen++;
+    if (Array.isArray(x)) for (const y of x) stack.push(y);
+    else if (typeof x === "object" && x !== null) for (const k of Object.keys(x)) stack.push((x as Record<string, unknown>)[k]);
+    else if (typeof x === "string" || typeof x === "number" || typeof x === "boolean") for (const l of inferOne(x, v, undefined, inputs).labels) out.add(l);
+  }
+  return [...out].sort();
+}
+
+/** Per argument, the labels its origin brings where the check would not find them itself (not a `result:` origin): `checkToolCall`'s `labels` option. */
+export function labelsOf(inferred: Readonly<Record<string, InferredOrigin>>): { labels?: Record<string, string[]> } {
+  let out: Record<string, string[]> | undefined;
+  for (const k of Object.keys(inferred)) {
+    const o = inferred[k]!;
+    if (o.labels.length === 0 || o.origin.startsWith("result:")) continue;
+    Object.defineProperty((out ??= {}), k, { value: [...o.labels], enumerable: true, writable: true, configurable: true });
+  }
+  return out ? { labels: out } : {};
 }
 
 function* latestFirst(results: readonly RecordedResult[]): Generator<RecordedResult> {
